@@ -1,0 +1,1 @@
+"""`yacht` subcommands that need only the rules engine."""

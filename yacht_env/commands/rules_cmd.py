@@ -1,0 +1,31 @@
+"""`yacht rules`: list the presets, or show one rule set after overrides."""
+from ..cli_common import add_common, emit_json, rules_from_args
+from ..rules import presets
+
+
+def add_parser(sub):
+    p = sub.add_parser("rules", help="list rule presets or show one (with --rules/--set)")
+    add_common(p, seed=False)
+    p.add_argument("--list", action="store_true", help="list the preset names")
+
+
+def run(args):
+    if args.list:
+        if args.json:
+            emit_json({"presets": presets()})
+        else:
+            print("\n".join(presets()))
+        return 0
+    rules = rules_from_args(args)
+    doc = rules.to_dict()
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"{rules.name}: {rules.description}")
+    for b in rules.boxes_spec:
+        what = f"face {b.face}" if b.upper else f"{b.kind} -> {b.points}"
+        print(f"  {b.id:<16} {what}")
+    for k in ("upper_bonus", "extra_yacht_bonus", "joker", "rolls_per_turn", "columns", "teams", "tiebreak",
+              "players"):
+        print(f"  {k}: {doc[k]}")
+    return 0

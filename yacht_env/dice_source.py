@@ -1,0 +1,44 @@
+"""Where a game's dice come from.
+
+A dice source answers `draw(sheet, turn, roll, n)`: the faces of the n dice
+re-rolled on that sheet's turn and roll. `SeededDice` keys every die by
+(game seed, sheet, turn, roll, k-th re-rolled die), so two games with the same
+seed give every sheet the same dice whatever is held, and two players who hold
+the same dice see the same rolls (duplicate dice).
+"""
+import numpy as np
+
+from .kernels import die_value, splitmix64
+
+
+def game_seed(*parts) -> int:
+    """A 64-bit game seed from integers (e.g. tournament seed, table, game number)."""
+    h = np.uint64(0x59A17E)
+    for p in parts:
+        h = splitmix64(h ^ splitmix64(np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))
+    return int(h)
+
+
+class SeededDice:
+    """Counter-based dice: the same seed gives the same dice, in any process."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+
+    def draw(self, sheet: int, turn: int, roll: int, n: int) -> list[int]:
+        return [int(die_value(np.uint64(self.seed), sheet, turn, roll, k)) for k in range(n)]
+
+
+class ScriptedDice:
+    """Dice from a list, for tests and replays: each draw takes the next n faces."""
+
+    def __init__(self, faces):
+        self.faces = [int(f) for f in faces]
+        self.pos = 0
+
+    def draw(self, sheet: int, turn: int, roll: int, n: int) -> list[int]:
+        if self.pos + n > len(self.faces):
+            raise RuntimeError(f"scripted dice ran out after {self.pos} faces")
+        out = self.faces[self.pos:self.pos + n]
+        self.pos += n
+        return out

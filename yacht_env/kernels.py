@@ -1,0 +1,124 @@
+"""The compiled kernels every engine shares: dice from a seed, legal boxes, scoring.
+
+All functions are numba-jitted and read a rule set's `Tables`. The single-game
+model calls them one move at a time; the batched env and the solver call them
+in loops.
+"""
+import numba as nb
+import numpy as np
+
+from .dice import HOLD_KEEP, ROLL_INDEX
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True, inline="always")
+def splitmix64(x):
+    """One step of the splitmix64 hash (uint64 -> uint64)."""
+    z = np.uint64(x) + _GOLD
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def die_value(seed, sheet, turn, roll, k):
+    """Face 1..6 of the k-th re-rolled die at (sheet, turn, roll) of the game with this seed."""
+    index = np.uint64(((sheet * 64 + turn) * 8 + roll) * 8 + k)
+    h = splitmix64(np.uint64(seed) ^ splitmix64(index))
+    return np.int8(1 + (((h >> np.uint64(32)) * np.uint64(6)) >> np.uint64(32)))
+
+
+@nb.njit(cache=True)
+def reroll(dice, hold, seed, sheet, turn, roll):
+    """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""
+    k = 0
+    for i in range(5):
+        if not (hold >> i) & 1:
+            dice[i] = die_value(seed, sheet, turn, roll, k)
+            k += 1
+    for i in range(1, 5):  # insertion sort
+        v = dice[i]
+        j = i - 1
+        while j >= 0 and dice[j] > v:
+            dice[j + 1] = dice[j]
+            j -= 1
+        dice[j + 1] = v
+    return roll_of(dice)
+
+
+@nb.njit(cache=True, inline="always")
+def roll_of(dice):
+    """Roll index of five dice in any order."""
+    code = 0
+    m = 1
+    for i in range(5):
+        code += (dice[i] - 1) * m
+        m *= 6
+    return ROLL_INDEX[code]
+
+
+@nb.njit(cache=True)
+def keep_of(roll, hold):
+    """Keep index when roll is held with pattern `hold`."""
+    return HOLD_KEEP[roll, hold]
+
+
+@nb.njit(cache=True)
+def box_options(T, filled, yacht50, r, out):
+    """Points of roll r in every box of one sheet column, -1 where the rules forbid it.
+
+    filled: bit b set when box b is filled; yacht50: the Yacht box holds 50.
+    Returns the extra-Yacht bonus that scoring this roll pays (the same for any box).
+    """
+    nbox = T.n_boxes
+    face = T.roll_yacht[r]
+    joker = False
+    if face > 0 and T.joker_trigger > 0 and T.yacht_box >= 0 and (filled >> T.yacht_box) & 1:
+        joker = T.joker_trigger == 1 or yacht50
+    if not joker:
+        for b in range(nbox):
+            out[b] = -1 if (filled >> b) & 1 else T.score[b, r]
+    elif T.joker_forced:
+        match = T.face_box[face]
+        lower_open = False
+        for b in range(nbox):
+            if T.box_face[b] == 0 and not (filled >> b) & 1:
+                lower_open = True
+        for b in range(nbox):
+            out[b] = -1
+            if (filled >> b) & 1:
+                continue
+            if match >= 0 and not (filled >> match) & 1:
+                if b == match:
+                    out[b] = T.score[b, r]
+            elif lower_open:
+                if T.box_face[b] == 0:
+                    out[b] = T.joker_score[b, r]
+            else:
+                out[b] = T.score[b, r]
+    else:
+        match = T.face_box[face]
+        use_joker = not T.joker_needs_upper or match < 0 or (filled >> match) & 1
+        for b in range(nbox):
+            if (filled >> b) & 1:
+                out[b] = -1
+            elif T.box_face[b] == 0 and use_joker:
+                out[b] = T.joker_score[b, r]
+            else:
+                out[b] = T.score[b, r]
+    if face > 0 and yacht50 and T.extra_bonus > 0:
+        return T.extra_bonus
+    return 0
+
+
+@nb.njit(cache=True)
+def upper_bonus_gain(T, upper_before, points, box):
+    """Upper bonus paid when `points` in `box` lift the upper total past the threshold."""
+    if T.upper_bonus == 0 or T.box_face[box] == 0:
+        return 0
+    if upper_before < T.upper_threshold <= upper_before + points:
+        return T.upper_bonus
+    return 0

@@ -1,0 +1,62 @@
+"""Box kinds: what a box needs and what it scores, as data.
+
+Each box on a sheet is a `Box` (id, kind and parameters). `Box.score(counts)`
+gives the plain score for a roll; `Box.joker_score(counts)` the score the box
+gives when the joker rule lets an extra Yacht stand in for its pattern.
+"""
+from dataclasses import dataclass
+
+KINDS = ("upper", "of_a_kind", "full_house", "two_pairs", "straight", "yacht", "chance")
+SCORES = ("sum", "matching")  # besides a fixed number of points
+
+
+@dataclass(frozen=True)
+class Box:
+    id: str
+    kind: str
+    face: int = 0                 # upper: the face counted
+    count: int = 0                # of_a_kind: how many alike
+    points: int | str = "sum"     # fixed points, "sum" (all five dice) or "matching" (the alike dice)
+    runs: tuple = ()              # straight: any of these face sets
+    five_alike: bool = False      # full_house: five of a kind also counts
+
+    @property
+    def upper(self) -> bool:
+        return self.kind == "upper"
+
+    def matches(self, counts) -> bool:
+        """Whether a roll (face counts, index 0 = ones) fits the box's pattern."""
+        k = self.kind
+        if k in ("upper", "chance"):
+            return True
+        if k == "of_a_kind":
+            return max(counts) >= self.count
+        if k == "yacht":
+            return max(counts) == 5
+        if k == "full_house":
+            present = sorted(c for c in counts if c)
+            return present == [2, 3] or (self.five_alike and present == [5])
+        if k == "two_pairs":
+            return sum(1 for c in counts if c >= 2) >= 2
+        if k == "straight":
+            return any(all(counts[f - 1] for f in run) for run in self.runs)
+        raise ValueError(k)
+
+    def _value(self, counts) -> int:
+        total = sum((f + 1) * c for f, c in enumerate(counts))
+        if self.kind == "upper":
+            return self.face * counts[self.face - 1]
+        if self.points == "sum":
+            return total
+        if self.points == "matching":
+            face = max(f for f in range(6) if counts[f] >= self.count) + 1
+            return face * self.count
+        return int(self.points)
+
+    def score(self, counts) -> int:
+        """Plain score of a roll in this box (0 when the pattern does not fit)."""
+        return self._value(counts) if self.matches(counts) else 0
+
+    def joker_score(self, counts) -> int:
+        """Score of a five-of-a-kind played as a joker: the box's value as if the pattern fit."""
+        return self._value(counts)

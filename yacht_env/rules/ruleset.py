@@ -1,0 +1,71 @@
+"""The frozen `RuleSet`: everything that makes one rule set differ from another."""
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .boxes import Box
+
+JOKERS = ("none", "forced", "free", "verhoeff", "kirakuken")
+TIEBREAKS = ("share", "sudden_death")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A rule set as data. Build one with `yacht_env.rules.load`.
+
+    joker:
+      none       five of a kind scores like any other roll
+      forced     once the Yacht box is filled (50 or 0): matching upper box if open,
+                 else any open lower box at joker value, else any open upper box
+      free       once the Yacht box is filled: any open box, lower boxes at joker value
+      verhoeff   once the Yacht box is filled: any open box, lower boxes at joker value
+                 only when the matching upper box is already filled
+      kirakuken  only once the Yacht box holds 50: any open box, lower boxes at joker value
+    The extra-Yacht bonus is paid whenever a Yacht is rolled while the Yacht box holds 50.
+    """
+
+    name: str
+    boxes_spec: tuple[Box, ...]
+    description: str = ""
+    upper_bonus_threshold: int = 63
+    upper_bonus: int = 35
+    extra_yacht_bonus: int = 100
+    joker: str = "forced"
+    rolls_per_turn: int = 3
+    columns: int = 1
+    teams: int = 0
+    tiebreak: str = "share"
+    min_players: int = 1
+    max_players: int = 8
+    source: str = field(default="", compare=False)
+
+    @property
+    def boxes(self) -> tuple[str, ...]:
+        """Box ids in sheet order."""
+        return tuple(b.id for b in self.boxes_spec)
+
+    @property
+    def rounds(self) -> int:
+        """Turns each sheet gets: boxes x columns."""
+        return len(self.boxes_spec) * self.columns
+
+    def box(self, box_id: str) -> Box:
+        for b in self.boxes_spec:
+            if b.id == box_id:
+                return b
+        raise KeyError(f"no box {box_id!r} in rule set {self.name!r}; boxes: {', '.join(self.boxes)}")
+
+    def score(self, box: str, dice) -> int:
+        """Plain score of five dice in a box (no joker, no bonus)."""
+        from ..dice import ROLL_COUNTS, roll_index
+        return self.box(box).score(list(ROLL_COUNTS[roll_index(dice)]))
+
+    @cached_property
+    def tables(self):
+        """The compiled tables every engine reads (see `yacht_env.rules.tables`)."""
+        from .tables import compile_tables
+        return compile_tables(self)
+
+    def to_dict(self) -> dict:
+        """A plain dict that `load` accepts back (used for hashing and for bots)."""
+        from .load import ruleset_to_dict
+        return ruleset_to_dict(self)
