@@ -49,8 +49,8 @@ class Box:
         if self.points == "sum":
             return total
         if self.points == "matching":
-            face = max(f for f in range(6) if counts[f] >= self.count) + 1
-            return face * self.count
+            faces = [f + 1 for f in range(6) if counts[f] >= self.count]
+            return max(faces, default=0) * self.count
         return int(self.points)
 
     def score(self, counts) -> int:
