@@ -81,6 +81,8 @@ class Game:
         self.first_seat = first_seat
         self.tables = r.tables
         self.n_boxes = len(r.boxes)
+        y = self.tables.yacht_box
+        self._yacht_points = r.boxes_spec[y].points if y >= 0 else None
         self.num_actions = NUM_HOLDS + self.n_boxes * r.columns
         self.sheets = [Sheet.empty(r.columns, self.n_boxes) for _ in range(self.num_sheets)]
         self.turn = 0                  # turns played so far, all sheets together
@@ -148,7 +150,7 @@ class Game:
         sheet = self.sheets[self.current_sheet]
         out = np.empty(self.n_boxes, dtype=np.int32)
         y = self.tables.yacht_box
-        yacht50 = y >= 0 and sheet.scores[column, y] == self.rules.box(self.rules.boxes[y]).points
+        yacht50 = y >= 0 and sheet.scores[column, y] == self._yacht_points
         extra = box_options(self.tables, sheet.filled_mask(column), bool(yacht50), roll_index(self.dice), out)
         return out, int(extra)
 

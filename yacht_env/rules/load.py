@@ -1,4 +1,5 @@
 """Read a rule set from YAML (by preset name or path), apply overrides, validate."""
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -25,6 +26,21 @@ def presets() -> list[str]:
 
 
 def _read(name_or_path: str) -> tuple[dict, str]:
+    data, source = _read_file(str(name_or_path), _mtime(name_or_path))
+    return json.loads(json.dumps(data)), source
+
+
+def _mtime(name_or_path: str) -> float:
+    for path in (Path(name_or_path), rules_dir() / f"{name_or_path}.yaml"):
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            continue
+    return 0.0
+
+
+@functools.lru_cache(maxsize=256)
+def _read_file(name_or_path: str, mtime: float) -> tuple[dict, str]:
     path = Path(name_or_path)
     if not (path.suffix in (".yaml", ".yml") or path.exists()):
         path = rules_dir() / f"{name_or_path}.yaml"
@@ -108,7 +124,13 @@ def load(name_or_path="yacht", **overrides) -> RuleSet:
     data = json.loads(json.dumps(data))  # deep copy
     for key, value in overrides.items():
         _apply_override(data, key, value, f"{source} (override)")
-    return build(data, source)
+    return _build_cached(json.dumps(data, sort_keys=True), source)
+
+
+@functools.lru_cache(maxsize=256)
+def _build_cached(data_json: str, source: str) -> RuleSet:
+    # one RuleSet object per distinct rule dict, so its compiled tables are built once
+    return build(json.loads(data_json), source)
 
 
 def _int(source, key, value, lo, hi):

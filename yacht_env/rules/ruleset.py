@@ -38,7 +38,7 @@ class RuleSet:
     max_players: int = 8
     source: str = field(default="", compare=False)
 
-    @property
+    @cached_property
     def boxes(self) -> tuple[str, ...]:
         """Box ids in sheet order."""
         return tuple(b.id for b in self.boxes_spec)
