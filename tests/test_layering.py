@@ -1,0 +1,39 @@
+"""The layering of the design card, and a core install without torch."""
+import ast
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def imported_packages(package: str) -> set[str]:
+    found = set()
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def test_yacht_env_imports_neither_agents_nor_tournaments():
+    assert not imported_packages("yacht_env") & {"agents", "tournaments"}
+
+
+def test_agents_import_only_yacht_env():
+    assert "tournaments" not in imported_packages("agents")
+
+
+def test_core_dependencies_leave_out_torch():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"]).lower()
+    assert "torch" not in core and "stable-baselines3" not in core
+    assert any(d.startswith("torch") for d in project["optional-dependencies"]["rl"])
+
+
+def test_importing_yacht_env_loads_no_torch():
+    code = "import sys, yacht_env; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
