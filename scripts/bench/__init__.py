@@ -1,0 +1,1 @@
+"""Benchmark subcommands of ``scripts/bench.py``: one module per subcommand."""
