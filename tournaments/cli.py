@@ -9,6 +9,8 @@ from yacht_env.cli_common import USER_ERRORS
 COMMANDS = {
     "odds": "yacht_env.commands.odds",
     "rules": "yacht_env.commands.rules_cmd",
+    "tournament": "tournaments.commands.tournament_cmd",
+    "report": "tournaments.commands.report_cmd",
 }
 
 

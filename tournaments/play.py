@@ -1,0 +1,110 @@
+"""Play one scheduled game and turn it into a store record; faults become forfeits.
+
+An agent that raises, runs past the move time limit or plays an illegal move forfeits the game:
+the fault is recorded, its remaining moves are replaced by the fallback (score the first legal box),
+and it is placed below every seat that did not fault.
+"""
+import signal
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from agents.base import play_game
+from yacht_env.dice import NUM_HOLDS
+from yacht_env.game import Game
+
+from .schedule import Job
+
+
+class MoveTimeout(Exception):
+    """An agent thought longer than the move time limit."""
+
+
+@contextmanager
+def deadline(seconds: float | None):
+    """Raise MoveTimeout in the block after `seconds` (main thread on Unix; otherwise no limit)."""
+    usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise MoveTimeout(f"no move within the {seconds:g} s limit")
+
+    old = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def fallback_action(mask: np.ndarray) -> int:
+    """The move played for a seat that faulted: the first legal box (or the first legal action)."""
+    legal = np.flatnonzero(mask)
+    boxes = legal[legal >= NUM_HOLDS]
+    return int(boxes[0] if len(boxes) else legal[0])
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+class Guarded:
+    """Wraps an agent: time limit per call, and fallback moves once it has faulted."""
+
+    def __init__(self, agent, timeout: float | None):
+        self.agent, self.timeout = agent, timeout
+        self.fault: str | None = None
+        self.fault_move: int | None = None
+
+    def reset(self, rules, seat, num_players, seed=None):
+        self.fault = self.fault_move = None
+        try:
+            with deadline(self.timeout):
+                self.agent.reset(rules, seat, num_players, seed=seed)
+        except Exception as e:  # noqa: BLE001 - any failure is a forfeit
+            self.fault, self.fault_move = "reset: " + describe(e), 0
+
+    def act(self, view):
+        if self.fault is not None:
+            return fallback_action(view.mask)
+        with deadline(self.timeout):
+            return self.agent.act(view)
+
+
+def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:
+    """Play `job` with `agents` (name -> agent); return its store record."""
+    game = Game(rules, num_players=len(job.agents), seed=job.seed)
+    seats = [Guarded(agents[name], timeout) for name in job.agents]
+
+    def on_error(seat, exc, g):
+        if seats[seat].fault is None:
+            seats[seat].fault, seats[seat].fault_move = describe(exc), len(g.log)
+        return fallback_action(g.legal_mask())
+
+    play_game(game, seats, on_error=on_error)
+    faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
+    return {
+        "key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
+        "agents": list(job.agents),
+        "totals": [int(t) for t in game.totals()],
+        "places": placements(game, [f is not None for f in faults]),
+        "sheets": [game.sheets[game.sheet_of(s)].scores.tolist() for s in range(game.num_players)],
+        "upper_bonus": [int(game.sheets[game.sheet_of(s)].upper_bonus.sum()) for s in range(game.num_players)],
+        "extra_bonus": [int(game.sheets[game.sheet_of(s)].extra_bonus.sum()) for s in range(game.num_players)],
+        "faults": faults,
+        "log": game.log,
+    }
+
+
+def placements(game: Game, faulted: list[bool]) -> list[int]:
+    """Place per seat (1 = best, ties share). A sheet with a faulted seat ranks below all others."""
+    ranks = game.sheet_ranks()
+    bad = {game.sheet_of(s) for s, f in enumerate(faulted) if f}
+    good = [i for i in range(game.num_sheets) if i not in bad]
+    place = {i: 1 + sum(1 for j in good if ranks[j] < ranks[i]) for i in good}
+    place.update({i: len(good) + 1 for i in bad})
+    return [place[game.sheet_of(s)] for s in range(game.num_players)]

@@ -1,0 +1,89 @@
+"""Ratings from stored games: Elo for two-seat games, OpenSkill Plackett-Luce for any table size.
+
+Elo here is the maximum-likelihood Bradley-Terry fit of all two-seat results at once (a draw counts
+half a win each way; one virtual draw per pair keeps unbeaten agents finite), on the Elo scale
+(400 points = 10:1 odds) with mean 1500. Its 95% interval comes from a bootstrap over deals, so the
+rotations of one deal stay together. OpenSkill updates game by game in game-key order, so the ratings
+depend only on the stored games.
+"""
+from collections import defaultdict
+
+import numpy as np
+
+from .stats import ordered
+
+BOOTSTRAP = 200
+
+
+def _pair_results(blocks, names):
+    """wins[i, j] (draws as halves) and games[i, j] from a list of (a, b, place_a, place_b)."""
+    idx = {n: i for i, n in enumerate(names)}
+    wins = np.zeros((len(names), len(names)))
+    games = np.zeros_like(wins)
+    for block in blocks:
+        for a, b, pa, pb in block:
+            i, j = idx[a], idx[b]
+            w = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+            wins[i, j] += w
+            wins[j, i] += 1 - w
+            games[i, j] += 1
+            games[j, i] += 1
+    return wins, games
+
+
+def bradley_terry_elo(wins: np.ndarray, games: np.ndarray, iters: int = 2000) -> np.ndarray:
+    """Elo ratings (mean 1500) maximising the Bradley-Terry likelihood, with one virtual draw per pair met."""
+    met = games > 0
+    w = wins + 0.5 * met
+    n = games + 1.0 * met
+    gamma = np.ones(len(w))
+    total = w.sum(axis=1)
+    for _ in range(iters):
+        denom = (n / (gamma[:, None] + gamma[None, :])).sum(axis=1)
+        new = np.where(denom > 0, total / np.where(denom > 0, denom, 1), gamma)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(new - gamma)) < 1e-12:
+            gamma = new
+            break
+        gamma = new
+    elo = 400 * np.log10(gamma)
+    return elo - elo.mean() + 1500
+
+
+def elo(records, entrants, seed: int = 0) -> dict | None:
+    """Elo with bootstrap 95% intervals for the agents in two-seat games (None if there are none)."""
+    blocks = defaultdict(list)
+    for r in ordered(records):
+        if len(r["agents"]) == 2:
+            (a, b), (pa, pb) = r["agents"], r["places"]
+            blocks[(r["table"], r["deal"])].append((a, b, pa, pb))
+    if not blocks:
+        return None
+    names = [n for n in entrants if any(n in (x[0], x[1]) for blk in blocks.values() for x in blk)]
+    per_block = [_pair_results([blk], names) for blk in blocks.values()]
+    wins = np.array([w for w, _ in per_block])
+    games = np.array([g for _, g in per_block])
+    point = bradley_terry_elo(wins.sum(axis=0), games.sum(axis=0))
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(BOOTSTRAP):
+        counts = np.bincount(rng.integers(len(per_block), size=len(per_block)), minlength=len(per_block))
+        boot.append(bradley_terry_elo(np.tensordot(counts, wins, 1), np.tensordot(counts, games, 1), iters=500))
+    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    return {n: {"elo": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
+
+
+def openskill(records, entrants) -> dict:
+    """OpenSkill Plackett-Luce mu, sigma and ordinal (mu - 3 sigma) per agent, or {'error': why}."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        return {"error": "OpenSkill ratings need the openskill package: pip install 'yacht-arena[ratings]'"}
+    model = PlackettLuce()
+    ratings = {n: model.rating(name=n) for n in entrants}
+    for r in ordered(records):
+        new = model.rate([[ratings[a]] for a in r["agents"]], ranks=list(r["places"]))
+        for a, team in zip(r["agents"], new):
+            ratings[a] = team[0]
+    return {n: {"mu": float(x.mu), "sigma": float(x.sigma), "ordinal": float(x.ordinal())}
+            for n, x in ratings.items()}

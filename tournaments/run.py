@@ -1,0 +1,43 @@
+"""Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report."""
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .config import TournamentConfig, check_agents
+from .executors import DEFAULT_FACTORY, Setup, execute, resolve_factory
+from .report import render
+from .schedule import schedule
+from .store import Store
+
+
+def default_out(config: TournamentConfig) -> Path:
+    """`runs/<name>-<config hash>`: rerunning the same config lands in the same folder."""
+    return Path("runs") / f"{config.name}-{config.hash[:8]}"
+
+
+def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
+                   progress: bool = True, factory: str = DEFAULT_FACTORY) -> dict:
+    """Play every scheduled game not yet in the store at `out`, then render the report.
+
+    Returns the results (as in results.json) plus `run` timing for this invocation.
+    """
+    check_agents(config, resolve_factory(factory))
+    store = Store(out if out is not None else default_out(config))
+    store.open(config)
+    jobs = schedule(config)
+    done = store.records()
+    todo = [j for j in jobs if j.key not in done]
+    start = time.perf_counter()
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
+               disable=not progress, dynamic_ncols=True)
+    with bar:
+        for batch in execute(Setup(config, factory), todo, workers=workers, executor=executor):
+            store.append(batch)
+            bar.update(len(batch))
+    seconds = time.perf_counter() - start
+    res = render(store.folder)
+    res["run"] = {"folder": str(store.folder), "games_run": len(todo), "seconds": seconds,
+                  "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
+                  "workers": workers, "executor": executor}
+    return res
