@@ -15,7 +15,7 @@ def game_seed(*parts) -> int:
     """A 64-bit game seed from integers (e.g. tournament seed, table, game number)."""
     h = np.uint64(0x59A17E)
     for p in parts:
-        h = splitmix64(h ^ splitmix64(np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))
+        h = np.uint64(splitmix64(h ^ np.uint64(splitmix64(np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))))
     return int(h)
 
 
