@@ -1,0 +1,125 @@
+"""Agent specs -> agents: the one place configs and every CLI command turn a string into a player.
+
+Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
+
+    random                         uniform over legal actions
+    greedy                         never re-rolls; best immediate box (bonuses included)
+    easy?skill=0.5                 parameters after '?', joined by '&'
+    normal
+    strong
+    learned:runs/ppo/model.pt      the argument is everything after the first ':'
+    external?timeout=2:python scripts/example_bot.py
+    human
+
+Parameters are given before the ':' so that an argument (a path or a command line) may contain
+any character. Unknown names, unknown parameters and bad values raise `AgentSpecError` with a
+message naming what was wrong and what is allowed.
+"""
+import importlib
+from dataclasses import dataclass
+
+from yacht_env.cli_common import CommandError
+
+
+class AgentSpecError(CommandError):
+    """An agent spec that cannot be turned into an agent."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    target: str              # "module:Class"
+    help: str
+    params: dict             # name -> type (float, int, str)
+    argument: str = ""       # name of the ':' argument when required, else ""
+
+
+def _skill(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"skill must be in [0, 1], got {value:g}")
+    return value
+
+
+def _positive(value: float) -> float:
+    if not value > 0:
+        raise ValueError(f"must be > 0, got {value:g}")
+    return value
+
+
+AGENTS: dict[str, Entry] = {
+    "random": Entry("agents.simple:RandomAgent", "uniformly random legal action", {}),
+    "greedy": Entry("agents.simple:GreedyAgent", "never re-rolls; scores the box that pays most now", {}),
+    "easy": Entry("agents.styles:EasyAgent", "chases the pattern that looks best now; ignores the upper bonus",
+                  {"skill": _skill}),
+    "normal": Entry("agents.styles:NormalAgent", "rule-based: plans for the upper bonus and the straights",
+                    {"skill": _skill}),
+    "strong": Entry("agents.styles:make_strong", "the exact solver's optimal play (solitaire-optimal)",
+                    {"skill": _skill}),
+    "learned": Entry("agents.styles:make_learned", "a trained policy checkpoint", {}, argument="PATH"),
+    "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
+                      {"timeout": _positive}, argument="COMMAND"),
+    "human": Entry("agents.human:HumanAgent", "a person at the terminal", {}),
+}
+
+
+def parse_spec(spec: str) -> tuple[str, dict, str]:
+    """Split a spec into (name, params, argument); params are still strings."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}; known: {known()}")
+    head, colon, argument = spec.strip().partition(":")
+    name, _, query = head.partition("?")
+    params = {}
+    for item in filter(None, query.split("&")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise AgentSpecError(f"agent spec {spec!r}: parameter {item!r} is not KEY=VALUE")
+        if key in params:
+            raise AgentSpecError(f"agent spec {spec!r}: parameter {key!r} is given twice")
+        params[key] = value
+    if colon and not argument.strip():
+        raise AgentSpecError(f"agent spec {spec!r}: nothing after ':'")
+    return name, params, argument.strip()
+
+
+def known() -> str:
+    return ", ".join(f"{n}:{e.argument}" if e.argument else n for n, e in AGENTS.items())
+
+
+def list_specs() -> list[tuple[str, str]]:
+    """(spec pattern, description) for every registered agent, for help texts."""
+    out = []
+    for name, e in AGENTS.items():
+        pattern = name + ("?" + "&".join(f"{p}=…" for p in e.params) if e.params else "")
+        out.append((pattern + (f":{e.argument}" if e.argument else ""), e.help))
+    return out
+
+
+def make_agent(spec: str):
+    """Build the agent a spec names (see the module docstring)."""
+    name, raw, argument = parse_spec(spec)
+    entry = AGENTS.get(name)
+    if entry is None:
+        raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; known: {known()}")
+    if entry.argument and not argument:
+        raise AgentSpecError(f"agent spec {spec!r}: {name} needs an argument, as {name}:{entry.argument}")
+    if argument and not entry.argument:
+        raise AgentSpecError(f"agent spec {spec!r}: {name} takes no ':' argument")
+    params = {}
+    for key, value in raw.items():
+        check = entry.params.get(key)
+        if check is None:
+            allowed = ", ".join(entry.params) or "none"
+            raise AgentSpecError(f"agent spec {spec!r}: unknown parameter {key!r} for {name} (allowed: {allowed})")
+        try:
+            params[key] = check(float(value))
+        except ValueError as e:
+            msg = str(e) if "could not convert" not in str(e) else f"{value!r} is not a number"
+            raise AgentSpecError(f"agent spec {spec!r}: {key}: {msg}") from None
+    module, _, attr = entry.target.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as e:
+        raise AgentSpecError(f"agent {name!r} is not available: {e}") from None
+    args = (argument,) if entry.argument else ()
+    agent = factory(*args, **params)
+    agent.spec = spec
+    return agent
