@@ -4,7 +4,7 @@
 name: default
 rules: yacht            # preset name or path to a rules YAML
 set: {}                 # rule overrides, as `--set key=value`
-entrants: [greedy, random, {name: lucky, agent: "random"}]
+entrants: [greedy, random, {name: lucky, agent: "random"}]   # or a mapping {name: spec}
 seats: 2                # seats per table (2-8); every combination of entrants of that size plays
 games: 20               # deals per table; each deal is played once in every seat rotation
 seed: 0
@@ -72,8 +72,10 @@ def _whole(source, key, value, lo, hi=None):
 
 
 def _entrants(source, value) -> dict[str, str]:
+    if isinstance(value, dict):
+        value = [{"name": k, "agent": v} for k, v in value.items()]
     if not isinstance(value, list) or not value:
-        _fail(source, "entrants", "must be a non-empty list of agent specs or {name, agent} mappings")
+        _fail(source, "entrants", "must be a non-empty list of agent specs (or {name, agent} mappings), or a mapping of name to spec")
     out: dict[str, str] = {}
     for i, item in enumerate(value):
         if isinstance(item, str) and item.strip():

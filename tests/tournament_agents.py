@@ -1,0 +1,89 @@
+"""Small agents for the tournament tests, behind a `make_agent(spec)` factory like the registry's."""
+import time
+
+import numpy as np
+
+from agents.base import Agent
+from yacht_env.dice import NUM_HOLDS
+
+
+class FirstBox(Agent):
+    """Scores the first legal box on the first roll."""
+    name = "first"
+
+    def act(self, view):
+        legal = view.legal_actions
+        return int(legal[legal >= NUM_HOLDS][0])
+
+
+class BestBox(Agent):
+    """Re-rolls everything but the most common face while it can, then takes the best-scoring box."""
+    name = "best"
+
+    def act(self, view):
+        if view.rolls_left > 0:
+            counts = np.bincount(view.dice, minlength=7)
+            face = int(np.argmax(counts[1:]) + 1)
+            hold = sum(1 << i for i, d in enumerate(view.dice) if d == face)
+            if hold != 31:
+                return hold
+        pts = view.game.preview()
+        (col, box), _ = max(pts.items(), key=lambda kv: kv[1])
+        return NUM_HOLDS + col * len(view.rules.boxes) + view.rules.boxes.index(box)
+
+
+class Random(Agent):
+    """Uniform over legal actions, from the seed given at reset."""
+    name = "random"
+
+    def act(self, view):
+        return int(self.rng.choice(view.legal_actions))
+
+
+class Crash(FirstBox):
+    """Raises on its fourth decision."""
+    def reset(self, rules, seat, num_players, seed=None):
+        super().reset(rules, seat, num_players, seed)
+        self.n = 0
+
+    def act(self, view):
+        self.n += 1
+        if self.n == 4:
+            raise RuntimeError("boom")
+        return super().act(view)
+
+
+class Illegal(Agent):
+    """Always asks for action 0 (a re-roll), which is illegal once no rolls are left."""
+    def act(self, view):
+        return 0
+
+
+class Hang(FirstBox):
+    """Sleeps far past any move limit on its second decision."""
+    def reset(self, rules, seat, num_players, seed=None):
+        super().reset(rules, seat, num_players, seed)
+        self.n = 0
+
+    def act(self, view):
+        self.n += 1
+        if self.n == 2:
+            time.sleep(60)
+        return super().act(view)
+
+
+class Slow(BestBox):
+    """BestBox with a small pause per move (to kill a run in the middle)."""
+    def act(self, view):
+        time.sleep(0.002)
+        return super().act(view)
+
+
+AGENTS = {"first": FirstBox, "best": BestBox, "random": Random, "crash": Crash, "illegal": Illegal,
+          "hang": Hang, "slow": Slow}
+
+
+def make_agent(spec: str):
+    if spec not in AGENTS:
+        raise ValueError(f"unknown agent {spec!r}; known: {', '.join(AGENTS)}")
+    return AGENTS[spec]()
