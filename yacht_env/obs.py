@@ -1,0 +1,106 @@
+"""What an environment shows the agent: the flat observation, its Dict form, and their spaces.
+
+Flat layout (float32, every entry in [0, 1]); B = boxes per column, C = columns:
+
+    [0:5]           the five dice, sorted ascending, / 6
+    [5:11]          how many dice show each face 1..6, / 5
+    [11]            rolls left this turn / rolls per turn
+    [12]            turns played / turns in the game
+    then for each column c, at base = 13 + c * (2B + 2):
+    [base:base+B]       1 where the box is open
+    [base+B:base+2B]    what the box would score now (joker included) / the most it can ever score;
+                        0 where the box is filled or the rules forbid it now
+    [base+2B]           upper-section total / upper-bonus threshold, capped at 1 (0 without a bonus)
+    [base+2B+1]         1 once the Yacht box holds its full points (extra-Yacht bonus live)
+
+The Dict form holds the same state unscaled: dice (sorted), rolls_left, turn, scores (-1 = open),
+preview (-1 = not allowed now), upper, yacht50.
+"""
+import numba as nb
+import numpy as np
+from gymnasium import spaces
+
+from .dice import NUM_DICE
+
+HEAD = 13  # dice, face counts, rolls left, turn
+
+
+def obs_size(rules) -> int:
+    """Length of the flat observation of one sheet under these rules."""
+    return HEAD + rules.columns * (2 * len(rules.boxes) + 2)
+
+
+def box_scale(rules) -> np.ndarray:
+    """Per box, the most it can score (plain or joker), as float32 (at least 1)."""
+    t = rules.tables
+    return np.maximum(np.maximum(t.score.max(axis=1), t.joker_score.max(axis=1)), 1).astype(np.float32)
+
+
+def yacht_points(rules) -> int:
+    """Points the Yacht box holds when a Yacht is scored in it (-1 without a Yacht box)."""
+    y = rules.tables.yacht_box
+    return int(rules.boxes_spec[y].points) if y >= 0 else -1
+
+
+def max_total(rules) -> int:
+    """A scale for totals: every box at its best plus the upper bonus, per column."""
+    return int(box_scale(rules).sum() + rules.upper_bonus) * rules.columns
+
+
+@nb.njit(cache=True)
+def write_obs(T, scale, rounds, dice, rolls_used, turn, scores, preview, upper, yacht50, out):
+    """Fill `out` with the flat observation of one sheet (layout in the module docstring)."""
+    counts = np.zeros(6, np.int32)
+    for i in range(NUM_DICE):
+        out[i] = dice[i] / 6.0
+        if dice[i] > 0:
+            counts[dice[i] - 1] += 1
+    for f in range(6):
+        out[5 + f] = counts[f] / 5.0
+    out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
+    out[12] = turn / rounds
+    nbox = T.n_boxes
+    for c in range(scores.shape[0]):
+        base = HEAD + c * (2 * nbox + 2)
+        for b in range(nbox):
+            out[base + b] = 1.0 if scores[c, b] < 0 else 0.0
+            p = preview[c, b]
+            out[base + nbox + b] = p / scale[b] if p >= 0 else 0.0
+        if T.upper_bonus > 0:
+            out[base + 2 * nbox] = min(upper[c] / T.upper_threshold, 1.0)
+        else:
+            out[base + 2 * nbox] = 0.0
+        out[base + 2 * nbox + 1] = 1.0 if yacht50[c] else 0.0
+
+
+def flat_space(rules, extra: int = 0) -> spaces.Box:
+    """The flat observation space (plus `extra` trailing entries, also in [0, 1])."""
+    return spaces.Box(0.0, 1.0, (obs_size(rules) + extra,), np.float32)
+
+
+def dict_space(rules) -> spaces.Dict:
+    """The Dict observation space (unscaled; see the module docstring)."""
+    c, b = rules.columns, len(rules.boxes)
+    top = int(box_scale(rules).max())
+    return spaces.Dict({
+        "dice": spaces.Box(1, 6, (NUM_DICE,), np.int8),
+        "rolls_left": spaces.Discrete(rules.rolls_per_turn + 1),
+        "turn": spaces.Discrete(rules.rounds + 1),
+        "scores": spaces.Box(-1, top, (c, b), np.int32),
+        "preview": spaces.Box(-1, top, (c, b), np.int32),
+        "upper": spaces.Box(0, 6 * 5 * 6, (c,), np.int32),
+        "yacht50": spaces.MultiBinary(c),
+    })
+
+
+def dict_obs(rules, dice, rolls_used, turn, scores, preview, upper, yacht50) -> dict:
+    """The Dict observation of one sheet from its arrays."""
+    return {
+        "dice": np.asarray(dice, dtype=np.int8).copy(),
+        "rolls_left": int(rules.rolls_per_turn - rolls_used),
+        "turn": int(turn),
+        "scores": np.asarray(scores, dtype=np.int32).copy(),
+        "preview": np.asarray(preview, dtype=np.int32).copy(),
+        "upper": np.asarray(upper, dtype=np.int32).copy(),
+        "yacht50": np.asarray(yacht50, dtype=np.int8).copy(),
+    }
