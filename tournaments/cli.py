@@ -11,6 +11,7 @@ COMMANDS = {
     "rules": "yacht_env.commands.rules_cmd",
     "tournament": "tournaments.commands.tournament_cmd",
     "report": "tournaments.commands.report_cmd",
+    "train": "agents.training.command",
 }
 
 

@@ -1,0 +1,108 @@
+"""SB3 callbacks for `yacht train`: progress bar, periodic evaluation, checkpoints."""
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from tqdm import tqdm
+
+from .checkpoint import save_checkpoint
+from .curve import append_row, plot_curve
+from .evaluate import evaluate
+
+
+class TrainLoop(BaseCallback):
+    """Tracks training episode returns (= game scores), evaluates and saves on a step schedule.
+
+    Every `eval_every` env steps it plays the fixed evaluation games, logs the results to
+    TensorBoard (`eval/*`), the CSV log and the PNG curve, and keeps the best model as
+    `best.pt`; every `checkpoint_every` steps it writes `checkpoints/step_N.pt` and `last.pt`.
+    """
+
+    def __init__(self, cfg, rules, out: Path, total: int, start: int = 0, wall_offset: float = 0.0,
+                 progress: bool = True):
+        super().__init__()
+        self.cfg, self.rules, self.out = cfg, rules, Path(out)
+        self.total, self.start, self.wall_offset = total, start, wall_offset
+        self.show = progress
+        self.returns: list[float] = []
+        self.next_eval = (start // cfg.eval_every + 1) * cfg.eval_every
+        self.next_ckpt = (start // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        self.best = -np.inf
+        best_file = self.out / "best.json"
+        if best_file.exists():
+            self.best = json.loads(best_file.read_text())["mean"]
+        self.last_eval = None
+
+    # ---- SB3 hooks ------------------------------------------------------------------------
+    def _on_training_start(self) -> None:
+        self.t0 = time.time()
+        self.acc = np.zeros(self.training_env.num_envs)
+        self.bar = tqdm(total=self.total, initial=self.start, unit="step", unit_scale=True, desc="train",
+                        disable=not self.show, dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        self.acc += self.locals["rewards"]
+        for i in np.flatnonzero(self.locals["dones"]):
+            self.returns.append(float(self.acc[i]))
+            self.acc[i] = 0.0
+        self.bar.update(self.training_env.num_envs)
+        if self.returns and self.n_calls % 50 == 0:
+            self.bar.set_postfix(score=f"{np.mean(self.returns[-500:]):.1f}", refresh=False)
+        if self.num_timesteps >= self.next_eval:
+            self.next_eval += self.cfg.eval_every
+            self.run_eval()
+        if self.num_timesteps >= self.next_ckpt:
+            self.next_ckpt += self.cfg.checkpoint_every
+            self.save_checkpoint()
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.returns:
+            self.logger.record("rollout/game_score", float(np.mean(self.returns[-500:])))
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+    # ---- work -----------------------------------------------------------------------------
+    def wall(self) -> float:
+        return self.wall_offset + time.time() - self.t0
+
+    def extra(self) -> dict:
+        return {"wall_seconds": round(self.wall(), 1), "games": len(self.returns)}
+
+    def save_checkpoint(self) -> Path:
+        from .run import describe
+        cfg_d, rules_d = describe(self.cfg, self.rules)
+        path = save_checkpoint(self.model, self.out / "checkpoints" / f"step_{self.num_timesteps}.pt", cfg_d,
+                               rules_d, extra=self.extra())
+        save_checkpoint(self.model, self.out / "last.pt", cfg_d, rules_d, extra=self.extra())
+        return path
+
+    def run_eval(self):
+        from .run import describe
+        res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed)
+        self.last_eval = res
+        train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None
+        for key, value in (("mean", res.mean), ("ci95", res.ci95), ("bonus_rate", res.bonus_rate),
+                           ("yacht_rate", res.yacht_rate), ("gap_to_optimal", res.gap),
+                           ("pct_of_optimal", res.pct_of_optimal)):
+            if value is not None:
+                self.logger.record(f"eval/{key}", value)
+        self.logger.dump(self.num_timesteps)
+        append_row(self.out / "curve.csv", {
+            "timesteps": self.num_timesteps, "wall_seconds": round(self.wall(), 1), "train_mean": train_mean,
+            "eval_mean": res.mean, "eval_ci95": res.ci95, "bonus_rate": res.bonus_rate,
+            "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
+        plot_curve(self.out / "curve.csv", self.out / "curve.png", f"MaskablePPO on {self.rules.name!r}: "
+                   f"{self.cfg.name}", res.optimum)
+        self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}")
+        if res.mean > self.best:
+            self.best = res.mean
+            cfg_d, rules_d = describe(self.cfg, self.rules)
+            save_checkpoint(self.model, self.out / "best.pt", cfg_d, rules_d, with_optimizer=False,
+                            extra={**self.extra(), "timesteps": self.num_timesteps, "eval": res.summary()})
+            (self.out / "best.json").write_text(json.dumps({"timesteps": self.num_timesteps, **res.summary()},
+                                                           indent=2) + "\n")
+        return res

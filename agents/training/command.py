@@ -1,0 +1,59 @@
+"""`yacht train CONFIG`: train a MaskablePPO agent from a YAML config (see configs/train/)."""
+from yacht_env.cli_common import CommandError, emit_json
+
+from .checkpoint import ModelFileError
+from .config import ConfigError, load_config
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("train", help="train a MaskablePPO agent from a config (configs/train/*.yaml)",
+                       description="Train a MaskablePPO agent on the batched Yacht env. Writes TensorBoard logs, "
+                       "checkpoints, a learning curve and play-only model files (best.pt, final.pt) to the "
+                       "config's out folder; `learned:OUT/best.pt` plays the result.")
+    p.add_argument("config", metavar="CONFIG", help="training config (YAML), e.g. configs/train/ppo.yaml")
+    p.add_argument("--resume", metavar="CHECKPOINT", default=None,
+                   help="continue from a checkpoint (OUT/last.pt or OUT/checkpoints/step_N.pt)")
+    p.add_argument("--timesteps", type=int, default=None, metavar="N", help="override total_timesteps")
+    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    p.add_argument("--out", default=None, metavar="DIR", help="override the config's out folder")
+    p.add_argument("--evaluate", metavar="MODEL", default=None,
+                   help="do not train: evaluate a model file on the config's rules and evaluation seeds")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="with --evaluate: number of games (default: the config's eval_games)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the final evaluation as one JSON document")
+
+
+def run(args) -> int:
+    try:
+        cfg = load_config(args.config, total_timesteps=args.timesteps, seed=args.seed, out=args.out)
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+    if args.games is not None and (args.evaluate is None or args.games < 1):
+        raise CommandError("--games needs --evaluate and a positive number")
+    try:
+        if args.evaluate:
+            result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
+        else:
+            from .run import train
+            result = train(cfg, resume=args.resume, progress=not args.no_progress).evaluation
+    except (ConfigError, ModelFileError) as e:
+        raise CommandError(str(e)) from None
+    if args.json:
+        emit_json(result.summary())
+    else:
+        print(result.line())
+    return 0
+
+
+def _evaluate(cfg, path, games: int):
+    from yacht_env.rules import load
+
+    from .checkpoint import build_policy, load_checkpoint
+    from .evaluate import evaluate
+    doc = load_checkpoint(path)
+    rules = load(cfg.rules, **cfg.overrides)
+    if load(doc["rules"]) != rules:
+        raise ModelFileError(f"{path} was trained on rules {doc['rules']['name']!r}, not on the config's "
+                             f"{rules.name!r} (with its overrides)")
+    return evaluate(build_policy(doc), rules, games, cfg.eval_seed)

@@ -1,0 +1,57 @@
+"""The learning curve: evaluation means (with 95% CI) and rates against env steps, as a PNG."""
+import csv
+from pathlib import Path
+
+FIELDS = ("timesteps", "wall_seconds", "train_mean", "eval_mean", "eval_ci95", "bonus_rate", "yacht_rate",
+          "pct_of_optimal")
+
+
+def append_row(path, row: dict) -> None:
+    """Add one evaluation to the CSV log (header written on first use)."""
+    path = Path(path)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in FIELDS})
+
+
+def read_rows(path) -> list[dict]:
+    with Path(path).open() as f:
+        return [{k: (float(v) if v not in ("", "None") else None) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def plot_curve(csv_path, png_path, title: str, optimum: float | None = None) -> None:
+    """Draw the CSV log: mean score (eval with CI, training episodes) on top, rates below."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = read_rows(csv_path)
+    if not rows:
+        return
+    x = [r["timesteps"] / 1e6 for r in rows]
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    ev = [r["eval_mean"] for r in rows]
+    ci = [r["eval_ci95"] or 0.0 for r in rows]
+    ax.plot(x, ev, "o-", ms=3, label="evaluation (deterministic, fixed seeds)")
+    ax.fill_between(x, [m - c for m, c in zip(ev, ci)], [m + c for m, c in zip(ev, ci)], alpha=0.3)
+    tr = [(xi, r["train_mean"]) for xi, r in zip(x, rows) if r["train_mean"] is not None]
+    if tr:
+        ax.plot(*zip(*tr), "-", alpha=0.7, label="training episodes (sampled actions)")
+    if optimum is not None:
+        ax.axhline(optimum, color="k", ls="--", lw=1, label=f"optimal play {optimum:.1f}")
+    ax.set_ylabel("mean score")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax2.plot(x, [100 * (r["bonus_rate"] or 0) for r in rows], "o-", ms=3, label="upper bonus %")
+    ax2.plot(x, [100 * (r["yacht_rate"] or 0) for r in rows], "o-", ms=3, label="Yacht scored %")
+    ax2.set_xlabel("env steps (millions)")
+    ax2.set_ylabel("% of games")
+    ax2.grid(alpha=0.3)
+    ax2.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)

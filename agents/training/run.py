@@ -1,0 +1,128 @@
+"""`train(config)`: MaskablePPO on the batched Yacht env, with evaluation, checkpoints and resume.
+
+Files written under the config's `out` folder:
+
+    config.json         the checked config and the rule set, as trained
+    run.json            seeds, library versions, and every start / resume with its step count
+    tb/                 TensorBoard logs (SB3's train/* and rollout/*, plus eval/*)
+    curve.csv, curve.png  evaluation results against env steps
+    checkpoints/step_N.pt, last.pt   resumable checkpoints (weights + optimizer state)
+    best.pt, best.json  the best-evaluated policy (play-only) and its evaluation
+    final.pt            the policy at the end of training (play-only)
+"""
+import json
+from dataclasses import dataclass
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from yacht_env.rules import load
+
+from .callbacks import TrainLoop
+from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
+from .config import ConfigError, TrainConfig
+
+
+@dataclass(frozen=True)
+class Trained:
+    """What `train` returns: the model, its last evaluation and the run folder."""
+    model: object
+    evaluation: object
+    out: Path
+
+
+def describe(cfg: TrainConfig, rules) -> tuple[dict, dict]:
+    """(config as a dict, rule set as a dict): what a model file records about its training."""
+    return cfg.to_dict(), rules.to_dict()
+
+
+def make_vec_env(rules, n_envs: int, seed: int):
+    """The batched env's SB3 VecEnv for these rules (reward per step = points gained)."""
+    from yacht_env.sb3 import YachtVecEnv
+    return YachtVecEnv(n_envs, rules=rules, seed=seed)
+
+
+def _lr_schedule(ppo):
+    start, end = ppo.learning_rate, ppo.final_learning_rate
+    if end is None:
+        return start
+    return lambda progress_remaining: end + (start - end) * progress_remaining
+
+
+def _versions() -> dict:
+    import sb3_contrib
+    import stable_baselines3
+    return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
+            "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
+
+
+def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
+    if doc["config"]["policy"] != cfg.to_dict()["policy"]:
+        raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
+                          f"the config asks for {cfg.to_dict()['policy']}")
+    if load(doc["rules"]) != rules:
+        raise ConfigError(f"cannot resume from {path}: it was trained on rules {doc['rules']['name']!r} "
+                          f"with other settings than the config's {rules.name!r}")
+    if "optimizer" not in doc:
+        raise ConfigError(f"cannot resume from {path}: it is a play-only model file (no optimizer state); "
+                          "resume from a checkpoint (last.pt or checkpoints/step_N.pt)")
+    if doc["num_timesteps"] >= cfg.total_timesteps:
+        raise ConfigError(f"nothing to do: {path} is at {doc['num_timesteps']} steps and the config's "
+                          f"total_timesteps is {cfg.total_timesteps}")
+
+
+def train(cfg: TrainConfig, resume=None, progress: bool = True):
+    """Train per `cfg` (resuming from checkpoint `resume` if given); returns a `Trained`."""
+    from sb3_contrib import MaskablePPO
+
+    rules = load(cfg.rules, **cfg.overrides)
+    out = cfg.out_dir
+    doc = None
+    if resume is not None:
+        try:
+            doc = load_checkpoint(resume)
+        except ModelFileError as e:
+            raise ConfigError(f"cannot resume: {e}") from e
+        _check_resume(doc, cfg, rules, resume)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(cfg.torch_threads)
+    start = doc["num_timesteps"] if doc else 0
+    wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
+    env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
+    venv = make_vec_env(rules, cfg.n_envs, env_seed)
+    p = cfg.ppo
+    model = MaskablePPO(
+        "MlpPolicy", venv, learning_rate=_lr_schedule(p), n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, normalize_advantage=p.normalize_advantage,
+        policy_kwargs=policy_kwargs(cfg.to_dict()["policy"]), tensorboard_log=str(out / "tb"),
+        seed=cfg.seed + start, verbose=0, device="cpu")
+    if doc:
+        model.policy.load_state_dict(doc["policy"])
+        model.policy.optimizer.load_state_dict(doc["optimizer"])
+        model.num_timesteps = start
+    cfg_d, rules_d = describe(cfg, rules)
+    (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
+    run_file = out / "run.json"
+    run = json.loads(run_file.read_text()) if (doc and run_file.exists()) else {"versions": _versions(), "starts": []}
+    run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
+                          "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
+                          "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
+    run_file.write_text(json.dumps(run, indent=2) + "\n")
+
+    loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
+                     progress=progress)
+    model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
+                tb_log_name="ppo")
+    if loop.last_eval is None or loop.next_eval - cfg.eval_every != model.num_timesteps:
+        loop.run_eval()
+    extra = {**loop.extra(), "timesteps": model.num_timesteps, "eval": loop.last_eval.summary()}
+    save_checkpoint(model, out / "last.pt", cfg_d, rules_d, extra=extra)
+    save_checkpoint(model, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
+    run["starts"][-1].update({"ended_at_timesteps": model.num_timesteps, "wall_seconds": round(loop.wall(), 1)})
+    run_file.write_text(json.dumps(run, indent=2) + "\n")
+    venv.close()
+    return Trained(model, loop.last_eval, out)
