@@ -1,0 +1,137 @@
+"""Tournaments: same records for any worker count, forfeits, resume after SIGKILL, report re-rendering."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tournaments.config import parse_config
+from tournaments.report import render
+from tournaments.run import run_tournament
+from tournaments.store import Store
+from yacht_env.cli_common import CommandError
+
+FACTORY = "tournament_agents:make_agent"
+FAST = "tournament_agents:make_fast_agent"
+TESTS = Path(__file__).resolve().parent
+
+
+def run(cfg, out, factory=FACTORY, **kw):
+    return run_tournament(cfg, out=out, progress=False, factory=factory, **kw)
+
+
+def stored(out):
+    return Store(out).records()
+
+
+def openings(rec, seat):
+    """The first roll of each of `seat`'s turns."""
+    log = rec["log"]
+    return [e["dice"] for i, e in enumerate(log) if "dice" in e and e["seat"] == seat and (i == 0 or "box" in log[i - 1])]
+
+
+def test_duplicate_dice_every_rotation_sees_the_same_deal(tmp_path):
+    cfg = parse_config({"entrants": ["first", "best"], "games": 3, "seed": 1})
+    run(cfg, tmp_path)
+    recs = stored(tmp_path)
+    assert len({recs[f"t0-d{d}-r0"]["seed"] for d in range(3)}) == 3
+    for d in range(3):
+        r0, r1 = recs[f"t0-d{d}-r0"], recs[f"t0-d{d}-r1"]
+        assert r0["seed"] == r1["seed"] and r0["agents"] == r1["agents"][::-1] == ["first", "best"]
+        for seat in (0, 1):
+            assert len(openings(r0, seat)) == 13
+            assert openings(r0, seat) == openings(r1, seat), "each sheet opens every turn with the same dice"
+        assert openings(r0, 0) != openings(r0, 1)
+
+
+def test_same_records_for_one_and_two_workers(tmp_path):
+    cfg = parse_config({"entrants": ["first", "best", "random"], "games": 4, "seed": 3})
+    one = run(cfg, tmp_path / "one", workers=1)
+    two = run(cfg, tmp_path / "two", workers=2)
+    assert stored(tmp_path / "one") == stored(tmp_path / "two")
+    one.pop("run"), two.pop("run")
+    assert one == two
+    assert (tmp_path / "one" / "report.md").read_text() == (tmp_path / "two" / "report.md").read_text()
+
+
+def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
+    cfg = parse_config({"entrants": ["best", "crash", "illegal", "hang"], "games": 1, "move_timeout": 0.3})
+    res = run(cfg, tmp_path)
+    assert res["tournament"]["complete"] and res["tournament"]["games_played"] == 12
+    errors = {f["agent"]: f["error"] for f in res["faults"]}
+    assert errors["crash"] == "RuntimeError: boom"
+    assert errors["illegal"].startswith("IllegalMove: no rolls left")
+    assert errors["hang"] == "MoveTimeout: no move within the 0.3 s limit"
+    assert res["agents"]["best"]["forfeits"] == 0 and res["agents"]["crash"]["forfeits"] == 6
+    for rec in stored(tmp_path).values():
+        for seat, name in enumerate(rec["agents"]):
+            if name == "best":
+                assert rec["places"][seat] == 1 and rec["faults"][seat] is None
+            else:
+                assert rec["faults"][seat]["error"] == errors[name]
+        assert sum(1 for e in rec["log"] if "box" in e) == 2 * 13  # every game is played to the end
+    h2h = {(h["a"], h["b"]): h for h in res["head_to_head"]}
+    assert h2h[("best", "crash")]["wins"] == 2 and h2h[("crash", "illegal")]["draws"] == 2
+
+
+def test_report_rerender_is_identical(tmp_path):
+    cfg = parse_config({"entrants": ["first", "best", "random"], "games": 3, "seats": 3})
+    run(cfg, tmp_path)
+    files = {p: (tmp_path / p).read_bytes() for p in ("report.md", "results.json", "hist_best.png")}
+    for p in files:
+        (tmp_path / p).unlink()
+    render(tmp_path)
+    assert files == {p: (tmp_path / p).read_bytes() for p in files}
+    res = json.loads(files["results.json"])
+    assert res["ratings"]["elo"] is None and set(res["ratings"]["openskill"]) == {"first", "best", "random"}
+    assert res["agents"]["best"]["games"] == 9 and len(res["head_to_head"]) == 3
+
+
+def test_other_config_in_same_folder_is_refused(tmp_path):
+    run(parse_config({"entrants": ["first", "best"], "games": 1}), tmp_path)
+    with pytest.raises(CommandError, match=r"holds a different tournament \(config hash [0-9a-f]{16}, this config "
+                                           r"is [0-9a-f]{16}\); use another --out folder or delete this one"):
+        run(parse_config({"entrants": ["first", "best"], "games": 2}), tmp_path)
+
+
+KILLED_RUN = """
+import sys
+from tournaments.config import parse_config
+from tournaments.run import run_tournament
+cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
+run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:make_agent", workers=int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_resume_after_sigkill(tmp_path, workers):
+    cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(out), str(workers)], env=env,
+                            start_new_session=True)
+    games = out / "games.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if games.exists() and games.read_bytes().count(b"\n") >= 10:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    n_before = games.read_bytes().count(b"\n")
+    assert 10 <= n_before < 48, "the run should be killed in the middle"
+    with open(games, "ab") as f:  # a write cut short by the kill
+        f.write(b'{"key": "t0-d7-r1", "tab')
+    res = run(cfg, out, factory=FAST)  # `slow` without its pauses: the same moves
+    lines = games.read_bytes().split(b"\n")
+    keys = [json.loads(x)["key"] for x in lines if x]
+    assert len(keys) == len(set(keys)) == 48, "no game lost or counted twice"
+    fresh = tmp_path / "fresh"
+    run(cfg, fresh, factory=FAST)
+    assert stored(out) == stored(fresh)
+    assert (out / "report.md").read_text() == (fresh / "report.md").read_text()
+    assert res["run"]["games_run"] == 48 - n_before
