@@ -19,10 +19,11 @@ def _yacht_rolls(tables) -> np.ndarray:
     return _YACHT_ROLLS_CACHE[key]
 
 
-def column_gains(rules, scores: np.ndarray, upper: int, column: int = 0) -> np.ndarray:
+def column_gains(rules, scores: np.ndarray, upper: int, column: int = 0, upper_bonus: bool = True) -> np.ndarray:
     """(boxes, 252) float array: points + bonuses of every roll in every box of `scores[column]`.
 
     scores: one sheet's (columns, boxes) array, -1 = open; upper: that column's upper total.
+    upper_bonus=False leaves the upper bonus out (for players who ignore it).
     """
     t = rules.tables
     col = scores[column]
@@ -37,16 +38,17 @@ def column_gains(rules, scores: np.ndarray, upper: int, column: int = 0) -> np.n
         extra[r] = box_options(t, filled, bool(yacht50), int(r), out)
         pts[:, r] = out
     gains = pts + extra[None, :]
-    if t.upper_bonus and upper < t.upper_threshold:
+    if upper_bonus and t.upper_bonus and upper < t.upper_threshold:
         upper_box = (t.box_face > 0)[:, None]
         gains = gains + np.where(upper_box & (upper + pts >= t.upper_threshold), t.upper_bonus, 0)
     return np.where(pts >= 0, gains, -np.inf)
 
 
-def sheet_gains(view) -> np.ndarray:
+def sheet_gains(view, upper_bonus: bool = True) -> np.ndarray:
     """(columns, boxes, 252) gains for the seat's own sheet (see `column_gains`)."""
     scores, upper = view.scores[view.sheet], view.upper[view.sheet]
-    return np.stack([column_gains(view.rules, scores, int(upper[c]), c) for c in range(view.rules.columns)])
+    return np.stack([column_gains(view.rules, scores, int(upper[c]), c, upper_bonus)
+                     for c in range(view.rules.columns)])
 
 
 def score_action(rules, column: int, box: int) -> int:
