@@ -6,6 +6,8 @@ same records; only the order in which chunks finish differs, and the store is ke
 """
 import importlib
 import multiprocessing
+import os
+import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
@@ -108,7 +110,10 @@ def _ray(setup: Setup, chunks, workers: int):
         raise CommandError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        # a local Ray: workers import agents from the same paths as this process
+        path = os.pathsep.join(p for p in sys.path if p)
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:
         task = ray.remote(run_chunk)
         setup_ref = ray.put(setup)

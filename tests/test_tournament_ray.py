@@ -1,0 +1,20 @@
+"""The Ray executor (a local Ray) gives the same games as the local one, time limits included."""
+import pytest
+
+from tournaments.config import parse_config
+from tournaments.run import run_tournament
+from tournaments.store import Store
+
+pytest.importorskip("ray")
+
+
+def test_ray_matches_local(tmp_path):
+    cfg = parse_config({"entrants": ["first", "best", "hang"], "games": 2, "seed": 3, "move_timeout": 0.3})
+    kw = dict(progress=False, factory="tournament_agents:make_agent")
+    via_ray = run_tournament(cfg, out=tmp_path / "ray", executor="ray", workers=2, **kw)
+    local = run_tournament(cfg, out=tmp_path / "local", **kw)
+    assert Store(tmp_path / "ray").records() == Store(tmp_path / "local").records()
+    assert {f["error"] for f in via_ray["faults"]} == {"MoveTimeout: no move within the 0.3 s limit"}
+    assert via_ray["run"]["executor"] == "ray" and via_ray["run"]["games_run"] == 12
+    via_ray.pop("run"), local.pop("run")
+    assert via_ray == local
