@@ -34,7 +34,7 @@ def stream_seed(stream, k):
     return splitmix64(h ^ splitmix64(np.uint64(k)))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _refresh(T, i, state, dice, cols, preview, roll):
     """Store the new roll and what every box of every column would score with it."""
     state[i, ROLL] = roll
@@ -42,7 +42,7 @@ def _refresh(T, i, state, dice, cols, preview, roll):
         cols[i, c, EXTRA] = box_options(T, cols[i, c, FILLED], cols[i, c, YACHT50] != 0, roll, preview[i, c])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _new_game(T, i, seeds, state, dice, scores, preview, cols):
     """Start episode seeds[i, EPISODE] of stream seeds[i, STREAM] and make its first roll."""
     seeds[i, SEED] = stream_seed(seeds[i, STREAM], seeds[i, EPISODE])
@@ -54,7 +54,7 @@ def _new_game(T, i, seeds, state, dice, scores, preview, cols):
     _refresh(T, i, state, dice, cols, preview, reroll(dice[i], 0, seeds[i, SEED], 0, 0, 0))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _apply(T, ypts, rounds, i, a, seeds, state, dice, scores, preview, cols):
     """Play action a in game i. Returns (points gained, game over, legal); illegal leaves no trace."""
     if a < 0:
@@ -90,7 +90,7 @@ def _apply(T, ypts, rounds, i, a, seeds, state, dice, scores, preview, cols):
     return gain, False, True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _write(T, scale, rounds, i, state, dice, scores, preview, cols, obs, mask):
     """Observation and action mask of game i (all actions marked legal once the game is over)."""
     write_obs(T, scale, rounds, dice[i], state[i, ROLLS_USED], state[i, TURN], scores[i], preview[i],

@@ -47,16 +47,16 @@ def max_total(rules) -> int:
     return int(box_scale(rules).sum() + rules.upper_bonus) * rules.columns
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def write_obs(T, scale, rounds, dice, rolls_used, turn, scores, preview, upper, yacht50, out):
     """Fill `out` with the flat observation of one sheet (layout in the module docstring)."""
-    counts = np.zeros(6, np.int32)
     for i in range(NUM_DICE):
         out[i] = dice[i] / 6.0
-        if dice[i] > 0:
-            counts[dice[i] - 1] += 1
     for f in range(6):
-        out[5 + f] = counts[f] / 5.0
+        n = 0
+        for i in range(NUM_DICE):
+            n += dice[i] == f + 1
+        out[5 + f] = n / 5.0
     out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
     out[12] = turn / rounds
     nbox = T.n_boxes
