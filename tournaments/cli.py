@@ -12,6 +12,7 @@ COMMANDS = {
     "tournament": "tournaments.commands.tournament_cmd",
     "report": "tournaments.commands.report_cmd",
     "train": "agents.training.command",
+    "evaluate": "agents.commands.evaluate",
 }
 
 

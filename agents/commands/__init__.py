@@ -1,0 +1,1 @@
+"""`yacht` subcommands that belong to the agents package: evaluate, levels, play."""

@@ -1,0 +1,82 @@
+"""Measure agents: solitaire score distributions and 2-player head-to-head with identical dice.
+
+Game i of a run with seed S uses the dice seed `game_seed(S, i)`, so every agent evaluated with
+the same seed sees the same dice. Head-to-head deal i is played twice, seats swapped, so each
+agent plays each sheet's dice once; a win counts 1, a tie 1/2, a loss 0.
+"""
+import math
+
+import numpy as np
+from tqdm import tqdm
+
+from yacht_env.dice_source import game_seed
+from yacht_env.game import Game
+
+from .base import play_game
+
+Z95 = 1.959963984540054
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def mean_ci(x) -> tuple[float, list[float], float]:
+    """(mean, [lo, hi] normal 95% interval of the mean, sample sd)."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n)
+    return mean, [mean - half, mean + half], sd
+
+
+def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
+    """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), bonus."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    totals = np.zeros(games, dtype=np.int64)
+    boxes = np.zeros((games, rules.columns, len(rules.boxes)), dtype=np.int64)
+    bonus = np.zeros(games, dtype=bool)
+    for i in tqdm(range(games), desc=desc or "games", unit="game", disable=not progress, leave=False):
+        g = play_game(Game(rules, 1, seed=game_seed(seed, i)), [agent])
+        totals[i] = g.totals()[0]
+        boxes[i] = g.sheets[0].scores
+        bonus[i] = g.sheets[0].upper_bonus.sum() > 0
+    return {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
+
+
+def summarize(name: str, rules, run: dict) -> dict:
+    """The `yacht evaluate --json` document for one solitaire run."""
+    t = run["totals"]
+    mean, ci, sd = mean_ci(t)
+    per_box = run["boxes"].mean(axis=0)
+    if rules.columns == 1:
+        per_box_mean = {b: float(per_box[0, i]) for i, b in enumerate(rules.boxes)}
+    else:
+        per_box_mean = {f"{b}@{c + 1}": float(per_box[c, i]) for c in range(rules.columns)
+                        for i, b in enumerate(rules.boxes)}
+    return {"agent": name, "rules": rules.name, "games": int(len(t)), "mean": mean, "ci95": ci, "std": sd,
+            "median": float(np.median(t)),
+            "quantiles": {f"p{round(q * 100)}": float(np.quantile(t, q)) for q in QUANTILES},
+            "per_box_mean": per_box_mean, "p_upper_bonus": float(run["upper_bonus"].mean())}
+
+
+def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
+    """A vs B over `deals` deals, each played twice with seats swapped (2 * deals games).
+
+    win_rate_a counts ties as half a win; ci95 is the normal interval over the per-deal means
+    (the two games of a deal share dice, so the deal is the independent unit).
+    """
+    if deals < 1:
+        raise ValueError(f"deals must be >= 1, got {deals}")
+    per_deal = np.zeros(deals)
+    for i in tqdm(range(deals), desc=desc or "deals", unit="deal", disable=not progress, leave=False):
+        s = game_seed(seed, i)
+        score = 0.0
+        for a_seat in (0, 1):
+            seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
+            g = play_game(Game(rules, 2, seed=s), seats)
+            ranks = g.sheet_ranks()     # totals, then the rule set's tiebreak
+            ra, rb = ranks[g.sheet_of(a_seat)], ranks[g.sheet_of(1 - a_seat)]
+            score += 1.0 if ra < rb else 0.5 if ra == rb else 0.0
+        per_deal[i] = score / 2
+    mean, ci, _ = mean_ci(per_deal)
+    return {"games": 2 * deals, "win_rate_a": mean, "ci95": [max(0.0, ci[0]), min(1.0, ci[1])]}
