@@ -4,7 +4,7 @@ A config names the rule set, the seed, the step budget, the batched env size,
 MaskablePPO's hyperparameters, the network, how often to evaluate and to save.
 Every key is checked; a bad one raises `ConfigError` with the key and the reason.
 """
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
 from pathlib import Path
 
 import yaml
@@ -80,7 +80,7 @@ def _check_section(cls, raw, where: str):
     out = {}
     for key, value in raw.items():
         default = known[key].default
-        kind = type(default) if default is not None else float
+        kind = str if default is MISSING else float if default is None else type(default)
         name = f"{where}.{key}" if where != "config" else key
         if key in ("pi", "vf"):
             if (not isinstance(value, list) or not value

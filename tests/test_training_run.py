@@ -1,0 +1,141 @@
+"""`yacht train` end to end on a tiny config: checkpoints, resume, and `learned:PATH` play."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.base import play_game
+from agents.learned import LearnedAgent, game_observation
+from agents.training.checkpoint import ModelFileError, build_policy, load_checkpoint
+from agents.training.config import ConfigError, load_config
+from agents.training.evaluate import evaluate
+from agents.training.run import train
+from tournaments.cli import main
+from yacht_env import Game
+from yacht_env.batch import Batch
+from yacht_env.dice_source import game_seed
+from yacht_env.rules import load
+
+STEPS = 2048
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("train") / "smoke"
+    cfg = load_config("configs/train/smoke.yaml", total_timesteps=STEPS, out=str(out))
+    trained = train(cfg, progress=False)
+    return cfg, trained
+
+
+def test_outputs(run):
+    cfg, trained = run
+    out = trained.out
+    for name in ("config.json", "run.json", "curve.csv", "curve.png", "best.pt", "best.json", "final.pt",
+                 "last.pt", f"checkpoints/step_{STEPS}.pt"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").rglob("events.out.tfevents*"))
+    run_doc = json.loads((out / "run.json").read_text())
+    assert run_doc["starts"][0]["model_seed"] == cfg.seed and run_doc["starts"][0]["ended_at_timesteps"] == STEPS
+    ev = trained.evaluation
+    assert ev.games == cfg.eval_games and 0 < ev.mean < 400 and ev.optimum == pytest.approx(254.5877, abs=0.01)
+    assert 0.0 <= ev.bonus_rate <= 1.0 and 0.0 <= ev.yacht_rate <= 1.0
+
+
+def test_play_only_file_has_no_optimizer(run):
+    _, trained = run
+    assert "optimizer" not in load_checkpoint(trained.out / "final.pt")
+    assert "optimizer" in load_checkpoint(trained.out / "last.pt")
+
+
+def test_learned_agent_plays_the_evaluated_games(run):
+    """The agent's observation from a Game equals the env's: it scores exactly what the evaluation scored."""
+    cfg, trained = run
+    path = trained.out / "final.pt"
+    rules = load("yacht")
+    res = evaluate(build_policy(load_checkpoint(path)), rules, 12, cfg.eval_seed)
+    agent = LearnedAgent(path)
+    scores = [play_game(Game(rules, 1, seed=game_seed(cfg.eval_seed + j, 0)), [agent]).totals()[0]
+              for j in range(12)]
+    assert scores == res.scores.astype(int).tolist()
+
+
+def test_game_observation_matches_batch():
+    rules = load("yacht")
+    batch = Batch(rules, 1, autoreset=False)
+    batch.reset([5])
+    game = Game(rules, 1, seed=game_seed(5, 0))
+    game.roll()
+    rng = np.random.default_rng(0)
+    while not game.is_over:
+        assert np.array_equal(game_observation(game), batch.obs[0])
+        a = int(rng.choice(np.flatnonzero(game.legal_mask())))
+        game.apply(a)
+        if game.phase == "roll":
+            game.roll()
+        batch.step(np.array([a]))
+    assert game.totals()[0] == batch.total(0)
+
+
+def test_learned_spec_in_a_two_player_game(run):
+    from agents.registry import make_agent
+    _, trained = run
+    agent = make_agent(f"learned:{trained.out / 'best.pt'}")
+    game = play_game(Game("yacht", 2, seed=3), [agent, LearnedAgent(trained.out / "final.pt")])
+    assert game.is_over and all(t > 0 for t in game.totals())
+
+
+def test_resume_continues_from_checkpoint(run, tmp_path):
+    cfg, trained = run
+    out = tmp_path / "resumed"
+    cfg2 = load_config("configs/train/smoke.yaml", total_timesteps=STEPS + 1024, out=str(out))
+    again = train(cfg2, resume=trained.out / "last.pt", progress=False)
+    doc = load_checkpoint(out / "last.pt")
+    assert doc["num_timesteps"] >= STEPS + 1024
+    start = json.loads((out / "run.json").read_text())["starts"][0]
+    assert start["at_timesteps"] == STEPS and start["resumed_from"].endswith("last.pt")
+    first = load_checkpoint(trained.out / "last.pt")["policy"]
+    assert any(not torch.equal(first[k], doc["policy"][k]) for k in first)
+    assert again.evaluation.games == cfg2.eval_games
+
+
+def test_resume_refusals(run, tmp_path):
+    cfg, trained = run
+    with pytest.raises(ConfigError, match="play-only model file"):
+        train(load_config("configs/train/smoke.yaml", total_timesteps=STEPS * 2, out=str(tmp_path)),
+              resume=trained.out / "final.pt", progress=False)
+    with pytest.raises(ConfigError, match="nothing to do"):
+        train(load_config("configs/train/smoke.yaml", total_timesteps=STEPS, out=str(tmp_path)),
+              resume=trained.out / "last.pt", progress=False)
+    with pytest.raises(ConfigError, match="trained with policy"):
+        train(load_config("configs/train/ppo.yaml", total_timesteps=STEPS * 2, out=str(tmp_path)),
+              resume=trained.out / "last.pt", progress=False)
+
+
+def test_model_file_errors(run, tmp_path):
+    _, trained = run
+    with pytest.raises(ModelFileError, match="no model file at"):
+        LearnedAgent(tmp_path / "missing.pt")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ModelFileError, match="not a model file saved by `yacht train`"):
+        LearnedAgent(junk)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(ModelFileError, match="expected format"):
+        LearnedAgent(other)
+    agent = LearnedAgent(trained.out / "final.pt")
+    with pytest.raises(ModelFileError, match="cannot play rules 'classic'"):
+        play_game(Game("classic", 1, seed=1), [agent])
+
+
+def test_cli_evaluate_and_errors(run, capsys):
+    _, trained = run
+    assert main(["train", "configs/train/smoke.yaml", "--evaluate", str(trained.out / "final.pt"),
+                 "--games", "16", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["games"] == 16 and doc["optimum"] == pytest.approx(254.5877, abs=0.01)
+    assert main(["train", "configs/train/ppo-classic.yaml", "--evaluate", str(trained.out / "final.pt")]) == 2
+    assert "was trained on rules 'yacht', not on the config's 'classic'" in capsys.readouterr().err
+    assert main(["train", "configs/train/smoke.yaml", "--games", "5"]) == 2
+    assert "--games needs --evaluate" in capsys.readouterr().err
