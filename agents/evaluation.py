@@ -62,8 +62,9 @@ def summarize(name: str, rules, run: dict) -> dict:
 def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
     """A vs B over `deals` deals, each played twice with seats swapped (2 * deals games).
 
-    win_rate_a counts ties as half a win; ci95 is the normal interval over the per-deal means
-    (the two games of a deal share dice, so the deal is the independent unit).
+    win_rate_a counts ties as half a win; ci95 is the Wilson score interval over the 2 * deals games
+    (the two games of a deal swap the same dice between the seats, so their results are, if anything,
+    negatively correlated and the interval is conservative).
     """
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
@@ -78,5 +79,13 @@ def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: b
             ra, rb = ranks[g.sheet_of(a_seat)], ranks[g.sheet_of(1 - a_seat)]
             score += 1.0 if ra < rb else 0.5 if ra == rb else 0.0
         per_deal[i] = score / 2
-    mean, ci, _ = mean_ci(per_deal)
-    return {"games": 2 * deals, "win_rate_a": mean, "ci95": [max(0.0, ci[0]), min(1.0, ci[1])]}
+    rate = float(per_deal.mean())
+    return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate, 2 * deals)}
+
+
+def wilson(p: float, n: int) -> list[float]:
+    """95% Wilson score interval for a proportion p observed over n trials."""
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]

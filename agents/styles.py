@@ -89,7 +89,7 @@ class NormalAgent(Blended):
 
     name = "normal"
 
-    def __init__(self, skill: float = 1.0, par_weight: float = 0.0, bonus_weight: float = 1.0):
+    def __init__(self, skill: float = 1.0, par_weight: float = 0.0, bonus_weight: float = 3.0):
         super().__init__(skill, EasyAgent(skill=1.0))
         self.par_weight, self.bonus_weight = par_weight, bonus_weight
 

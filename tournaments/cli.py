@@ -13,6 +13,7 @@ COMMANDS = {
     "report": "tournaments.commands.report_cmd",
     "train": "agents.training.command",
     "evaluate": "agents.commands.evaluate",
+    "levels": "agents.commands.levels",
 }
 
 
