@@ -1,0 +1,146 @@
+"""PettingZoo AEC env: 1-8 players at one Yacht table, any rule set.
+
+    from yacht_env.pettingzoo import env
+    e = env(num_players=3, rules="yacht", render_mode="ansi")
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, info = e.last()
+        action = None if termination else e.action_space(agent).sample(obs["action_mask"])
+        e.step(action)
+
+Agents are "player_0" .. "player_{n-1}" (seat order; seat 0 moves first). Each observation is
+{"observation": the seat's flat view (`yacht_env.table_obs`), "action_mask": int8}; the mask is all
+zero for every agent but the one to move. Actions are the joint encoding of `Yacht-v0`
+(0..30 re-roll holding bit-marked sorted dice, 31 + column * n_boxes + box scores); the first roll
+of every turn is made automatically. An illegal action raises `IllegalMove` naming the legal ones.
+
+Reward: `reward="points"` gives each agent the points its sheet gained on the step (teammates share
+a sheet, so they share its points); `reward="win"` gives at the end +1 for an outright win, 0 for a
+shared first place and -1 for a loss (as `YachtVs-v0`). Episode k after `reset(seed=s)` plays
+`Game(seed=dice_source.game_seed(s, k))`.
+"""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .dice_source import game_seed
+from .env import action_name, check_choice, legal_summary, render_sheet, resolve_rules
+from .game import Game, IllegalMove
+from .table_obs import seat_obs, seat_space, sheet_state
+from .vs_env import VS_REWARDS
+
+
+def env(**kwargs):
+    """The AEC env wrapped as PettingZoo's classic games are (bounds and call-order checks)."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):
+    """Multi-player Yacht as an AEC game (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
+
+    def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None, **overrides):
+        super().__init__()
+        check_choice("reward", reward, VS_REWARDS)
+        check_choice("render_mode", render_mode, (None, "ansi"))
+        self.rules = resolve_rules(rules, overrides)
+        r = self.rules
+        if not isinstance(num_players, int) or not r.min_players <= num_players <= r.max_players:
+            raise ValueError(f"rules {r.name!r} allow {r.min_players} to {r.max_players} players, got {num_players!r}")
+        if r.teams and num_players % r.teams:
+            raise ValueError(f"{num_players} players cannot split into {r.teams} teams of equal size")
+        self.num_players, self.reward_mode, self.render_mode = num_players, reward, render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = 31 + r.columns * len(r.boxes)
+        num_sheets = r.teams or num_players
+        obs_space = spaces.Dict({"observation": seat_space(r, num_sheets),
+                                 "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._stream, self._episode = None, 0
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        if seed is not None or self._stream is None:
+            rng, _ = seeding.np_random(seed)
+            self._stream = seed if seed is not None else int(rng.integers(2 ** 63))
+            self._episode = 0
+        else:
+            self._episode += 1
+        self.game = Game(self.rules, self.num_players, seed=game_seed(self._stream, self._episode))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.game.roll()
+        self._dice = self.game.dice
+        self.agent_selection = self.possible_agents[self.game.current_seat]
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        g = self.game
+        mask = g.legal_mask() if agent == self.agent_selection and not g.is_over else \
+            np.zeros(self.action_spaces[agent].n, np.int8)
+        return {"observation": seat_obs(g, seat, self._dice), "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        g = self.game
+        a = int(action)
+        mask = g.legal_mask()
+        if not 0 <= a < len(mask) or not mask[a]:
+            raise IllegalMove(f"{agent}: action {a}{f' ({action_name(self.rules, a)})' if 0 <= a < len(mask) else ''}"
+                              f" is not legal now; legal: {legal_summary(self.rules, mask)}")
+        before = g.sheet_totals()
+        g.apply(a)
+        if g.phase == "roll":
+            g.roll()
+        if not g.is_over:
+            self._dice = g.dice
+        self._cumulative_rewards[agent] = 0.0
+        after = g.sheet_totals()
+        for other in self.agents:
+            s = g.sheet_of(self._seat[other])
+            self.rewards[other] = float(after[s] - before[s]) if self.reward_mode == "points" else 0.0
+        if g.is_over:
+            ranks = g.sheet_ranks()
+            firsts = sum(1 for r in ranks if r == 1)
+            for other in self.agents:
+                self.terminations[other] = True
+                self.infos[other] = {"totals": g.totals(), "winners": g.winners()}
+                if self.reward_mode == "win":
+                    rank = ranks[g.sheet_of(self._seat[other])]
+                    self.rewards[other] = -1.0 if rank != 1 else (1.0 if firsts == 1 else 0.0)
+        else:
+            self.agent_selection = self.possible_agents[g.current_seat]
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        g = self.game
+        out = []
+        for sheet in range(g.num_sheets):
+            d, used, turn, scores, preview, _, _ = sheet_state(g, sheet, self._dice)
+            seats = [f"player_{s}" for s in range(g.num_players) if g.sheet_of(s) == sheet]
+            out.append(render_sheet(self.rules, d, self.rules.rolls_per_turn - used, turn, scores, preview,
+                                    g.sheet_totals()[sheet], over=g.is_over, title=f"[{', '.join(seats)}] "))
+        return "\n".join(out)
+
+    def close(self):
+        pass
