@@ -120,6 +120,9 @@ def make_agent(spec: str):
     except (ImportError, AttributeError) as e:
         raise AgentSpecError(f"agent {name!r} is not available: {e}") from None
     args = (argument,) if entry.argument else ()
-    agent = factory(*args, **params)
+    try:
+        agent = factory(*args, **params)
+    except (ValueError, OSError) as e:
+        raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
     agent.spec = spec
     return agent
