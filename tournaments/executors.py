@@ -5,6 +5,7 @@ record depends only on its job (seed, seats, agents), so every executor and work
 same records; only the order in which chunks finish differs, and the store is keyed by game.
 """
 import importlib
+import json
 import multiprocessing
 import os
 import sys
@@ -49,10 +50,11 @@ def _worker_state(setup: Setup):
     return _WORKER["rules"], _WORKER["agents"]
 
 
-def run_chunk(setup: Setup, chunk) -> list[dict]:
-    """Play a list of jobs in this process; return their records."""
+def run_chunk(setup: Setup, chunk) -> list[str]:
+    """Play a list of jobs in this process; return their records as JSON lines (cheap to send back)."""
     rules, agents = _worker_state(setup)
-    return [play_job(job, rules, agents, setup.config.move_timeout) for job in chunk]
+    return [json.dumps(play_job(job, rules, agents, setup.config.move_timeout), separators=(",", ":"))
+            for job in chunk]
 
 
 def chunked(jobs, workers: int) -> list[list]:
@@ -62,7 +64,7 @@ def chunked(jobs, workers: int) -> list[list]:
 
 
 def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
-    """Yield lists of records as chunks finish."""
+    """Yield lists of records (JSON lines) as chunks finish."""
     if executor not in EXECUTORS:
         raise CommandError(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -83,7 +85,7 @@ def _context():
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["tournaments.play"])
+        ctx.set_forkserver_preload(["tournaments.play", "tournaments.warmup"])
     return ctx
 
 

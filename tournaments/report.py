@@ -47,6 +47,11 @@ def _ci(ci, nd=1) -> str:
     return f"[{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]"
 
 
+def _worth(summary) -> str:
+    f = summary["mean_games_factor"]
+    return f", worth {f:.1f}x as many independent games" if f is not None else ""
+
+
 def histogram_name(agent: str) -> str:
     return "hist_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", agent) + ".png"
 
@@ -113,7 +118,7 @@ def markdown(res: dict) -> str:
               "(variance var(a) + var(b) per game)."]
     if s["mean_width_ratio"] is not None:
         lines += ["", f"On average the duplicate CI is {100 * s['mean_width_ratio']:.0f}% as wide as with "
-                      f"independent dice, worth {s['mean_games_factor']:.1f}× as many independent games."]
+                      f"independent dice{_worth(s)}."]
     lines += ["", "| a | b | deals | games | mean diff | 95% CI duplicate | 95% CI independent | width ratio |",
               "|---|---|---:|---:|---:|---|---|---:|"]
     for p in dup["pairs"]:
@@ -170,7 +175,7 @@ def terminal_table(res: dict) -> str:
     s = res["duplicate_dice"]["summary"]
     if s["mean_width_ratio"] is not None:
         out.append(f"duplicate dice: score-difference CIs {100 * s['mean_width_ratio']:.0f}% as wide as with "
-                   f"independent dice ({s['mean_games_factor']:.1f}x the games)")
+                   f"independent dice{_worth(s)}")
     if res["faults"]:
         out.append(f"faults: {len(res['faults'])} forfeits (see report.md)")
     return "\n".join(out)

@@ -91,10 +91,10 @@ class Store:
             out.setdefault(rec["key"], rec)
         return out
 
-    def append(self, records) -> None:
-        """Append finished games, durably (flush + fsync)."""
+    def append(self, lines) -> None:
+        """Append finished games (records as JSON lines), durably: flush + fsync after each."""
         with open(self.games_path, "a", encoding="utf-8") as f:
-            for rec in records:
-                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            for line in lines:
+                f.write(line + "\n")
                 f.flush()
                 os.fsync(f.fileno())

@@ -1,0 +1,56 @@
+"""`bench.py tournament`: games/s of round robins between copies of one agent, with 1 and more workers.
+
+For each agent spec, `--copies` entrants of that spec play a two-seat round robin (every pair, both
+seat orders, `--games` deals per table) into a fresh folder, once per worker count. The time is the
+whole playing phase of `run_tournament` (pool start-up included, report excluded); the speed-up is
+against one worker in the same run.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+
+
+def add_parser(sub):
+    p = sub.add_parser("tournament", help="games/s of tournaments with 1 and 2 workers", description=__doc__)
+    p.add_argument("--agents", nargs="+", default=["greedy", "strong"], help="agent specs to pit against themselves")
+    p.add_argument("--copies", type=int, default=4, help="entrants per round robin (default 4: 6 tables)")
+    p.add_argument("--games", type=int, default=100, help="deals per table (default 100: 1200 games)")
+    p.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to compare")
+    p.add_argument("--executor", choices=("local", "ray"), default="local")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def bench(spec: str, copies: int, games: int, workers: int, executor: str, seed: int) -> dict:
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+
+    cfg = parse_config({"name": "bench", "entrants": [{"name": f"{spec}-{i}", "agent": spec} for i in range(copies)],
+                        "games": games, "seed": seed})
+    with tempfile.TemporaryDirectory() as out:
+        t = time.perf_counter()
+        res = run_tournament(cfg, out=out, workers=workers, executor=executor, progress=False)
+        total = time.perf_counter() - t
+    run = res["run"]
+    return {"agent": spec, "workers": workers, "games": run["games_run"], "seconds": run["seconds"],
+            "games_per_second": run["games_per_second"], "with_report_seconds": total}
+
+
+def run(args):
+    from yacht_env.cli_common import CommandError
+
+    print(f"{'agent':<12}{'workers':>8}{'games':>7}{'seconds':>9}{'games/s':>9}{'speed-up':>10}")
+    for spec in args.agents:
+        base = None
+        for w in args.workers:
+            try:
+                r = bench(spec, args.copies, args.games, w, args.executor, args.seed)
+            except CommandError as e:
+                print(f"{spec:<12} skipped: {e}")
+                break
+            base = base or r["games_per_second"]
+            print(f"{spec:<12}{w:>8}{r['games']:>7}{r['seconds']:>9.1f}{r['games_per_second']:>9.1f}"
+                  f"{r['games_per_second'] / base:>9.2f}x", flush=True)
+    return 0
