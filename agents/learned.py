@@ -19,6 +19,7 @@ from yacht_env.rules import load
 
 from .base import Agent, View
 from .training.checkpoint import ModelFileError, build_policy, load_checkpoint
+from .training.holds import narrow_masks
 
 
 def game_observation(game, rules=None) -> np.ndarray:
@@ -50,6 +51,7 @@ class LearnedAgent(Agent):
         self.trained_rules = load(self.doc["rules"])
         self.policy = build_policy(self.doc)
         self.deterministic = deterministic
+        self.distinct_holds = bool(self.doc["config"].get("distinct_holds", False))
         torch.set_num_threads(1)
 
     def reset(self, rules, seat, num_players, seed=None) -> None:
@@ -65,7 +67,9 @@ class LearnedAgent(Agent):
 
     def act(self, view: View) -> int:
         obs = game_observation(view.game, view.rules)
+        mask = view.mask.astype(bool)
+        if self.distinct_holds:
+            mask = narrow_masks(mask[None], obs[None])[0]
         with torch.no_grad():
-            action, _ = self.policy.predict(obs, action_masks=view.mask.astype(bool),
-                                            deterministic=self.deterministic)
+            action, _ = self.policy.predict(obs, action_masks=mask, deterministic=self.deterministic)
         return int(action)

@@ -38,15 +38,13 @@ class TrainLoop(BaseCallback):
     # ---- SB3 hooks ------------------------------------------------------------------------
     def _on_training_start(self) -> None:
         self.t0 = time.time()
-        self.acc = np.zeros(self.training_env.num_envs)
         self.bar = tqdm(total=self.total, initial=self.start, unit="step", unit_scale=True, desc="train",
                         disable=not self.show, dynamic_ncols=True)
 
     def _on_step(self) -> bool:
-        self.acc += self.locals["rewards"]
-        for i in np.flatnonzero(self.locals["dones"]):
-            self.returns.append(float(self.acc[i]))
-            self.acc[i] = 0.0
+        for info in self.locals["infos"]:
+            if "episode" in info:
+                self.returns.append(float(info["episode"]["r"]))
         self.bar.update(self.training_env.num_envs)
         if self.returns and self.n_calls % 50 == 0:
             self.bar.set_postfix(score=f"{np.mean(self.returns[-500:]):.1f}", refresh=False)
@@ -82,7 +80,8 @@ class TrainLoop(BaseCallback):
 
     def run_eval(self):
         from .run import describe
-        res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed)
+        res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed,
+                       distinct_holds=self.cfg.distinct_holds)
         self.last_eval = res
         train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None
         for key, value in (("mean", res.mean), ("ci95", res.ci95), ("bonus_rate", res.bonus_rate),

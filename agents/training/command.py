@@ -56,4 +56,5 @@ def _evaluate(cfg, path, games: int):
     if load(doc["rules"]) != rules:
         raise ModelFileError(f"{path} was trained on rules {doc['rules']['name']!r}, not on the config's "
                              f"{rules.name!r} (with its overrides)")
-    return evaluate(build_policy(doc), rules, games, cfg.eval_seed)
+    return evaluate(build_policy(doc), rules, games, cfg.eval_seed,
+                    distinct_holds=doc["config"].get("distinct_holds", False))

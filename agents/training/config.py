@@ -50,6 +50,8 @@ class TrainConfig:
     seed: int = 0
     total_timesteps: int = 1_000_000
     n_envs: int = 64
+    reward_scale: float = 1.0          # rewards x this in training (the return stays proportional to the score)
+    distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval_every: int = 100_000          # env steps between evaluations
@@ -128,7 +130,8 @@ def parse_config(raw: dict) -> TrainConfig:
     ppo = PPOConfig(**_check_section(PPOConfig, raw.get("ppo", {}), "ppo"))
     policy = PolicyConfig(**_check_section(PolicyConfig, raw.get("policy", {}), "policy"))
     cfg = TrainConfig(**top, ppo=ppo, policy=policy)
-    for name in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads"):
+    for name in ("total_timesteps", "n_envs", "reward_scale", "eval_every", "eval_games", "checkpoint_every",
+                 "torch_threads"):
         _positive(name, getattr(cfg, name))
     for name in ("learning_rate", "n_steps", "batch_size", "n_epochs", "clip_range"):
         _positive(f"ppo.{name}", getattr(ppo, name))

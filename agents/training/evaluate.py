@@ -11,6 +11,8 @@ import torch
 
 from yacht_env.batch import TOTAL, UPPER, Batch
 
+from .holds import narrow_masks
+
 
 @dataclass(frozen=True)
 class EvalResult:
@@ -47,17 +49,21 @@ class EvalResult:
         return s
 
 
-def play_batch(policy, rules, seeds, deterministic: bool = True, transform=None) -> Batch:
-    """Play one game per stream seed (its episode 0) to the end; returns the finished Batch."""
+def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds: bool = False) -> Batch:
+    """Play one game per stream seed (its episode 0) to the end; returns the finished Batch.
+
+    distinct_holds: narrow the masks to one hold per keep, as for a policy trained that way.
+    """
     batch = Batch(rules, len(seeds), autoreset=False)
     batch.reset(list(seeds))
     done = np.zeros(len(seeds), bool)
     actions = np.zeros(len(seeds), np.int64)
     while not done.all():
         live = np.flatnonzero(~done)
-        obs = batch.obs[live] if transform is None else transform(batch.obs[live])
+        obs = batch.obs[live]
+        masks = narrow_masks(batch.mask[live], obs) if distinct_holds else batch.mask[live].astype(bool)
         with torch.no_grad():
-            a, _ = policy.predict(obs, action_masks=batch.mask[live].astype(bool), deterministic=deterministic)
+            a, _ = policy.predict(obs, action_masks=masks, deterministic=deterministic)
         actions[:] = -1                      # finished games get no action
         actions[live] = a
         batch.step(actions)
@@ -79,10 +85,10 @@ def summarize(batch: Batch, optimum: float | None = None, optimum_source: str = 
 
 
 def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, batch: int = 2000,
-             transform=None) -> EvalResult:
+             distinct_holds: bool = False) -> EvalResult:
     """Play `games` games (streams seed, seed+1, ...) in batches of `batch` and summarize them."""
     from .optimum import optimal_mean
-    parts = [play_batch(policy, rules, range(seed + s, seed + min(games, s + batch)), deterministic, transform)
+    parts = [play_batch(policy, rules, range(seed + s, seed + min(games, s + batch)), deterministic, distinct_holds)
              for s in range(0, games, batch)]
     opt, src = optimal_mean(rules)
     res = [summarize(p) for p in parts]

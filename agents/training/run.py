@@ -24,6 +24,8 @@ from yacht_env.rules import load
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
+from .holds import DistinctHolds
+from .reward import ScaleReward
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,10 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
     venv = make_vec_env(rules, cfg.n_envs, env_seed)
+    if cfg.reward_scale != 1.0:
+        venv = ScaleReward(venv, cfg.reward_scale)
+    if cfg.distinct_holds:
+        venv = DistinctHolds(venv)
     p = cfg.ppo
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=_lr_schedule(p), n_steps=p.n_steps, batch_size=p.batch_size,
