@@ -51,6 +51,25 @@ def random_policy(seed: int):
     return act
 
 
+def progress_callback(total: int):
+    """A tqdm bar over environment steps (SB3's own bar needs `rich`)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    class Progress(BaseCallback):
+        def _on_training_start(self):
+            self.bar = tqdm(total=total, unit="step", desc="MaskablePPO")
+
+        def _on_step(self):
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_training_end(self):
+            self.bar.close()
+
+    return Progress()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--timesteps", type=int, default=50_000, help="environment steps to train for")
@@ -74,7 +93,7 @@ def main(argv=None) -> int:
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(256, n_steps * args.num_envs),
                         learning_rate=3e-4, gamma=1.0, ent_coef=0.01, seed=args.seed, verbose=0, device="cpu")
     t = time.perf_counter()
-    model.learn(args.timesteps, progress_bar=args.timesteps >= 20_000)
+    model.learn(args.timesteps, callback=progress_callback(args.timesteps) if args.timesteps >= 20_000 else None)
     spent = time.perf_counter() - t
 
     def trained(obs, masks):

@@ -1,0 +1,222 @@
+"""Yacht-v0: Gymnasium API, masks, rewards against the Game model, illegal actions, seeding."""
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import yacht_env  # noqa: F401 - registers the ids
+from yacht_env import Game, IllegalMove
+from yacht_env.dice_source import game_seed
+from yacht_env.env import YachtEnv
+from yacht_env.rules import presets
+
+KNOBS = [{}, {"columns": 2}, {"rolls_per_turn": 1}, {"rolls_per_turn": 4}, {"joker": "free"},
+         {"extra_yacht_bonus": False}]
+
+
+def make(**kw):
+    return gym.make("Yacht-v0", **kw).unwrapped
+
+
+def replay_in_game(env, actions, seed):
+    """Play `actions` in a Game seeded like the env's episode; return per-action gains and the game."""
+    g = Game(env.rules, 1, seed=seed)
+    g.roll()
+    gains = []
+    for a in actions:
+        if a < 31:
+            g.roll(a)
+            gains.append(0)
+        else:
+            g.apply(a)
+            gains.append(g.log[-1]["points"] + g.log[-1]["bonus"])
+            if g.phase == "roll":
+                g.roll()
+    return gains, g
+
+
+@pytest.mark.parametrize("rules", presets())
+def test_check_env_every_preset(rules):
+    check_env(make(rules=rules))
+    check_env(make(rules=rules, obs_mode="dict"))
+
+
+@pytest.mark.parametrize("knobs", KNOBS, ids=str)
+def test_check_env_knobs(knobs):
+    env = make(rules="yacht", **knobs)
+    check_env(env)
+    assert env.action_space.n == 31 + env.rules.columns * 13
+
+
+def play_random(env, seed, episodes=1):
+    """Random legal play; yields (actions, rewards, infos) per episode."""
+    rng = np.random.default_rng(seed)
+    for k in range(episodes):
+        obs, info = env.reset(seed=seed) if k == 0 else env.reset()
+        actions, rewards, infos = [], [], [info]
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, r, done, trunc, info = env.step(a)
+            assert not trunc and not info["illegal_action"]
+            actions.append(a)
+            rewards.append(r)
+            infos.append(info)
+        yield actions, rewards, infos
+
+
+@pytest.mark.parametrize("rules", presets())
+def test_rewards_match_game_model(rules):
+    for knobs in KNOBS[:3]:
+        env = make(rules=rules, **knobs)
+        for actions, rewards, infos in play_random(env, seed=11, episodes=2):
+            gains, g = replay_in_game(env, actions, infos[0]["game_seed"])
+            assert rewards == gains
+            assert sum(rewards) == g.totals()[0] == infos[-1]["total"]
+            assert g.is_over
+
+
+def test_mask_and_dice_follow_the_game_model():
+    env = make(rules="yacht")
+    obs, info = env.reset(seed=3)
+    g = Game("yacht", 1, seed=info["game_seed"])
+    g.roll()
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        assert (info["action_mask"] == g.legal_mask()).all()
+        assert list(np.rint(obs[:5] * 6).astype(int)) == list(g.dice)
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _, done, _, info = env.step(a)
+        g.apply(a)
+        if g.phase == "roll":
+            g.roll()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32), rules=st.sampled_from(presets()), rolls=st.integers(1, 4))
+def test_mask_invariants(seed, rules, rolls):
+    env = make(rules=rules, rolls_per_turn=rolls)
+    for actions, _, infos in play_random(env, seed):
+        for before, a in zip(infos, actions):
+            m = before["action_mask"]
+            assert m.dtype == np.int8 and m.any()
+            assert m[a]
+            # holds are all legal or all illegal, and scoring is always possible
+            assert len(set(m[:31])) == 1 and m[31:].any()
+        assert np.array_equal(env.action_masks(), infos[-1]["action_mask"].astype(bool))
+        assert infos[-1]["action_mask"].all()  # game over: every action marked legal, never all false
+        assert len(actions) >= env.rules.rounds
+
+
+def test_dice_are_sorted_and_obs_in_unit_box():
+    env = make(rules="extended", columns=3)
+    for _, _, infos in play_random(env, seed=5):
+        pass
+    obs, _ = env.reset(seed=5)
+    dice = np.rint(obs[:5] * 6)
+    assert (np.diff(dice) >= 0).all()
+    assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
+
+
+def test_observation_layout_matches_game_preview():
+    env = make(rules="yacht")
+    obs, info = env.reset(seed=9)
+    g = Game("yacht", 1, seed=info["game_seed"])
+    g.roll()
+    n = len(env.rules.boxes)
+    preview = g.preview()
+    scale = yacht_env.obs.box_scale(env.rules)
+    for b, name in enumerate(env.rules.boxes):
+        assert obs[13 + b] == 1.0
+        assert obs[13 + n + b] == pytest.approx(preview[(0, name)] / scale[b])
+    counts = np.bincount(g.dice, minlength=7)[1:]
+    assert np.allclose(obs[5:11], counts / 5)
+    assert obs[11] == pytest.approx(2 / 3)
+
+
+def test_dict_observation():
+    env = make(rules="yacht", obs_mode="dict")
+    obs, info = env.reset(seed=2)
+    assert obs["rolls_left"] == 2 and obs["turn"] == 0
+    assert (obs["scores"] == -1).all()
+    a = 31 + 12  # chance is always legal on an empty sheet
+    obs, r, _, _, _ = env.step(a)
+    assert obs["scores"][0, 12] == r and obs["turn"] == 1 and obs["rolls_left"] == 2
+
+
+def test_terminal_reward_mode():
+    env = make(rules="yacht", reward="terminal")
+    for actions, rewards, infos in play_random(env, seed=4):
+        assert all(r == 0 for r in rewards[:-1])
+        assert rewards[-1] == infos[-1]["total"] > 0
+
+
+def test_illegal_action_penalize_leaves_state_unchanged():
+    env = make(rules="yacht", illegal_penalty=2.5)
+    env.reset(seed=1)
+    obs, _, _, _, info = env.step(31 + 12)
+    obs2, r, done, _, info2 = env.step(31 + 12)  # chance again: filled
+    assert r == -2.5 and not done and info2["illegal_action"]
+    assert np.array_equal(obs, obs2) and np.array_equal(info["action_mask"], info2["action_mask"])
+
+
+def test_illegal_action_raise_names_the_legal_actions():
+    env = make(rules="yacht", illegal_action="raise", rolls_per_turn=1)
+    env.reset(seed=1)
+    env.step(31 + 12)
+    with pytest.raises(IllegalMove, match=r"action 0 \(roll all\) is not legal now; legal: 31 score ones"):
+        env.step(0)
+    with pytest.raises(IllegalMove, match=r"action 43 \(score chance\) is not legal now; legal: 31 score ones.*"
+                                          r"42 score yacht$"):
+        env.step(43)
+
+
+def test_bad_arguments_have_clear_messages():
+    with pytest.raises(ValueError, match="obs_mode must be one of 'flat', 'dict', got 'image'"):
+        make(obs_mode="image")
+    with pytest.raises(ValueError, match="reward must be one of 'points', 'terminal', got 'win'"):
+        make(reward="win")
+    with pytest.raises(ValueError, match="illegal_action must be one of 'penalize', 'raise', got 'ignore'"):
+        make(illegal_action="ignore")
+    with pytest.raises(ValueError, match="render_mode must be one of None, 'ansi', got 'human'"):
+        YachtEnv(render_mode="human")
+    with pytest.raises(ValueError, match="a solitaire game has one sheet"):
+        make(teams=2)
+    env = make()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        env.step(0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action 44 is not in 0..43"):
+        env.step(44)
+
+
+def test_step_after_game_over_raises():
+    env = make(rules="yacht")
+    for _ in play_random(env, seed=8):
+        pass
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        env.step(31)
+
+
+def test_seeding_streams_and_episodes():
+    env = make(rules="yacht")
+    _, i0 = env.reset(seed=42)
+    _, i1 = env.reset()
+    assert i0["game_seed"] == game_seed(42, 0) and i1["game_seed"] == game_seed(42, 1)
+    a = [(acts, rews, [i["total"] for i in infos]) for acts, rews, infos in play_random(make(), 42, 2)]
+    b = [(acts, rews, [i["total"] for i in infos]) for acts, rews, infos in play_random(make(), 42, 2)]
+    assert a == b and a[0][0] != a[1][0]
+
+
+def test_render_ansi():
+    env = make(rules="yacht", render_mode="ansi", columns=2)
+    env.reset(seed=0)
+    env.step(31 + 12)
+    text = env.render()
+    assert text.startswith("turn 2/26  total ")
+    assert "col 1" in text and "col 2" in text and "chance" in text
+    assert make(rules="yacht").render() is None
