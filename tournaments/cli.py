@@ -14,6 +14,7 @@ COMMANDS = {
     "train": "agents.training.command",
     "evaluate": "agents.commands.evaluate",
     "levels": "agents.commands.levels",
+    "play": "agents.commands.play",
 }
 
 

@@ -1,0 +1,231 @@
+"""A person at the terminal: hold dice by position, score a box by name, undo, help.
+
+Commands at a decision (case-insensitive):
+
+    hold 1 3 5   (h 135, h 1,3,5)   keep dice 1, 3 and 5 (as numbered on screen), re-roll the rest
+    roll         (r)                re-roll all five dice
+    score BOX    (s BOX, or BOX)    score a box; a unique prefix is enough ("full", "4k" is not);
+                                    with several columns: BOX@2 or BOX 2
+    card         (c)                show every scorecard
+    help         (?)                this list
+    quit         (q)                leave the game
+
+After scoring, `undo` gives the same dice back to choose again, until the next roll.
+"""
+import difflib
+import sys
+
+from yacht_env.dice import NUM_HOLDS
+
+from .base import Agent, View
+
+HELP = """commands:
+  hold 1 3 5  (h 135)   keep those dice (positions 1-5 as shown), re-roll the rest
+  roll        (r)       re-roll all five dice
+  score BOX   (s BOX)   score a box; typing the box name (or a unique start of it) also works{col}
+  card        (c)       show every scorecard
+  help        (?)       this list
+  quit        (q)       leave the game"""
+
+
+class HumanQuit(Exception):
+    """The person asked to leave (quit, or end of input)."""
+
+
+class HumanAgent(Agent):
+    """Reads moves from `inp` and writes prompts, dice and scorecards to `out` (default: the terminal)."""
+
+    name = "human"
+
+    def __init__(self, inp=None, out=None, names=None):
+        self.inp, self.out = inp, out
+        self.names = names          # seat -> display name, set by `yacht play`
+
+    # ---- I/O ----------------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out or sys.stdout, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        out = self.out or sys.stdout
+        out.write(prompt)
+        out.flush()
+        line = (self.inp or sys.stdin).readline()
+        if not line:
+            self.say()
+            raise HumanQuit("end of input")
+        if self.inp is not None and self.out is not None:
+            out.write(line if line.endswith("\n") else line + "\n")   # echo scripted input into transcripts
+        return line.strip()
+
+    # ---- Agent --------------------------------------------------------------------------------
+    def act(self, view: View) -> int:
+        self.say()
+        self.say(scorecard(view.game, self.names, preview_sheet=view.sheet))
+        self.say(dice_line(view))
+        while True:
+            line = self.ask("> ")
+            try:
+                action = parse_command(line, view)
+            except CommandHelp as h:
+                self.say(str(h))
+                continue
+            except ValueError as e:
+                self.say(f"  {e}")
+                continue
+            return action
+
+    def after_score(self, game, points: int) -> bool:
+        """Tell what was scored; True when the person types undo."""
+        last = game.log[-1]
+        where = last["box"] + (f"@{last['column'] + 1}" if game.rules.columns > 1 else "")
+        bonus = f" (+{last['bonus']} bonus)" if last["bonus"] else ""
+        self.say(f"  scored {last['points']} in {where}{bonus}")
+        while True:
+            line = self.ask("  [Enter] go on, or 'undo' to take it back: ").lower()
+            if line == "":
+                return False
+            if line in ("u", "undo"):
+                return True
+            if line in ("q", "quit", "exit"):
+                raise HumanQuit("quit")
+            self.say(f"  {line!r}: press Enter to go on, or type undo")
+
+
+class CommandHelp(Exception):
+    """Not a move: text to show (help, scorecards)."""
+
+
+def dice_line(view: View) -> str:
+    pos = "   ".join(str(i + 1) for i in range(len(view.dice)))
+    faces = "  ".join(f"[{d}]" for d in view.dice)
+    rolls = f"{view.rolls_left} re-roll{'s' if view.rolls_left != 1 else ''} left"
+    return f"position  {pos}\ndice     {faces}   ({rolls})"
+
+
+def parse_command(line: str, view: View) -> int:
+    """The action a typed command means; ValueError with a message for anything else."""
+    game, rules = view.game, view.rules
+    words = line.replace(",", " ").split()
+    if not words:
+        raise ValueError("type a command: hold 1 3 5, roll, score BOX, card, help (or quit)")
+    verb, rest = words[0].lower(), words[1:]
+    if verb in ("q", "quit", "exit"):
+        raise HumanQuit("quit")
+    if verb in ("?", "help"):
+        raise CommandHelp(HELP.format(col="\n                        several columns: BOX@2 or BOX 2"
+                                      if rules.columns > 1 else ""))
+    if verb in ("c", "card", "cards", "sheet"):
+        raise CommandHelp(scorecard(game, None))
+    if verb in ("u", "undo"):
+        raise ValueError("nothing to undo: undo works right after you score, until the next roll")
+    if verb in ("r", "roll", "reroll"):
+        if rest:
+            raise ValueError(f"'roll' re-rolls all five dice and takes nothing after it; to keep dice: hold "
+                             f"{' '.join(rest)}")
+        return _hold(view, [])
+    if verb in ("h", "hold", "keep", "k"):
+        return _hold(view, _positions(rest))
+    if verb in ("s", "score"):
+        if not rest:
+            raise ValueError(f"score which box? open: {', '.join(game.legal_boxes())}")
+        return _score(view, rest)
+    if verb.isdigit() and all(w.isdigit() for w in rest):
+        raise ValueError(f"to keep dice, type: hold {line.strip()}")
+    return _score(view, words)
+
+
+def _positions(words) -> list[int]:
+    if not words:
+        raise ValueError("hold which dice? give positions 1-5, e.g. hold 1 3 5 (or roll to re-roll all)")
+    digits = [c for w in words for c in (w if w.isdigit() else [w])]
+    out = []
+    for d in digits:
+        if not (d.isdigit() and len(d) == 1 and 1 <= int(d) <= 5):
+            raise ValueError(f"{d!r} is not a die position: positions are 1 to 5")
+        if int(d) - 1 in out:
+            raise ValueError(f"die {d} is given twice")
+        out.append(int(d) - 1)
+    return out
+
+
+def _hold(view: View, positions: list[int]) -> int:
+    if view.rolls_left <= 0:
+        raise ValueError(f"no re-rolls left this turn: score a box ({', '.join(view.game.legal_boxes())})")
+    if len(positions) == 5:
+        raise ValueError("holding all five dice re-rolls nothing: score a box instead")
+    return sum(1 << p for p in positions)
+
+
+def _score(view: View, words) -> int:
+    game, rules = view.game, view.rules
+    text = "_".join(words).lower()
+    column = 0
+    if "@" in text or (rules.columns > 1 and len(words) > 1 and words[-1].isdigit()):
+        text, col = (text.rsplit("@", 1) if "@" in text else ("_".join(words[:-1]).lower(), words[-1]))
+        if not col.isdigit() or not 1 <= int(col) <= rules.columns:
+            raise ValueError(f"column {col!r} does not exist: columns are 1 to {rules.columns}")
+        column = int(col) - 1
+    elif rules.columns > 1:
+        raise ValueError(f"which column? type {text}@1 .. {text}@{rules.columns}")
+    box = _box_name(text, rules.boxes)
+    legal = game.preview()
+    if (column, box) not in legal:
+        b = rules.boxes.index(box)
+        filled = view.scores[view.sheet][column, b] >= 0
+        why = "is already filled" if filled else "cannot be scored now (joker rule)"
+        raise ValueError(f"{box}{'@' + str(column + 1) if rules.columns > 1 else ''} {why}; "
+                         f"open: {', '.join(game.legal_boxes())}")
+    return NUM_HOLDS + column * len(rules.boxes) + rules.boxes.index(box)
+
+
+def _box_name(text: str, boxes) -> str:
+    if text in boxes:
+        return text
+    starts = [b for b in boxes if b.startswith(text)]
+    if len(starts) == 1:
+        return starts[0]
+    if len(starts) > 1:
+        raise ValueError(f"{text!r} could be {', '.join(starts)}: type more of the name")
+    close = difflib.get_close_matches(text, boxes, n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(close)}?" if close else f"; boxes: {', '.join(boxes)}"
+    raise ValueError(f"unknown command or box {text!r}{hint} (type help for commands)")
+
+
+def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
+    """Every sheet side by side; open boxes of `preview_sheet` show what the dice would score now."""
+    rules = game.rules
+    names = names or {}
+    heads = []
+    for s in range(game.num_sheets):
+        seats = [n for n in range(game.num_players) if game.sheet_of(n) == s]
+        heads.append("+".join(names.get(n, f"seat {n + 1}") for n in seats))
+    preview = game.preview() if preview_sheet is not None else {}
+    labels = [b if rules.columns == 1 else f"{b}@{c + 1}" for c in range(rules.columns) for b in rules.boxes]
+    w = max(len(x) for x in labels + ["upper bonus", "total"])
+    cw = [max(8, len(h)) for h in heads]
+    lines = [" " * w + "  " + "  ".join(h.rjust(c) for h, c in zip(heads, cw))]
+    i = 0
+    for c in range(rules.columns):
+        for b, box in enumerate(rules.boxes):
+            cells = []
+            for s, sheet in enumerate(game.sheets):
+                v = int(sheet.scores[c, b])
+                if v >= 0:
+                    cell = str(v)
+                elif s == preview_sheet and (c, box) in preview:
+                    cell = f"({preview[(c, box)]})"
+                else:
+                    cell = "-"
+                cells.append(cell.rjust(cw[s]))
+            lines.append(labels[i].ljust(w) + "  " + "  ".join(cells))
+            i += 1
+    if rules.upper_bonus:
+        lines.append("upper".ljust(w) + "  " + "  ".join(
+            f"{int(sh.upper.sum())}/{rules.upper_bonus_threshold * rules.columns}".rjust(c)
+            for sh, c in zip(game.sheets, cw)))
+    bonus = [int(sh.upper_bonus.sum() + sh.extra_bonus.sum()) for sh in game.sheets]
+    lines.append("bonuses".ljust(w) + "  " + "  ".join(str(x).rjust(c) for x, c in zip(bonus, cw)))
+    lines.append("total".ljust(w) + "  " + "  ".join(str(t).rjust(c) for t, c in zip(game.sheet_totals(), cw)))
+    if preview_sheet is not None:
+        lines.append("(n) = what the dice in hand would score in that open box")
+    return "\n".join(lines)
