@@ -7,9 +7,9 @@ import torch
 
 from agents.base import play_game
 from agents.learned import LearnedAgent, game_observation
-from agents.training.checkpoint import ModelFileError, build_policy, load_checkpoint
+from agents.training.checkpoint import ModelFileError, load_checkpoint
 from agents.training.config import ConfigError, load_config
-from agents.training.evaluate import evaluate
+from agents.training.evaluate import evaluate_model
 from agents.training.run import train
 from tournaments.cli import main
 from yacht_env import Game
@@ -53,7 +53,7 @@ def test_learned_agent_plays_the_evaluated_games(run):
     cfg, trained = run
     path = trained.out / "final.pt"
     rules = load("yacht")
-    res = evaluate(build_policy(load_checkpoint(path)), rules, 12, cfg.eval_seed)
+    res = evaluate_model(load_checkpoint(path), rules, 12, cfg.eval_seed)
     agent = LearnedAgent(path)
     scores = [play_game(Game(rules, 1, seed=game_seed(cfg.eval_seed + j, 0)), [agent]).totals()[0]
               for j in range(12)]

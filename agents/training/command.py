@@ -49,12 +49,11 @@ def run(args) -> int:
 def _evaluate(cfg, path, games: int):
     from yacht_env.rules import load
 
-    from .checkpoint import build_policy, load_checkpoint
-    from .evaluate import evaluate
+    from .checkpoint import load_checkpoint
+    from .evaluate import evaluate_model
     doc = load_checkpoint(path)
     rules = load(cfg.rules, **cfg.overrides)
     if load(doc["rules"]) != rules:
         raise ModelFileError(f"{path} was trained on rules {doc['rules']['name']!r}, not on the config's "
                              f"{rules.name!r} (with its overrides)")
-    return evaluate(build_policy(doc), rules, games, cfg.eval_seed,
-                    distinct_holds=doc["config"].get("distinct_holds", False))
+    return evaluate_model(doc, rules, games, cfg.eval_seed)

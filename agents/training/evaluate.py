@@ -99,3 +99,10 @@ def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, b
                       bonus_rate=float(np.average([r.bonus_rate for r in res], weights=w)),
                       yacht_rate=float(np.average([r.yacht_rate for r in res], weights=w)),
                       optimum=opt, optimum_source=src, scores=scores)
+
+
+def evaluate_model(doc: dict, rules, games: int, seed: int, deterministic: bool = True) -> EvalResult:
+    """Evaluate a loaded model file (`checkpoint.load_checkpoint`) as it was trained to play."""
+    from .checkpoint import build_policy
+    return evaluate(build_policy(doc), rules, games, seed, deterministic,
+                    distinct_holds=bool(doc["config"].get("distinct_holds", False)))
