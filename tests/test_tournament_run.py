@@ -135,3 +135,13 @@ def test_resume_after_sigkill(tmp_path, workers):
     assert stored(out) == stored(fresh)
     assert (out / "report.md").read_text() == (fresh / "report.md").read_text()
     assert res["run"]["games_run"] == 48 - n_before
+
+
+def test_external_bot_faults_are_forfeits(tmp_path):
+    dead = f"external?timeout=2:{sys.executable} -c 'raise SystemExit(3)'"
+    cfg = parse_config({"entrants": ["greedy", {"name": "dead", "agent": dead}], "games": 1})
+    res = run(cfg, tmp_path, factory="agents.registry:make_agent")
+    assert res["agents"]["dead"]["forfeits"] == 2 and res["agents"]["greedy"]["forfeits"] == 0
+    assert all(f["agent"] == "dead" and f["error"].startswith("crash: the bot exited with code 3")
+               for f in res["faults"]) and len(res["faults"]) == 2
+    assert res["head_to_head"][0]["wins"] == 2

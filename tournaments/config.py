@@ -143,12 +143,19 @@ def load_config(path=None, **overrides) -> TournamentConfig:
 
 
 def check_agents(config: TournamentConfig, make_agent) -> None:
-    """Build every entrant once (this also warms solver caches) so a bad spec fails before any game."""
+    """Build every entrant once, so a bad spec fails before any game, and reset it once for the rules,
+    so caches an agent fills on first use (the solver's tables) are filled here and not in every worker.
+    A failing reset is left for the games, where it is a forfeit."""
+    rules = config.ruleset
     for name, spec in config.entrants.items():
         try:
             agent = make_agent(spec)
         except Exception as e:  # noqa: BLE001 - the registry's message is the user's answer
             raise CommandError(f"entrant {name!r}: cannot make agent {spec!r}: {e}") from None
+        try:
+            agent.reset(rules, 0, config.seats, seed=0)
+        except Exception:  # noqa: BLE001, S110 - recorded as a forfeit when the games are played
+            pass
         close = getattr(agent, "close", None)
         if close is not None:
             close()

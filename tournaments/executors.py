@@ -7,6 +7,7 @@ same records; only the order in which chunks finish differs, and the store is ke
 import importlib
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -44,10 +45,23 @@ def _worker_state(setup: Setup):
     """Rules and agents for this process, built on first use and kept for later chunks."""
     key = (setup.config.hash, setup.factory)
     if _WORKER.get("key") != key:
+        close_agents()
         make = resolve_factory(setup.factory)
         _WORKER.update(key=key, rules=setup.config.ruleset,
                        agents={n: make(s) for n, s in setup.config.entrants.items()})
+        if multiprocessing.parent_process() is not None and "finalizer" not in _WORKER:
+            # pool workers leave through os._exit, which skips atexit: close agents (bot processes) here
+            _WORKER["finalizer"] = multiprocessing.util.Finalize(None, close_agents, exitpriority=10)
     return _WORKER["rules"], _WORKER["agents"]
+
+
+def close_agents() -> None:
+    """Close this process's agents (external bots stop their programs)."""
+    for agent in _WORKER.pop("agents", {}).values():
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
+    _WORKER.pop("key", None)
 
 
 def run_chunk(setup: Setup, chunk) -> list[str]:
@@ -75,8 +89,11 @@ def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
     if executor == "ray":
         yield from _ray(setup, chunks, workers)
     elif workers == 1:
-        for chunk in chunks:
-            yield run_chunk(setup, chunk)
+        try:
+            for chunk in chunks:
+                yield run_chunk(setup, chunk)
+        finally:
+            close_agents()
     else:
         yield from _pool(setup, chunks, workers)
 

@@ -53,26 +53,49 @@ def describe(exc: BaseException) -> str:
 
 
 class Guarded:
-    """Wraps an agent: time limit per call, and fallback moves once it has faulted."""
+    """Wraps an agent: time limit per call, and fallback moves once it has faulted.
+
+    Agents that handle their own faults (external bots replace a bad move and append to a `faults`
+    list) are seen through that list: a new entry during the game is a fault too.
+    """
 
     def __init__(self, agent, timeout: float | None):
         self.agent, self.timeout = agent, timeout
         self.fault: str | None = None
-        self.fault_move: int | None = None
+        self.fault_move: int | None = None    # index in the game log where the fault happened
+        self._at = 0
+
+    def _reported(self) -> int:
+        return len(getattr(self.agent, "faults", None) or ())
+
+    def _check_reported(self) -> None:
+        faults = getattr(self.agent, "faults", None) or ()
+        if self.fault is None and len(faults) > self._seen:
+            f = faults[self._seen]
+            kind, cause = getattr(f, "kind", None), getattr(f, "cause", None)
+            self.fault = f"{kind}: {cause}" if kind and cause else str(f)
+            self.fault_move = self._at
 
     def reset(self, rules, seat, num_players, seed=None):
         self.fault = self.fault_move = None
+        self._at = 0
+        self._seen = self._reported()
         try:
             with deadline(self.timeout):
                 self.agent.reset(rules, seat, num_players, seed=seed)
         except Exception as e:  # noqa: BLE001 - any failure is a forfeit
             self.fault, self.fault_move = "reset: " + describe(e), 0
+        self._check_reported()
 
     def act(self, view):
         if self.fault is not None:
             return fallback_action(view.mask)
-        with deadline(self.timeout):
-            return self.agent.act(view)
+        self._at = len(view.game.log)
+        try:
+            with deadline(self.timeout):
+                return self.agent.act(view)
+        finally:
+            self._check_reported()
 
 
 def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:

@@ -1,4 +1,6 @@
 """`yacht tournament`: a round robin with duplicate dice, resumable, with a report in the output folder."""
+import os
+
 from yacht_env.cli_common import add_common, emit_json
 
 from ..config import load_config
@@ -14,7 +16,8 @@ def add_parser(sub):
     p.add_argument("config", nargs="?", default=None, metavar="CONFIG",
                    help="tournament YAML (default: the embedded configs/tournament/default.yaml)")
     p.add_argument("--games", type=int, default=None, metavar="N", help="deals per table (overrides the config)")
-    p.add_argument("--workers", type=int, default=1, metavar="W", help="worker processes (default: 1)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="W",
+                   help="worker processes (default: one per CPU)")
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
