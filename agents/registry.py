@@ -122,6 +122,8 @@ def make_agent(spec: str):
     args = (argument,) if entry.argument else ()
     try:
         agent = factory(*args, **params)
+    except ImportError as e:
+        raise AgentSpecError(f"agent {name!r} is not available: {e}") from None
     except (ValueError, OSError) as e:
         raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
     agent.spec = spec

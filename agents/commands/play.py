@@ -74,8 +74,6 @@ def play(game: Game, agents, human_seat: int, human: HumanAgent, names) -> None:
         seat = game.current_seat
         view = View.of(game)
         action = agents[seat].act(view)
-        if game.sheet_of(seat) == game.sheet_of(human_seat) and seat != human_seat and action >= 31:
-            human.say(f"  {names[seat]} (your team): {game.action_name(action)} with {list(game.dice)}")
         game.apply(action)
         points = game.log[-1]["points"] + game.log[-1]["bonus"] if action >= 31 else None
         if seat == human_seat and points is not None:
