@@ -145,3 +145,21 @@ def test_external_bot_faults_are_forfeits(tmp_path):
     assert all(f["agent"] == "dead" and f["error"].startswith("crash: the bot exited with code 3")
                for f in res["faults"]) and len(res["faults"]) == 2
     assert res["head_to_head"][0]["wins"] == 2
+
+
+def test_cli_tournament_then_report(tmp_path, capsys):
+    from tournaments.cli import main
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("name: tiny\nentrants: [greedy, random]\ngames: 2\n")
+    out = tmp_path / "out"
+    assert main(["tournament", str(cfg), "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("tiny: 4/4 games, rules yacht, 2 seats") and "report: " in text
+    first = (out / "report.md").read_text()
+    assert main(["report", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tournament"]["games_played"] == 4 and set(doc["agents"]) == {"greedy", "random"}
+    assert (out / "report.md").read_text() == first
+    # the same command again finds everything done
+    assert main(["tournament", str(cfg), "--out", str(out), "--workers", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["games_run"] == 0
