@@ -52,6 +52,7 @@ class TrainConfig:
     n_envs: int = 64
     reward_scale: float = 1.0          # rewards x this in training (the return stays proportional to the score)
     distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
+    upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval_every: int = 100_000          # env steps between evaluations
@@ -138,6 +139,8 @@ def parse_config(raw: dict) -> TrainConfig:
     for name in ("gamma", "gae_lambda"):
         if not 0.0 <= getattr(ppo, name) <= 1.0:
             raise ConfigError(f"ppo.{name}: must be in [0, 1], got {getattr(ppo, name)}")
+    if cfg.upper_shaping < 0:
+        raise ConfigError(f"upper_shaping: must be >= 0, got {cfg.upper_shaping}")
     if ppo.final_learning_rate is not None and ppo.final_learning_rate < 0:
         raise ConfigError(f"ppo.final_learning_rate: must be >= 0, got {ppo.final_learning_rate}")
     if ppo.batch_size > ppo.n_steps * cfg.n_envs:

@@ -25,7 +25,7 @@ from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
 from .holds import DistinctHolds
-from .reward import ScaleReward
+from .reward import ScaleReward, UpperParShaping
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
     venv = make_vec_env(rules, cfg.n_envs, env_seed)
+    if cfg.upper_shaping:
+        venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
         venv = ScaleReward(venv, cfg.reward_scale)
     if cfg.distinct_holds:
