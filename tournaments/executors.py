@@ -1,4 +1,5 @@
-"""Run scheduled games: in this process, in a process pool, or on Ray.
+"""Run scheduled games: in this process, in a process pool, or on Ray (a local one, or the cluster at
+$RAY_ADDRESS).
 
 Jobs go out in chunks; each worker builds the rules and the agents once and keeps them. A game's
 record depends only on its job (seed, seats, agents), so every executor and worker count gives the
@@ -128,7 +129,9 @@ def _ray(setup: Setup, chunks, workers: int):
     except ImportError:
         raise CommandError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
     started = not ray.is_initialized()
-    if started:
+    if started and os.environ.get("RAY_ADDRESS"):
+        ray.init(log_to_driver=False)  # join the cluster named by RAY_ADDRESS; it decides the CPUs
+    elif started:
         # a local Ray: workers import agents from the same paths as this process
         path = os.pathsep.join(p for p in sys.path if p)
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False,

@@ -83,6 +83,20 @@ def write_histograms(store: Store, folder: Path) -> list[str]:
     return names
 
 
+def _matrix(res: dict) -> list[str]:
+    names = list(res["agents"])
+    cell = {}
+    for h in res["head_to_head"]:
+        lo, hi = h["ci95"]
+        cell[(h["a"], h["b"])] = f"{h['wins']}-{h['draws']}-{h['losses']}: {h['score_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
+        cell[(h["b"], h["a"])] = (f"{h['losses']}-{h['draws']}-{h['wins']}: {1 - h['score_rate']:.2f} "
+                                  f"[{1 - hi:.2f}, {1 - lo:.2f}]")
+    out = ["| W-D-L: rate [95% CI] | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for a in names:
+        out.append(f"| **{a}** | " + " | ".join(cell.get((a, b), "") for b in names) + " |")
+    return out
+
+
 def markdown(res: dict) -> str:
     t = res["tournament"]
     lines = [f"# Tournament {t['name']!r}", "",
@@ -104,9 +118,11 @@ def markdown(res: dict) -> str:
                      f"{a['std']:.1f} | {q['p5']:.0f} | {q['p25']:.0f} | {a['median']:.0f} | {q['p75']:.0f} | "
                      f"{q['p95']:.0f} | {a['mean_place']:.2f} | ![{name}]({histogram_name(name)}) |")
     lines += ["", "## Head to head", "",
-              "Wins, draws and losses of the row agent against the column agent at the same table (by place); "
-              "score rate = (wins + draws / 2) / games, with a 95% Wilson interval.", "",
-              "| a | b | games | W | D | L | score rate | 95% CI |", "|---|---|---:|---:|---:|---:|---:|---|"]
+              "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
+              " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
+              "column agent.", ""]
+    lines += _matrix(res)
+    lines += ["", "| a | b | games | W | D | L | score rate | 95% CI |", "|---|---|---:|---:|---:|---:|---:|---|"]
     for h in res["head_to_head"]:
         lines.append(f"| {h['a']} | {h['b']} | {h['games']} | {h['wins']} | {h['draws']} | {h['losses']} | "
                      f"{h['score_rate']:.3f} | {_ci(h['ci95'], 3)} |")
