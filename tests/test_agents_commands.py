@@ -1,0 +1,101 @@
+"""`yacht evaluate` and `yacht levels`: JSON documents, identical dice, files written, errors."""
+import json
+
+import numpy as np
+import pytest
+
+from agents.evaluation import head_to_head, solitaire, wilson
+from agents.registry import make_agent
+from tournaments.cli import main
+from yacht_env.rules import load
+
+EVALUATE_KEYS = {"agent", "rules", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
+                 "p_upper_bonus"}
+
+
+def run_json(argv, capsys):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_evaluate_json_keys_and_values(capsys):
+    doc = run_json(["evaluate", "greedy", "--games", "30", "--seed", "4", "--json", "--no-progress"], capsys)
+    assert set(doc) == EVALUATE_KEYS
+    assert doc["agent"] == "greedy" and doc["rules"] == "yacht" and doc["games"] == 30
+    lo, hi = doc["ci95"]
+    assert lo < doc["mean"] < hi and doc["std"] > 0
+    assert list(doc["per_box_mean"]) == list(load("yacht").boxes)
+    assert 0 <= doc["p_upper_bonus"] <= 1
+    assert doc["quantiles"]["p5"] <= doc["median"] <= doc["quantiles"]["p95"]
+    assert abs(sum(doc["per_box_mean"].values()) - doc["mean"]) < 200   # boxes + bonuses = total
+
+
+def test_evaluate_is_seeded(capsys):
+    argv = ["evaluate", "easy", "--games", "5", "--seed", "9", "--json", "--no-progress"]
+    assert run_json(argv, capsys) == run_json(argv, capsys)
+
+
+def test_evaluate_columns_key_boxes_by_column(capsys):
+    doc = run_json(["evaluate", "greedy", "--games", "3", "--set", "columns=2", "--json", "--no-progress"], capsys)
+    assert "chance@2" in doc["per_box_mean"] and len(doc["per_box_mean"]) == 26
+
+
+def test_evaluate_text(capsys):
+    assert main(["evaluate", "random", "--games", "5", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "random under yacht: 5 games, seed 0" in out and "upper bonus in" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "greedy", "--games", "0"], "--games must be >= 1, got 0"),
+    (["evaluate", "wizard"], "unknown agent 'wizard'"),
+    (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
+    (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
+    (["levels", "--only", "greedy"], "need at least two agents to compare"),
+    (["levels", "--only", "greedy", "greedy"], "agent 'greedy' is listed twice"),
+    (["levels", "--only", "greedy", "wizard"], "unknown agent 'wizard'"),
+])
+def test_command_errors(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_levels_json_and_files(tmp_path, capsys):
+    doc = run_json(["levels", "--only", "random", "greedy", "easy", "--games", "6", "--out", str(tmp_path),
+                    "--json", "--no-progress"], capsys)
+    assert set(doc) == {"agents", "head_to_head"}
+    assert list(doc["agents"]) == ["random", "greedy", "easy"]
+    assert all(set(v) == {"mean", "ci95", "std"} for v in doc["agents"].values())
+    pairs = [(h["a"], h["b"]) for h in doc["head_to_head"]]
+    assert pairs == [("greedy", "random"), ("easy", "random"), ("easy", "greedy")]
+    for h in doc["head_to_head"]:
+        assert set(h) == {"a", "b", "games", "win_rate_a", "ci95"} and h["games"] == 6
+        assert h["ci95"][0] <= h["win_rate_a"] <= h["ci95"][1]
+    assert (tmp_path / "levels_hist.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "levels.json").read_text())["agents"] == doc["agents"]
+
+
+def test_levels_skips_an_unavailable_ladder_agent_with_a_warning(capsys, monkeypatch):
+    monkeypatch.setattr("agents.commands.levels.LADDER", ("random", "greedy", "learned:/no/such/model.zip"))
+    assert main(["levels", "--games", "2", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: skipping 'learned:/no/such/model.zip'" in captured.err
+    assert "greedy beats random" in captured.out
+
+
+def test_identical_dice_for_every_agent():
+    rules = load("yacht")
+    a = solitaire(make_agent("greedy"), rules, 4, seed=2, progress=False)
+    b = solitaire(make_agent("greedy"), rules, 4, seed=2, progress=False)
+    assert np.array_equal(a["totals"], b["totals"])
+
+
+def test_head_to_head_of_an_agent_with_itself_is_even():
+    h = head_to_head(make_agent("greedy"), make_agent("greedy"), load("yacht"), 5, seed=1, progress=False)
+    assert h["win_rate_a"] == 0.5 and h["games"] == 10     # seats swapped on identical dice
+
+
+def test_wilson_interval():
+    lo, hi = wilson(0.5, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 10)[0] == 0.0
