@@ -4,6 +4,8 @@
 each box of one sheet column (joker values included) plus the upper bonus and extra-Yacht bonus
 that scoring it would pay; -inf where the rules forbid the box. Agents plan over these arrays.
 """
+from functools import lru_cache
+
 import numpy as np
 
 from yacht_env.dice import NUM_HOLDS, NUM_ROLLS
@@ -23,10 +25,17 @@ def column_gains(rules, scores: np.ndarray, upper: int, column: int = 0, upper_b
     """(boxes, 252) float array: points + bonuses of every roll in every box of `scores[column]`.
 
     scores: one sheet's (columns, boxes) array, -1 = open; upper: that column's upper total.
-    upper_bonus=False leaves the upper bonus out (for players who ignore it).
+    upper_bonus=False leaves the upper bonus out (for players who ignore it). The result is
+    cached (it stays the same for the whole turn) and read-only.
     """
+    col = np.ascontiguousarray(scores[column], dtype=np.int64)
+    return _column_gains(rules, col.tobytes(), int(upper), bool(upper_bonus))
+
+
+@lru_cache(maxsize=512)
+def _column_gains(rules, col_bytes: bytes, upper: int, upper_bonus: bool) -> np.ndarray:
     t = rules.tables
-    col = scores[column]
+    col = np.frombuffer(col_bytes, dtype=np.int64)
     open_ = col < 0
     filled = sum(1 << b for b in np.flatnonzero(~open_))
     pts = np.where(open_[:, None], t.score, -1).astype(np.int64)
@@ -41,7 +50,9 @@ def column_gains(rules, scores: np.ndarray, upper: int, column: int = 0, upper_b
     if upper_bonus and t.upper_bonus and upper < t.upper_threshold:
         upper_box = (t.box_face > 0)[:, None]
         gains = gains + np.where(upper_box & (upper + pts >= t.upper_threshold), t.upper_bonus, 0)
-    return np.where(pts >= 0, gains, -np.inf)
+    out = np.where(pts >= 0, gains, -np.inf)
+    out.setflags(write=False)
+    return out
 
 
 def sheet_gains(view, upper_bonus: bool = True) -> np.ndarray:
