@@ -43,6 +43,19 @@ def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, de
     return {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
 
 
+def fault_note(name: str, agent) -> str | None:
+    """One line on the faults an agent recorded (external bots), or None."""
+    faults = getattr(agent, "faults", None)
+    if not faults:
+        return None
+    kinds = {}
+    for f in faults:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    first = faults[0]
+    return (f"{name}: {len(faults)} fault(s) ({', '.join(f'{n} {k}' for k, n in kinds.items())}), fallback moves "
+            f"played; first in game {first.game}, move {first.move}: {first.cause}")
+
+
 def summarize(name: str, rules, run: dict) -> dict:
     """The `yacht evaluate --json` document for one solitaire run."""
     t = run["totals"]

@@ -1,5 +1,6 @@
 """`yacht evaluate` and `yacht levels`: JSON documents, identical dice, files written, errors."""
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -99,3 +100,14 @@ def test_wilson_interval():
     lo, hi = wilson(0.5, 100)
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
     assert wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 10)[0] == 0.0
+
+
+def test_evaluate_reports_bot_faults(tmp_path, capsys):
+    bot = tmp_path / "bad.py"
+    bot.write_text("import sys\nfor line in sys.stdin:\n    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
+    argv = ["evaluate", f"external:{sys.executable} {bot}", "--games", "1", "--json", "--no-progress"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert set(json.loads(captured.out)) == EVALUATE_KEYS
+    assert "13 fault(s) (13 garbage), fallback moves played; first in game 1, move 1: reply is not JSON: 'nope'" \
+        in captured.err

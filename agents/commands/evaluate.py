@@ -1,7 +1,9 @@
 """`yacht evaluate AGENT`: one agent's solitaire score distribution."""
+import sys
+
 from yacht_env.cli_common import CommandError, add_common, emit_json, rules_from_args
 
-from ..evaluation import solitaire, summarize
+from ..evaluation import fault_note, solitaire, summarize
 from ..registry import list_specs, make_agent
 
 
@@ -25,6 +27,9 @@ def run(args) -> int:
                                                      progress=not args.no_progress, desc=args.agent))
     finally:
         agent.close()
+    note = fault_note(args.agent, agent)
+    if note:
+        print(f"yacht evaluate: warning: {note}", file=sys.stderr)
     if args.json:
         emit_json(doc)
         return 0

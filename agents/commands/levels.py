@@ -6,7 +6,7 @@ from pathlib import Path
 
 from yacht_env.cli_common import CommandError, add_common, emit_json, rules_from_args
 
-from ..evaluation import head_to_head, mean_ci, solitaire
+from ..evaluation import fault_note, head_to_head, mean_ci, solitaire
 from ..registry import AgentSpecError, make_agent
 
 LADDER = ("random", "easy", "normal", "strong")
@@ -62,6 +62,10 @@ def run(args) -> int:
     finally:
         for a in agents.values():
             a.close()
+    for n, a in agents.items():
+        note = fault_note(n, a)
+        if note:
+            print(f"yacht levels: warning: {note}", file=sys.stderr)
     doc = {"agents": {}, "head_to_head": pairs}
     for n, r in runs.items():
         mean, ci, sd = mean_ci(r["totals"])
