@@ -109,3 +109,11 @@ def test_schedule_rotations_share_the_deal():
         assert j.seed == game_seed(5, j.table, j.deal)
         members = tables(cfg)[j.table]
         assert j.agents == tuple(members[(i + j.rotation) % 3] for i in range(3))
+
+
+def test_bad_workers_fail_before_any_game(tmp_path, capsys):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("entrants: [greedy, random]\ngames: 1\n")
+    assert main(["tournament", str(cfg), "--out", str(tmp_path / "out"), "--workers", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "yacht tournament: error: workers must be a whole number of at least 1, got 0"
+    assert not (tmp_path / "out").exists()

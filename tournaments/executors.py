@@ -78,12 +78,17 @@ def chunked(jobs, workers: int) -> list[list]:
     return [jobs[i:i + size] for i in range(0, len(jobs), size)]
 
 
-def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
-    """Yield lists of records (JSON lines) as chunks finish."""
+def check_executor(workers: int, executor: str) -> None:
+    """Refuse an unknown executor or a worker count below one."""
     if executor not in EXECUTORS:
         raise CommandError(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CommandError(f"workers must be a whole number of at least 1, got {workers!r}")
+
+
+def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
+    """Yield lists of records (JSON lines) as chunks finish."""
+    check_executor(workers, executor)
     if not jobs:
         return
     chunks = chunked(list(jobs), workers)

@@ -5,7 +5,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .config import TournamentConfig, check_agents
-from .executors import DEFAULT_FACTORY, Setup, execute, resolve_factory
+from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
 from .report import render
 from .schedule import schedule
 from .store import Store
@@ -22,6 +22,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
 
     Returns the results (as in results.json) plus `run` timing for this invocation.
     """
+    check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
     store = Store(out if out is not None else default_out(config))
     store.open(config)

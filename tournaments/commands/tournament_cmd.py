@@ -21,7 +21,9 @@ def add_parser(sub):
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_common(p, rules=False, seed=False, out=True)
+    add_common(p, rules=False, seed=False)
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="tournament folder (default: runs/<name>-<config hash>); rerun to resume")
     p.add_argument("--seed", type=int, default=None, help="tournament seed (overrides the config)")
 
 
