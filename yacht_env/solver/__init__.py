@@ -1,0 +1,8 @@
+"""Exact optimal solitaire play for any one-column rule set (backward induction over the turn widget)."""
+from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
+from .solution import Solution
+from .solve import solitaire, solve
+from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
+
+__all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
+           "check_solvable", "solitaire", "solution_for", "solve"]

@@ -1,0 +1,70 @@
+"""Backward induction over the solitaire states, one layer (number of filled boxes) at a time.
+
+Layer n (every box filled) is worth 0; a state of layer L is worth the turn widget's start value,
+which reads layer L + 1. States of one layer are independent: they run in a numba `prange`.
+Besides the value, each state carries the second moment of the future score and the expected
+number of upper bonuses, Yacht = 50 boxes and extra-Yacht bonuses still to come under the optimal
+policy, so the start state gives the score's standard deviation and the bonus odds.
+"""
+import numba as nb
+import numpy as np
+
+from ..dice import NUM_KEEPS, NUM_ROLLS
+from .widget import box_table, final_roll_odds, next_state, reroll_stages, score_stage, start_value
+
+
+@nb.njit(cache=True)
+def _state_stats(T, space, gain, mask, u, flag, opts, extra, choice, odds, V, E2, PUB, PY, EX, idx):
+    n_upper, n_flag, threshold, yacht_points = space
+    e2 = pub = py = ex = 0.0
+    for r in range(NUM_ROLLS):
+        p = odds[r]
+        if p == 0.0:
+            continue
+        b = choice[r]
+        pts = opts[r, b]
+        ub = gain[b, u, pts]
+        g = float(pts + ub + extra[r])
+        s2 = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, pts)
+        e2 += p * (g * g + 2.0 * g * V[s2] + E2[s2])
+        pub += p * ((ub > 0) + PUB[s2])
+        py += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + PY[s2])
+        ex += p * ((extra[r] > 0) + EX[s2])
+    E2[idx] = e2
+    PUB[idx] = pub
+    PY[idx] = py
+    EX[idx] = ex
+
+
+@nb.njit(cache=True, parallel=True)
+def solve_layer(T, space, gain, masks, reach, n_stages, V, E2, PUB, PY, EX, stats):
+    """Fill V (and, with `stats`, the moment arrays) for every reachable state whose mask is in `masks`."""
+    n_upper, n_flag, threshold, yacht_points = space
+    nbox = T.n_boxes
+    n_items = masks.shape[0] * n_flag
+    for i in nb.prange(n_items):
+        mask = masks[i // n_flag]
+        flag = i % n_flag
+        if flag == 1 and not (mask >> T.yacht_box) & 1:
+            continue  # the flag is set only by filling the Yacht box
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        S = np.empty((n_stages + 1, NUM_ROLLS))
+        best = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
+        K = np.empty(NUM_KEEPS)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        odds = np.empty(NUM_ROLLS)
+        mass = np.empty(NUM_KEEPS)
+        W = np.empty((nbox, gain.shape[2]))
+        box_table(T, mask, flag == 1, opts, extra)
+        for u in range(n_upper):
+            if not reach[mask, u]:
+                continue
+            score_stage(T, V, n_upper, n_flag, threshold, yacht_points, gain, mask, u, flag, opts, extra, W,
+                        S[0], choice)
+            reroll_stages(S, K, best, n_stages)
+            idx = (mask * n_upper + u) * n_flag + flag
+            V[idx] = start_value(S[n_stages])
+            if stats:
+                final_roll_odds(best, n_stages, odds, mass)
+                _state_stats(T, space, gain, mask, u, flag, opts, extra, choice, odds, V, E2, PUB, PY, EX, idx)

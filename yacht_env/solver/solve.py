@@ -1,0 +1,47 @@
+"""`solve(rules)`: run the backward induction for one sheet column of a rule set."""
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from ..rules import rules_hash
+from .backward import solve_layer
+from .widget import bonus_table
+from .solution import Solution
+from .space import StateSpace, check_solvable, reachable_upper
+
+
+def solitaire(rules):
+    """The rule set as one player's one-column game: what the value table depends on."""
+    from ..rules import load
+    if rules.teams or rules.tiebreak != "share" or (rules.min_players, rules.max_players) != (1, 8):
+        rules = load(rules, teams=0, tiebreak="share", players={"min": 1, "max": 8})
+    return rules
+
+
+def solve(rules, progress: bool = True) -> Solution:
+    """Solve a one-column rule set exactly; a tqdm bar counts the layers (filled boxes)."""
+    check_solvable(rules)
+    T = rules.tables
+    space = StateSpace.of(T)
+    t0 = time.perf_counter()
+    reach = reachable_upper(T, space)
+    n = 1 << T.n_boxes
+    masks = np.arange(n, dtype=np.int64)
+    popcount = np.zeros(n, dtype=np.int64)
+    for b in range(T.n_boxes):
+        popcount += (masks >> b) & 1
+    V = np.zeros(space.size)
+    moments = [np.zeros(space.size) for _ in range(4)]  # E[S^2], upper bonuses, Yacht = 50, extra Yachts
+    gain = bonus_table(T, space.n_upper)
+    dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
+    bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {rules.name}", unit="layer", disable=not progress,
+               leave=False)
+    for layer in bar:
+        solve_layer(T, dims, gain, masks[popcount == layer], reach, rules.rolls_per_turn - 1, V, *moments, True)
+    seconds = time.perf_counter() - t0
+    e = float(V[0])
+    e2, pub, py, ex = (float(m[0]) for m in moments)
+    return Solution(rules_key=rules_hash(rules), space=space, values=V, expected_score=e,
+                    std=float(np.sqrt(max(e2 - e * e, 0.0))), p_upper_bonus=pub, p_yacht_50=py,
+                    expected_extra_yachts=ex, seconds=seconds)
