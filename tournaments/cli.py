@@ -9,6 +9,7 @@ from yacht_env.cli_common import USER_ERRORS
 COMMANDS = {
     "odds": "yacht_env.commands.odds",
     "rules": "yacht_env.commands.rules_cmd",
+    "solve": "yacht_env.commands.solve",
     "tournament": "tournaments.commands.tournament_cmd",
     "report": "tournaments.commands.report_cmd",
     "train": "agents.training.command",

@@ -1,0 +1,37 @@
+"""`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
+from ..cli_common import CommandError, add_common, emit_json, rules_from_args
+from ..solver import Unsolvable, cache_path, solution_for
+
+
+def add_parser(sub):
+    p = sub.add_parser("solve", help="exact optimal solitaire play: expected score, SD, bonus odds",
+                       description="Solve a one-column rule set exactly (backward induction). Tables are cached "
+                       "in $YACHT_CACHE_DIR or ~/.cache/yacht-arena. A team's sheet is a solitaire game, so team "
+                       "rules solve too; several columns are refused (too many states).")
+    add_common(p, seed=False)
+    p.add_argument("--no-cache", action="store_true", help="solve afresh (the result still refreshes the cache)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args):
+    rules = rules_from_args(args)
+    try:
+        cached = not args.no_cache and cache_path(rules).exists()
+        s = solution_for(rules, use_cache=not args.no_cache, progress=not args.no_progress)
+    except Unsolvable as e:
+        raise CommandError(str(e)) from None
+    doc = {"rules": rules.name, "expected_score": s.expected_score, "std": s.std,
+           "p_upper_bonus": s.p_upper_bonus, "p_yacht_50": s.p_yacht_50,
+           "expected_extra_yachts": s.expected_extra_yachts, "seconds": s.seconds}
+    if args.json:
+        emit_json(doc)
+        return 0
+    note = " (from cache; solve time of the stored table)" if cached else ""
+    print(f"Optimal solitaire play under {rules.name!r}" + (" (team sheet: solitaire)" if rules.teams else "") + ":")
+    print(f"  expected score          {s.expected_score:10.4f}")
+    print(f"  standard deviation      {s.std:10.4f}")
+    print(f"  P(upper bonus)          {s.p_upper_bonus:10.4f}")
+    print(f"  P(Yacht box = 50)       {s.p_yacht_50:10.4f}")
+    print(f"  expected extra Yachts   {s.expected_extra_yachts:10.4f}")
+    print(f"  solve time              {s.seconds:10.2f} s{note}")
+    return 0
