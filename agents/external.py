@@ -15,8 +15,10 @@ appended to `agent.faults` with its kind and cause:
 
 A killed or crashed bot is started again for the next game. `close()` (also on `with` exit and
 at interpreter exit) ends the bot: it gets {"type": "bye"}, then its whole process group is killed.
+On Linux the bot is also killed if the harness process dies without running its exit handlers.
 """
 import atexit
+import ctypes
 import json
 import os
 import selectors
@@ -24,6 +26,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
@@ -78,7 +81,7 @@ class ExternalAgent(Agent):
         self._stderr = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._stderr, start_new_session=True)
+                                         stderr=self._stderr, start_new_session=True, preexec_fn=_die_with_parent)
         except OSError as e:
             self.proc = None
             raise OSError(f"cannot start bot {self.command!r}: {e.strerror or e}") from None
@@ -250,6 +253,16 @@ def parse_reply(line: bytes, legal: np.ndarray) -> tuple[int | None, str]:
     if a not in set(int(x) for x in legal):
         return a, f"action {a} is not legal now (legal: {', '.join(str(int(x)) for x in legal)})"
     return a, ""
+
+
+def _die_with_parent() -> None:
+    """In the bot, before exec: on Linux, get SIGKILL when the harness process dies without cleaning
+    up (e.g. a pool worker ended by os._exit, where atexit does not run)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 @atexit.register

@@ -156,3 +156,26 @@ def test_bad_external_specs(spec, message):
     with pytest.raises(AgentSpecError, match=None) as e:
         make_agent(spec)
     assert message in str(e.value)
+
+
+def test_bot_dies_with_a_harness_that_exits_abruptly(tmp_path):
+    import subprocess
+    stubborn = tmp_path / "stubborn.py"               # ignores end of input: only a signal ends it
+    stubborn.write_text("import time\ntime.sleep(60)\n")
+    code = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {ROOT!r})
+        from agents.external import ExternalAgent
+        from yacht_env.rules import load
+        a = ExternalAgent({sys.executable + ' ' + str(stubborn)!r})
+        a.reset(load("yacht"), 0, 1, seed=0)
+        print(a.proc.pid, flush=True)
+        os._exit(0)                       # no atexit, no close()
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    pid = int(out.stdout.split()[0])
+    for _ in range(100):
+        if not alive(pid) or _zombie(pid):
+            break
+        time.sleep(0.02)
+    assert not alive(pid) or _zombie(pid)
