@@ -1,0 +1,51 @@
+"""Strong: the exact solver's optimal play.
+
+One column (solitaire, multi-player or a team's shared sheet): every move maximises the
+sheet's own expected final score exactly. The value table comes from `yacht_env.solver`
+(cached on disk; solved on first use), and the turn widget is computed at the current state.
+
+Several columns (too many states for an exact solve): each column is valued by the one-column
+solitaire table and the sheet by the sum of its columns. A box is chosen by points + bonuses +
+the changed column's new value (the least value lost for what it scores); holds come from the turn
+widget built on those box values. Strong ignores the opponents' scores: it maximises its own
+expected total, which is what wins most often when the others cannot be influenced.
+"""
+from yacht_env.dice import roll_index
+from yacht_env.rules import load
+from yacht_env.solver import Unsolvable, solution_for
+from yacht_env.solver.policy import Policy
+
+from .base import Agent, View
+
+
+class StrongAgent(Agent):
+    """Optimal (one column) or column-additive (several columns) play from the solver's table.
+
+    cache: read and write solved tables in the solver cache; progress: show a bar while solving.
+    """
+
+    name = "strong"
+
+    def __init__(self, cache: bool = True, progress: bool = False):
+        self.cache = cache
+        self.progress = progress
+        self._policies = {}
+
+    def reset(self, rules, seat, num_players, seed=None) -> None:
+        super().reset(rules, seat, num_players, seed)
+        self.policy = self.policy_for(rules)
+
+    def policy_for(self, rules) -> Policy:
+        """The policy of a rule set (its one-column table solved or loaded once per agent)."""
+        if rules not in self._policies:
+            column = load(rules, columns=1) if rules.columns > 1 else rules
+            try:
+                solution = solution_for(column, use_cache=self.cache, progress=self.progress)
+            except Unsolvable as e:
+                raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None
+            self._policies[rules] = Policy(rules, solution)
+        return self._policies[rules]
+
+    def act(self, view: View) -> int:
+        return self.policy.action(view.scores[view.sheet], view.upper[view.sheet], roll_index(view.dice),
+                                  view.rolls_left)
