@@ -1,5 +1,6 @@
 """SB3 callbacks for `yacht train`: progress bar, periodic evaluation, checkpoints."""
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -97,6 +98,7 @@ class TrainLoop(BaseCallback):
         plot_curve(self.out / "curve.csv", self.out / "curve.png", f"MaskablePPO on {self.rules.name!r}: "
                    f"{self.cfg.name}", res.optimum)
         self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}")
+        sys.stdout.flush()
         if res.mean > self.best:
             self.best = res.mean
             cfg_d, rules_d = describe(self.cfg, self.rules)

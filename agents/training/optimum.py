@@ -1,8 +1,10 @@
-"""The optimal one-player mean for a rule set: from `yacht_env.solver` when it is there.
+"""The optimal one-player mean for a rule set, to measure a policy's gap against.
 
-Without the solver, the published value for the default `yacht` rules is used
-(254.5877, Verhoeff's optimal-strategy mean for the 13-box game with the upper
-bonus, extra-Yacht bonus and forced joker); other rule sets have no known optimum.
+Order: the solver's cached solution (`yacht_env.solver`, written by `yacht solve`); for the
+default `yacht` rules without a cache, the published optimum 254.5877 (Verhoeff's
+optimal-strategy mean for these rules), so training never waits on a solve; otherwise the
+solver is run now (once per process). Rules the solver cannot handle (several columns) have
+no known optimum.
 """
 from functools import lru_cache
 
@@ -13,21 +15,22 @@ PUBLISHED = {"yacht": 254.5877}
 
 @lru_cache(maxsize=None)
 def _optimal(rules) -> tuple[float | None, str]:
+    from yacht_env.rules import rules_hash
+    from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire, solution_for
+    from yacht_env.solver.cache import load_file
     try:
-        from yacht_env import solver
-    except ImportError:
-        solver = None
-    if solver is not None and hasattr(solver, "optimal_mean"):
-        try:
-            return float(solver.optimal_mean(rules)), "yacht_env.solver"
-        except Exception:  # noqa: BLE001 - fall back to the published value below
-            pass
+        check_solvable(rules)
+    except Unsolvable as e:
+        return None, f"unknown ({e})"
+    cached = load_file(cache_path(rules))
+    if cached is not None and cached.rules_key == rules_hash(solitaire(rules)):
+        return cached.expected_score, "yacht_env.solver"
     for name, value in PUBLISHED.items():
-        if rules == load(name):
-            return value, f"published value for {name!r} (solver not available)"
-    return None, "unknown (no solver for these rules)"
+        if solitaire(rules) == solitaire(load(name)):
+            return value, f"published optimum for {name!r}; `yacht solve` caches the solver's value"
+    return solution_for(rules).expected_score, "yacht_env.solver"
 
 
 def optimal_mean(rules) -> tuple[float | None, str]:
-    """(mean score under optimal play, where it came from); (None, reason) when unknown."""
+    """(mean score under optimal solitaire play, where the figure came from); (None, reason) when unknown."""
     return _optimal(rules)
