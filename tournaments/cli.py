@@ -10,6 +10,7 @@ COMMANDS = {
     "odds": "yacht_env.commands.odds",
     "rules": "yacht_env.commands.rules_cmd",
     "solve": "yacht_env.commands.solve",
+    "advise": "yacht_env.commands.advise",
     "tournament": "tournaments.commands.tournament_cmd",
     "report": "tournaments.commands.report_cmd",
     "train": "agents.training.command",

@@ -1,0 +1,158 @@
+"""`yacht advise`: the best hold or box for a position, and the expected final score of every alternative.
+
+A position is the dice, the re-rolls left and the scorecard, given as arguments::
+
+    yacht advise --dice 1 2 3 3 5 --rolls-left 2 --filled ones=3 yacht=50
+
+or as a JSON file (`--state FILE`) with the same keys::
+
+    {"dice": [1, 2, 3, 3, 5], "rolls_left": 2, "filled": {"ones": 3, "yacht": 50}, "upper": 3, "bonus": 0}
+
+With several columns, boxes are named ``box@COLUMN`` (``ones@2``), and the values come from the
+column-additive approximation the strong agent uses.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..cli_common import CommandError, add_common, emit_json, rules_from_args
+from ..dice import NUM_HOLDS, ROLLS, roll_index
+from ..solver import Unsolvable, solution_for
+from ..solver.policy import Policy
+
+STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
+
+
+def add_parser(sub):
+    p = sub.add_parser("advise", help="best hold or box for a position, with every alternative's expected score",
+                       description=__doc__.split("\n\n")[0])
+    add_common(p, seed=False)
+    p.add_argument("--dice", nargs="+", type=int, metavar="FACE", help="the five dice showing")
+    p.add_argument("--rolls-left", type=int, default=None, metavar="N",
+                   help="re-rolls still allowed this turn (default 0: the roll must be scored)")
+    p.add_argument("--filled", nargs="*", default=None, metavar="BOX=POINTS",
+                   help="boxes already scored (box@COLUMN with several columns)")
+    p.add_argument("--upper", nargs="+", type=int, default=None, metavar="N",
+                   help="upper-section total per column (default: the sum of the filled upper boxes)")
+    p.add_argument("--bonus", type=int, default=None, metavar="POINTS",
+                   help="extra-Yacht bonus points already earned (default 0)")
+    p.add_argument("--state", metavar="FILE.json", help="read the position from a JSON file instead")
+    p.add_argument("--top", type=int, default=0, metavar="N", help="print only the N best alternatives")
+
+
+def _position(args) -> dict:
+    pos = {"dice": args.dice, "rolls_left": args.rolls_left, "filled": None, "upper": args.upper,
+           "bonus": args.bonus}
+    if args.filled is not None:
+        pos["filled"] = {}
+        for item in args.filled:
+            box, eq, pts = item.partition("=")
+            if not eq:
+                raise CommandError(f"--filled takes BOX=POINTS, got {item!r} (e.g. --filled ones=3 yacht=50)")
+            try:
+                pos["filled"][box] = int(pts)
+            except ValueError:
+                raise CommandError(f"--filled {item!r}: points must be a whole number") from None
+    if args.state:
+        if any(v is not None for v in pos.values()):
+            raise CommandError("give the position either with --state or with --dice/--rolls-left/--filled/--upper/"
+                               "--bonus, not both")
+        try:
+            doc = json.loads(Path(args.state).read_text())
+        except OSError as e:
+            raise CommandError(f"cannot read --state {args.state}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise CommandError(f"--state {args.state} is not valid JSON ({e.msg}, line {e.lineno})") from None
+        if not isinstance(doc, dict) or set(doc) - STATE_KEYS:
+            bad = sorted(set(doc) - STATE_KEYS) if isinstance(doc, dict) else "top level"
+            raise CommandError(f"--state {args.state}: unknown key {bad}; allowed: {', '.join(sorted(STATE_KEYS))}")
+        pos = {k: doc.get(k) for k in STATE_KEYS}
+        if pos["upper"] is not None and not isinstance(pos["upper"], list):
+            pos["upper"] = [pos["upper"]]
+    return pos
+
+
+def _sheet(rules, filled, upper, bonus):
+    """scores (columns x boxes, -1 open), upper totals per column, points already on the sheet."""
+    scores = np.full((rules.columns, len(rules.boxes)), -1, dtype=np.int64)
+    if not isinstance(filled, dict):
+        raise CommandError("filled must map box names to points, e.g. {\"ones\": 3}")
+    for key, pts in filled.items():
+        box, _, col = str(key).partition("@")
+        if box not in rules.boxes:
+            raise CommandError(f"no box {box!r} in rules {rules.name!r}; boxes: {', '.join(rules.boxes)}")
+        if col and not (col.isdigit() and 1 <= int(col) <= rules.columns):
+            raise CommandError(f"box {key!r}: column must be 1..{rules.columns}")
+        if not col and rules.columns > 1:
+            raise CommandError(f"rules {rules.name!r} have {rules.columns} columns: name boxes as {box}@COLUMN")
+        if isinstance(pts, bool) or not isinstance(pts, int) or pts < 0:
+            raise CommandError(f"box {key!r}: points must be a whole number >= 0, got {pts!r}")
+        scores[int(col or 1) - 1, rules.boxes.index(box)] = pts
+    if (scores >= 0).all():
+        raise CommandError("every box is filled: the game is over, nothing to advise")
+    faces = np.array([b.face for b in rules.boxes_spec])
+    sums = np.where((scores >= 0) & (faces > 0), scores, 0).sum(axis=1)
+    if upper is None:
+        upper = sums
+    elif len(upper) != rules.columns or any(isinstance(u, bool) or not isinstance(u, int) or u < 0 for u in upper):
+        raise CommandError(f"upper: one whole number >= 0 per column ({rules.columns}), got {upper!r}")
+    upper = np.array(upper, dtype=np.int64)
+    if bonus is None:
+        bonus = 0
+    if isinstance(bonus, bool) or not isinstance(bonus, int) or bonus < 0:
+        raise CommandError(f"bonus must be a whole number >= 0, got {bonus!r}")
+    ub = rules.upper_bonus * int(((upper >= rules.upper_bonus_threshold) & (rules.upper_bonus > 0)).sum())
+    return scores, upper, int(np.where(scores >= 0, scores, 0).sum()) + ub + bonus
+
+
+def _name(rules, roll, action, nbox) -> str:
+    if action < NUM_HOLDS:
+        held = [int(d) for i, d in enumerate(ROLLS[roll]) if action >> i & 1]
+        return "hold " + " ".join(map(str, held)) if held else "re-roll all"
+    c, b = divmod(action - NUM_HOLDS, nbox)
+    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
+
+
+def run(args):
+    rules = rules_from_args(args)
+    pos = _position(args)
+    dice = pos["dice"]
+    if dice is None:
+        raise CommandError("no dice: give --dice with five faces (e.g. --dice 1 2 3 3 5) or --state FILE.json")
+    if not isinstance(dice, list) or len(dice) != 5 or any(
+            isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+        raise CommandError(f"dice: five faces 1..6 are needed, got {dice!r}")
+    rolls_left = 0 if pos["rolls_left"] is None else pos["rolls_left"]
+    if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
+            not 0 <= rolls_left <= rules.rolls_per_turn - 1:
+        raise CommandError(f"rolls left must be 0..{rules.rolls_per_turn - 1} under {rules.name!r} "
+                           f"({rules.rolls_per_turn} rolls per turn, the first already made), got {rolls_left!r}")
+    scores, upper, banked = _sheet(rules, pos["filled"] or {}, pos["upper"], pos["bonus"])
+    try:
+        column = rules if rules.columns == 1 else _one_column(rules)
+        policy = Policy(rules, solution_for(column, progress=not args.json))
+    except Unsolvable as e:
+        raise CommandError(str(e)) from None
+    roll = roll_index(dice)
+    alts = policy.alternatives(scores, upper, roll, rolls_left)
+    nbox = len(rules.boxes)
+    rows = [{"action": a, "move": _name(rules, roll, a, nbox), "expected_final_score": banked + v} for a, v in alts]
+    if args.top > 0:
+        rows = rows[:args.top]
+    if args.json:
+        emit_json({"rules": rules.name, "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
+                   "best": rows[0], "alternatives": rows})
+        return 0
+    print(f"Dice {' '.join(map(str, sorted(dice)))}, {rolls_left} re-roll(s) left, {banked} points on the sheet "
+          f"({rules.name}{', column-additive values' if rules.columns > 1 else ''}).")
+    print(f"Best: {rows[0]['move']} (expected final score {rows[0]['expected_final_score']:.2f})")
+    width = max(len(r["move"]) for r in rows)
+    for r in rows:
+        print(f"  {r['move']:<{width}}  {r['expected_final_score']:9.2f}")
+    return 0
+
+
+def _one_column(rules):
+    from ..rules import load
+    return load(rules, columns=1)
