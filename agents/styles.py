@@ -1,6 +1,6 @@
 """The Easy and Normal play styles, and the `skill` knob that blends any level with the one below.
 
-Both styles plan one turn exactly (`turn_plan`) over what each box is worth to them:
+Both styles pick holds with the one-turn planner (`turn_plan`), over what each box is worth to them:
 
 * Easy goes for the box that pays the most for the dice in hand, holds for that box alone,
   plans as if the next roll were its last, ignores the upper bonus -- and, being impatient,
@@ -99,15 +99,14 @@ class NormalAgent(Blended):
         gains = sheet_gains(view)
         values = gains - self.par_weight * box_par(rules)[None, :, None]
         if t.upper_bonus and self.bonus_weight:
-            face = t.box_face.astype(float)
-            upper_pts = np.where(face[None, :, None] > 0, t.score[None], 0)
+            face = t.box_face.astype(np.int64)[:, None]
+            above_par = np.where(face > 0, t.score - 3 * face, 0)        # points above three of the face
             scores = view.scores[view.sheet]
             for c in range(rules.columns):
                 open_upper = (scores[c] < 0) & (t.box_face > 0)
                 need = t.upper_threshold - int(view.upper[view.sheet][c])
-                if 0 < need <= int((5 * face[open_upper]).sum()):
-                    values[c] += self.bonus_weight * np.where(face[:, None] > 0,
-                                                              upper_pts[0] - 3 * face[:, None], 0)
+                if 0 < need <= int((5 * t.box_face[open_upper]).sum()):   # the bonus can still be made
+                    values[c] += self.bonus_weight * above_par
         return values
 
     def choose(self, view: View) -> int:
