@@ -49,4 +49,6 @@ def test_strong_is_lazy_and_explains_when_missing():
         with pytest.raises(AgentSpecError, match="agent 'strong' is not available"):
             make_agent("strong")
     else:
-        assert make_agent("strong") is not None
+        assert make_agent("strong").name == "strong"
+        mixed = make_agent("strong?skill=0.5")
+        assert mixed.skill == 0.5 and mixed.weaker.name == "normal"
