@@ -23,7 +23,7 @@ def splitmix64(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def die_value(seed, sheet, turn, roll, k):
     """Face 1..6 of the k-th re-rolled die at (sheet, turn, roll) of the game with this seed."""
     index = np.uint64(((sheet * 64 + turn) * 8 + roll) * 8 + k)
@@ -31,7 +31,7 @@ def die_value(seed, sheet, turn, roll, k):
     return np.int8(1 + (((h >> np.uint64(32)) * np.uint64(6)) >> np.uint64(32)))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def reroll(dice, hold, seed, sheet, turn, roll):
     """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""
     k = 0
@@ -66,7 +66,7 @@ def keep_of(roll, hold):
     return HOLD_KEEP[roll, hold]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def box_options(T, filled, yacht50, r, out):
     """Points of roll r in every box of one sheet column, -1 where the rules forbid it.
 
@@ -114,7 +114,7 @@ def box_options(T, filled, yacht50, r, out):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def upper_bonus_gain(T, upper_before, points, box):
     """Upper bonus paid when `points` in `box` lift the upper total past the threshold."""
     if T.upper_bonus == 0 or T.box_face[box] == 0:
