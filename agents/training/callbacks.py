@@ -35,6 +35,7 @@ class TrainLoop(BaseCallback):
         if best_file.exists():
             self.best = json.loads(best_file.read_text())["mean"]
         self.last_eval = None
+        self.last_eval_at = -1
 
     # ---- SB3 hooks ------------------------------------------------------------------------
     def _on_training_start(self) -> None:
@@ -83,7 +84,7 @@ class TrainLoop(BaseCallback):
         from .run import describe
         res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed,
                        distinct_holds=self.cfg.distinct_holds)
-        self.last_eval = res
+        self.last_eval, self.last_eval_at = res, self.num_timesteps
         train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None
         for key, value in (("mean", res.mean), ("ci95", res.ci95), ("bonus_rate", res.bonus_rate),
                            ("yacht_rate", res.yacht_rate), ("gap_to_optimal", res.gap),

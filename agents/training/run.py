@@ -123,9 +123,13 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
-    model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
-                tb_log_name="ppo")
-    if loop.last_eval is None or loop.next_eval - cfg.eval_every != model.num_timesteps:
+    try:
+        model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
+                    tb_log_name="ppo")
+    except KeyboardInterrupt:
+        loop.save_checkpoint()           # Ctrl-C keeps the work: resume from last.pt
+        raise
+    if loop.last_eval_at != model.num_timesteps:
         loop.run_eval()
     extra = {**loop.extra(), "timesteps": model.num_timesteps, "eval": loop.last_eval.summary()}
     save_checkpoint(model, out / "last.pt", cfg_d, rules_d, extra=extra)
