@@ -20,7 +20,7 @@ import numpy as np
 
 from .dice import NUM_HOLDS
 from .kernels import box_options, reroll, splitmix64, upper_bonus_gain
-from .obs import box_scale, obs_size, write_obs, yacht_points
+from .obs import inv_box_scale, obs_size, write_obs, yacht_points
 from .rules.tables import Tables
 
 # seeds[i] columns
@@ -96,9 +96,9 @@ def _apply(T, ypts, rounds, i, a, seeds, state, dice, scores, preview, cols):
 
 
 @nb.njit(cache=True, inline="always")
-def _write(T, scale, rounds, i, state, dice, scores, preview, cols, obs, mask):
+def _write(T, inv_scale, rounds, i, state, scores, preview, cols, obs, mask):
     """Observation and action mask of game i (all actions marked legal once the game is over)."""
-    write_obs(T, scale, rounds, dice[i], state[i, ROLLS_USED], state[i, TURN], scores[i], preview[i],
+    write_obs(T, inv_scale, rounds, state[i, ROLL], state[i, ROLLS_USED], state[i, TURN], scores[i], preview[i],
               cols[i, :, UPPER], cols[i, :, YACHT50], obs[i])
     over = state[i, TURN] == rounds
     hold = 1 if over or state[i, ROLLS_USED] < T.rolls_per_turn else 0
@@ -111,7 +111,7 @@ def _write(T, scale, rounds, i, state, dice, scores, preview, cols, obs, mask):
 
 
 @nb.njit(cache=True, _nrt=False)
-def reset_games(scale, rounds, which, seeds, state, dice, scores, preview, cols, obs, mask, *tables):
+def reset_games(inv_scale, rounds, which, seeds, state, dice, scores, preview, cols, obs, mask, *tables):
     """Start a new game in every slot i with which[i] (episode seeds[i, EPISODE] of its stream).
 
     tables: the fields of the rule set's `Tables`, passed one by one (much faster to call than the tuple).
@@ -120,11 +120,11 @@ def reset_games(scale, rounds, which, seeds, state, dice, scores, preview, cols,
     for i in range(which.shape[0]):
         if which[i]:
             _new_game(T, i, seeds, state, dice, scores, preview, cols)
-            _write(T, scale, rounds, i, state, dice, scores, preview, cols, obs, mask)
+            _write(T, inv_scale, rounds, i, state, scores, preview, cols, obs, mask)
 
 
 @nb.njit(cache=True, _nrt=False)
-def step_games(scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
+def step_games(inv_scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
                rewards, terminated, illegal, obs, mask, final_obs, final_total, *tables):
     """Step every game once (tables: the fields of the rule set's `Tables`, as for reset_games).
 
@@ -148,10 +148,10 @@ def step_games(scale, ypts, rounds, params, actions, seeds, state, dice, scores,
         if done:
             final_total[i] = state[i, TOTAL]
         if done and autoreset:
-            _write(T, scale, rounds, i, state, dice, scores, preview, cols, final_obs, mask)
+            _write(T, inv_scale, rounds, i, state, scores, preview, cols, final_obs, mask)
             seeds[i, EPISODE] += 1
             _new_game(T, i, seeds, state, dice, scores, preview, cols)
-        _write(T, scale, rounds, i, state, dice, scores, preview, cols, obs, mask)
+        _write(T, inv_scale, rounds, i, state, scores, preview, cols, obs, mask)
 
 
 @nb.njit(cache=True)
@@ -190,7 +190,7 @@ class Batch:
         self.rules, self.tables, self.num_games = rules, rules.tables, n
         self.num_actions = NUM_HOLDS + c * b
         self.rounds = rules.rounds
-        self.scale = box_scale(rules)
+        self.inv_scale = inv_box_scale(rules)
         self.ypts = yacht_points(rules)
         self.params = np.array([float(terminal_reward), float(penalty), float(autoreset)])
         self.seeds = np.zeros((n, 3), np.uint64)
@@ -214,19 +214,19 @@ class Batch:
         streams = np.asarray([int(s) & 0xFFFFFFFFFFFFFFFF for s in streams], dtype=np.uint64)
         self.seeds[which, STREAM] = streams[which]
         self.seeds[which, EPISODE] = 0
-        reset_games(self.scale, self.rounds, which, self.seeds, self.state, self.dice,
+        reset_games(self.inv_scale, self.rounds, which, self.seeds, self.state, self.dice,
                     self.scores, self.preview, self.cols, self.obs, self.mask, *self.tables)
 
     def next_episode(self, which=None) -> None:
         """Start the next episode of their stream in every game i (or only where which[i])."""
         which = self._all if which is None else np.asarray(which, np.bool_)
         self.seeds[which, EPISODE] += np.uint64(1)
-        reset_games(self.scale, self.rounds, which, self.seeds, self.state, self.dice,
+        reset_games(self.inv_scale, self.rounds, which, self.seeds, self.state, self.dice,
                     self.scores, self.preview, self.cols, self.obs, self.mask, *self.tables)
 
     def step(self, actions) -> None:
         """Play actions[i] in game i (int64 array of length N)."""
-        step_games(self.scale, self.ypts, self.rounds, self.params, actions, self.seeds,
+        step_games(self.inv_scale, self.ypts, self.rounds, self.params, actions, self.seeds,
                    self.state, self.dice, self.scores, self.preview, self.cols, self.rewards,
                    self.terminated, self.illegal, self.obs, self.mask, self.final_obs, self.final_total,
                    *self.tables)

@@ -20,9 +20,11 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .dice import NUM_DICE
+from .dice import NUM_DICE, ROLL_COUNTS, ROLLS
 
 HEAD = 13  # dice, face counts, rolls left, turn
+# the first 11 entries of the flat observation for each of the 252 sorted rolls
+DICE_FEATURES = np.concatenate([ROLLS / 6.0, ROLL_COUNTS / 5.0], axis=1).astype(np.float32)
 
 
 def obs_size(rules) -> int:
@@ -34,6 +36,11 @@ def box_scale(rules) -> np.ndarray:
     """Per box, the most it can score (plain or joker), as float32 (at least 1)."""
     t = rules.tables
     return np.maximum(np.maximum(t.score.max(axis=1), t.joker_score.max(axis=1)), 1).astype(np.float32)
+
+
+def inv_box_scale(rules) -> np.ndarray:
+    """1 / box_scale(rules): what write_obs multiplies the points by."""
+    return (1.0 / box_scale(rules)).astype(np.float32)
 
 
 def yacht_points(rules) -> int:
@@ -48,24 +55,21 @@ def max_total(rules) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def write_obs(T, scale, rounds, dice, rolls_used, turn, scores, preview, upper, yacht50, out):
-    """Fill `out` with the flat observation of one sheet (layout in the module docstring)."""
-    for i in range(NUM_DICE):
-        out[i] = dice[i] / 6.0
-    for f in range(6):
-        n = 0
-        for i in range(NUM_DICE):
-            n += dice[i] == f + 1
-        out[5 + f] = n / 5.0
+def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upper, yacht50, out):
+    """Fill `out` with the flat observation of one sheet (layout in the module docstring).
+
+    roll: index of the sorted dice (`yacht_env.dice`); inv_scale: `inv_box_scale(rules)`.
+    """
+    for k in range(NUM_DICE + 6):
+        out[k] = DICE_FEATURES[roll, k]
     out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
     out[12] = turn / rounds
     nbox = T.n_boxes
     for c in range(scores.shape[0]):
         base = HEAD + c * (2 * nbox + 2)
         for b in range(nbox):
-            out[base + b] = 1.0 if scores[c, b] < 0 else 0.0
-            p = preview[c, b]
-            out[base + nbox + b] = p / scale[b] if p >= 0 else 0.0
+            out[base + b] = scores[c, b] < 0
+            out[base + nbox + b] = max(preview[c, b], 0) * inv_scale[b]
         if T.upper_bonus > 0:
             out[base + 2 * nbox] = min(upper[c] / T.upper_threshold, 1.0)
         else:

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from .dice import roll_index
 from .game import Game
 from .kernels import box_options
-from .obs import box_scale, dict_obs, dict_space, flat_space, max_total, obs_size, write_obs, yacht_points
+from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs, yacht_points
 
 
 def num_extra(num_sheets: int) -> int:
@@ -65,7 +65,7 @@ def seat_obs(game: Game, seat: int, dice) -> np.ndarray:
     sheet = game.sheet_of(seat)
     out = np.zeros(obs_size(rules) + num_extra(game.num_sheets), np.float32)
     d, used, turn, scores, preview, upper, y50 = sheet_state(game, sheet, dice)
-    write_obs(rules.tables, box_scale(rules), rules.rounds, d, used, turn, scores, preview, upper, y50, out)
+    write_obs(rules.tables, inv_box_scale(rules), rules.rounds, roll_index(d), used, turn, scores, preview, upper, y50, out)
     totals = game.sheet_totals()
     scale = max_total(rules)
     n = obs_size(rules)
