@@ -10,6 +10,7 @@ against one worker in the same run. `start-up s` is the time until each worker h
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 
@@ -58,6 +59,7 @@ def startup(spec: str, copies: int, workers: int, executor: str) -> float:
 def run(args):
     from yacht_env.cli_common import CommandError
 
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     print(f"{'agent':<12}{'workers':>8}{'games':>7}{'seconds':>9}{'games/s':>9}{'speed-up':>10}"
           f"{'start-up s':>12}{'steady speed-up':>17}")
     for spec in args.agents:
@@ -79,4 +81,5 @@ def run(args):
             print(f"{spec:<12}{w:>8}{r['games']:>7}{r['seconds']:>9.1f}{r['games_per_second']:>9.1f}"
                   f"{r['games_per_second'] / base['games_per_second']:>9.2f}x{r['startup']:>12.1f}"
                   f"{steady:>16.2f}x", flush=True)
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
