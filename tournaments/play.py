@@ -113,6 +113,7 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:
     return {
         "key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
         "agents": list(job.agents),
+        "sheet_of": [game.sheet_of(s) for s in range(game.num_players)],   # teammates share a sheet
         "totals": [int(t) for t in game.totals()],
         "places": placements(game, [f is not None for f in faults]),
         "sheets": [game.sheets[game.sheet_of(s)].scores.tolist() for s in range(game.num_players)],

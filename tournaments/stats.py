@@ -44,6 +44,12 @@ def wilson(successes: float, n: int) -> list[float]:
     return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
+def opponents(r) -> list[tuple[int, int]]:
+    """Seat pairs (i, j), i < j, that play against each other (not teammates on one sheet)."""
+    sheet = r.get("sheet_of") or list(range(len(r["agents"])))
+    return [(i, j) for i, j in combinations(range(len(r["agents"])), 2) if sheet[i] != sheet[j]]
+
+
 def scores_by_agent(records) -> dict[str, list[int]]:
     """Each agent's totals in the games it finished without a fault, in game order."""
     out = defaultdict(list)
@@ -77,11 +83,11 @@ def agent_stats(records, entrants, boxes) -> dict[str, dict]:
 
 
 def head_to_head(records, entrants) -> list[dict]:
-    """For each pair of entrants that met: wins, draws and losses of `a` against `b` by place, and a's
+    """For each pair of entrants that met as opponents: wins, draws and losses of `a` against `b` by place, and a's
     score rate (wins + draws / 2) / games with a 95% Wilson interval."""
     tally = defaultdict(lambda: [0, 0, 0])
     for r in records:
-        for i, j in combinations(range(len(r["agents"])), 2):
+        for i, j in opponents(r):
             a, b = r["agents"][i], r["agents"][j]
             pa, pb = r["places"][i], r["places"][j]
             if entrants.index(a) > entrants.index(b):
@@ -105,7 +111,7 @@ def duplicate_effect(records, entrants) -> dict:
     """
     blocks = defaultdict(lambda: defaultdict(list))  # (a, b) -> (table, deal) -> [diff per rotation]
     for r in ordered(records):
-        for i, j in combinations(range(len(r["agents"])), 2):
+        for i, j in opponents(r):
             if r["faults"][i] is not None or r["faults"][j] is not None:
                 continue
             a, b, sa, sb = r["agents"][i], r["agents"][j], r["totals"][i], r["totals"][j]
