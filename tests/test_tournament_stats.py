@@ -119,3 +119,10 @@ def test_store_dedupes_and_rejects_damage(tmp_path):
 def test_report_of_a_folder_without_a_store(tmp_path):
     with pytest.raises(CommandError, match="no tournament.json; not a tournament folder"):
         Store(tmp_path).config()
+
+
+def test_teammates_are_not_opponents():
+    r = rec(0, 0, 0, ["a", "b", "c", "d"], [200, 100, 200, 100])
+    r["sheet_of"] = [0, 1, 0, 1]
+    pairs = {(h["a"], h["b"]) for h in head_to_head([r], ["a", "b", "c", "d"])}
+    assert pairs == {("a", "b"), ("a", "d"), ("b", "c"), ("c", "d")}
