@@ -79,8 +79,8 @@ def box_options(T, filled, yacht50, r, out):
     if face > 0 and T.joker_trigger > 0 and T.yacht_box >= 0 and (filled >> T.yacht_box) & 1:
         joker = T.joker_trigger == 1 or yacht50
     if not joker:
-        for b in range(nbox):
-            out[b] = -1 if (filled >> b) & 1 else T.score[b, r]
+        for b in range(nbox):  # branch-free: scores are >= 0, and x | -1 == -1
+            out[b] = T.score[b, r] | -((filled >> b) & 1)
     elif T.joker_forced:
         match = T.face_box[face]
         lower_open = False
