@@ -15,10 +15,13 @@ A step: actions 0..30 re-roll the dice not held (bit i keeps sorted die i), lega
 remain; 31 + column * n_boxes + box scores a box the rules allow now, then the next turn's first
 roll is made at once, so every state the agent sees has dice to decide on.
 """
+from pathlib import Path
+
 import numba as nb
 import numpy as np
 
 from .dice import NUM_HOLDS
+from .jit_cache import drop_stale
 from .kernels import box_options, reroll, splitmix64, upper_bonus_gain
 from .obs import inv_box_scale, obs_size, write_obs, yacht_points
 from .rules.tables import Tables
@@ -168,6 +171,11 @@ def random_legal(mask, u, out):
                     out[i] = a
                     break
                 k -= 1
+
+
+drop_stale([stream_seed, reset_games, step_games],
+           [Path(__file__).with_name(f) for f in ("kernels.py", "obs.py", "dice.py")]
+           + [Path(__file__).parent / "rules" / "tables.py"], tag="batch")
 
 
 class Batch:

@@ -85,7 +85,9 @@ class YachtVectorEnv(VectorEnv):
             info["illegal_action"] = b.illegal.copy()
         if b.terminated.any():
             done = b.terminated.copy()
-            info["final_obs"], info["_final_obs"] = b.final_obs.copy(), done
+            final = np.zeros_like(b.final_obs)
+            final[done] = b.final_obs[done]
+            info["final_obs"], info["_final_obs"] = final, done
             info["final_total"] = np.where(done, b.final_total, 0)
         return b.obs.copy(), b.rewards.astype(np.float64), b.terminated.copy(), self._truncated.copy(), info
 
