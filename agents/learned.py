@@ -13,8 +13,8 @@ still, the weights decide every move, so play only models from sources you trust
 import numpy as np
 import torch
 
-from yacht_env.dice import NUM_HOLDS
-from yacht_env.obs import box_scale, obs_size, write_obs, yacht_points
+from yacht_env.dice import NUM_HOLDS, roll_index
+from yacht_env.obs import inv_box_scale, obs_size, write_obs, yacht_points
 from yacht_env.rules import load
 
 from .base import Agent, View
@@ -23,7 +23,7 @@ from .training.holds import narrow_masks
 
 
 def game_observation(game, rules=None) -> np.ndarray:
-    """The flat observation (layout of `yacht_env.obs`) of the current seat's sheet in a live game."""
+    """The flat observation (layout of `yacht_env.obs`) of the current seat's sheet, while it decides."""
     rules = rules or game.rules
     t = rules.tables
     sheet = game.sheets[game.current_sheet]
@@ -33,9 +33,8 @@ def game_observation(game, rules=None) -> np.ndarray:
         preview[c, rules.boxes.index(box)] = pts
     ypts = yacht_points(rules)
     yacht50 = (sheet.scores[:, t.yacht_box] == ypts) if t.yacht_box >= 0 else np.zeros(cols, bool)
-    dice = np.array(game.dice if game.dice else (0,) * 5, np.int8)
     out = np.zeros(obs_size(rules), np.float32)
-    write_obs(t, box_scale(rules), rules.rounds, dice, game.rolls_used, game.round,
+    write_obs(t, inv_box_scale(rules), rules.rounds, roll_index(game.dice), game.rolls_used, game.round,
               sheet.scores.astype(np.int32), preview, sheet.upper.astype(np.int64), yacht50.astype(np.int64), out)
     return out
 

@@ -75,9 +75,9 @@ class TrainLoop(BaseCallback):
     def save_checkpoint(self) -> Path:
         from .run import describe
         cfg_d, rules_d = describe(self.cfg, self.rules)
-        path = save_checkpoint(self.model, self.out / "checkpoints" / f"step_{self.num_timesteps}.pt", cfg_d,
-                               rules_d, extra=self.extra())
-        save_checkpoint(self.model, self.out / "last.pt", cfg_d, rules_d, extra=self.extra())
+        pol, n = self.model.policy, self.num_timesteps
+        path = save_checkpoint(pol, n, self.out / "checkpoints" / f"step_{n}.pt", cfg_d, rules_d, extra=self.extra())
+        save_checkpoint(pol, n, self.out / "last.pt", cfg_d, rules_d, extra=self.extra())
         return path
 
     def run_eval(self):
@@ -103,7 +103,8 @@ class TrainLoop(BaseCallback):
         if res.mean > self.best:
             self.best = res.mean
             cfg_d, rules_d = describe(self.cfg, self.rules)
-            save_checkpoint(self.model, self.out / "best.pt", cfg_d, rules_d, with_optimizer=False,
+            save_checkpoint(self.model.policy, self.num_timesteps, self.out / "best.pt", cfg_d, rules_d,
+                            with_optimizer=False,
                             extra={**self.extra(), "timesteps": self.num_timesteps, "eval": res.summary()})
             (self.out / "best.json").write_text(json.dumps({"timesteps": self.num_timesteps, **res.summary()},
                                                            indent=2) + "\n")

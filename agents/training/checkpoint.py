@@ -30,22 +30,23 @@ def policy_kwargs(policy_cfg: dict) -> dict:
     return {"net_arch": {"pi": list(policy_cfg["pi"]), "vf": list(policy_cfg["vf"])}, "activation_fn": act}
 
 
-def save_checkpoint(model, path, config: dict, rules: dict, with_optimizer: bool = True, extra: dict | None = None):
-    """Write `model` (a MaskablePPO) to `path`; without the optimizer it is a smaller, play-only file."""
+def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict, with_optimizer: bool = True,
+                    extra: dict | None = None):
+    """Write an SB3 maskable `policy` to `path`; without the optimizer it is a smaller, play-only file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": FORMAT,
         "config": json.dumps(config),
         "rules": json.dumps(rules),
-        "obs_dim": int(np.prod(model.observation_space.shape)),
-        "n_actions": int(model.action_space.n),
-        "num_timesteps": int(model.num_timesteps),
+        "obs_dim": int(np.prod(policy.observation_space.shape)),
+        "n_actions": int(policy.action_space.n),
+        "num_timesteps": int(num_timesteps),
         "extra": json.dumps(extra or {}),
-        "policy": model.policy.state_dict(),
+        "policy": policy.state_dict(),
     }
     if with_optimizer:
-        doc["optimizer"] = model.policy.optimizer.state_dict()
+        doc["optimizer"] = policy.optimizer.state_dict()
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(doc, tmp)
     tmp.replace(path)

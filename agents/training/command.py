@@ -35,8 +35,7 @@ def run(args) -> int:
         if args.evaluate:
             result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
         else:
-            from .run import train
-            result = train(cfg, resume=args.resume, progress=not args.no_progress).evaluation
+            result = _train(cfg, args)
     except (ConfigError, ModelFileError) as e:
         raise CommandError(str(e)) from None
     if args.json:
@@ -44,6 +43,16 @@ def run(args) -> int:
     else:
         print(result.line())
     return 0
+
+
+def _train(cfg, args):
+    if cfg.algo == "bc":
+        if args.resume:
+            raise CommandError("--resume works with algo 'ppo' only; a bc run is short: run it again")
+        from .imitate import imitate
+        return imitate(cfg, progress=not args.no_progress).evaluation
+    from .run import train
+    return train(cfg, resume=args.resume, progress=not args.no_progress).evaluation
 
 
 def _evaluate(cfg, path, games: int):

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 ACTIVATIONS = ("tanh", "relu")
+ALGOS = ("ppo", "bc")
 
 
 class ConfigError(ValueError):
@@ -34,6 +35,17 @@ class PPOConfig:
 
 
 @dataclass(frozen=True)
+class BCConfig:
+    """Behaviour cloning (algo: bc): imitate a teacher agent's moves; not reinforcement learning."""
+    teacher: str = "strong"            # an agent spec (agents.registry)
+    games: int = 20_000                # teacher games recorded (seeds game_seed(seed, k))
+    epochs: int = 10
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5            # the value head learns the points still to come (x reward_scale)
+
+
+@dataclass(frozen=True)
 class PolicyConfig:
     """The actor-critic network: hidden layer sizes for the policy and value heads."""
     pi: tuple[int, ...] = (256, 256)
@@ -45,6 +57,7 @@ class PolicyConfig:
 class TrainConfig:
     """Everything `yacht train` needs; `out` is relative to the current folder."""
     name: str
+    algo: str = "ppo"                  # ppo: MaskablePPO (reinforcement learning); bc: behaviour cloning
     rules: str = "yacht"
     overrides: dict = field(default_factory=dict)
     seed: int = 0
@@ -54,6 +67,7 @@ class TrainConfig:
     distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    bc: BCConfig = field(default_factory=BCConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval_every: int = 100_000          # env steps between evaluations
     eval_games: int = 1000
@@ -70,6 +84,7 @@ class TrainConfig:
         d = asdict(self)
         d["policy"]["pi"] = list(self.policy.pi)
         d["policy"]["vf"] = list(self.policy.vf)
+        d.pop("bc" if self.algo == "ppo" else "ppo")
         return d
 
 
@@ -124,13 +139,20 @@ def parse_config(raw: dict) -> TrainConfig:
         raise ConfigError(f"a training config is a mapping of keys to values, got {type(raw).__name__}")
     if "name" not in raw:
         raise ConfigError("name: missing (every config names its run)")
-    top = _check_section(TrainConfig, {k: v for k, v in raw.items() if k not in ("ppo", "policy")}, "config")
-    for key in ("ppo", "policy"):
+    top = _check_section(TrainConfig, {k: v for k, v in raw.items() if k not in ("ppo", "bc", "policy")}, "config")
+    algo = top.get("algo", "ppo")
+    if algo not in ALGOS:
+        raise ConfigError(f"algo: must be one of {', '.join(ALGOS)}, got {algo!r}")
+    unused = "bc" if algo == "ppo" else "ppo"
+    if unused in raw:
+        raise ConfigError(f"{unused}: this section is not used by algo {algo!r}")
+    for key in ("ppo", "bc", "policy"):
         if key in raw and not isinstance(raw[key], dict):
             raise ConfigError(f"{key}: expected a mapping, got {raw[key]!r}")
     ppo = PPOConfig(**_check_section(PPOConfig, raw.get("ppo", {}), "ppo"))
+    bc = BCConfig(**_check_section(BCConfig, raw.get("bc", {}), "bc"))
     policy = PolicyConfig(**_check_section(PolicyConfig, raw.get("policy", {}), "policy"))
-    cfg = TrainConfig(**top, ppo=ppo, policy=policy)
+    cfg = TrainConfig(**top, ppo=ppo, bc=bc, policy=policy)
     for name in ("total_timesteps", "n_envs", "reward_scale", "eval_every", "eval_games", "checkpoint_every",
                  "torch_threads"):
         _positive(name, getattr(cfg, name))
@@ -141,9 +163,11 @@ def parse_config(raw: dict) -> TrainConfig:
             raise ConfigError(f"ppo.{name}: must be in [0, 1], got {getattr(ppo, name)}")
     if cfg.upper_shaping < 0:
         raise ConfigError(f"upper_shaping: must be >= 0, got {cfg.upper_shaping}")
+    for name in ("games", "epochs", "batch_size", "learning_rate"):
+        _positive(f"bc.{name}", getattr(bc, name))
     if ppo.final_learning_rate is not None and ppo.final_learning_rate < 0:
         raise ConfigError(f"ppo.final_learning_rate: must be >= 0, got {ppo.final_learning_rate}")
-    if ppo.batch_size > ppo.n_steps * cfg.n_envs:
+    if algo == "ppo" and ppo.batch_size > ppo.n_steps * cfg.n_envs:
         raise ConfigError(f"ppo.batch_size: {ppo.batch_size} is larger than one rollout "
                           f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
     if policy.activation not in ACTIVATIONS:

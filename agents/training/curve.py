@@ -22,7 +22,8 @@ def read_rows(path) -> list[dict]:
         return [{k: (float(v) if v not in ("", "None") else None) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
-def plot_curve(csv_path, png_path, title: str, optimum: float | None = None) -> None:
+def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
+               xlabel: str = "env steps (millions)") -> None:
     """Draw the CSV log: mean score (eval with CI, training episodes) on top, rates below."""
     import matplotlib
     matplotlib.use("Agg")
@@ -48,7 +49,7 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None) -> 
     ax.legend(loc="lower right", fontsize=8)
     ax2.plot(x, [100 * (r["bonus_rate"] or 0) for r in rows], "o-", ms=3, label="upper bonus %")
     ax2.plot(x, [100 * (r["yacht_rate"] or 0) for r in rows], "o-", ms=3, label="Yacht scored %")
-    ax2.set_xlabel("env steps (millions)")
+    ax2.set_xlabel(xlabel)
     ax2.set_ylabel("% of games")
     ax2.grid(alpha=0.3)
     ax2.legend(loc="upper left", fontsize=8)

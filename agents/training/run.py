@@ -132,8 +132,9 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     if loop.last_eval_at != model.num_timesteps:
         loop.run_eval()
     extra = {**loop.extra(), "timesteps": model.num_timesteps, "eval": loop.last_eval.summary()}
-    save_checkpoint(model, out / "last.pt", cfg_d, rules_d, extra=extra)
-    save_checkpoint(model, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
+    save_checkpoint(model.policy, model.num_timesteps, out / "last.pt", cfg_d, rules_d, extra=extra)
+    save_checkpoint(model.policy, model.num_timesteps, out / "final.pt", cfg_d, rules_d, with_optimizer=False,
+                    extra=extra)
     run["starts"][-1].update({"ended_at_timesteps": model.num_timesteps, "wall_seconds": round(loop.wall(), 1)})
     run_file.write_text(json.dumps(run, indent=2) + "\n")
     venv.close()

@@ -1,0 +1,128 @@
+"""Behaviour cloning (`algo: bc`): a policy that imitates a teacher agent, e.g. `strong`.
+
+This is supervised learning from the teacher's moves, not reinforcement learning: its
+models are labelled `bc` in their config and in reports, apart from the MaskablePPO agents.
+The teacher plays `bc.games` solitaire games (seeds `game_seed(seed, k)`); every decision
+is recorded as (observation, legal mask, teacher action, points still to come). The
+network (the same actor-critic as PPO's, so `learned:PATH` plays it) is fit by masked
+cross-entropy, its value head by squared error on the points to come x `reward_scale`.
+Evaluation, curve, TensorBoard and model files are as for `yacht train` with PPO.
+"""
+import json
+import time
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from tqdm import tqdm
+
+from yacht_env import Game
+from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
+from yacht_env.dice_source import game_seed
+from yacht_env.obs import flat_space
+from yacht_env.rules import load
+
+from ..base import View
+from .checkpoint import policy_kwargs, save_checkpoint
+from .curve import append_row, plot_curve
+from .evaluate import evaluate
+from .holds import DISTINCT, narrow_masks
+
+
+def canonical_hold(dice, hold: int) -> int:
+    """The smallest hold pattern that keeps the same dice as `hold` (what distinct-hold masks allow)."""
+    r = roll_index(dice)
+    keep = HOLD_KEEP[r, hold]
+    for h in np.flatnonzero(DISTINCT[r]):
+        if HOLD_KEEP[r, h] == keep:
+            return int(h)
+    raise ValueError(f"hold {hold} of dice {list(dice)} keeps nothing a hold action can keep")
+
+
+def record_teacher(cfg, rules, progress: bool = True):
+    """Play the teacher's games; returns (obs, masks, actions, to_come) arrays over all decisions."""
+    from ..learned import game_observation
+    from ..registry import make_agent
+    teacher = make_agent(cfg.bc.teacher)
+    obs, masks, actions, to_come = [], [], [], []
+    for k in tqdm(range(cfg.bc.games), desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress):
+        game = Game(rules, 1, seed=game_seed(cfg.seed, k))
+        teacher.reset(rules, 0, 1, seed=k)
+        gains = []
+        while not game.is_over:
+            if game.phase == "roll":
+                game.roll()
+                continue
+            view = View.of(game)
+            a = int(teacher.act(view))
+            if a < NUM_HOLDS and cfg.distinct_holds:
+                a = canonical_hold(game.dice, a)
+            obs.append(game_observation(game, rules))
+            masks.append(view.mask.astype(bool))
+            actions.append(a)
+            before = game.totals()[0]
+            game.apply(a)
+            gains.append(game.totals()[0] - before)
+        to_come.extend(np.cumsum(gains[::-1])[::-1])     # points from each decision to the end
+    masks = np.stack(masks)
+    obs = np.stack(obs)
+    if cfg.distinct_holds:
+        masks = narrow_masks(masks, obs)
+    return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
+
+
+def imitate(cfg, progress: bool = True):
+    """Fit a policy to the teacher's moves; writes the run folder like `train`. Returns a `Trained`."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from torch.utils.tensorboard import SummaryWriter
+
+    from .run import Trained, describe
+    rules = load(cfg.rules, **cfg.overrides)
+    out = cfg.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    cfg_d, rules_d = describe(cfg, rules)
+    (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
+    t0 = time.time()
+    obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
+    n_actions = masks.shape[1]
+    policy = MaskableActorCriticPolicy(flat_space(rules), spaces.Discrete(n_actions), lambda _: cfg.bc.learning_rate,
+                                       **policy_kwargs(cfg_d["policy"]))
+    writer = SummaryWriter(str(out / "tb" / "bc"))
+    rng = np.random.default_rng(cfg.seed)
+    n = len(actions)
+    tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale)]
+    best, res, seen = -np.inf, None, 0
+    for epoch in tqdm(range(1, cfg.bc.epochs + 1), desc="bc epochs", unit="epoch", disable=not progress):
+        policy.set_training_mode(True)
+        order = torch.as_tensor(rng.permutation(n))
+        for s in range(0, n, cfg.bc.batch_size):
+            o, m, a, v = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
+            values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m.numpy())
+            loss = -log_prob.mean() + cfg.bc.value_coef * torch.nn.functional.mse_loss(values.flatten(), v)
+            policy.optimizer.zero_grad()
+            loss.backward()
+            policy.optimizer.step()
+            seen += len(a)
+        policy.set_training_mode(False)
+        res = evaluate(policy, rules, cfg.eval_games, cfg.eval_seed, distinct_holds=cfg.distinct_holds)
+        for key, value in (("mean", res.mean), ("bonus_rate", res.bonus_rate), ("yacht_rate", res.yacht_rate),
+                           ("gap_to_optimal", res.gap), ("loss", loss.item())):
+            if value is not None:
+                writer.add_scalar(f"eval/{key}" if key != "loss" else "train/loss", value, seen)
+        append_row(out / "curve.csv", {"timesteps": seen, "wall_seconds": round(time.time() - t0, 1),
+                                       "eval_mean": res.mean, "eval_ci95": res.ci95, "bonus_rate": res.bonus_rate,
+                                       "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
+        plot_curve(out / "curve.csv", out / "curve.png", f"Behaviour cloning of {cfg.bc.teacher!r} on "
+                   f"{rules.name!r}: {cfg.name}", res.optimum, xlabel="training samples (millions)")
+        tqdm.write(f"[epoch {epoch}, {time.time() - t0:.0f}s] eval: {res.line()}")
+        extra = {"wall_seconds": round(time.time() - t0, 1), "teacher_decisions": n, "epoch": epoch,
+                 "eval": res.summary()}
+        if res.mean > best:
+            best = res.mean
+            save_checkpoint(policy, seen, out / "best.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
+            (out / "best.json").write_text(json.dumps({"epoch": epoch, **res.summary()}, indent=2) + "\n")
+    save_checkpoint(policy, seen, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
+    writer.close()
+    return Trained(policy, res, out)
