@@ -215,6 +215,13 @@ class Batch:
         self.terminated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)
         self._all = np.ones(n, np.bool_)
+        self._head = (self.inv_scale, self.ypts, self.rounds, self.params)
+        self._bind()
+
+    def _bind(self) -> None:
+        self._tail = (self.seeds, self.state, self.dice, self.scores, self.preview, self.cols, self.rewards,
+                      self.terminated, self.illegal, self.obs, self.mask, self.final_obs, self.final_total,
+                      *self.tables)
 
     def reset(self, streams, which=None) -> None:
         """Start episode 0 of `streams[i]` in every game i (or only where which[i])."""
@@ -232,12 +239,17 @@ class Batch:
         reset_games(self.inv_scale, self.rounds, which, self.seeds, self.state, self.dice,
                     self.scores, self.preview, self.cols, self.obs, self.mask, *self.tables)
 
-    def step(self, actions) -> None:
-        """Play actions[i] in game i (int64 array of length N)."""
-        step_games(self.inv_scale, self.ypts, self.rounds, self.params, actions, self.seeds,
-                   self.state, self.dice, self.scores, self.preview, self.cols, self.rewards,
-                   self.terminated, self.illegal, self.obs, self.mask, self.final_obs, self.final_total,
-                   *self.tables)
+    def step(self, actions, fresh: bool = False) -> None:
+        """Play actions[i] in game i (int64 array of length N).
+
+        fresh: write obs, mask and final_obs (zeros but for the games that ended) into new arrays,
+        so the arrays of earlier steps stay as they were without being copied.
+        """
+        if fresh:
+            self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
+            self.final_obs = np.zeros_like(self.final_obs)
+            self._bind()
+        step_games(*self._head, actions, *self._tail)
 
     def rolls_left(self, i: int) -> int:
         return int(self.rules.rolls_per_turn - self.state[i, ROLLS_USED])

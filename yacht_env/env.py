@@ -29,7 +29,7 @@ stream s deals the dice of `Game(rules, seed=yacht_env.dice_source.game_seed(s, 
 import gymnasium as gym
 import numpy as np
 
-from .batch import ROLLS_USED, TURN, UPPER, YACHT50, Batch
+from .batch import ROLLS_USED, TOTAL, TURN, UPPER, YACHT50, Batch
 from .dice import NUM_HOLDS
 from .game import IllegalMove
 from .obs import dict_obs, dict_space, flat_space
@@ -87,6 +87,7 @@ class YachtEnv(gym.Env):
         self._batch = Batch(self.rules, 1, terminal_reward=reward == "terminal", penalty=illegal_penalty,
                             autoreset=False)
         self.action_space = gym.spaces.Discrete(self._batch.num_actions)
+        self._n = self._batch.num_actions
         self.observation_space = flat_space(self.rules) if obs_mode == "flat" else dict_space(self.rules)
         self._action = np.zeros(1, np.int64)
         self._stream = None
@@ -100,22 +101,23 @@ class YachtEnv(gym.Env):
         else:
             self._batch.next_episode()
         self._over = False
+        self._game_seed = self._batch.game_seed(0)
         return self._obs(), self._info(False)
 
     def step(self, action):
         if self._over:
             raise RuntimeError("the episode is over; call reset() before step()")
         a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise ValueError(f"action {action!r} is not in 0..{self.action_space.n - 1}")
+        if not 0 <= a < self._n:
+            raise ValueError(f"action {action!r} is not in 0..{self._n - 1}")
         b = self._batch
-        if not b.mask[0, a] and self.illegal_action == "raise":
+        if self.illegal_action == "raise" and not b.mask[0, a]:
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, b.mask[0])}")
         self._action[0] = a
         b.step(self._action)
-        self._over = bool(b.terminated[0])
-        return self._obs(), float(b.rewards[0]), self._over, False, self._info(bool(b.illegal[0]))
+        self._over = b.terminated.item(0)
+        return self._obs(), b.rewards.item(0), self._over, False, self._info(b.illegal.item(0))
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now, as bool (MaskablePPO's `action_masks` protocol)."""
@@ -130,7 +132,7 @@ class YachtEnv(gym.Env):
 
     def _info(self, illegal: bool) -> dict:
         b = self._batch
-        return {"action_mask": b.mask[0].copy(), "total": b.total(0), "game_seed": b.game_seed(0),
+        return {"action_mask": b.mask[0].copy(), "total": b.state.item(0, TOTAL), "game_seed": self._game_seed,
                 "illegal_action": illegal}
 
     def render(self):

@@ -63,18 +63,18 @@ class YachtVecEnv(VecEnv):
 
     def step_wait(self):
         b = self.batch
-        b.step(self._actions)
+        b.step(self._actions, fresh=True)
         self._ep_return += b.rewards
         self._ep_length += 1
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(b.terminated):
-            infos[i] = {"terminal_observation": b.final_obs[i].copy(), "final_total": int(b.final_total[i]),
+            infos[i] = {"terminal_observation": b.final_obs[i], "final_total": int(b.final_total[i]),
                         "TimeLimit.truncated": False,
                         "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]),
                                     "t": round(time.time() - self._started, 6)}}
             self._ep_return[i] = 0
             self._ep_length[i] = 0
-        return b.obs.copy(), b.rewards.copy(), b.terminated.copy(), infos
+        return b.obs, b.rewards.copy(), b.terminated.copy(), infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, A) bool mask of the legal actions now."""

@@ -79,17 +79,15 @@ class YachtVectorEnv(VectorEnv):
             raise ValueError(f"expected {self.num_envs} actions, got shape {a.shape}")
         np.copyto(self._actions, a, casting="unsafe")
         b = self.batch
-        b.step(self._actions)
-        info = {"action_mask": b.mask.copy()}
+        b.step(self._actions, fresh=True)
+        info = {"action_mask": b.mask}
         if b.illegal.any():
             info["illegal_action"] = b.illegal.copy()
         if b.terminated.any():
             done = b.terminated.copy()
-            final = np.zeros_like(b.final_obs)
-            final[done] = b.final_obs[done]
-            info["final_obs"], info["_final_obs"] = final, done
+            info["final_obs"], info["_final_obs"] = b.final_obs, done
             info["final_total"] = np.where(done, b.final_total, 0)
-        return b.obs.copy(), b.rewards.astype(np.float64), b.terminated.copy(), self._truncated.copy(), info
+        return b.obs, b.rewards.copy(), b.terminated.copy(), self._truncated.copy(), info
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the legal actions now."""

@@ -4,10 +4,12 @@ A step is one decision of the player (a re-roll or a scoring). Only the stepping
 envs the step call (its mask comes with it); for OpenSpiel `legal_actions()` plus `apply_action`
 for the decision and for the chance node after it (its outcome drawn directly as an index); for
 gym-yahtzee `get_possible_actions()` plus `step`. Random choices are drawn outside the timer.
+The contenders run interleaved in rounds, so a busy machine slows them all alike.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -16,8 +18,9 @@ import numpy as np
 
 def add_parser(sub):
     p = sub.add_parser("env", help="steps/s of the Yacht envs and their peers", description=__doc__)
-    p.add_argument("--steps", type=int, default=100_000, help="decisions per single-game measurement")
-    p.add_argument("--batch-steps", type=int, default=300, help="batched steps per measurement")
+    p.add_argument("--steps", type=int, default=100_000, help="decisions per single-game contender")
+    p.add_argument("--batch-steps", type=int, default=300, help="batched steps per batched contender")
+    p.add_argument("--rounds", type=int, default=10, help="interleaved rounds the steps are split into")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="batched env sizes")
     p.add_argument("--rules", default="yacht", help="rule set of our envs")
     p.add_argument("--gym-yahtzee-path", default=None,
@@ -27,145 +30,172 @@ def add_parser(sub):
     return p
 
 
-def bench_single(rules: str, steps: int, seed: int) -> float:
-    import gymnasium as gym
+class Single:
+    """Yacht-v0 from gymnasium.make, one step at a time."""
 
-    import yacht_env  # noqa: F401 - registers Yacht-v0
+    def __init__(self, rules: str, seed: int):
+        import gymnasium as gym
 
-    env = gym.make("Yacht-v0", rules=rules)
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
-    env.step(int(np.flatnonzero(info["action_mask"])[0]))  # compile outside the timer
-    _, info = env.reset(seed=seed)
-    clock = time.perf_counter
-    spent = 0.0
-    for _ in range(steps):
-        legal = np.flatnonzero(info["action_mask"])
-        a = int(legal[int(rng.random() * len(legal))])
-        t = clock()
-        _, _, done, _, info = env.step(a)
-        spent += clock() - t
-        if done:
-            _, info = env.reset()
-    return steps / spent
+        import yacht_env  # noqa: F401 - registers Yacht-v0
 
+        self.env = gym.make("Yacht-v0", rules=rules)
+        self.rng = np.random.default_rng(seed)
+        _, self.info = self.env.reset(seed=seed)
 
-def bench_batched(rules: str, n: int, steps: int, seed: int) -> tuple[float, float]:
-    """(steps/s of YachtVectorEnv.step, steps/s of the bare compiled kernel)."""
-    import gymnasium as gym
-
-    import yacht_env  # noqa: F401
-    from yacht_env.batch import random_legal
-
-    envs = gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", rules=rules)
-    rng = np.random.default_rng(seed)
-    actions = np.zeros(n, np.int64)
-    rates = []
-    for bare in (False, True):
-        _, info = envs.reset(seed=seed)
-        mask = envs.unwrapped.batch.mask if bare else info["action_mask"]
-        random_legal(mask, rng.random(n), actions)
-        envs.step(actions)  # compile outside the timer
+    def run(self, steps: int) -> float:
+        env, rng, info, clock = self.env, self.rng, self.info, time.perf_counter
         spent = 0.0
         for _ in range(steps):
-            random_legal(mask, rng.random(n), actions)
-            t = time.perf_counter()
-            if bare:
-                envs.unwrapped.batch.step(actions)
-            else:
-                _, _, _, _, info = envs.step(actions)
-            spent += time.perf_counter() - t
-            if not bare:
-                mask = info["action_mask"]
-        rates.append(n * steps / spent)
-    return rates[0], rates[1]
-
-
-def bench_openspiel(steps: int, seed: int) -> float:
-    import pyspiel
-
-    game = pyspiel.load_game("yacht", {"players": 1, "sort_dice": True})
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state()
-    if len(state.chance_outcomes()) != 6 ** 5:  # the outcome count we draw from, checked once
-        raise RuntimeError("OpenSpiel yacht: unexpected chance outcome count")
-    state.apply_action(int(rng.random() * 6 ** 5))
-    clock = time.perf_counter
-    spent = 0.0
-    for _ in range(steps):
-        u, v = rng.random(), rng.random()
-        t = clock()
-        legal = state.legal_actions()
-        a = legal[int(u * len(legal))]
-        state.apply_action(a)
-        if state.is_terminal():
+            legal = np.flatnonzero(info["action_mask"])
+            a = int(legal[int(rng.random() * len(legal))])
+            t = clock()
+            _, _, done, _, info = env.step(a)
             spent += clock() - t
-            state = game.new_initial_state()
-            state.apply_action(int(v * 6 ** 5))
-            continue
-        if state.is_chance_node():
-            # a in 1..31 re-rolls the dice whose bits are set; a scoring starts a turn of five dice
-            state.apply_action(int(v * 6 ** (bin(a).count("1") if a < 32 else 5)))
-        spent += clock() - t
-    return steps / spent
+            if done:
+                _, info = env.reset()
+        self.info = info
+        return spent
 
 
-def bench_gym_yahtzee(steps: int, seed: int, path: str | None) -> float:
-    if path:
-        sys.path.insert(0, path)
-    import warnings
+class Batched:
+    """make_vec("Yacht-v0", vector_entry_point): the step call, or the bare compiled kernel."""
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
-    env = YahtzeeSingleEnv(seed=seed)
-    env.reset()
-    rng = np.random.default_rng(seed)
-    clock = time.perf_counter
-    spent = 0.0
-    for _ in range(steps):
-        u = rng.random()
-        t = clock()
-        legal = env.pyhtzee.get_possible_actions()
-        _, _, done, _ = env.step(legal[int(u * len(legal))])
-        spent += clock() - t
-        if done:
-            env.reset()
-    return steps / spent
+    def __init__(self, rules: str, n: int, seed: int, bare: bool):
+        import gymnasium as gym
+
+        import yacht_env  # noqa: F401
+        from yacht_env.batch import random_legal
+
+        self.envs = gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", rules=rules)
+        self.random_legal, self.n, self.bare = random_legal, n, bare
+        self.rng = np.random.default_rng(seed)
+        self.actions = np.zeros(n, np.int64)
+        _, info = self.envs.reset(seed=seed)
+        self.mask = self.envs.unwrapped.batch.mask if bare else info["action_mask"]
+
+    def run(self, steps: int) -> float:
+        batch, n, actions = self.envs.unwrapped.batch, self.n, self.actions
+        spent = 0.0
+        for _ in range(steps):
+            self.random_legal(self.mask, self.rng.random(n), actions)
+            t = time.perf_counter()
+            if self.bare:
+                batch.step(actions)
+            else:
+                _, _, _, _, info = self.envs.step(actions)
+            spent += time.perf_counter() - t
+            if not self.bare:
+                self.mask = info["action_mask"]
+        return spent / n  # seconds per game-step, so steps / spent counts every game's step
+
+
+class OpenSpiel:
+    """pyspiel `yacht`, 1 player, sorted dice; chance outcomes drawn as an index."""
+
+    def __init__(self, seed: int):
+        import pyspiel
+
+        self.game = pyspiel.load_game("yacht", {"players": 1, "sort_dice": True})
+        self.rng = np.random.default_rng(seed)
+        self.state = self.game.new_initial_state()
+        if len(self.state.chance_outcomes()) != 6 ** 5:  # the outcome count we draw from, checked once
+            raise RuntimeError("OpenSpiel yacht: unexpected chance outcome count")
+        self.state.apply_action(int(self.rng.random() * 6 ** 5))
+
+    def run(self, steps: int) -> float:
+        state, rng, clock = self.state, self.rng, time.perf_counter
+        spent = 0.0
+        for _ in range(steps):
+            u, v = rng.random(), rng.random()
+            t = clock()
+            legal = state.legal_actions()
+            a = legal[int(u * len(legal))]
+            state.apply_action(a)
+            if state.is_terminal():
+                state = self.game.new_initial_state()
+                state.apply_action(int(v * 6 ** 5))
+            elif state.is_chance_node():
+                # a in 1..31 re-rolls the dice whose bits are set; a scoring starts a turn of five dice
+                state.apply_action(int(v * 6 ** (bin(a).count("1") if a < 32 else 5)))
+            spent += clock() - t
+        self.state = state
+        return spent
+
+
+class GymYahtzee:
+    """gym-yahtzee's YahtzeeSingleEnv (old gym API), legal actions from pyhtzee."""
+
+    def __init__(self, seed: int, path: str | None):
+        if path:
+            sys.path.insert(0, path)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # gym prints an unmaintained notice
+            try:
+                from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
+            finally:
+                sys.stderr.close()
+                sys.stderr = stderr
+        self.env = YahtzeeSingleEnv(seed=seed)
+        self.env.reset()
+        self.rng = np.random.default_rng(seed)
+
+    def run(self, steps: int) -> float:
+        env, rng, clock = self.env, self.rng, time.perf_counter
+        spent = 0.0
+        for _ in range(steps):
+            u = rng.random()
+            t = clock()
+            legal = env.pyhtzee.get_possible_actions()
+            _, _, done, _ = env.step(legal[int(u * len(legal))])
+            spent += clock() - t
+            if done:
+                env.reset()
+        return spent
 
 
 def run(args) -> int:
-    rows = []
+    from tqdm import tqdm
 
-    def add(name, fn):
+    contenders, failed = [], []
+
+    def add(name, make, steps):
         try:
-            rate = fn()
+            contenders.append([name, make(), steps, 0.0])
         except Exception as exc:  # noqa: BLE001 - a peer that cannot run is reported, not fatal
-            rows.append((name, None, f"{type(exc).__name__}: {exc}"))
-        else:
-            rows.append((name, rate, ""))
-        name_, rate_, note = rows[-1]
-        print(f"{name_:<44} {f'{rate_:,.0f}' if rate_ else 'n/a':>14}  {note}", flush=True)
+            failed.append((name, f"{type(exc).__name__}: {exc}"))
 
-    print(f"{'env (random legal play)':<44} {'steps/s':>14}")
-    add(f"Yacht-v0 single (gymnasium.make, {args.rules})", lambda: bench_single(args.rules, args.steps, args.seed))
+    single = f"Yacht-v0 single (gymnasium.make, {args.rules})"
+    add(single, lambda: Single(args.rules, args.seed), args.steps)
     for n in args.sizes:
-        both = {}
-        add(f"Yacht-v0 batched N={n} (make_vec step)",
-            lambda n=n: both.setdefault("r", bench_batched(args.rules, n, args.batch_steps, args.seed))[0])
-        if "r" in both:
-            rows.append((f"Yacht-v0 batched N={n} (bare kernel)", both["r"][1], ""))
-            print(f"{rows[-1][0]:<44} {both['r'][1]:>14,.0f}", flush=True)
-    add("OpenSpiel yacht (pyspiel, 1 player, sorted)", lambda: bench_openspiel(args.steps, args.seed))
-    add("gym-yahtzee (YahtzeeSingleEnv)", lambda: bench_gym_yahtzee(args.steps // 4, args.seed,
-                                                                      args.gym_yahtzee_path))
-    rate = {name: r for name, r, _ in rows if r}
-    single = rate.get(rows[0][0])
+        add(f"Yacht-v0 batched N={n} (make_vec step)", lambda n=n: Batched(args.rules, n, args.seed, False),
+            args.batch_steps)
+        add(f"Yacht-v0 batched N={n} (bare kernel)", lambda n=n: Batched(args.rules, n, args.seed, True),
+            args.batch_steps)
+    add("OpenSpiel yacht (pyspiel, 1 player, sorted)", lambda: OpenSpiel(args.seed), args.steps)
+    add("gym-yahtzee (YahtzeeSingleEnv)", lambda: GymYahtzee(args.seed, args.gym_yahtzee_path), args.steps // 4)
+
+    for c in contenders:  # warm up (numba compiles outside the timer)
+        c[1].run(2)
+    load = os.getloadavg()[0]
+    for _ in tqdm(range(args.rounds), desc="rounds", leave=False):
+        for c in contenders:
+            c[3] += c[1].run(max(1, c[2] // args.rounds))
+    rate = {name: (steps // args.rounds) * args.rounds / spent for name, _, steps, spent in contenders}
+
+    print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          f"{args.rounds} interleaved rounds")
+    print(f"{'contender (random legal play)':<46} {'steps/s':>14}")
+    for name, r in rate.items():
+        print(f"{name:<46} {r:>14,.0f}")
+    for name, why in failed:
+        print(f"{name:<46} {'n/a':>14}  {why}")
     print("\nratios")
     for peer in ("OpenSpiel yacht (pyspiel, 1 player, sorted)", "gym-yahtzee (YahtzeeSingleEnv)"):
-        if peer not in rate:
-            continue
-        for name, r, _ in rows:
-            if r and name.startswith("Yacht-v0"):
-                print(f"  {name} / {peer.split(' (')[0]}: {r / rate[peer]:.1f}x")
-    return 0 if single else 1
+        if peer in rate:
+            for name, r in rate.items():
+                if name.startswith("Yacht-v0"):
+                    print(f"  {name} / {peer.split(' (')[0]}: {r / rate[peer]:.1f}x")
+    return 0 if single in rate else 1
