@@ -98,8 +98,7 @@ class TrainLoop(BaseCallback):
             "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
         plot_curve(self.out / "curve.csv", self.out / "curve.png", f"MaskablePPO on {self.rules.name!r}: "
                    f"{self.cfg.name}", res.optimum)
-        self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}")
-        sys.stdout.flush()
+        self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}", file=sys.stderr)
         if res.mean > self.best:
             self.best = res.mean
             cfg_d, rules_d = describe(self.cfg, self.rules)

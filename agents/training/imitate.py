@@ -9,6 +9,7 @@ cross-entropy, its value head by squared error on the points to come x `reward_s
 Evaluation, curve, TensorBoard and model files are as for `yacht train` with PPO.
 """
 import json
+import sys
 import time
 
 import numpy as np
@@ -116,7 +117,7 @@ def imitate(cfg, progress: bool = True):
                                        "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
         plot_curve(out / "curve.csv", out / "curve.png", f"Behaviour cloning of {cfg.bc.teacher!r} on "
                    f"{rules.name!r}: {cfg.name}", res.optimum, xlabel="training samples (millions)")
-        tqdm.write(f"[epoch {epoch}, {time.time() - t0:.0f}s] eval: {res.line()}")
+        tqdm.write(f"[epoch {epoch}, {time.time() - t0:.0f}s] eval: {res.line()}", file=sys.stderr)
         extra = {"wall_seconds": round(time.time() - t0, 1), "teacher_decisions": n, "epoch": epoch,
                  "eval": res.summary()}
         if res.mean > best:
