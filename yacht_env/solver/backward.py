@@ -10,12 +10,14 @@ import numba as nb
 import numpy as np
 
 from ..dice import NUM_KEEPS, NUM_ROLLS
-from .widget import box_table, final_roll_odds, next_state, reroll_stages, score_stage, start_value
+from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
 
 
 @nb.njit(cache=True)
-def _state_stats(T, space, gain, mask, u, flag, opts, extra, choice, odds, V, E2, PUB, PY, EX, idx):
-    n_upper, n_flag, threshold, yacht_points = space
+def _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx):
+    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following `choice`."""
+    yacht_points = space[3]
+    gain = prep[0]
     e2 = pub = py = ex = 0.0
     for r in range(NUM_ROLLS):
         p = odds[r]
@@ -25,22 +27,24 @@ def _state_stats(T, space, gain, mask, u, flag, opts, extra, choice, odds, V, E2
         pts = opts[r, b]
         ub = gain[b, u, pts]
         g = float(pts + ub + extra[r])
-        s2 = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, pts)
-        e2 += p * (g * g + 2.0 * g * V[s2] + E2[s2])
-        pub += p * ((ub > 0) + PUB[s2])
-        py += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + PY[s2])
-        ex += p * ((extra[r] > 0) + EX[s2])
-    E2[idx] = e2
-    PUB[idx] = pub
-    PY[idx] = py
-    EX[idx] = ex
+        s2 = NX[b, pts]
+        a = A[s2]
+        e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
+        pub += p * ((ub > 0) + a[1])
+        py += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + a[2])
+        ex += p * ((extra[r] > 0) + a[3])
+    A[idx, 0] = e2
+    A[idx, 1] = pub
+    A[idx, 2] = py
+    A[idx, 3] = ex
 
 
 @nb.njit(cache=True, parallel=True)
-def solve_layer(T, space, gain, masks, reach, n_stages, V, E2, PUB, PY, EX, stats):
-    """Fill V (and, with `stats`, the moment arrays) for every reachable state whose mask is in `masks`."""
-    n_upper, n_flag, threshold, yacht_points = space
+def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
+    """Fill V (and, with `stats`, the moments A) for every reachable state whose mask is in `masks`."""
+    n_upper, n_flag = space[0], space[1]
     nbox = T.n_boxes
+    top = prep[0].shape[2]
     n_items = masks.shape[0] * n_flag
     for i in nb.prange(n_items):
         mask = masks[i // n_flag]
@@ -52,19 +56,20 @@ def solve_layer(T, space, gain, masks, reach, n_stages, V, E2, PUB, PY, EX, stat
         S = np.empty((n_stages + 1, NUM_ROLLS))
         best = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
         K = np.empty(NUM_KEEPS)
+        kb = np.empty(NUM_KEEPS, dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
         odds = np.empty(NUM_ROLLS)
         mass = np.empty(NUM_KEEPS)
-        W = np.empty((nbox, gain.shape[2]))
+        W = np.empty((nbox, top))
+        NX = np.empty((nbox, top), dtype=np.int64)
         box_table(T, mask, flag == 1, opts, extra)
         for u in range(n_upper):
             if not reach[mask, u]:
                 continue
-            score_stage(T, V, n_upper, n_flag, threshold, yacht_points, gain, mask, u, flag, opts, extra, W,
-                        S[0], choice)
-            reroll_stages(S, K, best, n_stages)
+            score_stage(T, V, space, prep, mask, u, flag, opts, extra, W, NX, S[0], choice)
+            reroll_stages(S, K, kb, best, n_stages)
             idx = (mask * n_upper + u) * n_flag + flag
             V[idx] = start_value(S[n_stages])
             if stats:
                 final_roll_odds(best, n_stages, odds, mass)
-                _state_stats(T, space, gain, mask, u, flag, opts, extra, choice, odds, V, E2, PUB, PY, EX, idx)
+                _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx)

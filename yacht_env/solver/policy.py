@@ -17,9 +17,10 @@ from .widget import SMALL, box_table, keep_values, next_state, reroll_stages
 
 
 @nb.njit(cache=True)
-def sheet_score_stage(T, V, space, gain, masks, uppers, flags, opts, extra, W, S0, choice):
+def sheet_score_stage(T, V, space, prep, masks, uppers, flags, opts, extra, W, S0, choice):
     """S0[r] = best value of scoring roll r in any column; choice[r] = column * n_boxes + box."""
     n_upper, n_flag, threshold, yacht_points = space
+    gain = prep[0]
     nbox = T.n_boxes
     total = 0.0
     for c in range(masks.shape[0]):
@@ -55,11 +56,12 @@ class Policy:
     solution: Solution
 
     def __post_init__(self):
-        from .widget import bonus_table
+        from .widget import prepare
         sp = self.solution.space
         self.tables = self.rules.tables
         self.dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
-        self.gain = bonus_table(self.tables, sp.n_upper)
+        self.prep = prepare(self.tables, sp.n_upper)
+        self.gain = self.prep[0]
         self.n_stages = self.rules.rolls_per_turn - 1
 
     def state(self, scores: np.ndarray, upper: np.ndarray):
@@ -82,9 +84,9 @@ class Policy:
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
         W = np.empty((nbox, self.gain.shape[2]))
-        sheet_score_stage(self.tables, self.solution.values, self.dims, self.gain, masks, uppers, flags, opts,
+        sheet_score_stage(self.tables, self.solution.values, self.dims, self.prep, masks, uppers, flags, opts,
                           extra, W, S[0], choice)
-        reroll_stages(S, np.empty(NUM_KEEPS), best, stages)
+        reroll_stages(S, np.empty(NUM_KEEPS), np.empty(NUM_KEEPS, dtype=np.int32), best, stages)
         return S, best, choice
 
     def action(self, scores, upper, roll: int, rolls_left: int) -> int:

@@ -6,7 +6,7 @@ from tqdm import tqdm
 
 from ..rules import rules_hash
 from .backward import solve_layer
-from .widget import bonus_table
+from .widget import prepare
 from .solution import Solution
 from .space import StateSpace, check_solvable, reachable_upper
 
@@ -32,16 +32,16 @@ def solve(rules, progress: bool = True) -> Solution:
     for b in range(T.n_boxes):
         popcount += (masks >> b) & 1
     V = np.zeros(space.size)
-    moments = [np.zeros(space.size) for _ in range(4)]  # E[S^2], upper bonuses, Yacht = 50, extra Yachts
-    gain = bonus_table(T, space.n_upper)
+    moments = np.zeros((space.size, 4))  # E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come
+    prep = prepare(T, space.n_upper)
     dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
     bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {rules.name}", unit="layer", disable=not progress,
                leave=False)
     for layer in bar:
-        solve_layer(T, dims, gain, masks[popcount == layer], reach, rules.rolls_per_turn - 1, V, *moments, True)
+        solve_layer(T, dims, prep, masks[popcount == layer], reach, rules.rolls_per_turn - 1, V, moments, True)
     seconds = time.perf_counter() - t0
     e = float(V[0])
-    e2, pub, py, ex = (float(m[0]) for m in moments)
+    e2, pub, py, ex = (float(m) for m in moments[0])
     return Solution(rules_key=rules_hash(rules), space=space, values=V, expected_score=e,
                     std=float(np.sqrt(max(e2 - e * e, 0.0))), p_upper_bonus=pub, p_yacht_50=py,
                     expected_extra_yachts=ex, seconds=seconds)

@@ -21,6 +21,9 @@ from ..kernels import box_options, upper_bonus_gain
 
 SMALL = NUM_KEEPS - NUM_ROLLS  # keeps of fewer than five dice come first (index order = size order)
 _SIXTH = 1.0 / 6.0
+# KEEP_SUB without the gaps: SUB_LIST[k, :SUB_COUNT[k]] = keep k minus one die, by face
+SUB_COUNT = (KEEP_SUB >= 0).sum(axis=1).astype(np.int32)
+SUB_LIST = np.array([[j for j in row if j >= 0] + [-1] * int((row < 0).sum()) for row in KEEP_SUB], dtype=np.int32)
 
 
 @nb.njit(cache=True)
@@ -30,12 +33,21 @@ def box_table(T, mask, flag, opts, extra):
         extra[r] = box_options(T, mask, flag, r, opts[r])
 
 
-def bonus_table(T, n_upper):
-    """gain[b, u, p] = upper bonus paid by p points in box b at capped upper total u (from the kernel)."""
+def prepare(T, n_upper):
+    """Per-rule-set lookups the widget reads: (gain, points, n_points).
+
+    gain[b, u, p]: upper bonus paid by p points in box b at capped upper total u (from the kernel);
+    points[b, :n_points[b]]: every number of points box b can hold (plain, joker, 0).
+    """
     top = int(max(T.score.max(), T.joker_score.max()))
     gain = np.zeros((T.n_boxes, n_upper, top + 1), dtype=np.int32)
     _fill_bonus(T, gain)
-    return gain
+    values = [np.unique(np.concatenate([T.score[b], T.joker_score[b], [0]])) for b in range(T.n_boxes)]
+    n_points = np.array([len(v) for v in values], dtype=np.int32)
+    points = np.zeros((T.n_boxes, int(n_points.max())), dtype=np.int32)
+    for b, v in enumerate(values):
+        points[b, :len(v)] = v
+    return gain, points, n_points
 
 
 @nb.njit(cache=True)
@@ -59,25 +71,30 @@ def next_state(box_face, yacht_box, n_upper, n_flag, threshold, yacht_points, ma
 
 
 @nb.njit(cache=True)
-def score_stage(T, V, n_upper, n_flag, threshold, yacht_points, gain, mask, u, flag, opts, extra, W, S0, choice):
+def score_stage(T, V, space, prep, mask, u, flag, opts, extra, W, NX, S0, choice):
     """S0[r] = best value of scoring roll r now; choice[r] = the box.
 
-    W[b, p] (scratch, boxes x points) is filled first with the bonus plus the value after p points in box b.
+    Filled first (boxes x points): NX[b, p] = the state after p points in box b, W[b, p] = its bonus + value.
     """
+    n_upper, n_flag, threshold, yacht_points = space
+    gain, points, n_points = prep
     nbox = T.n_boxes
     box_face = T.box_face
     yacht_box = T.yacht_box
     for b in range(nbox):
         if not (mask >> b) & 1:
-            for p in range(W.shape[1]):
-                W[b, p] = gain[b, u, p] + V[next_state(box_face, yacht_box, n_upper, n_flag, threshold,
-                                                        yacht_points, mask, u, flag, b, p)]
+            for i in range(n_points[b]):
+                p = points[b, i]
+                nx = next_state(box_face, yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, p)
+                NX[b, p] = nx
+                W[b, p] = gain[b, u, p] + V[nx]
     for r in range(NUM_ROLLS):
         best = -1e300
         bb = -1
         e = extra[r]
+        row = opts[r]
         for b in range(nbox):
-            p = opts[r, b]
+            p = row[b]
             if p < 0:
                 continue
             v = p + e + W[b, p]
@@ -103,13 +120,14 @@ def best_subkeep(S0, K, best):
     """Turn K into M[k] = max over sub-keeps j of k of K[j] (five dice: S0, scoring now); best[k] = argmax j."""
     for r in range(NUM_ROLLS):
         K[SMALL + r] = S0[r]
-    for k in range(NUM_KEEPS):
+    best[0] = 0
+    for k in range(1, NUM_KEEPS):
         m = K[k]
         bk = k
-        s = KEEP_SUB[k]
-        for f in range(6):
-            j = s[f]
-            if j >= 0 and K[j] > m:
+        s = SUB_LIST[k]
+        for i in range(SUB_COUNT[k]):
+            j = s[i]
+            if K[j] > m:
                 m = K[j]
                 bk = best[j]
         K[k] = m
@@ -117,9 +135,11 @@ def best_subkeep(S0, K, best):
 
 
 @nb.njit(cache=True)
-def reroll_stages(S, K, best, n_stages):
-    """Fill S[1..n_stages] from S[0]; best[L, r] = the keep chosen for roll r with L re-rolls left."""
-    kb = np.empty(NUM_KEEPS, dtype=np.int32)
+def reroll_stages(S, K, kb, best, n_stages):
+    """Fill S[1..n_stages] from S[0]; best[L, r] = the keep chosen for roll r with L re-rolls left.
+
+    K (floats) and kb (ints) are scratch arrays of NUM_KEEPS entries.
+    """
     for L in range(1, n_stages + 1):
         keep_values(S[L - 1], K)
         best_subkeep(S[0], K, kb)
