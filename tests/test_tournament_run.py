@@ -58,9 +58,10 @@ def test_same_records_for_one_and_two_workers(tmp_path):
     assert (tmp_path / "one" / "report.md").read_text() == (tmp_path / "two" / "report.md").read_text()
 
 
-def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path, workers):
     cfg = parse_config({"entrants": ["best", "crash", "illegal", "hang"], "games": 1, "move_timeout": 0.3})
-    res = run(cfg, tmp_path)
+    res = run(cfg, tmp_path, workers=workers)
     assert res["tournament"]["complete"] and res["tournament"]["games_played"] == 12
     errors = {f["agent"]: f["error"] for f in res["faults"]}
     assert errors["crash"] == "RuntimeError: boom"
