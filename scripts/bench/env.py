@@ -4,7 +4,8 @@ A step is one decision of the player (a re-roll or a scoring). Only the stepping
 envs the step call (its mask comes with it); for OpenSpiel `legal_actions()` plus `apply_action`
 for the decision and for the chance node after it (its outcome drawn directly as an index); for
 gym-yahtzee `get_possible_actions()` plus `step`. Random choices are drawn outside the timer.
-The contenders run interleaved in rounds, so a busy machine slows them all alike.
+The contenders run interleaved in rounds, so a busy machine slows them all alike. Batched
+contenders also report steps per CPU-second of the stepping thread (what an idle core would give).
 """
 
 from __future__ import annotations
@@ -73,17 +74,20 @@ class Batched:
         _, info = self.envs.reset(seed=seed)
         self.mask = self.envs.unwrapped.batch.mask if bare else info["action_mask"]
 
+    cpu = 0.0  # CPU seconds of this thread in the step calls, per game-step
+
     def run(self, steps: int) -> float:
         batch, n, actions = self.envs.unwrapped.batch, self.n, self.actions
         spent = 0.0
         for _ in range(steps):
             self.random_legal(self.mask, self.rng.random(n), actions)
-            t = time.perf_counter()
+            c, t = time.thread_time(), time.perf_counter()
             if self.bare:
                 batch.step(actions)
             else:
                 _, _, _, _, info = self.envs.step(actions)
             spent += time.perf_counter() - t
+            self.cpu += (time.thread_time() - c) / n
             if not self.bare:
                 self.mask = info["action_mask"]
         return spent / n  # seconds per game-step, so steps / spent counts every game's step
@@ -179,6 +183,8 @@ def run(args) -> int:
 
     for c in contenders:  # warm up (numba compiles outside the timer)
         c[1].run(2)
+        if isinstance(c[1], Batched):
+            c[1].cpu = 0.0
     load = os.getloadavg()[0]
     for _ in tqdm(range(args.rounds), desc="rounds", leave=False):
         for c in contenders:
@@ -187,9 +193,11 @@ def run(args) -> int:
 
     print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"{args.rounds} interleaved rounds")
-    print(f"{'contender (random legal play)':<46} {'steps/s':>14}")
-    for name, r in rate.items():
-        print(f"{name:<46} {r:>14,.0f}")
+    per_round = {name: (steps // args.rounds) * args.rounds for name, _, steps, _ in contenders}
+    print(f"{'contender (random legal play)':<46} {'steps/s':>14} {'per CPU-second':>16}")
+    for name, runner, _, _ in contenders:
+        cpu = f"{per_round[name] / runner.cpu:>16,.0f}" if isinstance(runner, Batched) else ""
+        print(f"{name:<46} {rate[name]:>14,.0f} {cpu}")
     for name, why in failed:
         print(f"{name:<46} {'n/a':>14}  {why}")
     print("\nratios")
