@@ -21,6 +21,6 @@ def test_shipped_model_is_ppo_on_yacht():
 
 def test_shipped_model_scores_like_its_evaluation():
     agent = make_agent(f"learned:{MODEL}")
-    scores = [play_game(Game("yacht", 1, seed=s), [agent]).totals()[0] for s in range(40)]
-    # the model averages 220+; 40 games have a standard error near 9 points
+    scores = [play_game(Game("yacht", 1, seed=s), [agent]).totals()[0] for s in range(25)]
+    # the model averages 220+; 25 games (fixed seeds) have a standard error near 11 points
     assert np.mean(scores) > 185, json.dumps(scores)
