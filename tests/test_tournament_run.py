@@ -164,3 +164,17 @@ def test_cli_tournament_then_report(tmp_path, capsys):
     # the same command again finds everything done
     assert main(["tournament", str(cfg), "--out", str(out), "--workers", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["run"]["games_run"] == 0
+
+
+def test_stored_move_log_replays_the_game(tmp_path):
+    from yacht_env.game import Game
+    cfg = parse_config({"entrants": ["best", "random", "crash"], "games": 1, "seats": 3, "set": {"joker": "free"}})
+    run(cfg, tmp_path)
+    for rec in stored(tmp_path).values():
+        g = Game(cfg.ruleset, num_players=3, seed=rec["seed"])
+        for e in rec["log"]:
+            if "dice" in e:
+                assert list(g.roll(e["hold"])) == e["dice"]
+            else:
+                assert g.score(e["box"], e["column"]) == e["points"] + e["bonus"]
+        assert g.is_over and g.totals() == rec["totals"]
