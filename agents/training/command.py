@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="override the config's out folder")
     p.add_argument("--evaluate", metavar="MODEL", default=None,
                    help="do not train: evaluate a model file on the config's rules and evaluation seeds")
+    p.add_argument("--eval-seed", type=int, default=None, metavar="N",
+                   help="override eval_seed: evaluation game j deals the dice of stream N + j")
     p.add_argument("--games", type=int, default=None, metavar="N",
                    help="with --evaluate: number of games (default: the config's eval_games)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -26,7 +28,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     try:
-        cfg = load_config(args.config, total_timesteps=args.timesteps, seed=args.seed, out=args.out)
+        cfg = load_config(args.config, total_timesteps=args.timesteps, seed=args.seed, out=args.out,
+                          eval_seed=args.eval_seed)
     except ConfigError as e:
         raise CommandError(str(e)) from None
     if args.games is not None and (args.evaluate is None or args.games < 1):
