@@ -3,9 +3,10 @@
     envs = gymnasium.make_vec("Yacht-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                               rules="yacht")
 
-Same actions, observation (flat only), rewards and illegal-action penalty as `Yacht-v0`; illegal
-actions are always penalized (never raised). Masks: `info["action_mask"]`, int8 of shape (N, A), and
-`envs.action_masks()` (bool).
+Same actions, observation (flat only), rewards (float32) and illegal-action penalty as `Yacht-v0`;
+illegal actions are always penalized (never raised) and flagged in `info["illegal_action"]`. Masks:
+`info["action_mask"]`, int8 of shape (N, A), and `envs.action_masks()` (bool). Every step returns
+new arrays: nothing returned earlier is overwritten.
 
 Autoreset (`AutoresetMode.SAME_STEP`): when game i ends, the step returns its reward and
 terminated[i] = True, the observation row i is already the first one of the next game, and the last
