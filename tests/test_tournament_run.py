@@ -108,6 +108,18 @@ run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:
 """
 
 
+def gone(group: int, within: float) -> bool:
+    """True once no process is left in the process group."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_sigkill(tmp_path, workers):
     cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
@@ -121,8 +133,12 @@ def test_resume_after_sigkill(tmp_path, workers):
         if games.exists() and games.read_bytes().count(b"\n") >= 10:
             break
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
+    # kill the tournament process alone: its pool workers must notice and go too
+    proc.kill()
     proc.wait()
+    if not gone(proc.pid, within=10):
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("processes of the killed run were left behind")
     n_before = games.read_bytes().count(b"\n")
     assert 10 <= n_before < 48, "the run should be killed in the middle"
     with open(games, "ab") as f:  # a write cut short by the kill

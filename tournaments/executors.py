@@ -11,6 +11,8 @@ import multiprocessing
 import multiprocessing.util
 import os
 import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
@@ -112,8 +114,25 @@ def _context():
     return ctx
 
 
+def _watch_parent(pid: int) -> None:
+    """Pool initializer: end this worker when the tournament process is gone (even SIGKILLed), so no
+    orphan workers stay behind."""
+    def watch():
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+
+
 def _pool(setup: Setup, chunks, workers: int):
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_watch_parent,
+                             initargs=(os.getpid(),)) as pool:
         pending = {pool.submit(run_chunk, setup, c) for c in chunks[:4 * workers]}
         queue = chunks[4 * workers:]
         try:
