@@ -4,6 +4,7 @@ Every combination of `seats` entrants is a table. Each table plays `games` deals
 once per seat rotation, and all rotations of a deal share one game seed
 (`game_seed(tournament seed, table, deal)`). Dice are drawn per (seed, sheet, turn, roll, die), so in
 every rotation each sheet gets the same dice and each entrant meets every sheet's dice once.
+Under team rules (seat i plays for team i % teams) a rotation keeps each table's partnerships.
 """
 from dataclasses import dataclass
 from itertools import combinations
