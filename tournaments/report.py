@@ -16,10 +16,10 @@ RESULTS = "results.json"
 REPORT = "report.md"
 
 
-def results(store: Store) -> dict:
-    """Everything the report shows, as plain data."""
+def results(store: Store, records=None) -> dict:
+    """Everything the report shows, as plain data (records: the store's, if already read)."""
     config = store.config()
-    records = list(store.records().values())
+    records = list(store.records().values()) if records is None else list(records)
     entrants = list(config.entrants)
     boxes = list(config.ruleset.boxes)
     planned = len(schedule(config))
@@ -56,18 +56,18 @@ def histogram_name(agent: str) -> str:
     return "hist_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", agent) + ".png"
 
 
-def write_histograms(store: Store, folder: Path) -> list[str]:
+def write_histograms(records, entrants, folder: Path) -> list[str]:
     """One score histogram PNG per agent (games it finished without a fault)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from .stats import scores_by_agent
-    scores = scores_by_agent(store.records().values())
+    scores = scores_by_agent(records)
     names = []
     top = max((max(v) for v in scores.values() if v), default=100)
     bins = np.arange(0, top + 10, 10)
-    for agent in store.config().entrants:
+    for agent in entrants:
         values = scores.get(agent, [])
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.hist(values, bins=bins, color="tab:blue", edgecolor="white")
@@ -200,9 +200,10 @@ def terminal_table(res: dict) -> str:
 def render(folder) -> dict:
     """Write results.json, report.md and the histograms into `folder` from its store; return the results."""
     store = Store(folder)
-    res = results(store)
+    records = list(store.records().values())
+    res = results(store, records)
     folder = Path(folder)
     (folder / RESULTS).write_text(json.dumps(res, indent=2) + "\n")
     (folder / REPORT).write_text(markdown(res))
-    write_histograms(store, folder)
+    write_histograms(records, list(res["agents"]), folder)
     return res
