@@ -222,3 +222,14 @@ def test_render_ansi():
     assert text.startswith("turn 2/26  total ")
     assert "col 1" in text and "col 2" in text and "chance" in text
     assert make(rules="yacht").render() is None
+
+
+def test_rules_arguments():
+    from yacht_env import RuleError, load
+
+    env = make(rules=load("classic", rolls_per_turn=2), columns=2)
+    assert env.rules.rolls_per_turn == 2 and env.rules.columns == 2 and env.action_space.n == 31 + 2 * 12
+    with pytest.raises(RuleError, match="rols_per_turn: unknown key; allowed: .*rolls_per_turn"):
+        make(rols_per_turn=2)
+    with pytest.raises(RuleError, match="nope: rules: no such rule set; presets: cheerio"):
+        make(rules="nope")

@@ -47,10 +47,8 @@ def check_choice(name: str, value, choices) -> None:
 
 
 def resolve_rules(rules, overrides) -> RuleSet:
-    """A RuleSet from a RuleSet, a preset name or a YAML path, with overrides."""
-    if isinstance(rules, RuleSet) and not overrides:
-        return rules
-    return load(rules.name if isinstance(rules, RuleSet) else rules, **overrides)
+    """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
+    return load(rules, **overrides)
 
 
 def action_name(rules: RuleSet, action: int) -> str:
