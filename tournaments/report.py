@@ -58,9 +58,7 @@ def histogram_name(agent: str) -> str:
 
 def write_histograms(records, entrants, folder: Path) -> list[str]:
     """One score histogram PNG per agent (games it finished without a fault)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     from .stats import scores_by_agent
     scores = scores_by_agent(records)
@@ -69,7 +67,8 @@ def write_histograms(records, entrants, folder: Path) -> list[str]:
     bins = np.arange(0, top + 10, 10)
     for agent in entrants:
         values = scores.get(agent, [])
-        fig, ax = plt.subplots(figsize=(6, 3.5))
+        fig = Figure(figsize=(6, 3.5))
+        ax = fig.subplots()
         ax.hist(values, bins=bins, color="tab:blue", edgecolor="white")
         if values:
             ax.axvline(float(np.mean(values)), color="tab:red", label=f"mean {np.mean(values):.1f}")
@@ -78,7 +77,6 @@ def write_histograms(records, entrants, folder: Path) -> list[str]:
         fig.tight_layout()
         name = histogram_name(agent)
         fig.savefig(folder / name, metadata={"Software": None})
-        plt.close(fig)
         names.append(name)
     return names
 
