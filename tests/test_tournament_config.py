@@ -117,3 +117,12 @@ def test_bad_workers_fail_before_any_game(tmp_path, capsys):
     assert main(["tournament", str(cfg), "--out", str(tmp_path / "out"), "--workers", "0"]) == 2
     assert capsys.readouterr().err.strip() == "yacht tournament: error: workers must be a whole number of at least 1, got 0"
     assert not (tmp_path / "out").exists()
+
+
+def test_shipped_configs_are_valid():
+    from tournaments.config import default_config_path
+    from agents.registry import make_agent as registry_make_agent
+    for path in sorted(default_config_path().parent.glob("*.yaml")):
+        cfg = load_config(path)
+        for spec in cfg.entrants.values():
+            registry_make_agent(spec)
