@@ -220,9 +220,10 @@ def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
             lines.append(labels[i].ljust(w) + "  " + "  ".join(cells))
             i += 1
     if rules.upper_bonus:
-        lines.append("upper".ljust(w) + "  " + "  ".join(
-            f"{int(sh.upper.sum())}/{rules.upper_bonus_threshold * rules.columns}".rjust(c)
-            for sh, c in zip(game.sheets, cw)))
+        for col in range(rules.columns):
+            label = "upper" if rules.columns == 1 else f"upper@{col + 1}"
+            lines.append(label.ljust(w) + "  " + "  ".join(
+                f"{int(sh.upper[col])}/{rules.upper_bonus_threshold}".rjust(c) for sh, c in zip(game.sheets, cw)))
     bonus = [int(sh.upper_bonus.sum() + sh.extra_bonus.sum()) for sh in game.sheets]
     lines.append("bonuses".ljust(w) + "  " + "  ".join(str(x).rjust(c) for x, c in zip(bonus, cw)))
     lines.append("total".ljust(w) + "  " + "  ".join(str(t).rjust(c) for t, c in zip(game.sheet_totals(), cw)))

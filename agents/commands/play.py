@@ -82,6 +82,7 @@ def play(game: Game, agents, human_seat: int, human: HumanAgent, names) -> None:
                 human.say("  undone: same dice, choose again")
         elif points is not None:
             last = game.log[-1]
-            human.say(f"  {names[seat]} scores {last['points']} in {last['box']} with {game.log[-2]['dice']}"
+            where = last["box"] + (f"@{last['column'] + 1}" if game.rules.columns > 1 else "")
+            human.say(f"  {names[seat]} scores {last['points']} in {where} with {game.log[-2]['dice']}"
                       + (f" (+{last['bonus']} bonus)" if last["bonus"] else ""))
 
