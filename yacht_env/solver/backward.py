@@ -10,6 +10,7 @@ import numba as nb
 import numpy as np
 
 from ..dice import NUM_KEEPS, NUM_ROLLS
+from .lanes import LANES, MIN_LANES, reroll_lanes, score_lanes, start_lanes
 from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
 
 
@@ -53,23 +54,54 @@ def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
             continue  # the flag is set only by filling the Yacht box
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        S = np.empty((n_stages + 1, NUM_ROLLS))
-        best = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
-        K = np.empty(NUM_KEEPS)
-        kb = np.empty(NUM_KEEPS, dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        S = np.zeros((n_stages + 1, NUM_ROLLS, LANES))
+        best = np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32)
+        K = np.zeros((NUM_KEEPS, LANES))
+        kb = np.zeros((NUM_KEEPS, LANES), dtype=np.int32)
+        choice = np.zeros((NUM_ROLLS, LANES), dtype=np.int32)
+        W = np.zeros((nbox, top, LANES))
+        NX = np.zeros((nbox, top, LANES), dtype=np.int64)
+        start = np.empty(LANES)
+        us = np.empty(LANES, dtype=np.int64)
+        best1 = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice1 = np.empty(NUM_ROLLS, dtype=np.int32)
+        NX1 = np.empty((nbox, top), dtype=np.int64)
         odds = np.empty(NUM_ROLLS)
         mass = np.empty(NUM_KEEPS)
-        W = np.empty((nbox, top))
-        NX = np.empty((nbox, top), dtype=np.int64)
+        S1 = np.empty((n_stages + 1, NUM_ROLLS))
+        K1 = np.empty(NUM_KEEPS)
+        kb1 = np.empty(NUM_KEEPS, dtype=np.int32)
+        W1 = np.empty((nbox, top))
         box_table(T, mask, flag == 1, opts, extra)
-        for u in range(n_upper):
-            if not reach[mask, u]:
+        u = 0
+        while u < n_upper:
+            n = 0
+            while u < n_upper and n < LANES:
+                if reach[mask, u]:
+                    us[n] = u
+                    n += 1
+                u += 1
+            if n == 0:
+                break
+            if n < MIN_LANES:  # too few states to fill the lanes: one at a time
+                for j in range(n):
+                    score_stage(T, V, space, prep, mask, us[j], flag, opts, extra, W1, NX1, S1[0], choice1)
+                    reroll_stages(S1, K1, kb1, best1, n_stages)
+                    idx = (mask * n_upper + us[j]) * n_flag + flag
+                    V[idx] = start_value(S1[n_stages])
+                    if stats:
+                        final_roll_odds(best1, n_stages, odds, mass)
+                        _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, idx)
                 continue
-            score_stage(T, V, space, prep, mask, u, flag, opts, extra, W, NX, S[0], choice)
-            reroll_stages(S, K, kb, best, n_stages)
-            idx = (mask * n_upper + u) * n_flag + flag
-            V[idx] = start_value(S[n_stages])
-            if stats:
-                final_roll_odds(best, n_stages, odds, mass)
-                _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx)
+            score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
+            reroll_lanes(S, K, kb, best, n_stages)
+            start_lanes(S[n_stages], start)
+            for j in range(n):
+                idx = (mask * n_upper + us[j]) * n_flag + flag
+                V[idx] = start[j]
+                if stats:
+                    best1[:, :] = best[:, :, j]
+                    choice1[:] = choice[:, j]
+                    NX1[:, :] = NX[:, :, j]
+                    final_roll_odds(best1, n_stages, odds, mass)
+                    _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, idx)

@@ -1,6 +1,7 @@
 """`solve(rules)`: run the backward induction for one sheet column of a rule set."""
 import time
 
+import numba as nb
 import numpy as np
 from tqdm import tqdm
 
@@ -9,6 +10,8 @@ from .backward import solve_layer
 from .widget import prepare
 from .solution import Solution
 from .space import StateSpace, check_solvable, reachable_upper
+
+CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
 
 def solitaire(rules):
@@ -37,8 +40,11 @@ def solve(rules, progress: bool = True) -> Solution:
     dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
     bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {rules.name}", unit="layer", disable=not progress,
                leave=False)
+    order = np.random.default_rng(0).permutation(n)  # spread costly masks (many upper totals) over the threads
     for layer in bar:
-        solve_layer(T, dims, prep, masks[popcount == layer], reach, rules.rolls_per_turn - 1, V, moments, True)
+        with nb.parallel_chunksize(CHUNK):
+            solve_layer(T, dims, prep, order[popcount[order] == layer], reach, rules.rolls_per_turn - 1, V,
+                        moments, True)
     seconds = time.perf_counter() - t0
     e = float(V[0])
     e2, pub, py, ex = (float(m) for m in moments[0])
