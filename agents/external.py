@@ -215,9 +215,14 @@ class ExternalAgent(Agent):
         except TimeoutError as e:
             self._fault("timeout", str(e))
             return greedy_action(view)
-        except (EOFError, OSError, ValueError) as e:
-            kind = "garbage" if isinstance(e, ValueError) and self.alive else "crash"
-            self._fault(kind, str(e) or "the bot closed its pipes")
+        except EOFError as e:
+            self._fault("crash", str(e))
+            return greedy_action(view)
+        except (OSError, ValueError) as e:           # a broken pipe, or an over-long reply line
+            if isinstance(e, ValueError) and self.alive:
+                self._fault("garbage", str(e))
+            else:
+                self._fault("crash", self._exit_cause())
             return greedy_action(view)
         action, problem = parse_reply(line, legal)
         if problem:

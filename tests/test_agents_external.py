@@ -179,3 +179,18 @@ def test_bot_dies_with_a_harness_that_exits_abruptly(tmp_path):
             break
         time.sleep(0.02)
     assert not alive(pid) or _zombie(pid)
+
+
+def test_bot_that_exits_on_hello_is_a_crash_with_its_exit_code(tmp_path):
+    path = tmp_path / "quitter.py"
+    path.write_text("import sys\nsys.stdin.readline()\nsys.exit(7)\n")
+    with ExternalAgent(f"{sys.executable} {path}") as a:
+        assert play(a).is_over
+        assert [f.kind for f in a.faults] == ["crash"] and "exited with code 7" in a.faults[0].cause
+
+
+def test_overlong_reply_is_garbage(tmp_path):
+    bad = 'print("x" * (2 << 20), flush=True); continue'
+    with ExternalAgent(bot(tmp_path, bad, fault_at=1)) as a:
+        assert play(a).is_over
+        assert a.faults[0].kind == "garbage" and "longer than 1 MiB" in a.faults[0].cause
