@@ -7,7 +7,8 @@ Opponents are callables `policy(game: yacht_env.Game) -> int`: called with the l
 encoding (`game.legal_mask()` marks them; see `yacht_env.game`) and must not modify the game.
 Pass one callable per other seat (in seat order, skipping the learner) or one for all; the default
 plays uniformly random legal actions. The agents package wraps its players this way
-(`lambda game: agent.act(View.of(game))`); this module imports nothing from it.
+(`lambda game: agent.act(View.of(game))`; a wrapper that must reset per game can watch for a new
+`game` object); this module imports nothing from it.
 
 Actions, mask, dice and illegal-action handling are those of `Yacht-v0`; the first roll of every
 turn is automatic and opponents move between the learner's steps. Observation: the learner's sheet
