@@ -126,3 +126,16 @@ def test_teammates_are_not_opponents():
     r["sheet_of"] = [0, 1, 0, 1]
     pairs = {(h["a"], h["b"]) for h in head_to_head([r], ["a", "b", "c", "d"])}
     assert pairs == {("a", "b"), ("a", "d"), ("b", "c"), ("c", "d")}
+
+
+def test_store_folder_errors(tmp_path):
+    cfg = parse_config({"entrants": ["a", "b"], "games": 1})
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CommandError, match="file: exists and is not a folder"):
+        Store(tmp_path / "file").open(cfg)
+    with pytest.raises(CommandError, match="cannot create the tournament folder"):
+        Store(tmp_path / "file" / "sub").open(cfg)
+    (tmp_path / "stray").mkdir()
+    (tmp_path / "stray" / "games.jsonl").write_text("")
+    with pytest.raises(CommandError, match="games.jsonl without tournament.json; not a tournament folder"):
+        Store(tmp_path / "stray").open(cfg)

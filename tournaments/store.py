@@ -34,7 +34,10 @@ class Store:
         """Create the folder for `config`, or check that it already holds the same tournament."""
         if self.folder.exists() and not self.folder.is_dir():
             raise CommandError(f"{self.folder}: exists and is not a folder")
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CommandError(f"{self.folder}: cannot create the tournament folder ({e.strerror})") from None
         if self.meta_path.exists():
             meta = self.meta()
             if meta.get("config_hash") != config.hash:
