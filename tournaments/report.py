@@ -100,7 +100,7 @@ def markdown(res: dict) -> str:
     lines = [f"# Tournament {t['name']!r}", "",
              f"Rules `{t['rules']}`" + (f" with {t['rule_overrides']}" if t["rule_overrides"] else "") +
              f"; {t['seats']} seats per table, {t['tables']} tables, {t['deals_per_table']} deals per table, "
-             f"every deal played in all {t['seats']} seat rotations with the same dice; seed {t['seed']}; "
+             f"every deal played in each of the {t['seats']} seat rotations with the same dice; seed {t['seed']}; "
              f"config hash `{t['config_hash']}`.", "",
              f"Games played: {t['games_played']} of {t['games_planned']}" +
              ("" if t["complete"] else " (incomplete: rerun the same command to finish)") + ".", "",
