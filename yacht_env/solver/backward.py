@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 from ..dice import NUM_KEEPS, NUM_ROLLS
-from .lanes import LANES, MIN_LANES, reroll_lanes, score_lanes, start_lanes
+from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes, start_lanes, stats_lanes
 from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
 
 
@@ -63,6 +63,11 @@ def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
         NX = np.zeros((nbox, top, LANES), dtype=np.int64)
         start = np.empty(LANES)
         us = np.empty(LANES, dtype=np.int64)
+        idx = np.empty(LANES, dtype=np.int64)
+        oddsL = np.empty((NUM_ROLLS, LANES))
+        mL = np.empty((NUM_ROLLS, LANES))
+        massL = np.empty((NUM_KEEPS, LANES))
+        acc = np.empty((4, LANES))
         best1 = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
         choice1 = np.empty(NUM_ROLLS, dtype=np.int32)
         NX1 = np.empty((nbox, top), dtype=np.int64)
@@ -87,21 +92,18 @@ def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
                 for j in range(n):
                     score_stage(T, V, space, prep, mask, us[j], flag, opts, extra, W1, NX1, S1[0], choice1)
                     reroll_stages(S1, K1, kb1, best1, n_stages)
-                    idx = (mask * n_upper + us[j]) * n_flag + flag
-                    V[idx] = start_value(S1[n_stages])
+                    i1 = (mask * n_upper + us[j]) * n_flag + flag
+                    V[i1] = start_value(S1[n_stages])
                     if stats:
                         final_roll_odds(best1, n_stages, odds, mass)
-                        _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, idx)
+                        _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, i1)
                 continue
             score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
             reroll_lanes(S, K, kb, best, n_stages)
             start_lanes(S[n_stages], start)
             for j in range(n):
-                idx = (mask * n_upper + us[j]) * n_flag + flag
-                V[idx] = start[j]
-                if stats:
-                    best1[:, :] = best[:, :, j]
-                    choice1[:] = choice[:, j]
-                    NX1[:, :] = NX[:, :, j]
-                    final_roll_odds(best1, n_stages, odds, mass)
-                    _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, idx)
+                idx[j] = (mask * n_upper + us[j]) * n_flag + flag
+                V[idx[j]] = start[j]
+            if stats:
+                odds_lanes(best, n_stages, oddsL, mL, massL)
+                stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, oddsL, V, A, idx, acc)

@@ -97,3 +97,61 @@ def start_lanes(S_first, out):
         p = ROLL_PROB[r]
         for j in range(LANES):
             out[j] += p * S_first[r, j]
+
+
+@nb.njit(cache=True)
+def odds_lanes(best, n_stages, out, m, mass):
+    """out[r, j] = probability that lane j's turn is scored on roll r (see `widget.final_roll_odds`)."""
+    for r in range(NUM_ROLLS):
+        for j in range(LANES):
+            out[r, j] = 0.0
+            m[r, j] = ROLL_PROB[r]
+    for L in range(n_stages, 0, -1):
+        mass[:, :] = 0.0
+        for r in range(NUM_ROLLS):
+            for j in range(LANES):
+                k = best[L, r, j]
+                if k == SMALL + r:
+                    out[r, j] += m[r, j]
+                else:
+                    mass[k, j] += m[r, j]
+        for k in range(SMALL):
+            x = mass[k]
+            a = KEEP_ADD[k]
+            for f in range(6):
+                y = mass[a[f]]
+                for j in range(LANES):
+                    y[j] += x[j] * _SIXTH
+        for r in range(NUM_ROLLS):
+            for j in range(LANES):
+                m[r, j] = mass[SMALL + r, j]
+    for r in range(NUM_ROLLS):
+        for j in range(LANES):
+            out[r, j] += m[r, j]
+
+
+@nb.njit(cache=True)
+def stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, odds, V, A, idx, acc):
+    """A[idx[j]] = the moments of lane j (see `backward._state_stats`); acc is (4, LANES) scratch."""
+    yacht_points = space[3]
+    gain = prep[0]
+    acc[:, :] = 0.0
+    for r in range(NUM_ROLLS):
+        e = extra[r]
+        for j in range(n):
+            p = odds[r, j]
+            if p == 0.0:
+                continue
+            b = choice[r, j]
+            pts = opts[r, b]
+            ub = gain[b, us[j], pts]
+            g = float(pts + ub + e)
+            s2 = NX[b, pts, j]
+            a = A[s2]
+            acc[0, j] += p * (g * g + 2.0 * g * V[s2] + a[0])
+            acc[1, j] += p * ((ub > 0) + a[1])
+            acc[2, j] += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + a[2])
+            acc[3, j] += p * ((e > 0) + a[3])
+    for j in range(n):
+        for c in range(4):
+            A[idx[j], c] = acc[c, j]
