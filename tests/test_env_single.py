@@ -233,3 +233,41 @@ def test_rules_arguments():
         make(rols_per_turn=2)
     with pytest.raises(RuleError, match="nope: rules: no such rule set; presets: cheerio"):
         make(rules="nope")
+
+
+def chase_yachts(env, obs, info):
+    """Hold the most common face; score a Yacht in the Yacht box, else the best other legal box."""
+    dice = [int(round(x * 6)) for x in obs[:5]]
+    mask = info["action_mask"]
+    face = max(set(dice), key=dice.count)
+    n = len(env.rules.boxes)
+    y = env.rules.boxes.index("yacht")
+    if mask[0] and dice.count(face) < 5:
+        return sum(1 << i for i, d in enumerate(dice) if d == face)
+    legal = [a for a in range(31, len(mask)) if mask[a]]
+    if dice.count(face) == 5 and mask[31 + y]:
+        return 31 + y
+    others = [a for a in legal if (a - 31) % n != y] or legal
+    return max(others, key=lambda a: obs[13 + n + (a - 31)])
+
+
+@pytest.mark.parametrize("rules, knobs", [("yacht", {}), ("verhoeff", {}), ("kirakuken", {}),
+                                          ("yacht", {"joker": "free"}), ("yacht", {"joker": "none"})], ids=str)
+def test_joker_and_extra_yacht_paths_match_game_model(rules, knobs):
+    """Yacht-chasing play reaches jokers and extra-Yacht bonuses; every reward equals the Game's."""
+    env = make(rules=rules, **knobs)
+    extra = 0
+    for k in range(12):
+        obs, info = env.reset(seed=123) if k == 0 else env.reset()
+        actions, rewards = [], []
+        done = False
+        while not done:
+            a = chase_yachts(env, obs, info)
+            obs, r, done, _, info = env.step(a)
+            assert not info["illegal_action"]
+            actions.append(a)
+            rewards.append(r)
+        gains, g = replay_in_game(env, actions, info["game_seed"])
+        assert rewards == gains and sum(rewards) == g.totals()[0]
+        extra += int(g.sheets[0].extra_yachts.sum())
+    assert env.rules.extra_yacht_bonus > 0 and extra > 0  # the extra-Yacht (and joker) path was exercised
