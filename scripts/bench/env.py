@@ -139,6 +139,10 @@ class GymYahtzee:
             stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # gym prints an unmaintained notice
             try:
                 from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
+            except ModuleNotFoundError as err:
+                raise RuntimeError(f"{err}; install it out of the venv with `pip install --no-deps --target DIR "
+                                   "gym==0.26.2 gym-yahtzee pyhtzee gym_notices` and pass --gym-yahtzee-path DIR"
+                                   ) from None
             finally:
                 sys.stderr.close()
                 sys.stderr = stderr
