@@ -22,23 +22,33 @@ class MoveTimeout(Exception):
 
 
 @contextmanager
-def deadline(seconds: float | None):
-    """Raise MoveTimeout in the block after `seconds` (main thread on Unix; otherwise no limit)."""
-    usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
+def move_alarm(seconds: float | None):
+    """For the block (one game): SIGALRM raises MoveTimeout. Yields whether timing is possible (a
+    limit is set, Unix, main thread); the clock itself is started per call with `timed`."""
+    if not (seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()):
+        yield False
         return
 
     def _expired(signum, frame):
         raise MoveTimeout(f"no move within the {seconds:g} s limit")
 
     old = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def timed(seconds: float | None, fn, *args, **kwargs):
+    """Call fn with the alarm clock set to `seconds` (None: untimed); inside `move_alarm`."""
+    if seconds is None:
+        return fn(*args, **kwargs)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def fallback_action(mask: np.ndarray) -> int:
@@ -81,8 +91,7 @@ class Guarded:
         self._at = 0
         self._seen = self._reported()
         try:
-            with deadline(self.timeout):
-                self.agent.reset(rules, seat, num_players, seed=seed)
+            timed(self.timeout, self.agent.reset, rules, seat, num_players, seed=seed)
         except Exception as e:  # noqa: BLE001 - any failure is a forfeit
             self.fault, self.fault_move = "reset: " + describe(e), 0
         self._check_reported()
@@ -92,8 +101,7 @@ class Guarded:
             return fallback_action(view.mask)
         self._at = len(view.game.log)
         try:
-            with deadline(self.timeout):
-                return self.agent.act(view)
+            return timed(self.timeout, self.agent.act, view)
         finally:
             self._check_reported()
 
@@ -101,14 +109,9 @@ class Guarded:
 def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:
     """Play `job` with `agents` (name -> agent); return its store record."""
     game = Game(rules, num_players=len(job.agents), seed=job.seed)
-    seats = [Guarded(agents[name], timeout) for name in job.agents]
-
-    def on_error(seat, exc, g):
-        if seats[seat].fault is None:
-            seats[seat].fault, seats[seat].fault_move = describe(exc), len(g.log)
-        return fallback_action(g.legal_mask())
-
-    play_game(game, seats, on_error=on_error)
+    with move_alarm(timeout) as clock:
+        seats = [Guarded(agents[name], timeout if clock else None) for name in job.agents]
+        _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
     return {
         "key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
@@ -122,6 +125,15 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:
         "faults": faults,
         "log": game.log,
     }
+
+
+def _play(game: Game, seats: list[Guarded]) -> None:
+    def on_error(seat, exc, g):
+        if seats[seat].fault is None:
+            seats[seat].fault, seats[seat].fault_move = describe(exc), len(g.log)
+        return fallback_action(g.legal_mask())
+
+    play_game(game, seats, on_error=on_error)
 
 
 def placements(game: Game, faulted: list[bool]) -> list[int]:
