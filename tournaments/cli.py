@@ -1,6 +1,7 @@
 """The `yacht` command line: one subcommand per module, each with add_parser(sub) and run(args)."""
 import argparse
 import importlib
+import os
 import sys
 
 from yacht_env.cli_common import USER_ERRORS
@@ -47,6 +48,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"yacht {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

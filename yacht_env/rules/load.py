@@ -119,11 +119,19 @@ def load(name_or_path="yacht", **overrides) -> RuleSet:
         data, source = name_or_path.to_dict(), name_or_path.source or name_or_path.name
     elif isinstance(name_or_path, dict):
         data, source = json.loads(json.dumps(name_or_path)), "<dict>"
+    elif not overrides:
+        return _load_plain(str(name_or_path), _mtime(str(name_or_path)))
     else:
         data, source = _read(str(name_or_path))
     data = json.loads(json.dumps(data))  # deep copy
     for key, value in overrides.items():
         _apply_override(data, key, value, f"{source} (override)")
+    return _build_cached(json.dumps(data, sort_keys=True), source)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_plain(name_or_path: str, mtime: float) -> RuleSet:
+    data, source = _read(name_or_path)
     return _build_cached(json.dumps(data, sort_keys=True), source)
 
 
