@@ -82,7 +82,7 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path, workers):
 def test_report_rerender_is_identical(tmp_path):
     cfg = parse_config({"entrants": ["first", "best", "random"], "games": 3, "seats": 3})
     run(cfg, tmp_path)
-    files = {p: (tmp_path / p).read_bytes() for p in ("report.md", "results.json", "hist_best.png")}
+    files = {p: (tmp_path / p).read_bytes() for p in ("report.md", "results.json", "hist_best.png", "scores.png")}
     for p in files:
         (tmp_path / p).unlink()
     render(tmp_path)

@@ -14,6 +14,7 @@ from .store import Store
 
 RESULTS = "results.json"
 REPORT = "report.md"
+SCORES_PNG = "scores.png"
 
 
 def results(store: Store, records=None) -> dict:
@@ -57,7 +58,7 @@ def histogram_name(agent: str) -> str:
 
 
 def write_histograms(records, entrants, folder: Path) -> list[str]:
-    """One score histogram PNG per agent (games it finished without a fault)."""
+    """One score histogram PNG per agent (games it finished without a fault), and all agents in one."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     from .stats import scores_by_agent
@@ -78,7 +79,17 @@ def write_histograms(records, entrants, folder: Path) -> list[str]:
         name = histogram_name(agent)
         fig.savefig(folder / name, metadata={"Software": None})
         names.append(name)
-    return names
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
+    for agent in entrants:
+        if scores.get(agent):
+            ax.hist(scores[agent], bins=bins, histtype="step", linewidth=1.5, label=agent)
+    ax.set(title="final scores, all agents", xlabel="score", ylabel="games")
+    if any(scores.get(agent) for agent in entrants):
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(folder / SCORES_PNG, metadata={"Software": None})
+    return names + [SCORES_PNG]
 
 
 def _matrix(res: dict) -> list[str]:
@@ -115,6 +126,7 @@ def markdown(res: dict) -> str:
         lines.append(f"| {name} | {a['games']} | {a['forfeits']} | {a['mean']:.1f} | {_ci(a['ci95'])} | "
                      f"{a['std']:.1f} | {q['p5']:.0f} | {q['p25']:.0f} | {a['median']:.0f} | {q['p75']:.0f} | "
                      f"{q['p95']:.0f} | {a['mean_place']:.2f} | ![{name}]({histogram_name(name)}) |")
+    lines += ["", f"![score distributions]({SCORES_PNG})"]
     lines += ["", "## Head to head", "",
               "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
               " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
