@@ -1,7 +1,8 @@
 """Backward induction over the solitaire states, one layer (number of filled boxes) at a time.
 
 Layer n (every box filled) is worth 0; a state of layer L is worth the turn widget's start value,
-which reads layer L + 1. States of one layer are independent: they run in a numba `prange`.
+which reads layer L + 1. States of one layer are independent: they run in a numba `prange`, and
+the states of one fill pattern and flag go through the widget up to 8 upper totals at a time (`lanes`).
 Besides the value, each state carries the second moment of the future score and the expected
 number of upper bonuses, Yacht = 50 boxes and extra-Yacht bonuses still to come under the optimal
 policy, so the start state gives the score's standard deviation and the bonus odds.
