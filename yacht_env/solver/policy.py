@@ -76,7 +76,7 @@ class Policy:
         return masks, uppers, flags
 
     def widget(self, masks, uppers, flags, stages: int):
-        """Stage values S[0..stages] (rolls x stages), argmax keeps, box choices and the roll's box points."""
+        """(S, best, choice): stage values S[L, r], chosen keeps best[L, r] (L >= 1) and boxes choice[r]."""
         nbox = self.tables.n_boxes
         S = np.empty((stages + 1, NUM_ROLLS))
         best = np.empty((stages + 1, NUM_ROLLS), dtype=np.int32)
