@@ -41,7 +41,7 @@ def test_bc_run_plays_as_learned(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["games"] == 8 and doc["optimum"] == pytest.approx(254.5877, abs=0.01)
     run = tmp_path / "run"
-    for name in ("best.pt", "final.pt", "curve.csv", "curve.png", "config.json"):
+    for name in ("best.pt", "final.pt", "curve.csv", "curve.png", "config.json", "run.json"):
         assert (run / name).is_file(), name
     game = play_game(Game("yacht", 1, seed=4), [LearnedAgent(run / "final.pt")])
     assert game.is_over and game.totals()[0] > 0

@@ -77,7 +77,7 @@ def imitate(cfg, progress: bool = True):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from torch.utils.tensorboard import SummaryWriter
 
-    from .run import Trained, describe
+    from .run import Trained, _versions, describe
     rules = load(cfg.rules, **cfg.overrides)
     out = cfg.out_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -126,4 +126,8 @@ def imitate(cfg, progress: bool = True):
             (out / "best.json").write_text(json.dumps({"epoch": epoch, **res.summary()}, indent=2) + "\n")
     save_checkpoint(policy, seen, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
     writer.close()
+    (out / "run.json").write_text(json.dumps({
+        "versions": _versions(), "algo": "bc", "teacher": cfg.bc.teacher,
+        "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed, "teacher_decisions": n, "samples_seen": seen,
+        "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
     return Trained(policy, res, out)
