@@ -8,7 +8,7 @@ GOOD = {"name": "t", "total_timesteps": 1000, "n_envs": 4, "ppo": {"n_steps": 16
 
 
 def test_committed_configs_load():
-    for name in ("ppo", "smoke", "ppo-classic"):
+    for name in ("ppo", "ppo-long", "smoke", "ppo-classic", "bc-strong"):
         cfg = load_config(f"configs/train/{name}.yaml")
         assert cfg.total_timesteps > 0 and cfg.out_dir.name == cfg.name
 
