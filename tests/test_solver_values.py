@@ -112,3 +112,11 @@ def test_solve_cli_json_and_text(capsys):
 def test_solve_cli_bad_rules(capsys):
     assert main(["solve", "--rules", "nope"]) == 2
     assert "no such rule set" in capsys.readouterr().err
+
+
+def test_fresh_solve_shows_a_progress_bar(capsys):
+    with temp_cache():
+        assert main(["solve", "--rules", "classic", "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    assert "solve classic:" in captured.err and "/12 [" in captured.err  # one step per layer (12 boxes)
+    assert "from cache" not in captured.out
