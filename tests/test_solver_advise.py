@@ -71,6 +71,8 @@ BAD = [
     (["--dice", "1", "2", "3", "4", "5", "--filled", "ones"], "--filled takes BOX=POINTS, got 'ones'"),
     (["--dice", "1", "2", "3", "4", "5", "--filled", "ones=x"], "points must be a whole number"),
     (["--dice", "1", "2", "3", "4", "5", "--filled", "ones=-1"], "points must be a whole number >= 0"),
+    (["--dice", "1", "2", "3", "4", "5", "--filled", "yacht=30"],
+     "box 'yacht' cannot hold 30 points under 'yacht'; possible: 0, 50"),
     (["--dice", "1", "2", "3", "4", "5", "--upper", "1", "2"], "upper: one whole number >= 0 per column (1)"),
     (["--dice", "1", "2", "3", "4", "5", "--bonus", "-5"], "bonus must be a whole number >= 0"),
     (["--set", "columns=2", "--dice", "1", "2", "3", "4", "5", "--filled", "ones=1"], "name boxes as ones@COLUMN"),

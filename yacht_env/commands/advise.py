@@ -88,7 +88,12 @@ def _sheet(rules, filled, upper, bonus):
             raise CommandError(f"rules {rules.name!r} have {rules.columns} columns: name boxes as {box}@COLUMN")
         if isinstance(pts, bool) or not isinstance(pts, int) or pts < 0:
             raise CommandError(f"box {key!r}: points must be a whole number >= 0, got {pts!r}")
-        scores[int(col or 1) - 1, rules.boxes.index(box)] = pts
+        b = rules.boxes.index(box)
+        possible = set(rules.tables.score[b].tolist()) | set(rules.tables.joker_score[b].tolist()) | {0}
+        if pts not in possible:
+            raise CommandError(f"box {key!r} cannot hold {pts} points under {rules.name!r}; possible: "
+                               f"{', '.join(map(str, sorted(possible)))}")
+        scores[int(col or 1) - 1, b] = pts
     if (scores >= 0).all():
         raise CommandError("every box is filled: the game is over, nothing to advise")
     faces = np.array([b.face for b in rules.boxes_spec])
