@@ -63,6 +63,7 @@ class Policy:
         self.prep = prepare(self.tables, sp.n_upper)
         self.gain = self.prep[0]
         self.n_stages = self.rules.rolls_per_turn - 1
+        self._turn = (None, None)  # (state key, widget): a turn's decisions share one widget
 
     def state(self, scores: np.ndarray, upper: np.ndarray):
         """Per-column (mask, capped upper, flag) arrays from a sheet's scores (columns x boxes, -1 open)."""
@@ -93,7 +94,10 @@ class Policy:
         """The best action (Game encoding) for roll index `roll` with `rolls_left` re-rolls left."""
         masks, uppers, flags = self.state(scores, upper)
         stages = min(rolls_left, self.n_stages)
-        S, best, choice = self.widget(masks, uppers, flags, stages)
+        key = (masks.tobytes(), uppers.tobytes(), flags.tobytes())
+        if self._turn[0] != key:
+            self._turn = (key, self.widget(masks, uppers, flags, self.n_stages))
+        _, best, choice = self._turn[1]
         if stages > 0 and best[stages, roll] != SMALL + roll:
             return hold_of(roll, best[stages, roll])
         return NUM_HOLDS + int(choice[roll])
