@@ -37,3 +37,22 @@ def test_core_dependencies_leave_out_torch():
 def test_importing_yacht_env_loads_no_torch():
     code = "import sys, yacht_env; assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_command_line_loads_no_torch():
+    code = ("import sys; from tournaments.cli import build_parser; build_parser(); "
+            "assert 'torch' not in sys.modules, 'building the yacht CLI imported torch'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_command_with_missing_extra_explains_itself(tmp_path):
+    # a fake 'torch' that fails to import stands in for a core install without the [rl] extra
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", "
+                                                    "name='torch')\n")
+    code = ("import sys; from tournaments.cli import main; from tournaments import cli; "
+            "cli.COMMANDS['needs_torch'] = 'torch'; sys.exit(main(['needs_torch', 'x']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 2
+    assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr

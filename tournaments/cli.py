@@ -25,12 +25,32 @@ def _module(name):
     return importlib.import_module(COMMANDS[name])
 
 
+# extras that provide a missing top-level module
+EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray"}
+
+
+def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
+    """Register a command whose optional dependency is missing: it explains how to install it."""
+    extra = EXTRAS.get((err.name or "").split(".")[0])
+    hint = f"pip install 'yacht-arena[{extra}]'" if extra else f"install the missing package {err.name!r}"
+    p = sub.add_parser(name, help=f"(unavailable: needs {err.name}; {hint})", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(missing=f"this command needs {err.name!r}, which is not installed; {hint}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="yacht", description="Yacht arena: rules, environments, solver, "
                                      "agents and tournaments for the dice game Yacht.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        _module(name).add_parser(sub)
+        try:
+            module = _module(name)
+        except ModuleNotFoundError as err:
+            if err.name and err.name.split(".")[0] in ("yacht_env", "agents", "tournaments"):
+                raise
+            _unavailable(sub, name, err)
+            continue
+        module.add_parser(sub)
     return parser
 
 
@@ -39,6 +59,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
+        return 2
+    if getattr(args, "missing", None):
+        print(f"yacht {args.command}: error: {args.missing}", file=sys.stderr)
         return 2
     try:
         return int(_module(args.command).run(args) or 0)

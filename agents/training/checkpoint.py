@@ -15,13 +15,9 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from yacht_env.cli_common import CommandError
+from .errors import ModelFileError
 
 FORMAT = "yacht-maskable-ppo/1"
-
-
-class ModelFileError(CommandError, ValueError):
-    """A file that is not a model saved by `yacht train`, or does not fit the rules (a user error)."""
 
 
 def policy_kwargs(policy_cfg: dict) -> dict:

@@ -1,7 +1,7 @@
 """`yacht train CONFIG`: train a MaskablePPO agent from a YAML config (see configs/train/)."""
 from yacht_env.cli_common import CommandError, emit_json
 
-from .checkpoint import ModelFileError
+from .errors import ModelFileError
 from .config import ConfigError, load_config
 
 
