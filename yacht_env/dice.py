@@ -87,14 +87,11 @@ ROLL_PROB = np.array([_multinomial(c) / 6 ** 5 for c in ROLL_COUNTS])
 
 def _transition():
     """TRANSITION[k, r]: probability that keeping k and rolling the rest gives roll r."""
-    t = np.zeros((NUM_KEEPS, NUM_ROLLS))
-    for k, kc in enumerate(KEEP_COUNTS):
-        free = NUM_DICE - int(KEEP_SIZES[k])
-        for r, rc in enumerate(ROLL_COUNTS):
-            add = rc - kc
-            if (add >= 0).all():
-                t[k, r] = _multinomial(add) / 6 ** free
-    return t
+    fact = np.array([factorial(n) for n in range(NUM_DICE + 1)], dtype=float)
+    add = ROLL_COUNTS[None, :, :].astype(int) - KEEP_COUNTS[:, None, :]         # dice the re-roll must show
+    free = NUM_DICE - KEEP_SIZES.astype(int)
+    ways = fact[free][:, None] / fact[np.clip(add, 0, None)].prod(axis=2)         # multinomial coefficient
+    return np.where((add >= 0).all(axis=2), ways / 6.0 ** free[:, None], 0.0)
 
 
 TRANSITION = _transition()
