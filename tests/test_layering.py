@@ -56,3 +56,15 @@ def test_command_with_missing_extra_explains_itself(tmp_path):
                          env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
     assert out.returncode == 2
     assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
+
+
+def test_missing_extra_at_run_time_explains_itself(tmp_path):
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", "
+                                                    "name='torch')\n")
+    code = "import sys; from tournaments.cli import main; sys.exit(main(['train', 'configs/train/smoke.yaml']))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 2, out.stderr
+    assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -71,6 +71,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"yacht {args.command}: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] not in EXTRAS:
+            raise
+        print(f"yacht {args.command}: error: this needs {err.name!r}, which is not installed; "
+              f"pip install 'yacht-arena[{EXTRAS[err.name.split('.')[0]]}]'", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into `head` and the like
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
