@@ -2,7 +2,10 @@
 from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
 from .solution import Solution
 from .solve import solitaire, solve
+from .jit import drop_stale_solver
 from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
+
+drop_stale_solver()
 
 __all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
            "check_solvable", "solitaire", "solution_for", "solve"]
