@@ -26,9 +26,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .dice_source import game_seed
-from .env import action_name, check_choice, legal_summary, render_sheet, resolve_rules
+from .env import action_name, check_choice, legal_summary, resolve_rules
 from .game import Game, IllegalMove
-from .table_obs import seat_obs, seat_space, sheet_state
+from .table_obs import render_table, seat_obs, seat_space
 from .vs_env import VS_REWARDS
 
 
@@ -133,14 +133,7 @@ class raw_env(AECEnv):
     def render(self):
         if self.render_mode != "ansi":
             return None
-        g = self.game
-        out = []
-        for sheet in range(g.num_sheets):
-            d, used, turn, scores, preview, _, _ = sheet_state(g, sheet, self._dice)
-            seats = [f"player_{s}" for s in range(g.num_players) if g.sheet_of(s) == sheet]
-            out.append(render_sheet(self.rules, d, self.rules.rolls_per_turn - used, turn, scores, preview,
-                                    g.sheet_totals()[sheet], over=g.is_over, title=f"[{', '.join(seats)}] "))
-        return "\n".join(out)
+        return render_table(self.game, self._dice, lambda seats: ", ".join(f"player_{s}" for s in seats))
 
     def close(self):
         pass

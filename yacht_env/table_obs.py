@@ -85,3 +85,15 @@ def seat_dict_obs(game: Game, seat: int, dice) -> dict:
     d["totals"] = np.array([totals[s] for s in order], np.int32)
     d["filled"] = np.array([(game.sheets[s].scores >= 0).sum() for s in order], np.int32)
     return d
+
+
+def render_table(game: Game, dice, label) -> str:
+    """Every sheet of a table as text; label(seats) names the seats writing on a sheet."""
+    from .env import render_sheet
+    out = []
+    for sheet in range(game.num_sheets):
+        d, used, turn, scores, preview, _, _ = sheet_state(game, sheet, dice)
+        seats = [s for s in range(game.num_players) if game.sheet_of(s) == sheet]
+        out.append(render_sheet(game.rules, d, game.rules.rolls_per_turn - used, turn, scores, preview,
+                                game.sheet_totals()[sheet], over=game.is_over, title=f"[{label(seats)}] "))
+    return "\n".join(out)

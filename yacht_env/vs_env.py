@@ -28,9 +28,9 @@ import gymnasium as gym
 import numpy as np
 
 from .dice_source import game_seed
-from .env import ILLEGAL, OBS_MODES, action_name, check_choice, legal_summary, render_sheet, resolve_rules
+from .env import ILLEGAL, OBS_MODES, action_name, check_choice, legal_summary, resolve_rules
 from .game import Game, IllegalMove
-from .table_obs import seat_dict_obs, seat_dict_space, seat_obs, seat_space, sheet_state
+from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_obs, seat_space
 
 VS_REWARDS = ("points", "win")
 
@@ -182,12 +182,5 @@ class YachtVsEnv(gym.Env):
     def render(self):
         if self.render_mode != "ansi":
             return None
-        g = self.game
-        out = []
-        for sheet in range(g.num_sheets):
-            d, used, turn, scores, preview, _, _ = sheet_state(g, sheet, self._dice)
-            seats = [s for s in range(g.num_players) if g.sheet_of(s) == sheet]
-            who = "you" if self.seat in seats else "seat " + ",".join(map(str, seats))
-            out.append(render_sheet(self.rules, d, self.rules.rolls_per_turn - used, turn, scores, preview,
-                                    g.sheet_totals()[sheet], over=g.is_over, title=f"[{who}] "))
-        return "\n".join(out)
+        return render_table(self.game, self._dice,
+                            lambda seats: "you" if self.seat in seats else "seat " + ",".join(map(str, seats)))
