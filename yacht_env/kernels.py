@@ -23,30 +23,59 @@ def splitmix64(x):
     return z ^ (z >> np.uint64(31))
 
 
+def _splitmix64_np(x: np.ndarray) -> np.ndarray:
+    """splitmix64 over a uint64 array (numpy, wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = x + _GOLD
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
+
+
+# splitmix64(index) of every die index of sheet 0 (turn < 64, roll < 8, k < 8): half of die_value's work
+_SHEET0_HASH = _splitmix64_np(np.arange(64 * 8 * 8, dtype=np.uint64))
+
+
 @nb.njit(cache=True, inline="always")
 def die_value(seed, sheet, turn, roll, k):
     """Face 1..6 of the k-th re-rolled die at (sheet, turn, roll) of the game with this seed."""
-    index = np.uint64(((sheet * 64 + turn) * 8 + roll) * 8 + k)
-    h = splitmix64(np.uint64(seed) ^ splitmix64(index))
+    index = ((sheet * 64 + turn) * 8 + roll) * 8 + k
+    ih = _SHEET0_HASH[index] if index < _SHEET0_HASH.shape[0] else splitmix64(np.uint64(index))
+    h = splitmix64(np.uint64(seed) ^ ih)
     return np.int8(1 + (((h >> np.uint64(32)) * np.uint64(6)) >> np.uint64(32)))
 
 
 @nb.njit(cache=True, inline="always")
 def reroll(dice, hold, seed, sheet, turn, roll):
     """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""
+    d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
     k = 0
-    for i in range(5):
-        if not (hold >> i) & 1:
-            dice[i] = die_value(seed, sheet, turn, roll, k)
-            k += 1
-    for i in range(1, 5):  # insertion sort
-        v = dice[i]
-        j = i - 1
-        while j >= 0 and dice[j] > v:
-            dice[j + 1] = dice[j]
-            j -= 1
-        dice[j + 1] = v
-    return roll_of(dice)
+    if not hold & 1:
+        d0 = die_value(seed, sheet, turn, roll, k)
+        k += 1
+    if not hold & 2:
+        d1 = die_value(seed, sheet, turn, roll, k)
+        k += 1
+    if not hold & 4:
+        d2 = die_value(seed, sheet, turn, roll, k)
+        k += 1
+    if not hold & 8:
+        d3 = die_value(seed, sheet, turn, roll, k)
+        k += 1
+    if not hold & 16:
+        d4 = die_value(seed, sheet, turn, roll, k)
+    # a sorting network: nine compare-exchanges, no data-dependent branches
+    d0, d1 = min(d0, d1), max(d0, d1)
+    d3, d4 = min(d3, d4), max(d3, d4)
+    d2, d4 = min(d2, d4), max(d2, d4)
+    d2, d3 = min(d2, d3), max(d2, d3)
+    d0, d3 = min(d0, d3), max(d0, d3)
+    d0, d2 = min(d0, d2), max(d0, d2)
+    d1, d4 = min(d1, d4), max(d1, d4)
+    d1, d3 = min(d1, d3), max(d1, d3)
+    d1, d2 = min(d1, d2), max(d1, d2)
+    dice[0], dice[1], dice[2], dice[3], dice[4] = d0, d1, d2, d3, d4
+    return ROLL_INDEX[((((d4 - 1) * 6 + d3 - 1) * 6 + d2 - 1) * 6 + d1 - 1) * 6 + d0 - 1]
 
 
 @nb.njit(cache=True, inline="always")
