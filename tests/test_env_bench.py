@@ -9,11 +9,13 @@ BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
 
 def test_bench_env_reports_rates():
     out = subprocess.run([sys.executable, str(BENCH), "env", "--steps", "200", "--batch-steps", "4",
-                          "--sizes", "8", "--rounds", "2", "--gym-yahtzee-path", "/nonexistent"],
+                          "--sizes", "8", "--threads", "1", "2", "--rounds", "2",
+                          "--gym-yahtzee-path", "/nonexistent"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert re.search(r"Yacht-v0 single \(gymnasium.make, yacht\)\s+[\d,]+", out.stdout)
     assert re.search(r"Yacht-v0 batched N=8 \(bare kernel\)\s+[\d,]+\s+[\d,]+", out.stdout)
+    assert re.search(r"Yacht-v0 batched N=8, 2 threads \(make_vec step\)\s+[\d,]+", out.stdout)
     assert re.search(r"gym-yahtzee \(YahtzeeSingleEnv\)\s+(n/a .*--gym-yahtzee-path DIR|[\d,]+)", out.stdout)
 
 

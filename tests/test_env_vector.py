@@ -148,3 +148,51 @@ def test_sb3_adapter_errors():
         env.set_attr("rules", None)
     with pytest.raises(ValueError, match="reward must be one of 'points', 'terminal', got 'win'"):
         YachtVecEnv(2, reward="win")
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_same_games(threads):
+    """num_threads splits the games between threads; every array matches the one-thread run, step by step."""
+    n = 300  # above the smallest split, so every thread gets games
+    one, many = make_vec(n=n), make_vec(n=n, num_threads=threads)
+    o1, i1 = one.reset(seed=3)
+    o2, i2 = many.reset(seed=3)
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        actions = random_actions(i1["action_mask"], rng)
+        r1, r2 = one.step(actions), many.step(actions)
+        for a, b in zip(r1[:4], r2[:4]):
+            assert np.array_equal(a, b)
+        i1, i2 = r1[4], r2[4]
+        assert i1.keys() == i2.keys() and all(np.array_equal(i1[k], i2[k]) for k in i1)
+    assert many.unwrapped.batch.threads.num_threads == threads
+    many.close()
+    assert many.unwrapped.batch.threads.num_threads == 1
+    r = many.step(random_actions(i2["action_mask"], rng))  # still works on one thread after close
+    assert r[0].shape == (n, 41)
+
+
+def test_thread_slices_cover_every_game_once():
+    from yacht_env.step_threads import MIN_SLICE, SliceThreads
+    pool = SliceThreads(3)
+    try:
+        pool.share = [0.9, 0.05, 0.05]
+        edges = pool.bounds(1000)
+        assert edges[0] == 0 and edges[-1] == 1000 and min(np.diff(edges)) >= MIN_SLICE
+        assert pool.bounds(100) == [0, 100, 100, 100]  # too few games to split
+
+        def boom(lo, hi):
+            if lo > 0:
+                raise RuntimeError("helper failed")
+        with pytest.raises(RuntimeError, match="helper failed"):
+            pool.run(boom, 1000, ())
+        seen = np.zeros(1000, np.int64)
+
+        def mark(lo, hi):
+            seen[lo:hi] += 1
+        pool.run(mark, 1000, ())  # the pool still works after a failed run
+        assert (seen == 1).all()
+    finally:
+        pool.close()
+    with pytest.raises(ValueError, match="num_threads must be a positive integer, got 0"):
+        SliceThreads(0)

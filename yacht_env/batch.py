@@ -25,6 +25,7 @@ from .jit_cache import drop_stale
 from .kernels import box_options, reroll, splitmix64, upper_bonus_gain
 from .obs import inv_box_scale, obs_size, write_obs, yacht_points
 from .rules.tables import Tables
+from .step_threads import SliceThreads
 
 # seeds[i] columns
 STREAM, EPISODE, SEED = 0, 1, 2
@@ -126,19 +127,20 @@ def reset_games(inv_scale, rounds, which, seeds, state, dice, scores, preview, c
             _write(T, inv_scale, rounds, i, state, scores, preview, cols, obs, mask)
 
 
-@nb.njit(cache=True, _nrt=False)
-def step_games(inv_scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def step_games(lo, hi, inv_scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
                rewards, terminated, illegal, obs, mask, final_obs, final_total, *tables):
-    """Step every game once (tables: the fields of the rule set's `Tables`, as for reset_games).
+    """Step games lo..hi-1 once (tables: the fields of the rule set's `Tables`, as for reset_games).
 
-    params = (terminal_reward, penalty, autoreset): with terminal_reward the reward is the final
-    total on the last move and 0 before; an illegal action gives -penalty and changes nothing; with
-    autoreset a finished game's last observation goes to final_obs[i] and episode + 1 starts at once.
-    final_total[i] is set to the score of every game that ends.
+    params = (terminal_reward, penalty, autoreset, clear_final): with terminal_reward the reward is
+    the final total on the last move and 0 before; an illegal action gives -penalty and changes nothing;
+    with autoreset a finished game's last observation goes to final_obs[i] and episode + 1 starts at
+    once; with clear_final the final_obs rows of the other games are zeroed. final_total[i] is set to
+    the score of every game that ends.
     """
     T = Tables(*tables)
-    terminal_reward, penalty, autoreset = params[0] != 0, params[1], params[2] != 0
-    for i in range(actions.shape[0]):
+    terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0
+    for i in range(lo, hi):
         gain, done, legal = _apply(T, ypts, rounds, i, actions[i], seeds, state, dice, scores, preview, cols)
         illegal[i] = not legal
         terminated[i] = done
@@ -154,6 +156,8 @@ def step_games(inv_scale, ypts, rounds, params, actions, seeds, state, dice, sco
             _write(T, inv_scale, rounds, i, state, scores, preview, cols, final_obs, mask)
             seeds[i, EPISODE] += 1
             _new_game(T, i, seeds, state, dice, scores, preview, cols)
+        elif clear_final:
+            final_obs[i] = 0.0
         _write(T, inv_scale, rounds, i, state, scores, preview, cols, obs, mask)
 
 
@@ -184,10 +188,12 @@ class Batch:
     reset(streams) starts episode 0 of each stream; step(actions) plays one action per game and
     fills rewards, terminated, illegal, obs and mask, and final_total (and final_obs, when autoreset)
     for games that ended. terminal_reward / penalty / autoreset are fixed at construction.
+    num_threads > 1 steps slices of the games on that many threads at once (`step_threads`);
+    the games are the same whatever the number of threads.
     """
 
     def __init__(self, rules, num_games: int, terminal_reward: bool = False, penalty: float = 1.0,
-                 autoreset: bool = True):
+                 autoreset: bool = True, num_threads: int = 1):
         if rules.teams:
             raise ValueError(f"rules {rules.name!r} have teams={rules.teams}; a solitaire game has one sheet "
                              "(use YachtVs-v0 or yacht_env.pettingzoo for team games)")
@@ -200,7 +206,9 @@ class Batch:
         self.rounds = rules.rounds
         self.inv_scale = inv_box_scale(rules)
         self.ypts = yacht_points(rules)
-        self.params = np.array([float(terminal_reward), float(penalty), float(autoreset)])
+        self.params = np.array([float(terminal_reward), float(penalty), float(autoreset), 0.0])
+        self._fresh_params = self.params.copy()
+        self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
         self.seeds = np.zeros((n, 3), np.uint64)
         self.state = np.zeros((n, 4), np.int64)
         self.dice = np.zeros((n, 5), np.int8)
@@ -216,6 +224,8 @@ class Batch:
         self.illegal = np.zeros(n, np.bool_)
         self._all = np.ones(n, np.bool_)
         self._head = (self.inv_scale, self.ypts, self.rounds, self.params)
+        self._fresh_head = (self.inv_scale, self.ypts, self.rounds, self._fresh_params)
+        self.threads = SliceThreads(num_threads)
         self._bind()
 
     def _bind(self) -> None:
@@ -245,11 +255,17 @@ class Batch:
         fresh: write obs, mask and final_obs (zeros but for the games that ended) into new arrays,
         so the arrays of earlier steps stay as they were without being copied.
         """
+        head = self._head
         if fresh:
             self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
-            self.final_obs = np.zeros_like(self.final_obs)
+            self.final_obs = np.empty_like(self.final_obs)
             self._bind()
-        step_games(*self._head, actions, *self._tail)
+            head = self._fresh_head
+        self.threads.run(step_games, self.num_games, (*head, actions, *self._tail))
+
+    def close(self) -> None:
+        """Stop the stepping threads (if any); the batch keeps working on one thread."""
+        self.threads.close()
 
     def rolls_left(self, i: int) -> int:
         return int(self.rules.rolls_per_turn - self.state[i, ROLLS_USED])

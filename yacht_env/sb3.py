@@ -5,7 +5,8 @@
     env = YachtVecEnv(64, rules="yacht", seed=0)            # any preset, any rules knob
     MaskablePPO("MlpPolicy", env).learn(10_000)
 
-`YachtVecEnv(num_envs, rules="yacht", seed=None, reward="points", illegal_penalty=1.0, **overrides)`:
+`YachtVecEnv(num_envs, rules="yacht", seed=None, reward="points", illegal_penalty=1.0, num_threads=1,
+**overrides)` (num_threads: see `yacht_env.vector`):
 num_envs games of `Yacht-v0` (flat observation) stepped in one compiled call. Masks:
 `env_method("action_masks")` gives one bool row per env, `has_attr("action_masks")` is True.
 Done games restart at once (SB3's convention): the returned observation is the new game's, and
@@ -31,13 +32,13 @@ class YachtVecEnv(VecEnv):
     render_mode = None
 
     def __init__(self, num_envs: int, rules="yacht", seed: int | None = None, reward: str = "points",
-                 illegal_penalty: float = 1.0, **overrides):
+                 illegal_penalty: float = 1.0, num_threads: int = 1, **overrides):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         check_choice("reward", reward, REWARDS)
         self.rules = resolve_rules(rules, overrides)
         self.batch = Batch(self.rules, int(num_envs), terminal_reward=reward == "terminal",
-                           penalty=illegal_penalty, autoreset=True)
+                           penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
         super().__init__(int(num_envs), flat_space(self.rules), spaces.Discrete(self.batch.num_actions))
         self._base_seed = seed
         self._actions = np.zeros(self.num_envs, np.int64)
@@ -81,7 +82,7 @@ class YachtVecEnv(VecEnv):
         return self.batch.mask.astype(bool)
 
     def close(self) -> None:
-        pass
+        self.batch.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
         """The attribute for each env: per-env `action_masks` methods, else this env's attribute."""

@@ -13,6 +13,10 @@ terminated[i] = True, the observation row i is already the first one of the next
 observation is in `info["final_obs"][i]` (rows marked by `info["_final_obs"]`); `info["final_total"]`
 holds the final scores on the same rows. Games never truncate.
 
+Threads: `num_threads=2` steps two slices of the games at once on two threads (the compiled step
+releases the GIL); the games are the same for any number of threads. The default is 1, so several
+env processes side by side do not oversubscribe the cores.
+
 Seeding: `reset(seed=s)` gives sub-env i the stream s + i (a list of seeds gives one stream each), so
 sub-env i plays exactly the games of `gymnasium.make("Yacht-v0").reset(seed=s + i)` followed by
 plain `reset()`s: episode k deals the dice of `Game(seed=dice_source.game_seed(s + i, k))`.
@@ -34,7 +38,7 @@ class YachtVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
-                 max_episode_steps=None, **overrides):
+                 max_episode_steps=None, num_threads: int = 1, **overrides):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode != "flat":
@@ -50,7 +54,7 @@ class YachtVectorEnv(VectorEnv):
         self.rules = resolve_rules(rules, overrides)
         self.num_envs = int(num_envs)
         self.batch = Batch(self.rules, self.num_envs, terminal_reward=reward == "terminal",
-                           penalty=illegal_penalty, autoreset=True)
+                           penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
         self.single_observation_space = flat_space(self.rules)
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -93,3 +97,7 @@ class YachtVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the legal actions now."""
         return self.batch.mask.astype(bool)
+
+    def close(self, **kwargs):
+        self.batch.close()
+        super().close(**kwargs)

@@ -5,7 +5,8 @@ envs the step call (its mask comes with it); for OpenSpiel `legal_actions()` plu
 for the decision and for the chance node after it (its outcome drawn directly as an index); for
 gym-yahtzee `get_possible_actions()` plus `step`. Random choices are drawn outside the timer.
 The contenders run interleaved in rounds, so a busy machine slows them all alike. Batched
-contenders also report steps per CPU-second of the stepping thread (what an idle core would give).
+contenders also report steps per CPU-second of the process in the step call (all its threads: what
+one core would give); `--threads` runs each batched size with each num_threads.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import numpy as np
 def add_parser(sub):
     p = sub.add_parser("env", help="steps/s of the Yacht envs and their peers", description=__doc__)
     p.add_argument("--steps", type=int, default=100_000, help="decisions per single-game contender")
-    p.add_argument("--batch-steps", type=int, default=300, help="batched steps per batched contender")
+    p.add_argument("--batch-steps", type=int, default=1000, help="batched steps per batched contender")
     p.add_argument("--rounds", type=int, default=10, help="interleaved rounds the steps are split into")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="batched env sizes")
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                   help="num_threads values of the batched env (each size runs with each)")
     p.add_argument("--rules", default="yacht", help="rule set of our envs")
     p.add_argument("--gym-yahtzee-path", default=None,
                    help="folder holding gym-yahtzee and its old `gym` (kept out of the venv: "
@@ -59,35 +62,36 @@ class Single:
 
 
 class Batched:
-    """make_vec("Yacht-v0", vector_entry_point): the step call, or the bare compiled kernel."""
+    """make_vec("Yacht-v0", vector_entry_point, num_threads=k): the step call, or the bare compiled kernel."""
 
-    def __init__(self, rules: str, n: int, seed: int, bare: bool):
+    def __init__(self, rules: str, n: int, seed: int, bare: bool, threads: int = 1):
         import gymnasium as gym
 
         import yacht_env  # noqa: F401
         from yacht_env.batch import random_legal
 
-        self.envs = gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", rules=rules)
+        self.envs = gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", rules=rules,
+                                 num_threads=threads)
         self.random_legal, self.n, self.bare = random_legal, n, bare
         self.rng = np.random.default_rng(seed)
         self.actions = np.zeros(n, np.int64)
         _, info = self.envs.reset(seed=seed)
         self.mask = self.envs.unwrapped.batch.mask if bare else info["action_mask"]
 
-    cpu = 0.0  # CPU seconds of this thread in the step calls, per game-step
+    cpu = 0.0  # CPU seconds of the process (all its threads) in the step calls, per game-step
 
     def run(self, steps: int) -> float:
         batch, n, actions = self.envs.unwrapped.batch, self.n, self.actions
         spent = 0.0
         for _ in range(steps):
             self.random_legal(self.mask, self.rng.random(n), actions)
-            c, t = time.thread_time(), time.perf_counter()
+            c, t = time.process_time(), time.perf_counter()
             if self.bare:
                 batch.step(actions)
             else:
                 _, _, _, _, info = self.envs.step(actions)
             spent += time.perf_counter() - t
-            self.cpu += (time.thread_time() - c) / n
+            self.cpu += (time.process_time() - c) / n
             if not self.bare:
                 self.mask = info["action_mask"]
         return spent / n  # seconds per game-step, so steps / spent counts every game's step
@@ -178,10 +182,12 @@ def run(args) -> int:
     single = f"Yacht-v0 single (gymnasium.make, {args.rules})"
     add(single, lambda: Single(args.rules, args.seed), args.steps)
     for n in args.sizes:
-        add(f"Yacht-v0 batched N={n} (make_vec step)", lambda n=n: Batched(args.rules, n, args.seed, False),
-            args.batch_steps)
-        add(f"Yacht-v0 batched N={n} (bare kernel)", lambda n=n: Batched(args.rules, n, args.seed, True),
-            args.batch_steps)
+        for k in args.threads:
+            tag = f"N={n}" + (f", {k} threads" if k > 1 else "")
+            add(f"Yacht-v0 batched {tag} (make_vec step)",
+                lambda n=n, k=k: Batched(args.rules, n, args.seed, False, k), args.batch_steps)
+            add(f"Yacht-v0 batched {tag} (bare kernel)",
+                lambda n=n, k=k: Batched(args.rules, n, args.seed, True, k), args.batch_steps)
     add("OpenSpiel yacht (pyspiel, 1 player, sorted)", lambda: OpenSpiel(args.seed), args.steps)
     add("gym-yahtzee (YahtzeeSingleEnv)", lambda: GymYahtzee(args.seed, args.gym_yahtzee_path), args.steps // 4)
 
@@ -198,12 +204,12 @@ def run(args) -> int:
     print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"{args.rounds} interleaved rounds")
     per_round = {name: (steps // args.rounds) * args.rounds for name, _, steps, _ in contenders}
-    print(f"{'contender (random legal play)':<46} {'steps/s':>14} {'per CPU-second':>16}")
+    print(f"{'contender (random legal play)':<56} {'steps/s':>14} {'per CPU-second':>16}")
     for name, runner, _, _ in contenders:
         cpu = f"{per_round[name] / runner.cpu:>16,.0f}" if isinstance(runner, Batched) else ""
-        print(f"{name:<46} {rate[name]:>14,.0f} {cpu}")
+        print(f"{name:<56} {rate[name]:>14,.0f} {cpu}")
     for name, why in failed:
-        print(f"{name:<46} {'n/a':>14}  {why}")
+        print(f"{name:<56} {'n/a':>14}  {why}")
     print("\nratios")
     for peer in ("OpenSpiel yacht (pyspiel, 1 player, sorted)", "gym-yahtzee (YahtzeeSingleEnv)"):
         if peer in rate:
