@@ -19,6 +19,7 @@ from yacht_env.rules import load
 
 from .base import Agent, View
 from .training.checkpoint import ModelFileError, build_policy, load_checkpoint
+from .training.features import extra_size, policy_input
 from .training.holds import narrow_masks
 
 
@@ -55,7 +56,7 @@ class LearnedAgent(Agent):
 
     def reset(self, rules, seat, num_players, seed=None) -> None:
         super().reset(rules, seat, num_players, seed)
-        need = (obs_size(rules), NUM_HOLDS + rules.columns * len(rules.boxes))
+        need = (obs_size(rules) + extra_size(self.doc["config"]), NUM_HOLDS + rules.columns * len(rules.boxes))
         have = (self.doc["obs_dim"], self.doc["n_actions"])
         if need != have:
             raise ModelFileError(f"model {self.path} was trained on rules {self.trained_rules.name!r} "
@@ -70,5 +71,6 @@ class LearnedAgent(Agent):
         if self.distinct_holds:
             mask = narrow_masks(mask[None], obs[None])[0]
         with torch.no_grad():
-            action, _ = self.policy.predict(obs, action_masks=mask, deterministic=self.deterministic)
+            action, _ = self.policy.predict(policy_input(obs[None], self.doc["config"])[0], action_masks=mask,
+                                            deterministic=self.deterministic)
         return int(action)

@@ -65,6 +65,7 @@ class TrainConfig:
     n_envs: int = 64
     reward_scale: float = 1.0          # rewards x this in training (the return stays proportional to the score)
     distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
+    dice_onehot: bool = False          # the policy also sees the sorted dice one-hot (agents.training.features)
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     ppo: PPOConfig = field(default_factory=PPOConfig)
     bc: BCConfig = field(default_factory=BCConfig)

@@ -11,6 +11,7 @@ import torch
 
 from yacht_env.batch import TOTAL, UPPER, Batch
 
+from .features import add_dice_features
 from .holds import narrow_masks
 
 
@@ -49,10 +50,12 @@ class EvalResult:
         return s
 
 
-def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds: bool = False) -> Batch:
+def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds: bool = False,
+               dice_onehot: bool = False) -> Batch:
     """Play one game per stream seed (its episode 0) to the end; returns the finished Batch.
 
-    distinct_holds: narrow the masks to one hold per keep, as for a policy trained that way.
+    distinct_holds: narrow the masks to one hold per keep, as for a policy trained that way;
+    dice_onehot: feed the policy the dice features (`features`), as for a policy trained that way.
     """
     batch = Batch(rules, len(seeds), autoreset=False)
     batch.reset(list(seeds))
@@ -62,6 +65,8 @@ def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds:
         live = np.flatnonzero(~done)
         obs = batch.obs[live]
         masks = narrow_masks(batch.mask[live], obs) if distinct_holds else batch.mask[live].astype(bool)
+        if dice_onehot:
+            obs = add_dice_features(obs)
         with torch.no_grad():
             a, _ = policy.predict(obs, action_masks=masks, deterministic=deterministic)
         actions[:] = -1                      # finished games get no action
@@ -85,11 +90,11 @@ def summarize(batch: Batch, optimum: float | None = None, optimum_source: str = 
 
 
 def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, batch: int = 2000,
-             distinct_holds: bool = False) -> EvalResult:
+             distinct_holds: bool = False, dice_onehot: bool = False) -> EvalResult:
     """Play `games` games (streams seed, seed+1, ...) in batches of `batch` and summarize them."""
     from .optimum import optimal_mean
-    parts = [play_batch(policy, rules, range(seed + s, seed + min(games, s + batch)), deterministic, distinct_holds)
-             for s in range(0, games, batch)]
+    parts = [play_batch(policy, rules, range(seed + s, seed + min(games, s + batch)), deterministic, distinct_holds,
+                        dice_onehot) for s in range(0, games, batch)]
     opt, src = optimal_mean(rules)
     res = [summarize(p) for p in parts]
     scores = np.concatenate([r.scores for r in res])
@@ -105,4 +110,5 @@ def evaluate_model(doc: dict, rules, games: int, seed: int, deterministic: bool 
     """Evaluate a loaded model file (`checkpoint.load_checkpoint`) as it was trained to play."""
     from .checkpoint import build_policy
     return evaluate(build_policy(doc), rules, games, seed, deterministic,
-                    distinct_holds=bool(doc["config"].get("distinct_holds", False)))
+                    distinct_holds=bool(doc["config"].get("distinct_holds", False)),
+                    dice_onehot=bool(doc["config"].get("dice_onehot", False)))

@@ -27,6 +27,7 @@ from ..base import View
 from .checkpoint import policy_kwargs, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
+from .features import extra_size, policy_input
 from .holds import DISTINCT, narrow_masks
 
 
@@ -87,9 +88,10 @@ def imitate(cfg, progress: bool = True):
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
+    obs = policy_input(obs, cfg_d)
     n_actions = masks.shape[1]
-    policy = MaskableActorCriticPolicy(flat_space(rules), spaces.Discrete(n_actions), lambda _: cfg.bc.learning_rate,
-                                       **policy_kwargs(cfg_d["policy"]))
+    policy = MaskableActorCriticPolicy(flat_space(rules, extra_size(cfg_d)), spaces.Discrete(n_actions),
+                                       lambda _: cfg.bc.learning_rate, **policy_kwargs(cfg_d["policy"]))
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)
@@ -107,7 +109,8 @@ def imitate(cfg, progress: bool = True):
             policy.optimizer.step()
             seen += len(a)
         policy.set_training_mode(False)
-        res = evaluate(policy, rules, cfg.eval_games, cfg.eval_seed, distinct_holds=cfg.distinct_holds)
+        res = evaluate(policy, rules, cfg.eval_games, cfg.eval_seed, distinct_holds=cfg.distinct_holds,
+                       dice_onehot=cfg.dice_onehot)
         for key, value in (("mean", res.mean), ("bonus_rate", res.bonus_rate), ("yacht_rate", res.yacht_rate),
                            ("gap_to_optimal", res.gap), ("loss", loss.item())):
             if value is not None:

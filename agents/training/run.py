@@ -24,6 +24,7 @@ from yacht_env.rules import load
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
+from .features import DiceFeatures
 from .holds import DistinctHolds
 from .reward import ScaleReward, UpperParShaping
 
@@ -65,6 +66,9 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
+    if doc["config"].get("dice_onehot", False) != cfg.dice_onehot:
+        raise ConfigError(f"cannot resume from {path}: it was trained with dice_onehot "
+                          f"{doc['config'].get('dice_onehot', False)}, the config asks for {cfg.dice_onehot}")
     if load(doc["rules"]) != rules:
         raise ConfigError(f"cannot resume from {path}: it was trained on rules {doc['rules']['name']!r} "
                           f"with other settings than the config's {rules.name!r}")
@@ -101,6 +105,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         venv = ScaleReward(venv, cfg.reward_scale)
     if cfg.distinct_holds:
         venv = DistinctHolds(venv)
+    if cfg.dice_onehot:
+        venv = DiceFeatures(venv)
     p = cfg.ppo
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=_lr_schedule(p), n_steps=p.n_steps, batch_size=p.batch_size,
