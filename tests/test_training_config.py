@@ -8,7 +8,10 @@ GOOD = {"name": "t", "total_timesteps": 1000, "n_envs": 4, "ppo": {"n_steps": 16
 
 
 def test_committed_configs_load():
-    for name in ("ppo", "ppo-long", "smoke", "ppo-classic", "bc-strong"):
+    from pathlib import Path
+    names = sorted(p.stem for p in Path("configs/train").glob("*.yaml"))
+    assert {"ppo", "ppo-long", "smoke", "ppo-classic", "bc-strong"} <= set(names)
+    for name in names:
         cfg = load_config(f"configs/train/{name}.yaml")
         assert cfg.total_timesteps > 0 and cfg.out_dir.name == cfg.name
 
