@@ -153,7 +153,7 @@ def test_sb3_adapter_errors():
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_the_same_games(threads):
     """num_threads splits the games between threads; every array matches the one-thread run, step by step."""
-    n = 300  # above the smallest split, so every thread gets games
+    n = 3200  # above threads x MIN_SLICE, so every thread gets games
     one, many = make_vec(n=n), make_vec(n=n, num_threads=threads)
     o1, i1 = one.reset(seed=3)
     o2, i2 = many.reset(seed=3)
@@ -176,21 +176,23 @@ def test_thread_slices_cover_every_game_once():
     from yacht_env.step_threads import MIN_SLICE, SliceThreads
     pool = SliceThreads(3)
     try:
-        pool.share = [0.9, 0.05, 0.05]
-        edges = pool.bounds(1000)
-        assert edges[0] == 0 and edges[-1] == 1000 and min(np.diff(edges)) >= MIN_SLICE
+        n = 4 * MIN_SLICE
+        for share in ([0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.0, 0.0, 1.0], [1 / 3] * 3):
+            pool.share = share
+            edges = pool.bounds(n)
+            assert edges[0] == 0 and edges[-1] == n and min(np.diff(edges)) >= MIN_SLICE, share
         assert pool.bounds(100) == [0, 100, 100, 100]  # too few games to split
 
         def boom(lo, hi):
             if lo > 0:
                 raise RuntimeError("helper failed")
         with pytest.raises(RuntimeError, match="helper failed"):
-            pool.run(boom, 1000, ())
-        seen = np.zeros(1000, np.int64)
+            pool.run(boom, n, ())
+        seen = np.zeros(n, np.int64)
 
         def mark(lo, hi):
             seen[lo:hi] += 1
-        pool.run(mark, 1000, ())  # the pool still works after a failed run
+        pool.run(mark, n, ())  # the pool still works after a failed run
         assert (seen == 1).all()
     finally:
         pool.close()
