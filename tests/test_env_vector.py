@@ -183,14 +183,14 @@ def test_thread_slices_cover_every_game_once():
             assert edges[0] == 0 and edges[-1] == n and min(np.diff(edges)) >= MIN_SLICE, share
         assert pool.bounds(100) == [0, 100, 100, 100]  # too few games to split
 
-        def boom(lo, hi):
+        def boom(lo, hi, ctrl):
             if lo > 0:
                 raise RuntimeError("helper failed")
         with pytest.raises(RuntimeError, match="helper failed"):
             pool.run(boom, n, ())
         seen = np.zeros(n, np.int64)
 
-        def mark(lo, hi):
+        def mark(lo, hi, ctrl):
             seen[lo:hi] += 1
         pool.run(mark, n, ())  # the pool still works after a failed run
         assert (seen == 1).all()

@@ -25,7 +25,7 @@ from .jit_cache import drop_stale
 from .kernels import box_options, reroll, splitmix64, upper_bonus_gain
 from .obs import inv_box_scale, obs_size, write_obs, yacht_points
 from .rules.tables import Tables
-from .step_threads import SliceThreads
+from .step_threads import SliceThreads, post
 
 # seeds[i] columns
 STREAM, EPISODE, SEED = 0, 1, 2
@@ -128,9 +128,11 @@ def reset_games(inv_scale, rounds, which, seeds, state, dice, scores, preview, c
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
-def step_games(lo, hi, inv_scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
+def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, seeds, state, dice, scores, preview, cols,
                rewards, terminated, illegal, obs, mask, final_obs, final_total, *tables):
     """Step games lo..hi-1 once (tables: the fields of the rule set's `Tables`, as for reset_games).
+
+    ctrl: the `step_threads.SliceThreads` counters (the step runs as one of its slices).
 
     params = (terminal_reward, penalty, autoreset, clear_final): with terminal_reward the reward is
     the final total on the last move and 0 before; an illegal action gives -penalty and changes nothing;
@@ -138,6 +140,7 @@ def step_games(lo, hi, inv_scale, ypts, rounds, params, actions, seeds, state, d
     once; with clear_final the final_obs rows of the other games are zeroed. final_total[i] is set to
     the score of every game that ends.
     """
+    post(ctrl)
     T = Tables(*tables)
     terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0
     for i in range(lo, hi):
@@ -178,7 +181,7 @@ def random_legal(mask, u, out):
 
 
 drop_stale([stream_seed, reset_games, step_games],
-           [Path(__file__).with_name(f) for f in ("kernels.py", "obs.py", "dice.py")]
+           [Path(__file__).with_name(f) for f in ("kernels.py", "obs.py", "dice.py", "step_threads.py")]
            + [Path(__file__).parent / "rules" / "tables.py"], tag="batch")
 
 
