@@ -198,3 +198,21 @@ def test_thread_slices_cover_every_game_once():
         pool.close()
     with pytest.raises(ValueError, match="num_threads must be a positive integer, got 0"):
         SliceThreads(0)
+
+
+def test_sb3_adapter_with_threads_matches_one_thread():
+    from yacht_env.sb3 import YachtVecEnv
+    n = 2100                                   # two slices of at least MIN_SLICE games
+    one, two = YachtVecEnv(n, seed=4), YachtVecEnv(n, seed=4, num_threads=2)
+    o1, o2 = one.reset(), two.reset()
+    rng = np.random.default_rng(5)
+    ended = 0
+    for _ in range(45):
+        assert np.array_equal(o1, o2)
+        actions = random_actions(one.batch.mask, rng)
+        o1, r1, d1, _ = one.step(actions)
+        o2, r2, d2, _ = two.step(actions)
+        assert np.array_equal(r1, r2) and np.array_equal(d1, d2)
+        ended += d1.sum()
+    assert ended > 0                           # 45 steps cross the end of games (13 turns, <= 39 steps)
+    two.close()
