@@ -48,22 +48,12 @@ def die_value(seed, sheet, turn, roll, k):
 @nb.njit(cache=True, inline="always")
 def reroll(dice, hold, seed, sheet, turn, roll):
     """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""
-    d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
     k = 0
-    if not hold & 1:
-        d0 = die_value(seed, sheet, turn, roll, k)
-        k += 1
-    if not hold & 2:
-        d1 = die_value(seed, sheet, turn, roll, k)
-        k += 1
-    if not hold & 4:
-        d2 = die_value(seed, sheet, turn, roll, k)
-        k += 1
-    if not hold & 8:
-        d3 = die_value(seed, sheet, turn, roll, k)
-        k += 1
-    if not hold & 16:
-        d4 = die_value(seed, sheet, turn, roll, k)
+    for i in range(5):
+        if not (hold >> i) & 1:
+            dice[i] = die_value(seed, sheet, turn, roll, k)
+            k += 1
+    d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
     # a sorting network: nine compare-exchanges, no data-dependent branches
     d0, d1 = min(d0, d1), max(d0, d1)
     d3, d4 = min(d3, d4), max(d3, d4)
@@ -75,7 +65,7 @@ def reroll(dice, hold, seed, sheet, turn, roll):
     d1, d3 = min(d1, d3), max(d1, d3)
     d1, d2 = min(d1, d2), max(d1, d2)
     dice[0], dice[1], dice[2], dice[3], dice[4] = d0, d1, d2, d3, d4
-    return ROLL_INDEX[((((d4 - 1) * 6 + d3 - 1) * 6 + d2 - 1) * 6 + d1 - 1) * 6 + d0 - 1]
+    return roll_of(dice)
 
 
 @nb.njit(cache=True, inline="always")

@@ -14,6 +14,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
+from .holds import dice_of_obs
+
 N_EXTRA = 34
 _SLOT = 6 * np.arange(5)
 
@@ -21,7 +23,7 @@ _SLOT = 6 * np.arange(5)
 def add_dice_features(obs: np.ndarray) -> np.ndarray:
     """Rows of flat observations (n, d) -> (n, d + N_EXTRA), float32 (layout in the module docstring)."""
     obs = np.asarray(obs, dtype=np.float32)
-    dice = np.clip(np.rint(obs[:, :5] * 6).astype(np.int64), 1, 6)
+    dice = dice_of_obs(obs)
     n = len(obs)
     onehot = np.zeros((n, 30), np.float32)
     onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0

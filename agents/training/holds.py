@@ -27,10 +27,14 @@ DISTINCT = _distinct()
 _POW6 = 6 ** np.arange(5)
 
 
+def dice_of_obs(obs: np.ndarray) -> np.ndarray:
+    """The sorted dice (faces 1..6, int64) of each row of flat observations (obs[:, 0:5] = face / 6)."""
+    return np.clip(np.rint(np.asarray(obs)[:, :5] * 6).astype(np.int64), 1, 6)
+
+
 def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
-    """Roll index of each row of flat observations (the dice are obs[:, 0:5] = face / 6)."""
-    dice = np.rint(np.asarray(obs)[:, :5] * 6).astype(np.int64)
-    return ROLL_INDEX[((np.clip(dice, 1, 6) - 1) * _POW6).sum(axis=1)]
+    """Roll index of each row of flat observations."""
+    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
 
 
 def narrow_masks(masks: np.ndarray, obs: np.ndarray) -> np.ndarray:
