@@ -65,7 +65,9 @@ def test_no_rolls_left_and_filled_box():
     v = view_of([1, 2, 3, 4, 6], rolls=3)
     with pytest.raises(ValueError, match="no re-rolls left this turn: score a box"):
         parse_command("hold 1", v)
-    v.game.sheets[0].scores[0, v.rules.boxes.index("chance")] = 20
+    scores = v.game.sheets[0].scores.copy()
+    scores[0, v.rules.boxes.index("chance")] = 20
+    v.game.set_sheet(0, scores)
     v = View.of(v.game)
     with pytest.raises(ValueError, match="chance is already filled; open: ones"):
         parse_command("chance", v)
