@@ -26,6 +26,11 @@ def score_action(rules, column: int, box: int) -> int:
     return NUM_HOLDS + int(column) * len(rules.boxes) + int(box)
 
 
+def box_actions(rules) -> np.ndarray:
+    """(columns, boxes) array of the scoring actions: box_actions(rules)[c, b] scores box b in column c."""
+    return NUM_HOLDS + np.arange(rules.columns * len(rules.boxes)).reshape(rules.columns, len(rules.boxes))
+
+
 def decode(rules, action: int) -> tuple:
     """("hold", pattern) for a re-roll, ("score", column, box index) for a scoring action."""
     if action < NUM_HOLDS:
@@ -55,6 +60,9 @@ def legal_summary(rules, mask) -> str:
     parts = ["0-30 (re-roll holding bit-marked dice)"] if mask[0] else []
     parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= NUM_HOLDS]
     return ", ".join(parts)
+
+
+_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
 _INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})

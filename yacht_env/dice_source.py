@@ -8,7 +8,7 @@ the same dice see the same rolls (duplicate dice).
 """
 import numpy as np
 
-from .kernels import die_value, splitmix64
+from .kernels import decision_uniforms_of, die_value, splitmix64
 
 
 def game_seed(*parts) -> int:
@@ -17,6 +17,21 @@ def game_seed(*parts) -> int:
     for p in parts:
         h = np.uint64(splitmix64(h ^ np.uint64(splitmix64(np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))))
     return int(h)
+
+
+def decision_uniforms(seeds, seats, rounds, rolls_used, stream: int = 0) -> np.ndarray:
+    """Uniform numbers in [0, 1), one per decision, for players' random choices.
+
+    Counter-based like the dice: the number of a decision is a hash of (game seed, seat, the sheet's
+    turn, rolls used this turn, stream), so an agent makes the same random choice in a game whether
+    it plays that game alone or among thousands in a batch. `stream` separates independent choices
+    at one decision (e.g. a coin, then a move).
+    """
+    seeds = np.ascontiguousarray(seeds, np.uint64)
+    out = np.empty(seeds.shape[0])
+    decision_uniforms_of(seeds, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(rounds, np.int64),
+                         np.ascontiguousarray(rolls_used, np.int64), int(stream), out)
+    return out
 
 
 class SeededDice:

@@ -33,7 +33,7 @@ source passes the faces in.
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, box_of_action, masks_of
+from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
 from .rules.tables import Tables
 
@@ -149,6 +149,21 @@ def play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces
     return score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra)
 
 
+@nb.njit(cache=True)
+def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
+    """out[j] = the legal-action mask of table rows[j] (all zero where no decision is due)."""
+    nc, nb_ = preview.shape[1], preview.shape[2]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
+        hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
+        for h in range(NUM_HOLDS):
+            out[j, h] = hold
+        for c in range(nc):
+            for b in range(nb_):
+                out[j, score_action_of(nb_, c, b)] = 1 if deciding and preview[i, c, b] >= 0 else 0
+
+
 # ---- entry points (called from Python) -------------------------------------------------------------
 # The rule tables are passed field by field (much cheaper to call than the named tuple) and the
 # functions allocate nothing, so numba's reference counting is off (`_nrt=False`).
@@ -260,11 +275,12 @@ class State:
 
     def masks(self, rows) -> np.ndarray:
         """int8 legal-action masks of the tables `rows` (all zero where no decision is due)."""
-        rows = np.asarray(rows)
-        used = self.ints[rows, ROLLS_USED]
-        deciding = (used > 0) & ~self.over(rows)
-        return masks_of(deciding & (used < self.rules.rolls_per_turn),
-                        (self.preview[rows] >= 0) & deciding[:, None, None])
+        if isinstance(rows, slice):
+            rows = np.arange(self.num_tables)[rows]
+        rows = np.asarray(rows, np.int64)
+        out = np.empty((len(rows), num_actions(self.rules)), np.int8)
+        write_masks(rows, self.rules.rolls_per_turn, self.turns, self.ints, self.preview, out)
+        return out
 
     # ---- playing ------------------------------------------------------------------------------
     def roll(self, rows) -> None:

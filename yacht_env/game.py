@@ -109,6 +109,7 @@ class Game:
 
     def _bind(self, state: State, table: int, dice_source) -> None:
         self._state, self._i = state, table
+        self._ints = state.ints[table]
         self.rules: RuleSet = state.rules
         self.tables = state.tables
         self.num_players, self.num_sheets = state.num_players, state.num_sheets
@@ -124,34 +125,36 @@ class Game:
     # ---- whose turn -------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:
-        return int(self._state.ints[self._i, FIRST])
+        return self._ints.item(FIRST)
 
     @property
     def turn(self) -> int:
         """Turns played so far, all sheets together."""
-        return int(self._state.ints[self._i, TURN])
+        return self._ints.item(TURN)
 
     @property
     def rolls_used(self) -> int:
-        return int(self._state.ints[self._i, ROLLS_USED])
+        return self._ints.item(ROLLS_USED)
 
     @property
     def phase(self) -> str:
         """'roll' (the seat to move must roll), 'decide' (it has dice in hand) or 'over'."""
-        if self.turn >= self._state.turns:
+        ints = self._ints
+        if ints.item(TURN) >= self._state.turns:
             return "over"
-        return "decide" if self.rolls_used else "roll"
+        return "decide" if ints.item(ROLLS_USED) else "roll"
 
     @property
     def dice(self) -> tuple[int, ...]:
         """The five dice in hand, sorted; () when none are."""
         if self.phase != "decide":
             return ()
-        return tuple(int(d) for d in self._state.dice[self._i])
+        return tuple(self._state.dice[self._i].tolist())
 
     @property
     def current_seat(self) -> int:
-        return (self.first_seat + self.turn) % self.num_players
+        ints = self._ints
+        return (ints.item(FIRST) + ints.item(TURN)) % self.num_players
 
     def sheet_of(self, seat: int) -> int:
         """The sheet a seat writes on (its own, or its team's)."""
