@@ -45,6 +45,4 @@ class StrongAgent(Agent):
         return self._policies[rules]
 
     def act_batch(self, view: BatchView):
-        policy = self.policy_for(view.rules)
-        keys = policy.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
-        return policy.actions(keys, view.roll, view.rolls_left)
+        return self.policy_for(view.rules).act_batch(view)

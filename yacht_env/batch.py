@@ -22,7 +22,7 @@ import numpy as np
 from .actions import NUM_HOLDS, num_actions, score_action_of
 from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
 from .jit_cache import drop_stale
-from .kernels import splitmix64
+from .kernels import SEED_START, seed_step
 from .obs import inv_box_scale, obs_size, write_obs
 from .rules.tables import Tables
 from .step_threads import SliceThreads, post
@@ -34,9 +34,7 @@ STREAM, EPISODE = 0, 1
 @nb.njit(cache=True)
 def stream_seed(stream, k):
     """`dice_source.game_seed(stream, k)` in compiled code: the seed of episode k of a stream."""
-    h = np.uint64(0x59A17E)
-    h = splitmix64(h ^ splitmix64(np.uint64(stream)))
-    return splitmix64(h ^ splitmix64(np.uint64(k)))
+    return seed_step(seed_step(SEED_START, stream), k)
 
 
 @nb.njit(cache=True, inline="always")

@@ -247,7 +247,9 @@ class State:
 
     def reset(self, seeds, first_seats=0) -> None:
         """A new game at every table: seeds[i] its dice seed, first_seats (one or per table) its first seat."""
-        seeds = np.asarray([int(x) & 0xFFFFFFFFFFFFFFFF for x in np.atleast_1d(seeds)], np.uint64)
+        seeds = np.atleast_1d(seeds)
+        if seeds.dtype != np.uint64:
+            seeds = np.asarray([int(x) & 0xFFFFFFFFFFFFFFFF for x in seeds], np.uint64)
         if seeds.shape != (self.num_tables,):
             raise ValueError(f"expected {self.num_tables} seeds, got {seeds.shape[0]}")
         self.seeds[:] = seeds

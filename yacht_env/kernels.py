@@ -45,6 +45,22 @@ def die_value(seed, sheet, turn, roll, k):
     return np.int8(1 + (((h >> np.uint64(32)) * np.uint64(6)) >> np.uint64(32)))
 
 
+SEED_START = np.uint64(0x59A17E)
+
+
+@nb.njit(cache=True, inline="always")
+def seed_step(h, part):
+    """One link of `dice_source.game_seed`'s chain: the hash h extended by one integer part."""
+    return splitmix64(np.uint64(h) ^ splitmix64(np.uint64(part)))
+
+
+@nb.njit(cache=True)
+def seed_steps(h, parts, out):
+    """out[j] = seed_step(h, parts[j])."""
+    for j in range(parts.shape[0]):
+        out[j] = seed_step(h, parts[j])
+
+
 _DECISION_SALT = np.uint64(0xA6E17D0C15105EED)
 
 

@@ -225,6 +225,11 @@ class Policy:
         rows = self.plan_rows(keys)
         return self.plans[rows, np.minimum(rolls_left, self.n_stages), rolls].astype(np.int64)
 
+    def act_batch(self, view) -> np.ndarray:
+        """The optimal action at every table of a `yacht_env.view.BatchView` (the batched player protocol)."""
+        keys = self.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
+        return self.actions(keys, view.roll, view.rolls_left)
+
     def action(self, scores, upper, roll: int, rolls_left: int) -> int:
         """The best action for one sheet (columns x boxes scores, upper totals) and roll index `roll`."""
         masks, uppers, flags = self.state(scores, upper)
