@@ -396,7 +396,7 @@ def game_ids_section(res) -> Section:
                f"{t['deals_per_table'] - 1}: every game of a deal has the same dice, seed game_seed({t['seed']}, "
                f"table, deal)) and arrangement 1 (0 to {t['arrangements_per_deal'] - 1}: who sits where).")]
     if ids["splits"] and len(ids["splits"]) > 1:
-        splits = "; ".join(f"{s * k}–{s * k + k - 1}: " + " | ".join("+".join(_nth(i) for i in team) for team in split)
+        splits = "; ".join(f"{s * k}–{s * k + k - 1}: " + " vs ".join("+".join(_nth(i) for i in team) for team in split)
                            for s, split in enumerate(ids["splits"]))
         blocks.append(f"Arrangement r plays partnership split r div {k} in seat rotation r mod {k}. The splits, "
                       f"with the table's entrants numbered in the order listed below: {splits}. A split's "
