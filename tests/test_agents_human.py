@@ -383,3 +383,15 @@ def test_json_help_says_what_it_writes(capsys):
     with pytest.raises(SystemExit):
         main(["play", "--help"])
     assert "JSON lines on stdout, one event per" in " ".join(capsys.readouterr().out.split())
+
+
+def test_run_with_scripted_streams_keeps_screen_and_events_apart():
+    from agents.commands.play import run
+    from tournaments.cli import build_parser
+    args = build_parser().parse_args(["play", "--json", "--humans", "ann", "--vs", "greedy", "--seed", "2"])
+    screen, events = io.StringIO(), io.StringIO()
+    assert run(args, inp=io.StringIO("roll\nchance\nundo\nchance\n\nquit\n"), out=screen, events=events) == 0
+    lines = [json.loads(line) for line in events.getvalue().splitlines()]
+    assert [e["event"] for e in lines[:7]] == ["start", "roll", "roll", "score", "undo", "score", "roll"]
+    assert lines[-1]["event"] == "abandoned" and "{" not in screen.getvalue()
+    assert "> roll\n" in screen.getvalue() and "undone: same dice" in screen.getvalue()
