@@ -15,7 +15,7 @@ def game_seed(*parts) -> int:
     """A 64-bit game seed from integers (e.g. tournament seed, table, game number)."""
     h = SEED_START
     for p in parts:
-        h = seed_step(h, np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF))
+        h = np.uint64(seed_step(h, np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))
     return int(h)
 
 
