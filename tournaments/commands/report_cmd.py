@@ -7,7 +7,11 @@ from ..report import render, terminal_table
 
 
 def add_parser(sub):
-    p = sub.add_parser("report", help="re-render a tournament report from its folder")
+    p = sub.add_parser("report", help="re-render a tournament report from its folder",
+                       description="Re-render report.md, results.json and the plots from a tournament folder. "
+                                   "Everything comes from the folder: the rules (with their overrides), entrants "
+                                   "and games are the ones tournament.json and games.jsonl record, so report takes "
+                                   "no --rules/--set.")
     p.add_argument("folder", metavar="DIR", help="a folder written by `yacht tournament`")
     add_common(p, rules=False, seed=False)
 
