@@ -215,7 +215,7 @@ def find(spec, folder: Traversable, what: str, base=None, key: str = "name"):
 # --- typed checks ----------------------------------------------------------------------------------
 
 def _n(x) -> str:
-    return f"{x:,}" if isinstance(x, int) and abs(x) >= 10_000 else f"{x:g}" if isinstance(x, float) else str(x)
+    return f"{x:,}" if isinstance(x, int) and abs(x) >= 10_000 else f"{x:,g}" if isinstance(x, float) else str(x)
 
 
 def whole(source, key, value, lo: int, hi: int) -> int:

@@ -180,7 +180,12 @@ def load(name_or_path="yacht", **overrides) -> RuleSet:
         raise RuleError("rules", f"a preset name, a rules file path, a mapping or a RuleSet, got {name_or_path!r}")
     for key, value in overrides.items():
         _apply_override(data, key, value, f"{source} (override)")
-    return _build_cached(_json(data, source), source)
+    try:
+        return _build_cached(_json(data, source), source)
+    except RuleError as e:
+        if any(e.key == k or e.key.startswith(k + ".") for k in overrides):  # the override's value is wrong
+            raise RuleError(f"{source} (override)", e.key, e.problem) from None
+        raise
 
 
 def _plain(data, source: str):
