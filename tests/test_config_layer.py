@@ -85,7 +85,8 @@ def test_odd_yaml_is_refused_with_its_line(text_, match):
 
 
 def test_plain_data_only():
-    data = parse_yaml("d: 2024-01-01\nt: 2001-12-14t21:59:43.10-05:00\ne: =\nn: .nan\ni: .inf\nx: 0x1F\nm: {<<: {a: 1}, b: 2}\n")
+    data = parse_yaml("d: 2024-01-01\nt: 2001-12-14t21:59:43.10-05:00\ne: =\nn: .nan\ni: .inf\nx: 0x1F\n"
+                      "m: {<<: {a: 1}, b: 2}\n")
     assert data["d"] == "2024-01-01" and data["t"].startswith("2001") and data["e"] == "="
     assert math.isnan(data["n"]) and data["i"] == math.inf and data["x"] == 31 and data["m"] == {"a": 1, "b": 2}
     assert parse_yaml("") is None and parse_yaml("\ufeffa: 1") == {"a": 1}

@@ -187,7 +187,8 @@ def test_set_values_use_the_bounded_reader():
         parse_sets(["=3"])
     with pytest.raises(RuleError, match="boxes are changed one field at a time: boxes.ID.FIELD"):
         load("yacht", boxes=[])
-    with pytest.raises(RuleError, match="extends: unknown key; allowed: name, description, boxes.ID.FIELD|extends: unknown"):
+    with pytest.raises(RuleError, match=r"^yacht \(override\): extends: unknown key; allowed: name, description, "
+                                        r"upper_bonus, .*, boxes.ID.FIELD$"):
         load("yacht", extends="classic")
 
 

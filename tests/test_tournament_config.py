@@ -212,9 +212,10 @@ def test_changes_and_hash():
     # the hash follows what the rules mean, not how they are named
     assert parse_config({**BASE, "set": {"joker": "forced"}}).hash == a.hash
     c = parse_config({**BASE, "set": {"joker": "free"}}, set={"rolls_per_turn": 2})
-    assert c.set == {"joker": "free", "rolls_per_turn": 2} and c.ruleset == load("yacht", joker="free", rolls_per_turn=2)
-    assert c.hash != a.hash and parse_config(BASE, rules="verhoeff").hash == parse_config({**BASE, "rules": "verhoeff"}).hash
-    assert c.rules_block == {"name": "yacht", "set": {"joker": "free", "rolls_per_turn": 2}, "hash": rules_hash(c.ruleset)}
+    both = {"joker": "free", "rolls_per_turn": 2}
+    assert c.set == both and c.ruleset == load("yacht", **both) and c.hash != a.hash
+    assert parse_config(BASE, rules="verhoeff").hash == parse_config({**BASE, "rules": "verhoeff"}).hash
+    assert c.rules_block == {"name": "yacht", "set": both, "hash": rules_hash(c.ruleset)}
 
 
 def test_hash_of_a_config_is_the_one_earlier_versions_wrote():
@@ -286,7 +287,8 @@ def test_bad_workers_fail_before_any_game(tmp_path, capsys):
     cfg = tmp_path / "t.yaml"
     cfg.write_text("entrants: [greedy, random]\ngames: 1\n")
     assert main(["tournament", str(cfg), "--out", str(tmp_path / "out"), "--workers", "0"]) == 2
-    assert capsys.readouterr().err.strip() == "yacht tournament: error: workers must be a whole number of at least 1, got 0"
+    assert capsys.readouterr().err.strip() == ("yacht tournament: error: workers must be a whole number of at least 1, "
+                                               "got 0")
     assert not (tmp_path / "out").exists()
 
 
@@ -302,7 +304,7 @@ def test_cli_rules_and_set_are_recorded_and_change_the_folder(tmp_path, capsys, 
     assert meta["config"]["set"] == {"joker": "free", "rolls_per_turn": 2}
     assert meta["config"]["resolved_rules"]["rolls_per_turn"] == 2
     expected = load("yacht", joker="free", rolls_per_turn=2)
-    assert res["rules"] == {"name": "yacht", "set": {"joker": "free", "rolls_per_turn": 2}, "hash": rules_hash(expected)}
+    assert res["rules"] == {"name": "yacht", "set": meta["config"]["set"], "hash": rules_hash(expected)}
     assert main(argv) == 0
     plain = json.loads(capsys.readouterr().out)
     assert plain["run"]["folder"] != res["run"]["folder"] and plain["rules"]["set"] == {"joker": "free"}

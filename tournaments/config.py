@@ -113,7 +113,8 @@ def _entrants(source, value) -> dict[str, str]:
             spec = text(source, f"{where}.agent", item.get("agent"), 1000)
             name = _entrant_name(source, f"{where}.name", item.get("name", spec), from_spec="name" not in item)
         else:
-            raise ConfigError(source, where, f"expected an agent spec string or {{name: ..., agent: ...}}, got {item!r}")
+            raise ConfigError(source, where, f"expected an agent spec string or {{name: ..., agent: ...}}, "
+                                             f"got {item!r}")
         if name in out:
             raise ConfigError(source, where, f"duplicate entrant name {name!r}; give each a distinct `name`")
         s = slug(name)
@@ -177,7 +178,8 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     if ruleset.teams and seats % ruleset.teams:
         raise ConfigError(source, "seats", f"{seats} seats cannot split into {ruleset.teams} teams of equal size")
     if seats > len(entrants):
-        raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, got {len(entrants)}")
+        raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, "
+                                           f"got {len(entrants)}")
     games_source, games = given("games", 10)
     games = whole(games_source, "games", games, 1, MAX_GAMES)
     tables = math.comb(len(entrants), seats)

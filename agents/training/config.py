@@ -185,8 +185,8 @@ def parse_config(raw, source: str = "<config>", folder=None, **changes) -> Train
     mapping(source, "top level", raw)
     changes = {k: v for k, v in changes.items() if v is not None}
     if "set" in changes:
-        base = raw.get("set")
-        changes["set"] = {**(base if isinstance(base, dict) else {}), **mapping("command line", "--set", changes["set"])}
+        base = raw.get("set") if isinstance(raw.get("set"), dict) else {}
+        changes["set"] = {**base, **mapping("command line", "--set", changes["set"])}
     raw = {**raw, **changes}
     if "name" not in raw:
         raise ConfigError(source, "name", "missing (every config names its run)")
