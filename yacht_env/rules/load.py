@@ -6,14 +6,15 @@ in a file starts from another rule set, by the same naming; a relative path is t
 folder of the file that says `extends:`. A chain that comes back to a file is refused.
 """
 import functools
-from contextlib import contextmanager
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 
-from ..config import ConfigError, choice, find, mapping, parse_yaml, preset_names, read_yaml, text, whole
+from ..config import (ConfigError, choice, find, mapping, names_a_file, parse_yaml, preset_names, read_yaml, text,
+                      whole)
 from .boxes import KINDS, SCORES, Box
 from .errors import RuleError
 from .ruleset import JOKERS, TIEBREAKS, RuleSet
@@ -55,25 +56,16 @@ def read_rules(spec, base=None) -> tuple[dict, str]:
 
 def _resolve(spec, base, chain: tuple) -> tuple[dict, str]:
     where = find(spec, PRESETS, "rule set", base, key="rules")
-    preset = not isinstance(where, Path) or where.parent == PRESETS
+    preset = isinstance(spec, str) and not names_a_file(spec)
     source = spec if preset else str(where)
-    ident = ("preset", source) if preset else ("file", _identity(where))
+    data, ident = _read_file(where)
     seen = [i for i, _ in chain]
     if ident in seen:
         names = " -> ".join([s for _, s in chain[seen.index(ident):]] + [source])
         raise RuleError(chain[-1][1], "extends", f"a cycle: {names}")
     if len(chain) >= MAX_EXTENDS:
         raise RuleError(chain[-1][1], "extends", f"a chain of more than {MAX_EXTENDS} rule files")
-    data = _read_file(where)
-    folder = None if preset else where.parent
-    return _extend(data, source, folder, chain + ((ident, source),))
-
-
-def _identity(path: Path) -> str:
-    try:
-        return str(path.resolve())
-    except (OSError, RuntimeError):  # a symlink loop: reading it fails with its own message
-        return str(path.absolute())
+    return _extend(data, source, None if preset else where.parent, chain + ((ident, source),))
 
 
 def _extend(data, source: str, folder, chain: tuple) -> tuple[dict, str]:
@@ -90,19 +82,17 @@ def _extend(data, source: str, folder, chain: tuple) -> tuple[dict, str]:
     return _merge(merged, data), source
 
 
-def _read_file(where) -> dict:
-    """The YAML data of one rules file, from a cache keyed by the file's identity and its stat."""
-    key = None
-    if isinstance(where, Path):
-        try:
-            st = where.stat()
-            key = (_identity(where), st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev)
-        except (OSError, ValueError):
-            pass  # read_yaml gives the message
-    else:
-        key = ("resource", str(where))
-    text_ = _read_cached(key, where) if key is not None else json.dumps(_read_yaml(where))
-    return json.loads(text_)  # a fresh copy for every caller
+def _read_file(where) -> tuple[dict, tuple]:
+    """(the YAML data of one rules file, the file's identity). The data comes from a cache keyed by
+    the file's device, inode, modification time and size, so a path means the same file from any
+    working folder, and an edited file is read again."""
+    try:
+        st = where.stat() if isinstance(where, Path) else None
+    except (OSError, ValueError):
+        return _read_yaml(where), ("unreadable", str(where))  # read_yaml names the problem
+    ident = (st.st_dev, st.st_ino) if st is not None else ("resource", str(where))
+    key = (ident, st.st_mtime_ns, st.st_size) if st is not None else ident
+    return json.loads(_read_cached(key, where)), ident  # a fresh copy for every caller
 
 
 @functools.lru_cache(maxsize=256)
@@ -144,7 +134,8 @@ def _apply_override(data: dict, key: str, value, source: str):
         if len(parts) != 3:
             raise RuleError(source, key, "boxes are changed one field at a time: boxes.ID.FIELD, "
                                          "e.g. boxes.full_house.points=30")
-        for b in data.get("boxes", []):
+        boxes = data.get("boxes")
+        for b in boxes if isinstance(boxes, list) else []:
             if isinstance(b, dict) and b.get("id") == parts[1]:
                 b[parts[2]] = value
                 return
