@@ -263,6 +263,13 @@ def test_store_reads_the_config_it_recorded(tmp_path):
     assert store.config() == cfg
 
 
+def test_store_reads_a_folder_written_before_configs_recorded_their_rules(tmp_path):
+    cfg = parse_config(BASE)
+    old = {k: v for k, v in cfg.to_dict().items() if k != "resolved_rules"}
+    (tmp_path / "tournament.json").write_text(json.dumps({"config_hash": cfg.hash, "config": old}))
+    assert Store(tmp_path).config() == cfg
+
+
 def test_schedule_rotations_share_the_deal():
     cfg = parse_config({"entrants": ["first", "best", "random", "crash"], "seats": 3, "games": 2, "seed": 5})
     jobs = schedule(cfg)

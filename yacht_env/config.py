@@ -21,7 +21,6 @@ file when it is a path: it contains a `/` or ends in `.yaml` / `.yml` (`./yacht.
 `rules/mine.yaml`). So a stray file or folder in the working folder never shadows a preset.
 """
 import math
-import os
 import re
 import unicodedata
 from importlib.resources.abc import Traversable

@@ -11,7 +11,7 @@ import string
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-from yacht_env.config import (MAX_SEED, ConfigError, choice, flag, items, mapping, names_a_file, number,
+from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
                               read_yaml, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load
 

@@ -24,8 +24,8 @@ def add_parser(sub):
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>, which the rules and "
-                                   "overrides are part of); rerun to resume")
+    add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
+                                   "so other rules or overrides get another folder); rerun to resume")
 
 
 def run(args):
