@@ -14,7 +14,7 @@ from agents.training.errors import ModelFileError
 from yacht_env.cli_common import USER_ERRORS
 from yacht_env.config import (MAX_DEPTH, MAX_FILE_BYTES, ConfigError, choice, flag, items, mapping,
                               names_a_file, number, parse_yaml, read_yaml, slug, text, whole)
-from yacht_env.rules import RuleError
+from yacht_env.rules import RuleError, load
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -212,3 +212,15 @@ plain = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
 @given(plain)
 def test_plain_data_round_trips(data):
     assert parse_yaml(yaml.safe_dump(data)) == data
+
+
+@pytest.mark.parametrize("spec, start", [("a\0b", "a\\x00b: rules: no such rule set"),
+                                         ("a\nb", "a\\nb: rules: no such rule set"),
+                                         ("x" * 5000, "x" * 200 + "...: rules: no such rule set"),
+                                         ("x" * 5000 + ".yaml", "x" * 200 + "...: cannot read the rules file"),
+                                         ("./a\x1b[2Jb.yaml", "a\\x1b[2Jb.yaml: no such rules file")])
+def test_messages_stay_one_printable_line(spec, start):
+    with pytest.raises(RuleError) as e:
+        load(spec)
+    msg = str(e.value)
+    assert msg.startswith(start) and msg.isprintable() and len(msg) < 400

@@ -17,7 +17,7 @@ Library code raises `ConfigError` (or a subclass, like `yacht_env.rules.RuleErro
 command line turns it into `yacht CMD: error: ...` and exit status 2.
 
 A name on the command line or in a config is a preset when it is bare (`yacht`, `default`) and a
-file when it is a path: it contains a `/` or ends in `.yaml` / `.yml` (`./yacht.yaml`,
+file when it is a path: it contains a `/` or `\\`, or ends in `.yaml` / `.yml` (`./yacht.yaml`,
 `rules/mine.yaml`). So a stray file or folder in the working folder never shadows a preset.
 """
 import math
@@ -32,6 +32,7 @@ MAX_FILE_BYTES = 1_000_000     # config and rule files are a few kilobytes
 MAX_DEPTH = 32                 # nesting levels of mappings and lists
 MAX_SEED = 2**63 - 1           # seeds are whole numbers 0 .. 2^63 - 1 (the dice source takes 64 bits)
 YAML_SUFFIXES = (".yaml", ".yml")
+PRESET_NAME = re.compile(r"[\w.-]{1,100}")
 
 # keys that were renamed: old -> new (the error for the old key says what to write instead)
 RENAMED = {"overrides": "set"}
@@ -51,7 +52,16 @@ class ConfigError(ValueError):
         self.key = str(parts[1]) if len(parts) > 2 else ""
 
     def __str__(self) -> str:
-        return ": ".join(str(p) for p in self.args if p not in (None, ""))
+        """One line: control characters in any part are escaped, a source or key over 200 characters cut."""
+        parts = [_printable(p, 200 if i < len(self.args) - 1 else None)
+                 for i, p in enumerate(self.args) if p not in (None, "")]
+        return ": ".join(parts)
+
+
+def _printable(part, limit) -> str:
+    s = "".join(c.encode("unicode_escape").decode() if unicodedata.category(c).startswith("C") else c
+                for c in str(part))
+    return s if limit is None or len(s) <= limit else s[:limit] + "..."
 
 
 # --- the reader ------------------------------------------------------------------------------------
@@ -201,10 +211,11 @@ def find(spec, folder: Traversable, what: str, base=None, key: str = "name"):
     """
     if isinstance(spec, str) and not names_a_file(spec):
         entry = folder / f"{spec}.yaml"
-        if entry.is_file():
+        if PRESET_NAME.fullmatch(spec) and entry.is_file():
             return entry
+        example = f" (./{spec}.yaml)" if PRESET_NAME.fullmatch(spec) else ""
         raise ConfigError(spec, key, f"no such {what}; presets: {', '.join(preset_names(folder))}; a file is "
-                                f"named with a path or a .yaml suffix (./{spec}.yaml)")
+                                     f"named with a path or a .yaml suffix{example}")
     path = Path(spec)
     if base is not None and not path.is_absolute():
         path = Path(base) / path
