@@ -70,3 +70,12 @@ def test_installed_wheel_runs_without_the_tree(wheel, tmp_path):
     where = subprocess.run([str(python), "-c", script], cwd=work, capture_output=True, text=True)
     assert where.returncode == 0, where.stderr
     assert where.stdout.split() == [str(Path(site) / "yacht_env" / "rules" / "presets"), "default"]
+
+
+def test_readme_layout_names_folders_that_exist():
+    import re
+    text = (ROOT / "README.md").read_text()
+    layout = text.split("## Layout", 1)[1].split("\n\n", 2)[1]
+    folders = re.findall(r"^\| `([\w/.-]+)/` \|", layout, flags=re.M)
+    assert {"yacht_env", "yacht_env/rules/presets", "tournaments/presets", "configs/train"} <= set(folders)
+    assert [f for f in folders if not (ROOT / f).is_dir()] == []
