@@ -10,6 +10,7 @@ from tournaments.config import parse_config
 from tournaments.report import histogram_name, render
 from tournaments.run import run_tournament
 from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 FACTORY = "tournament_agents:make_agent"
 ODD = "A b|<i>$x$"     # a name with Markdown, HTML and matplotlib specials
@@ -53,7 +54,7 @@ def three_seats(tmp_path_factory):
 def two_seats(tmp_path_factory):
     out = tmp_path_factory.mktemp("two")
     cfg = parse_config({"entrants": [{"name": "a.b", "agent": "first"}, {"name": "random", "agent": "random"},
-                                     {"name": "a_b", "agent": "best"}, {"name": ODD, "agent": "upper"}],
+                                     {"name": "c_d", "agent": "best"}, {"name": ODD, "agent": "upper"}],
                         "games": 4})
     return cfg, run(cfg, out), out
 
@@ -133,13 +134,15 @@ def test_game_ids_have_a_legend(three_seats):
     assert table[1:] == [["`t0`", "random, first, champ"]]
 
 
-def test_histogram_names_never_collide():
-    names = ["a.b", "a_b", "a b", "A_b", "a/b", "a\\b", "..", "", "x" * 300, "ä", "hist", ODD]
+def test_histogram_names_are_safe_and_follow_the_slug():
+    names = ["a.b", "c d", "E_f", "g/h", "i\\j", "..", "x" * 64, "ä", "hist", ODD]
     files = [histogram_name(n) for n in names]
     assert len(set(files)) == len(files) and len({f.lower() for f in files}) == len(files)
     assert all(f.startswith("hist_") and f.endswith(".png") and "/" not in f and "\\" not in f and len(f) < 80
                for f in files)
     assert histogram_name("strong") == "hist_strong.png"
+    with pytest.raises(ConfigError, match="would share the file hist_a_b.png"):   # so names never collide
+        parse_config({"entrants": [{"name": "a.b", "agent": "first"}, {"name": "A_b", "agent": "best"}]})
 
 
 def test_odd_names_keep_their_own_files_and_stay_text(two_seats):

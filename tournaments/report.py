@@ -6,15 +6,14 @@ short table for the terminal. Rendering twice from the same store gives the same
 sections (`SECTIONS`: functions from the results to a `document.Section`, or None to leave it out),
 rendered to Markdown and to HTML from the same document; a new section is one more function there.
 """
-import hashlib
 import json
-import re
 from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 
 from yacht_env.cli_common import CommandError
+from yacht_env.config import slug
 from yacht_env.rules import rules_hash
 
 from . import document as doc
@@ -86,14 +85,9 @@ def results(store: Store, records=None) -> dict:
 # ---- figures -----------------------------------------------------------------------------------
 
 def histogram_name(agent: str) -> str:
-    """`hist_<agent>.png` for a name of lowercase letters, digits, `_` and `-`; any other name gets a
-    safe form plus a hash of the exact name (`hist_a_b.3f9c0e1d2a4b.png` for `a.b`), so two entrants
-    never share a file, on case-insensitive file systems too."""
-    if re.fullmatch(r"[a-z0-9_-]{1,64}", agent):
-        return f"hist_{agent}.png"
-    slug = re.sub(r"[^a-z0-9_-]+", "_", agent.lower())[:40]
-    digest = hashlib.sha256(agent.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"hist_{slug}.{digest}.png"
+    """`hist_<slug>.png`; tournament configs refuse entrants whose slugs (`yacht_env.config.slug`) are
+    the same, so two entrants never share a file, on case-insensitive file systems too."""
+    return f"hist_{slug(agent)}.png"
 
 
 def _label(name: str) -> str:

@@ -37,7 +37,6 @@ from math import comb
 
 from yacht_env.dice_source import game_seed
 
-from .config import TournamentConfig
 
 Split = tuple[tuple[int, ...], ...]   # teams of table positions, each sorted, ordered by first member
 
@@ -61,7 +60,7 @@ def game_key(table: int, deal: int, rotation: int) -> str:
     return f"t{table}-d{deal}-r{rotation}"
 
 
-def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
+def tables(config) -> list[tuple[str, ...]]:
     """Every combination of `seats` entrants, in entrant order; the index is the table id."""
     return list(combinations(list(config.entrants), config.seats))
 
@@ -133,6 +132,11 @@ def _search(every: list[Split], pairs, times: int) -> list[int] | None:
     return chosen if extend() else None
 
 
+def games_per_deal(seats: int, teams: int) -> int:
+    """How many arrangements (games) each deal of a table of `seats` is played in."""
+    return len(balanced_splits(seats, teams)) * seats
+
+
 def arrangements(members: tuple[str, ...], teams: int) -> list[tuple[str, ...]]:
     """The seatings of one table, indexed by `rotation`: every balanced split in each of its k rotations.
 
@@ -147,7 +151,7 @@ def arrangements(members: tuple[str, ...], teams: int) -> list[tuple[str, ...]]:
     return out
 
 
-def schedule(config: TournamentConfig) -> list[Job]:
+def schedule(config) -> list[Job]:
     """All games of the tournament, table by table, deal by deal, arrangement by arrangement."""
     teams = config.ruleset.teams
     jobs = []

@@ -10,9 +10,10 @@ from ..report import REPORT, REPORT_HTML, render, terminal_table
 
 def add_parser(sub):
     p = sub.add_parser("report", help="re-render a tournament report from its folder",
-                       description="Rebuild report.md, report.html, results.json and the histograms of a "
-                                   "tournament folder from its games (games.jsonl) and config (tournament.json). "
-                                   "The rules and seed are the folder's own.")
+                       description="Rebuild report.md, report.html, results.json and the plots of a tournament "
+                                   "folder. Everything comes from the folder: the rules (with their overrides), "
+                                   "entrants and games are the ones tournament.json and games.jsonl record, so "
+                                   "report takes no --rules/--set.")
     p.add_argument("folder", metavar="DIR", help="a folder written by `yacht tournament`")
     p.add_argument("--open", action="store_true", help="open report.html in the web browser")
     add_common(p, rules=False, seed=False)
