@@ -56,7 +56,8 @@ AGENTS: dict[str, Entry] = {
                     {"skill": _skill}),
     "learned": Entry("agents.styles:make_learned", "a trained policy checkpoint", {}, argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
-                      {"timeout": _positive}, argument="COMMAND"),
+                      {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},
+                      argument="COMMAND"),
     "human": Entry("agents.human:HumanAgent", "a person at the terminal", {}),
 }
 
