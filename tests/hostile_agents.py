@@ -1,5 +1,5 @@
 """In-process agents that misbehave on their second decision, behind a `make_agent(spec)` factory
-(the tournament_agents ones are known too). Each plays FirstBox until then."""
+(the tournament_agents ones and `external...` specs are known too). Each plays FirstBox until then."""
 import ctypes
 import os
 import signal
@@ -177,6 +177,9 @@ AGENTS = {**PLAIN, "swallow": Swallow, "late": Late, "blocked_sleep": BlockedSle
 
 
 def make_agent(spec: str):
+    if spec.startswith("external"):
+        from agents.registry import make_agent as make_registered
+        return make_registered(spec)
     if spec not in AGENTS:
         raise ValueError(f"unknown agent {spec!r}; known: {', '.join(AGENTS)}")
     return AGENTS[spec]()

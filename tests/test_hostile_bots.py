@@ -8,7 +8,6 @@ import sys
 import textwrap
 import time
 import tracemalloc
-import uuid
 
 import pytest
 
@@ -16,11 +15,13 @@ from agents import bot_supervisor
 from agents.base import play_game
 from agents.external import MAX_LINE, ExternalAgent, parse_reply
 from agents.registry import AgentSpecError, make_agent
+from tournaments.config import parse_config
+from tournaments.run import run_tournament
+from tournaments.store import Store
 from yacht_env.game import Game
 from yacht_env.rules import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MARK = "YACHT_HOSTILE_BOT_TEST"
 
 # Every bot below starts with this: `decisions()` yields each decide message, `answer(a)` replies.
 PRELUDE = """
@@ -59,27 +60,27 @@ def play(agent, seed=3):
 
 
 def run_processes(token: str) -> list[int]:
-    """Processes (zombies excepted) whose environment carries this test's mark."""
-    needle = f"{MARK}={token}".encode()
+    """Processes (zombies excepted) whose command line names `token`: every bot of a test lives in its
+    tmp_path, and its supervisor and every process it forks without exec carry that path too."""
+    needle = token.encode()
     found = []
     for name in os.listdir("/proc"):
-        if not name.isdigit():
+        if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
-            with open(f"/proc/{name}/environ", "rb") as f:
-                env = f.read()
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
         except OSError:
             continue
-        if needle in env.split(b"\0"):
+        if needle in cmdline:
             found.append(int(name))
     return found
 
 
 @pytest.fixture(autouse=True)
-def nothing_left(monkeypatch):
-    """Marks every process a test starts; afterwards none may be left."""
-    token = uuid.uuid4().hex
-    monkeypatch.setenv(MARK, token)
+def nothing_left(tmp_path):
+    """After each test, no process of its bots may be left (the bots live in tmp_path)."""
+    token = str(tmp_path)
     yield token
     deadline = time.monotonic() + 3
     while (left := run_processes(token)) and time.monotonic() < deadline:
@@ -450,3 +451,35 @@ def test_the_example_bot_plays_within_every_limit(tmp_path):
     example = os.path.join(ROOT, "scripts", "example_bot.py")
     with make_agent(f"external?timeout=5&memory=256&cpu=30&files=64&procs=16:{sys.executable} {example}") as a:
         assert play(a).totals()[0] > 0 and a.faults == []
+
+
+# ---- in tournaments ---------------------------------------------------------------------------------
+def tournament(tmp_path, entrants, **config):
+    cfg = parse_config({"entrants": entrants, "games": 1, "seed": 2, **config})
+    res = run_tournament(cfg, out=tmp_path / "run", progress=False, factory="hostile_agents:make_agent")
+    assert res["tournament"]["complete"]
+    return Store(tmp_path / "run").records()
+
+
+def test_nothing_of_a_bot_is_left_after_a_tournament(tmp_path, nothing_left):
+    command, pidfile = escaping_bot(tmp_path)
+    records = tournament(tmp_path, ["first", {"name": "escaper", "agent": f"external:{command}"}])
+    assert len(records) == 2 and all(f is None for rec in records.values() for f in rec["faults"])
+    assert pidfile.exists()                # nothing_left checks the grandchild is gone
+
+
+def test_nothing_of_a_bot_is_left_when_its_game_worker_is_killed(tmp_path, nothing_left):
+    """`swallow` makes the watcher kill the game worker while the bot and its escaped grandchild run in it."""
+    command, pidfile = escaping_bot(tmp_path)
+    records = tournament(tmp_path, ["swallow", {"name": "escaper", "agent": f"external:{command}"}],
+                         move_timeout=0.3)
+    errors = {rec["agents"][s]: f["error"] for rec in records.values() for s, f in enumerate(rec["faults"]) if f}
+    assert errors == {"swallow": "MoveTimeout: no move within the 0.3 s limit"} and pidfile.exists()
+
+
+def test_the_tournament_time_limit_cuts_a_bot_short_and_it_is_restarted(tmp_path):
+    sleeper = misbehave_at(tmp_path, 2, "time.sleep(60)")
+    records = tournament(tmp_path, ["first", {"name": "sleeper", "agent": f"external?timeout=5:{sleeper}"}],
+                         move_timeout=0.3)
+    faults = [rec["faults"][rec["agents"].index("sleeper")] for rec in records.values()]
+    assert [f["error"] for f in faults] == ["MoveTimeout: no move within the 0.3 s limit"] * 2

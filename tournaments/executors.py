@@ -123,10 +123,13 @@ class GameWorker:
         ctx = _context()
         self.clock = CallClock(ctx.RawArray("d", CallClock.SIZE))
         self.conn, theirs = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(self.setup, theirs, self.clock.shared, os.getpid()),
-                                name="yacht-games", daemon=True)
-        self.proc.start()
-        theirs.close()
+        proc = ctx.Process(target=_serve, args=(self.setup, theirs, self.clock.shared, os.getpid()),
+                           name="yacht-games", daemon=True)
+        try:
+            proc.start()
+        finally:
+            theirs.close()
+        self.proc = proc
 
     def _stop(self) -> int | None:
         """Kill the process (if it still runs); return its exit code."""
@@ -176,7 +179,7 @@ class GameWorker:
                 return seat, Forfeit(call, move, timeout_error(seconds))
         try:
             message = self.conn.recv()
-        except EOFError:
+        except (EOFError, OSError):            # the process is gone
             message = None
         if isinstance(message, str):
             return message
