@@ -17,8 +17,10 @@ SETTINGS applied, and then waits for one of two things:
     descendant, then exits.
 
 Every process is ended with SIGKILL: through the cgroup when there is one (nothing escapes a
-cgroup short of a privileged write to another cgroup's `cgroup.procs`), else by walking /proc for
-the supervisor's descendants until none is left; on systems without /proc, the bot's process group.
+cgroup short of a privileged write to another cgroup's `cgroup.procs`), and by walking /proc for
+the supervisor's descendants until none is left; on systems without /proc, the bot's process group
+while the bot runs. A process is pinned by a pidfd before it is signalled, so a pid that was freed
+and reused meanwhile is never hit.
 
 SETTINGS: {"control": fd, "cgroup": path or null, "limits": {"RLIMIT_AS": n, ...}} -- each limit is
 set as both soft and hard limit in the bot before exec, except RLIMIT_CPU, whose hard limit is one
@@ -102,19 +104,23 @@ def kill_cgroup(path: str, patience: float = KILL_PATIENCE) -> None:
     (the harness calls it too, and only a process's parent may reap it)."""
     end = time.monotonic() + patience
     while not _remove(path) and time.monotonic() < end:
-        for pid in _kill_members(path):
-            _signal(pid, signal.SIGKILL)
+        _kill_members(path)
         time.sleep(0.002)
 
 
 def _kill_members(path: str) -> list[int]:
-    """Kill the whole cgroup where the kernel can (cgroup v2, Linux 5.14+); return its members."""
+    """Kill every process in the cgroup (at once where the kernel can: cgroup v2, Linux 5.14+);
+    return the members found."""
     try:
         with open(os.path.join(path, "cgroup.kill"), "w") as f:
             f.write("1")
     except OSError:
         pass
-    return cgroup_members(path)
+    name = os.path.basename(path)
+    members = cgroup_members(path)
+    for pid in members:
+        kill_exact(pid, lambda p: name in _read(f"/proc/{p}/cgroup"))
+    return members
 
 
 def _remove(path: str) -> bool:
@@ -128,6 +134,14 @@ def _remove(path: str) -> bool:
 
 
 # ---- processes ---------------------------------------------------------------------------------
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def _signal(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
@@ -135,28 +149,53 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
-def descendants(root: int) -> list[tuple[int, bool]]:
-    """(pid, is_zombie) of every descendant of `root`, from /proc (empty where there is no /proc)."""
-    children: dict[int, list[tuple[int, bool]]] = {}
+def kill_exact(pid: int, still_it) -> None:
+    """SIGKILL process `pid` if `still_it(pid)` holds once the process is pinned by a pidfd (Linux 5.3+),
+    so that a pid freed and taken by another process in the meantime is never signalled."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):          # no pidfds here: check, then signal
+        if still_it(pid):
+            _signal(pid, signal.SIGKILL)
+        return
+    try:
+        if still_it(pid):
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _stat(pid: int) -> tuple[bytes, int, int] | None:
+    """(state, parent pid, start time) of a process, from /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def descendants(root: int) -> list[tuple[int, bool, int]]:
+    """(pid, is_zombie, start time) of every descendant of `root`, from /proc (empty without /proc)."""
+    children: dict[int, list[tuple[int, bool, int]]] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
         return []
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        state, ppid = stat[stat.rfind(b")") + 2:].split()[:2]
-        children.setdefault(int(ppid), []).append((int(name), state == b"Z"))
+        if name.isdigit() and (stat := _stat(int(name))) is not None:
+            state, ppid, start = stat
+            children.setdefault(ppid, []).append((int(name), state == b"Z", start))
     found, todo = [], [root]
     while todo:
-        for pid, zombie in children.get(todo.pop(), ()):
-            found.append((pid, zombie))
-            todo.append(pid)
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child[0])
     return found
 
 
@@ -177,14 +216,15 @@ def _reap() -> bool:
 
 def end_all(bot: int, cgroup: str | None) -> None:
     """Kill the bot and every descendant, reap them all, and remove the bot's cgroup."""
-    _signal(-bot, signal.SIGKILL)
+    if bot not in _statuses:             # not reaped yet, so its pid is still the bot's group
+        _signal(-bot, signal.SIGKILL)
     end = time.monotonic() + KILL_PATIENCE
     while time.monotonic() < end:
-        live = [pid for pid, zombie in descendants(os.getpid()) if not zombie]
-        live += _kill_members(cgroup) if cgroup else []
-        for pid in live:
-            _signal(pid, signal.SIGKILL)
-        if not _reap() and not live:
+        live = [(pid, start) for pid, zombie, start in descendants(os.getpid()) if not zombie]
+        for pid, start in live:
+            kill_exact(pid, lambda p, start=start: (_stat(p) or (b"", 0, -1))[2] == start)
+        members = _kill_members(cgroup) if cgroup else []
+        if not _reap() and not live and not members:
             break
         time.sleep(0.002)
     if cgroup:

@@ -135,6 +135,9 @@ class ExternalAgent(Agent):
         except OSError as e:
             os.close(self._control)
             self._control = None
+            if self._cgroup is not None:
+                bot_supervisor.kill_cgroup(self._cgroup)
+                self._cgroup = None
             raise OSError(f"cannot start bot {self.command!r}: {e.strerror or e}") from None
         finally:
             os.close(control_r)

@@ -96,7 +96,10 @@ def _serve(setup: Setup, conn, shared_clock, watcher: int) -> None:
     except EOFError:
         pass
     except BaseException as e:  # noqa: BLE001 - outside any agent call: a failure of the harness, reported
-        conn.send(("error", describe(e)))
+        try:
+            conn.send(("error", describe(e)))
+        except OSError:
+            pass
     finally:
         close_agents()
 
