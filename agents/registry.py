@@ -57,7 +57,8 @@ AGENTS: dict[str, Entry] = {
     "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file)", {},
                      argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
-                      {"timeout": _positive}, argument="COMMAND"),
+                      {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},
+                      argument="COMMAND"),
     "human": Entry("agents.human:HumanAgent", "a person at the terminal", {}),
 }
 
