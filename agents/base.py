@@ -24,6 +24,9 @@ class Agent:
     """Base class: override `act` (per game) or `act_batch` (batched); `reset` is called before each game."""
 
     name = "agent"
+    # library code that returns in bounded time (the built-in agents): tournaments play tables of
+    # trusted batched agents in their own process; every other agent plays in a watched game worker
+    trusted = False
 
     def reset(self, rules: RuleSet, seat: int, num_players: int, seed: int | None = None) -> None:
         self.rules, self.seat, self.num_players = rules, seat, num_players

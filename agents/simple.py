@@ -18,6 +18,7 @@ class RandomAgent(Agent):
     """Plays a uniformly random legal action (re-rolls included)."""
 
     name = "random"
+    trusted = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         return kth_legal(view.mask, decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used))
@@ -41,6 +42,7 @@ class GreedyAgent(Agent):
     """
 
     name = "greedy"
+    trusted = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         gains = immediate_gains(view)
