@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.analysis import report_markdown, report_section
+
 from .ratings import elo, openskill
 from .schedule import schedule, tables
 from .stats import agent_stats, duplicate_effect, head_to_head
@@ -17,8 +19,9 @@ REPORT = "report.md"
 SCORES_PNG = "scores.png"
 
 
-def results(store: Store, records=None) -> dict:
-    """Everything the report shows, as plain data (records: the store's, if already read)."""
+def results(store: Store, records=None, analysis: bool = True) -> dict:
+    """Everything the report shows, as plain data (records: the store's, if already read; analysis:
+    with the move analysis section, see `agents.analysis.report_section`)."""
     config = store.config()
     records = list(store.records().values()) if records is None else list(records)
     entrants = list(config.entrants)
@@ -37,6 +40,7 @@ def results(store: Store, records=None) -> dict:
         "duplicate_dice": duplicate_effect(records, entrants),
         "ratings": {"elo": elo(records, entrants, seed=config.seed), "openskill": openskill(records, entrants)},
         "faults": faults,
+        **({"analysis": report_section(records, config.ruleset)} if analysis and records else {}),
     }
 
 
@@ -174,6 +178,7 @@ def markdown(res: dict) -> str:
                                                        for a in res["agents"].values()) + " |")
         lines.append("| extra-Yacht bonus | " + " | ".join(_f(a.get("extra_bonus_mean"))
                                                         for a in res["agents"].values()) + " |")
+    lines += report_markdown(res.get("analysis"))
     lines += ["", "## Faults", ""]
     if res["faults"]:
         lines += ["| game | seat | agent | move | error |", "|---|---:|---|---:|---|"]
@@ -207,11 +212,11 @@ def terminal_table(res: dict) -> str:
     return "\n".join(out)
 
 
-def render(folder) -> dict:
+def render(folder, analysis: bool = True) -> dict:
     """Write results.json, report.md and the histograms into `folder` from its store; return the results."""
     store = Store(folder)
     records = list(store.records().values())
-    res = results(store, records)
+    res = results(store, records, analysis)
     folder = Path(folder)
     (folder / RESULTS).write_text(json.dumps(res, indent=2) + "\n")
     (folder / REPORT).write_text(markdown(res))

@@ -21,6 +21,7 @@ def add_parser(sub):
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
     add_common(p, rules=False, seed=False)
     p.add_argument("--out", default=None, metavar="DIR",
                    help="tournament folder (default: runs/<name>-<config hash>); rerun to resume")
@@ -30,7 +31,7 @@ def add_parser(sub):
 def run(args):
     config = load_config(args.config, games=args.games, seed=args.seed)
     res = run_tournament(config, out=args.out, workers=args.workers, executor=args.executor,
-                         progress=not (args.quiet or args.json))
+                         progress=not (args.quiet or args.json), analysis=not args.no_analysis)
     if args.json:
         emit_json(res)
         return 0
