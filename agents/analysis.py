@@ -23,7 +23,9 @@ optimal expected score - loss per game estimates an agent's mean score without t
 Thresholds (expected points lost by one decision) are documented, with the distribution behind
 them, in docs/analysis.md.
 """
+import bisect
 import json
+import reprlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,7 +137,7 @@ def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
             continue
         try:
             rec = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             if i == len(lines) - 1:
                 break  # torn last line: that game was not finished
             raise AnalysisError(f"{log}: line {i + 1} is not valid JSON; not a games log") from None
@@ -143,7 +145,7 @@ def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
             raise AnalysisError(f"{log}: line {i + 1} is not a game record (a JSON object with 'agents' and 'log', "
                                 f"as `yacht tournament` and `yacht evaluate --out` write); not a games log")
         key = rec.get("key")
-        if key is not None:
+        if isinstance(key, str):
             if key in seen:
                 continue
             seen.add(key)
@@ -181,6 +183,7 @@ class Analysis:
     best_value: np.ndarray
     loss: np.ndarray
     own: np.ndarray
+    states: int = 0            # distinct sheet states valued (one turn widget each)
     seconds: float = 0.0
     source: dict = field(default_factory=dict)
 
@@ -228,7 +231,7 @@ class Analysis:
                 "optimal_expected_score": self.optimal, **self.source,
                 "thresholds": {"tolerance": TOLERANCE, "inaccuracy": INACCURACY, "mistake": MISTAKE,
                                "blunder": BLUNDER},
-                "games": len(self.records), "decisions": int(self.own.sum()),
+                "games": len(self.records), "decisions": int(self.own.sum()), "states": self.states,
                 "fallback_decisions": int((~self.own).sum()), "seconds": self.seconds,
                 "agents": per, "worst": self.worst_moves(pick, worst)}
 
@@ -415,14 +418,13 @@ def _analyze(records, lines, rules, solution, progress, where: str = "record") -
     own = np.ones(n, dtype=bool)
     for i, r in enumerate(records):
         for s, f in enumerate(r.get("faults") or ()):
-            if f is not None:
-                at = f.get("move", 0) if isinstance(f, dict) else 0
-                own[(rec == i) & (seat == s) & (move >= (at if isinstance(at, int) else 0))] = False
+            if f is not None:  # the seat's moves from its fault on are the fallback's
+                own[(rec == i) & (seat == s) & (move >= f.get("move", 0))] = False
     return Analysis(rules=rules, records=records, lines=lines, exact=cols == 1,
                     optimal=float(solution.expected_score) * cols, rec=rec, move=move, seat=seat, sheet=sheet,
                     turn=turn, roll=roll, left=left, played=played, best=best,
                     played_value=played_value + banked, best_value=best_value + banked, loss=loss, own=own,
-                    seconds=time.perf_counter() - t0)
+                    states=len(group_starts) - 1, seconds=time.perf_counter() - t0)
 
 
 def _where(records, lines, where, i) -> str:
@@ -450,6 +452,14 @@ def _flatten(records, lines, rules, where):
                                 + (f", {rules.teams} teams of equal size)" if rules.teams else ")"))
         players[i] = seats
         sheets[i] = rules.teams or seats
+        faults = r.get("faults")
+        if faults is not None and not (isinstance(faults, list) and len(faults) == seats and all(
+                f is None or (isinstance(f, dict) and type(f.get("move", 0)) is int and f.get("move", 0) >= 0)
+                for f in faults)):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: faults must be a list with one entry per seat: "
+                                f"null, or {{\"error\": ..., \"move\": log index}}")
+        if "key" in r and not isinstance(r["key"], str):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: key must be a string, got {_show(r['key'])}")
         sheet_of = r.get("sheet_of")
         if sheet_of is not None and sheet_of != [s % sheets[i] for s in range(seats)]:
             raise AnalysisError(f"{_where(records, lines, where, i)}: sheet_of {sheet_of!r} is not how rules "
@@ -472,11 +482,16 @@ def _flatten(records, lines, rules, where):
             problem = _event_problem(r["log"], box)
             if problem:
                 raise AnalysisError(f"{_where(records, lines, where, i)}: {problem}")
-    events = np.array(flat, dtype=np.int64).reshape(-1, EVENT_WIDTH)
-    if np.abs(events).max(initial=0) >= 2 ** 31:
-        bad = int(np.flatnonzero((np.abs(events) >= 2 ** 31).any(axis=1))[0])
-        i = int(np.searchsorted(starts, bad, side="right") - 1)
-        raise AnalysisError(f"{_where(records, lines, where, i)}: log[{bad - starts[i]}]: a number out of range")
+    try:
+        events = np.array(flat, dtype=np.int64).reshape(-1, EVENT_WIDTH)
+        huge = np.abs(events).max(initial=0) >= 2 ** 31
+    except OverflowError:  # beyond 64 bits
+        huge = True
+    if huge:
+        bad = next(k for k, v in enumerate(flat) if abs(v) >= 2 ** 31) // EVENT_WIDTH
+        i = bisect.bisect_right(starts, bad) - 1
+        raise AnalysisError(f"{_where(records, lines, where, i)}: log[{bad - starts[i]}] "
+                            f"{_show(records[i]['log'][bad - starts[i]])}: a number out of range")
     return events, np.array(starts, dtype=np.int64), players, sheets
 
 
@@ -503,7 +518,11 @@ def _event_problem(log, box) -> str:
 
 
 def _show(e) -> str:
-    text = json.dumps(e, default=str)
+    """A short JSON rendering of a value from a record, for messages (any value, cyclic ones too)."""
+    try:
+        text = json.dumps(e, default=str)
+    except (ValueError, RecursionError):
+        text = reprlib.repr(e)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
