@@ -35,8 +35,7 @@ import numpy as np
 from yacht_env.cli_common import CommandError
 from yacht_env.dice import NUM_HOLDS, ROLLS
 from yacht_env.rules import RuleError, RuleSet, load
-from yacht_env.solver import Unsolvable, check_solvable, solution_for
-from yacht_env.solver.space import StateSpace
+from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import EVENT_WIDTH, PROBLEMS, POINTS, BONUS, replay_logs, value_decisions
 from yacht_env.solver.widget import prepare
 
@@ -341,14 +340,19 @@ def filled_before(rules: RuleSet, record: dict, sheet: int, move: int) -> dict:
     return out
 
 
-def solution_of(rules: RuleSet, progress: bool = False):
-    """The solved one-column table the analysis values `rules` with (several columns: one column's)."""
+def _check_reach(rules: RuleSet) -> RuleSet:
+    """The one-column rules whose solved table values `rules` (several columns: one column's)."""
     try:
         column = load(rules, columns=1) if rules.columns > 1 else rules
         check_solvable(column)
     except Unsolvable as e:
         raise AnalysisError(f"rules {rules.name!r} cannot be analysed: {e}") from None
-    return solution_for(column, progress=progress)
+    return column
+
+
+def solution_of(rules: RuleSet, progress: bool = False):
+    """The solved one-column table the analysis values `rules` with (from the solver's cache, else solved)."""
+    return solution_for(_check_reach(rules), progress=progress)
 
 
 def analyze(records, rules: RuleSet, solution=None, progress: bool = False) -> Analysis:
@@ -384,12 +388,11 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
 def _analyze(records, lines, rules, solution, progress, where: str = "record") -> Analysis:
     if not records:
         raise AnalysisError(f"{where}: no games to analyse" if where != "record" else "no games to analyse")
-    if solution is None:
-        solution = solution_of(rules, progress)
+    _check_reach(rules)
     t0 = time.perf_counter()
-    sp: StateSpace = solution.space
-    dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
     T = rules.tables
+    sp = StateSpace.of(T)  # the solved table's shape, known before solving: bad logs fail first
+    dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
     events, starts, players, sheets = _flatten(records, lines, rules, where)
     n_max = int((events[:, 0] == 0).sum())
     cols = rules.columns
@@ -403,6 +406,12 @@ def _analyze(records, lines, rules, solution, progress, where: str = "record") -
     if error[2]:
         raise AnalysisError(_problem(records, lines, rules, where, error))
     _check_results(records, lines, rules, where, final)
+    if solution is None:
+        start = time.perf_counter()
+        solution = solution_of(rules, progress)
+        t0 += time.perf_counter() - start  # solving (or loading the table) is not the analysis
+    if solution.space != sp:
+        raise AnalysisError(f"the solution given is for other rules than {rules.name!r}")
     rec, move, seat, sheet, turn, roll, left, played, state, banked = (
         x[:n] for x in (rec, move, seat, sheet, turn, roll, left, played, state, banked))
     order = np.lexsort(state.T[::-1]) if cols > 1 else np.argsort(state[:, 0], kind="stable")
