@@ -74,7 +74,9 @@ def read_games(path, rules=None, rules_from: str = "--rules") -> GameFile:
 
     The rules come from the tournament.json or evaluate.json beside the log; `rules` (a RuleSet)
     is for a log with neither, and is refused when one of them names the rules. A torn last line
-    (a write cut short) is ignored and a repeated game key keeps its first record, as the store does.
+    (a write cut short) is ignored and a repeated game key keeps its first record, as the store does;
+    records that all have keys are sorted by key, so the figures do not depend on the order the games
+    were appended in.
     """
     path = Path(path)
     if path.is_dir():
@@ -94,6 +96,9 @@ def read_games(path, rules=None, rules_from: str = "--rules") -> GameFile:
     elif rules is None:
         rules, rules_from = load("yacht"), "default"
     records, lines = _read_lines(log)
+    if all(isinstance(r.get("key"), str) for r in records):  # by key: the same figures whatever order games were
+        pairs = sorted(zip(records, lines), key=lambda rl: rl[0]["key"])  # appended in (worker count, resumes)
+        records, lines = [r for r, _ in pairs], [n for _, n in pairs]
     return GameFile(log, records, lines, rules, rules_from)
 
 
@@ -566,6 +571,7 @@ def _check_results(records, lines, rules, where, final) -> None:
 def report_section(records, rules: RuleSet) -> dict:
     """The analysis section of a tournament's results.json: per agent accuracy, loss per game, counts by
     class, loss split holds / boxes; {"skipped": reason} when the games cannot be analysed."""
+    records = sorted(records, key=lambda r: str(r.get("key")))  # the same sums whatever order the store holds
     try:
         a = analyze(records, rules)
     except AnalysisError as e:

@@ -222,3 +222,17 @@ def test_commands_have_help(capsys):
             main([cmd, "--help"])
         assert e.value.code == 0
         assert "--json" in capsys.readouterr().out
+
+
+def test_same_figures_whatever_order_the_games_were_appended_in(evaluate_dir, capsys):
+    first = run_json(["analyze", str(evaluate_dir), "--json"], capsys)
+    log = evaluate_dir / "games.jsonl"
+    log.write_text("\n".join(reversed(log.read_text().splitlines())) + "\n")
+    again = run_json(["analyze", str(evaluate_dir), "--json"], capsys)
+    first.pop("seconds"), again.pop("seconds")
+    for w in first["worst"] + again["worst"]:
+        w.pop("line")
+    for a in list(first["agents"].values()) + list(again["agents"].values()):
+        for w in a["worst"]:
+            w.pop("line")
+    assert first == again
