@@ -166,8 +166,9 @@ class Analysis:
 
     rec, move: record index and log index of the move; seat, sheet, turn (the sheet's turn, from
     0), roll (index into ROLLS), left (re-rolls left), played / best (Game action encoding),
-    played_value / best_value (expected final points of the sheet), loss, own (False for the
-    fallback moves played for a seat after it faulted; they are left out of every figure).
+    played_value / best_value (expected final points of the sheet), loss, own (False for every
+    decision of a seat in a game it forfeited: from its fault on the harness played fallback moves
+    for it, so that game is left out of the seat's figures).
     """
     rules: RuleSet
     records: list[dict]
@@ -236,11 +237,12 @@ class Analysis:
                 "thresholds": {"tolerance": TOLERANCE, "inaccuracy": INACCURACY, "mistake": MISTAKE,
                                "blunder": BLUNDER},
                 "games": len(self.records), "decisions": int(self.own.sum()), "states": self.states,
-                "fallback_decisions": int((~self.own).sum()), "seconds": self.seconds,
+                "forfeited_decisions": int((~self.own).sum()), "seconds": self.seconds,
                 "agents": per, "worst": self.worst_moves(pick, worst)}
 
     def _agent_figures(self, name: str, of: np.ndarray, worst: int) -> dict:
-        seats = [(i, s) for i, r in enumerate(self.records) for s, a in enumerate(r["agents"]) if a == name]
+        played_seats = [(i, s) for i, r in enumerate(self.records) for s, a in enumerate(r["agents"]) if a == name]
+        seats = [(i, s) for i, s in played_seats if not _faulted(self.records[i], s)]
         games = len(seats)
         pick = self.own & (of == name)
         loss = self.loss[pick]
@@ -259,7 +261,8 @@ class Analysis:
 
         box_of = (played - NUM_HOLDS) % nbox
         turns = self.turn[pick]
-        out = {"games": games, "decisions": int(pick.sum()), "loss": total, "loss_per_game": per_game,
+        out = {"games": games, "forfeits": len(played_seats) - games, "decisions": int(pick.sum()),
+               "loss": total, "loss_per_game": per_game,
                "loss_per_decision": total / len(loss) if len(loss) else 0.0,
                "accuracy": 100.0 * (1.0 - per_game / self.optimal) if self.optimal > 0 else None,
                "expected_score": self.optimal - per_game,
@@ -318,6 +321,12 @@ class Analysis:
                         "loss": float(self.loss[d]), "class": classify(float(self.loss[d])),
                         "own": bool(self.own[d])})
         return out
+
+
+def _faulted(record: dict, seat: int) -> bool:
+    """Whether `seat` forfeited the game (a fault is recorded for it)."""
+    faults = record.get("faults")
+    return bool(faults) and faults[seat] is not None
 
 
 def classify(loss: float) -> str:
@@ -383,7 +392,8 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
     for s, name in enumerate(record["agents"]):
         pick = a.own & (a.seat == s)
         loss = a.loss[pick]
-        seats.append({"seat": s, "agent": name, "decisions": int(pick.sum()), "loss": float(loss.sum()),
+        seats.append({"seat": s, "agent": name, "forfeit": _faulted(record, s), "decisions": int(pick.sum()),
+                      "loss": float(loss.sum()),
                       "accuracy": 100.0 * (1.0 - float(loss.sum()) / a.optimal),
                       **{cls: int(((loss >= lo) & (loss < hi)).sum()) for cls, lo, hi in CLASSES}})
     return {"rules": rules.name, "values": a.values, "optimal_expected_score": a.optimal,
@@ -429,11 +439,8 @@ def _analyze(records, lines, rules, solution, progress, where: str = "record") -
                     group_starts, state, roll, left, played, best_value, played_value, best)
     loss = best_value - played_value
     loss[loss < TOLERANCE] = 0.0
-    own = np.ones(n, dtype=bool)
-    for i, r in enumerate(records):
-        for s, f in enumerate(r.get("faults") or ()):
-            if f is not None:  # the seat's moves from its fault on are the fallback's
-                own[(rec == i) & (seat == s) & (move >= f.get("move", 0))] = False
+    forfeited = [i * 8 + s for i, r in enumerate(records) for s in range(len(r["agents"])) if _faulted(r, s)]
+    own = ~np.isin(rec * 8 + seat, forfeited)
     return Analysis(rules=rules, records=records, lines=lines, exact=cols == 1,
                     optimal=float(solution.expected_score) * cols, rec=rec, move=move, seat=seat, sheet=sheet,
                     turn=turn, roll=roll, left=left, played=played, best=best,

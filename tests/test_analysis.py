@@ -150,15 +150,18 @@ def test_classes_and_names():
     assert move_name(load("yacht", columns=2), r, NUM_HOLDS + 13) == "score ones@2"
 
 
-def test_fallback_moves_after_a_fault_are_left_out():
+def test_forfeited_games_are_left_out_of_the_seats_figures():
     rules, solution = solved("yacht")
-    [record] = play_records(rules, ["random", "strong"], games=1, seed=8)
-    record["faults"] = [{"error": "RuntimeError: boom", "move": 10}, None]
-    a = analyze([record], rules, solution)
-    assert (~a.own).sum() > 0 and (a.move[~a.own] >= 10).all() and (a.seat[~a.own] == 0).all()
+    records = play_records(rules, ["random", "strong"], games=2, seed=8)
+    records[0]["faults"] = [{"error": "RuntimeError: boom", "move": 10}, None]
+    a = analyze(records, rules, solution)
+    assert set(zip(a.rec[~a.own].tolist(), a.seat[~a.own].tolist())) == {(0, 0)}
     doc = a.summary()
-    assert doc["fallback_decisions"] == int((~a.own).sum())
-    assert doc["agents"]["random"]["decisions"] == int((a.own & (a.seat == 0)).sum())
+    assert doc["forfeited_decisions"] == int(((a.rec == 0) & (a.seat == 0)).sum())
+    f = doc["agents"]["random"]
+    assert f["games"] == 1 and f["forfeits"] == 1 and f["decisions"] == int(((a.rec == 1) & (a.seat == 0)).sum())
+    assert f["loss"] == pytest.approx(a.loss[(a.rec == 1) & (a.seat == 0)].sum())
+    assert doc["agents"]["strong"]["games"] == 2 and doc["agents"]["strong"]["forfeits"] == 0
 
 
 def test_worst_moves_are_the_costliest_with_their_positions():

@@ -14,8 +14,8 @@ from tournaments.run import run_tournament
 from yacht_env.game import Game
 
 DOC_KEYS = {"rules", "values", "note", "optimal_expected_score", "path", "rules_from", "thresholds", "games",
-            "decisions", "states", "fallback_decisions", "seconds", "agents", "worst"}
-AGENT_KEYS = {"games", "decisions", "loss", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
+            "decisions", "states", "forfeited_decisions", "seconds", "agents", "worst"}
+AGENT_KEYS = {"games", "forfeits", "decisions", "loss", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
               "mean_score", "optimal_decisions", "inaccuracies", "inaccuracies_per_game", "mistakes",
               "mistakes_per_game", "blunders", "blunders_per_game", "holds", "boxes", "by_box", "by_turn",
               "loss_histogram", "loss_quantiles", "worst"}
@@ -236,3 +236,19 @@ def test_same_figures_whatever_order_the_games_were_appended_in(evaluate_dir, ca
         for w in a["worst"]:
             w.pop("line")
     assert first == again
+
+
+def test_show_marks_the_fallback_moves_of_a_forfeit(tmp_path, cache, capsys):
+    folder = _mistake_game(tmp_path)
+    rec = json.loads((folder / "games.jsonl").read_text())
+    rec["faults"] = [{"error": "MoveTimeout: no move within the 1 s limit", "move": 6}]
+    (folder / "games.jsonl").write_text(json.dumps(rec) + "\n")
+    assert main(["show", str(folder), "m1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    moves = [line for line in out if line.startswith("  roll ")]
+    before = sum(1 for j, e in enumerate(rec["log"]) if "dice" in e and j + 1 < 6)   # decisions moved before log[6]
+    assert moves[0].split()[11] == "??" and not any(m.endswith("fault)") for m in moves[:before])
+    assert all(m.endswith("(fallback move after a fault)") for m in moves[before:])
+    assert "forfeited at log[6]: MoveTimeout: no move within the 1 s limit" in out[-1]
+    doc = run_json(["analyze", str(folder), "--json"], capsys)
+    assert doc["agents"]["strong"]["forfeits"] == 1 and doc["agents"]["strong"]["games"] == 0

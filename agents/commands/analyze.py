@@ -77,8 +77,10 @@ def render(doc: dict) -> str:
              f"optimal expected score {doc['optimal_expected_score']:.2f} per sheet; accuracy = 100 x (1 - lost per "
              f"game / optimum); inaccuracy ?! >= {INACCURACY:g}, mistake ? >= {MISTAKE:g}, blunder ?? >= "
              f"{BLUNDER:g} expected points", ""]
-    if doc["fallback_decisions"]:
-        lines[1:1] = [f"{doc['fallback_decisions']} fallback moves played for seats after a fault are left out"]
+    forfeits = sum(a["forfeits"] for a in agents.values())
+    if forfeits:
+        lines[1:1] = [f"{forfeits} forfeited games (a seat faulted; the harness played on for it) are left out of "
+                      f"that seat's figures"]
     lines.append(f"{'agent':<{w}} {'games':>6} {'decisions':>9} {'accuracy':>9} {'lost/game':>9} {'lost/dec':>8} "
                  f"{'optimal':>8} {'?!/game':>8} {'?/game':>7} {'??/game':>8} {'opt-lost':>8} {'mean':>7}")
     for n, a in agents.items():

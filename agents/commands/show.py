@@ -66,6 +66,7 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
     rules = a.rules
     names = {s: f"seat {s + 1} {n}" for s, n in enumerate(record["agents"])}
     by_move = {d["move"]: d for d in a.game(0)}
+    fault_at = {s: f.get("move", 0) for s, f in enumerate(record.get("faults") or ()) if f is not None}
     game = Game(rules, num_players=len(record["agents"]), dice=ScriptedDice(_faces(record["log"])),
                 first_seat=record["log"][0]["seat"] if record["log"] else 0)
     out = [f"game {a.key(0)} (line {a.lines[0]}), rules {rules.name}: " +
@@ -87,7 +88,7 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
                 continue
             d = by_move.get(j + 1)
             move = d["played"] + (f" {log[j + 1]['points']}" if "box" in log[j + 1] else "")
-            verdict = _verdict(d)
+            verdict = "(fallback move after a fault)" if j + 1 >= fault_at.get(s, len(log)) else _verdict(d)
             out.append(f"  roll {rolls}  {' '.join(map(str, e['dice']))}  {move:<{width}} {verdict}".rstrip())
         else:
             sheet = game.current_sheet
@@ -99,25 +100,25 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
     for s, name in enumerate(record["agents"]):
         if seat is not None and s != seat - 1:
             continue
-        mine = [d for d in by_move.values() if d["seat"] == s and d["own"]]
+        mine = [d for d in by_move.values() if d["seat"] == s and d["move"] < fault_at.get(s, len(log))]
         lost = sum(d["loss"] for d in mine)
         counts = Counter(d["class"] for d in mine)
+        forfeit = f"; forfeited at log[{fault_at[s]}]: {record['faults'][s].get('error')}" if s in fault_at else ""
         out.append(f"{names[s]}: {len(mine)} decisions, lost {lost:.2f} expected points (accuracy "
                    f"{100 * (1 - lost / a.optimal):.2f}%), {counts['inaccuracy']} ?!, {counts['mistake']} ?, "
-                   f"{counts['blunder']} ??")
+                   f"{counts['blunder']} ??{forfeit}")
     return out
 
 
 def _verdict(d: dict) -> str:
-    if not d["own"]:
-        return "(fallback move after a fault)"
     if d["loss"] == 0:
         return "best"
     return f"-{d['loss']:.2f} {MARKS[d['class']]:<2} best: {d['best']}"
 
 
 def _card(game, sheet: int) -> list[str]:
-    """A sheet in two lines: the filled upper boxes and the upper total, the filled lower boxes and the total."""
+    """A sheet in two lines: the filled upper boxes and the upper total (when there is one), then the
+    filled lower boxes and the total."""
     rules, sh = game.rules, game.sheets[sheet]
     faces = [b.face for b in rules.boxes_spec]
     upper, lower = [], []
@@ -128,7 +129,8 @@ def _card(game, sheet: int) -> list[str]:
                 (upper if faces[b] else lower).append(cell)
     if rules.upper_bonus:
         upper.append("upper " + " ".join(f"{int(u)}/{rules.upper_bonus_threshold}" for u in sh.upper))
-    return ["  sheet  " + (" · ".join(upper) or "-"), "         " + " · ".join(lower + [f"total {sh.total}"])]
+    rows = [" · ".join(part) for part in (upper, lower + [f"total {sh.total}"]) if part]
+    return ["  sheet  " + rows[0]] + ["         " + row for row in rows[1:]]
 
 
 def _faces(log) -> list[int]:

@@ -4,7 +4,8 @@ The folder (default `runs/default`, the default tournament: 2000 games, 2 seats)
 with `yacht tournament --out DIR` when it does not exist. Timed, best of --repeat rounds, with the
 solver's table already cached and the kernels compiled: reading games.jsonl (JSON parsing), the
 analysis itself (checking and replaying every log, grouping the decisions by sheet state, one turn
-widget per state), and the whole `yacht analyze DIR --json` process for reference.
+widget per state; also its CPU seconds, the steadier figure on a shared machine), and the whole
+`yacht analyze DIR --json` process for reference.
 """
 
 from __future__ import annotations
@@ -32,14 +33,15 @@ def run(args):
     games = read_games(folder)
     solution = solution_of(games.rules, progress=True)
     analyze_file(games, solution)  # compiles the kernels on a first run
-    read_s, analyse_s = [], []
+    read_s, analyse_s, analyse_cpu = [], [], []
     for _ in range(args.repeat):
         t = time.perf_counter()
         games = read_games(folder)
         read_s.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = analyze_file(games, solution)
         analyse_s.append(time.perf_counter() - t)
+        analyse_cpu.append(time.process_time() - c)
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "tournaments.cli", "analyze", str(folder), "--json"], check=True,
                    stdout=subprocess.DEVNULL)
@@ -52,6 +54,7 @@ def run(args):
     print("|---|---:|")
     print(f"| read games.jsonl (json) | {min(read_s):.3f} |")
     print(f"| analyse (check, replay, value) | {min(analyse_s):.3f} |")
+    print(f"| analyse, CPU seconds (all threads) | {min(analyse_cpu):.3f} |")
     print(f"| read + analyse | {min(r + a for r, a in zip(read_s, analyse_s)):.3f} |")
     print(f"| `yacht analyze DIR --json` process | {process:.3f} |")
     print(f"decisions/s: {n / min(analyse_s):,.0f}")
