@@ -291,36 +291,26 @@ class Analysis:
         return [self.decision(int(d)) for d in idx]
 
     def decision(self, d: int) -> dict:
-        """One decision as a plain dict, with its position (the sheet as it stood)."""
-        i = int(self.rec[d])
-        r, s = self.records[i], int(self.seat[d])
-        roll = int(self.roll[d])
-        same = int(self.played[d]) == int(self.best[d]) or self.loss[d] == 0
-        return {"game": self.key(i), "line": self.lines[i], "seat": s, "agent": r["agents"][s],
-                "turn": int(self.turn[d]) + 1, "roll": self.rules.rolls_per_turn - int(self.left[d]),
-                "dice": ROLLS[roll].tolist(), "rolls_left": int(self.left[d]),
-                "filled": filled_before(self.rules, r, int(self.sheet[d]), int(self.move[d])),
-                "played": self.move_name(roll, int(self.played[d])),
-                "best": self.move_name(roll, int(self.played[d] if same else self.best[d])),
-                "played_value": float(self.played_value[d]), "best_value": float(self.best_value[d]),
-                "loss": float(self.loss[d]), "class": classify(float(self.loss[d]))}
+        """One decision as a plain dict, with its position: game, file line, agent, the boxes filled before."""
+        i, s = int(self.rec[d]), int(self.seat[d])
+        return {"game": self.key(i), "line": self.lines[i], "agent": self.records[i]["agents"][s], **self._row(d),
+                "filled": filled_before(self.rules, self.records[i], int(self.sheet[d]), int(self.move[d]))}
 
     def game(self, i: int) -> list[dict]:
-        """Every decision of record i, in the order played (without the sheet positions)."""
+        """Every decision of record i, in the order played."""
         idx = np.flatnonzero(self.rec == i)
-        idx = idx[np.argsort(self.move[idx], kind="stable")]
-        out = []
-        for d in idx.tolist():
-            roll = int(self.roll[d])
-            same = self.played[d] == self.best[d] or self.loss[d] == 0
-            out.append({"move": int(self.move[d]), "seat": int(self.seat[d]), "turn": int(self.turn[d]) + 1,
-                        "dice": ROLLS[roll].tolist(), "rolls_left": int(self.left[d]),
-                        "played": self.move_name(roll, int(self.played[d])),
-                        "best": self.move_name(roll, int(self.played[d] if same else self.best[d])),
-                        "played_value": float(self.played_value[d]), "best_value": float(self.best_value[d]),
-                        "loss": float(self.loss[d]), "class": classify(float(self.loss[d])),
-                        "own": bool(self.own[d])})
-        return out
+        return [{"move": int(self.move[d]), **self._row(d), "own": bool(self.own[d])}
+                for d in idx[np.argsort(self.move[idx], kind="stable")].tolist()]
+
+    def _row(self, d: int) -> dict:
+        roll, played = int(self.roll[d]), int(self.played[d])
+        best = played if self.loss[d] == 0 else int(self.best[d])  # a tie shows the move played
+        return {"seat": int(self.seat[d]), "turn": int(self.turn[d]) + 1,
+                "roll": self.rules.rolls_per_turn - int(self.left[d]), "dice": ROLLS[roll].tolist(),
+                "rolls_left": int(self.left[d]), "played": self.move_name(roll, played),
+                "best": self.move_name(roll, best), "played_value": float(self.played_value[d]),
+                "best_value": float(self.best_value[d]), "loss": float(self.loss[d]),
+                "class": classify(float(self.loss[d]))}
 
 
 def _faulted(record: dict, seat: int) -> bool:
