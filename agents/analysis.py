@@ -390,9 +390,10 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
             "decisions": a.game(0), "seats": seats}
 
 
-def _analyze(records, lines, rules, solution, progress, where: str = "record") -> Analysis:
+def _analyze(records, lines, rules, solution, progress, where: str | None = None) -> Analysis:
+    """The analysis; `where` names the file the records come from (None: records given by the caller)."""
     if not records:
-        raise AnalysisError(f"{where}: no games to analyse" if where != "record" else "no games to analyse")
+        raise AnalysisError(f"{where}: no games to analyse" if where else "no games to analyse")
     _check_reach(rules)
     t0 = time.perf_counter()
     T = rules.tables
@@ -439,8 +440,9 @@ def _analyze(records, lines, rules, solution, progress, where: str = "record") -
 
 
 def _where(records, lines, where, i) -> str:
-    key = records[i].get("key")
-    at = f"{where} line {lines[i]}" if where != "record" else f"record {i}"
+    """'FILE line N (game KEY)' or 'record i (game KEY)', for messages."""
+    key = records[i].get("key") if isinstance(records[i], dict) else None
+    at = f"{where} line {lines[i]}" if where else f"record {i}"
     return at + (f" (game {key})" if key is not None else "")
 
 
@@ -452,11 +454,12 @@ def _flatten(records, lines, rules, where):
     players = np.zeros(len(records), dtype=np.int64)
     sheets = np.zeros(len(records), dtype=np.int64)
     for i, r in enumerate(records):
-        seats = len(r["agents"]) if isinstance(r.get("agents"), list) else 0
-        ok = isinstance(r.get("log"), list) and 1 <= seats <= 8 and all(isinstance(a, str) for a in r["agents"])
+        ok = isinstance(r, dict) and isinstance(r.get("log"), list) and isinstance(r.get("agents"), list) \
+            and 1 <= len(r["agents"]) <= 8 and all(isinstance(a, str) for a in r["agents"])
         if not ok:
             raise AnalysisError(f"{_where(records, lines, where, i)}: a record needs 'agents' (1 to 8 agent names) "
                                 f"and 'log' (the list of moves)")
+        seats = len(r["agents"])
         if not rules.min_players <= seats <= rules.max_players or (rules.teams and seats % rules.teams):
             raise AnalysisError(f"{_where(records, lines, where, i)}: {seats} seats do not fit rules "
                                 f"{rules.name!r} ({rules.min_players} to {rules.max_players} players"

@@ -261,6 +261,15 @@ def test_bad_records_are_named(change, message):
     assert message in str(err.value)
 
 
+def test_records_that_are_not_records(cache):
+    rules, solution = solved("classic", rolls_per_turn=1)
+    for bad in (5, None, [], {"agents": "ab", "log": []}, {"agents": [], "log": []}, {"agents": [1], "log": []}):
+        with pytest.raises(AnalysisError, match=r"record 0: a record needs 'agents' \(1 to 8 agent names\)"):
+            analyze([bad], rules, solution)
+    with pytest.raises(AnalysisError, match="3 seats do not fit rules 'classic'"):
+        analyze([{"agents": ["a"] * 3, "log": []}], load("classic", teams=2), solution)
+
+
 def test_cyclic_record_is_refused_cleanly():
     rules, solution = solved("classic", rolls_per_turn=1)
     [record] = play_records(rules, ["greedy"], games=1, seed=2)

@@ -75,8 +75,9 @@ def render(doc: dict) -> str:
     lines = [f"{doc.get('path', 'games')}: {doc['games']} games, {doc['decisions']} decisions, rules {doc['rules']} "
              f"(from {doc.get('rules_from', 'the caller')}); {doc['note']}",
              f"optimal expected score {doc['optimal_expected_score']:.2f} per sheet; accuracy = 100 x (1 - lost per "
-             f"game / optimum); inaccuracy ?! >= {INACCURACY:g}, mistake ? >= {MISTAKE:g}, blunder ?? >= "
-             f"{BLUNDER:g} expected points", ""]
+             f"game / optimum); opt-lost = optimum - lost per game, the mean score without the luck of the dice",
+             f"inaccuracy ?! >= {INACCURACY:g}, mistake ? >= {MISTAKE:g}, blunder ?? >= {BLUNDER:g} expected points "
+             f"lost by one decision; optimal = share of decisions that lost nothing", ""]
     forfeits = sum(a["forfeits"] for a in agents.values())
     if forfeits:
         lines[1:1] = [f"{forfeits} forfeited games (a seat faulted; the harness played on for it) are left out of "
