@@ -124,11 +124,11 @@ def test_values_agree_with_policy_alternatives(name, overrides):
                 banked += e["points"] + e["bonus"]
         alts = dict(policy.alternatives(scores, upper, int(a.roll[d]), int(a.left[d])))
         assert a.best_value[d] - banked == pytest.approx(max(alts.values()), abs=1e-9)
-        played = int(a.played[d])
-        if played < NUM_HOLDS:
-            played = hold_of(int(a.roll[d]), int(HOLD_KEEP[a.roll[d], played]))
+        played, best = (int(x) if x >= NUM_HOLDS else hold_of(int(a.roll[d]), int(HOLD_KEEP[a.roll[d], x]))
+                        for x in (a.played[d], a.best[d]))   # holds as alternatives lists them
         assert a.played_value[d] - banked == pytest.approx(alts[played], abs=1e-9)
         assert a.loss[d] == pytest.approx(max(alts.values()) - alts[played], abs=1e-9)
+        assert alts[best] == pytest.approx(max(alts.values()), abs=1e-9)   # the best move named is a best move
 
 
 def test_banked_points_make_values_final_scores():

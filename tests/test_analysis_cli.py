@@ -15,8 +15,8 @@ from yacht_env.game import Game
 
 DOC_KEYS = {"rules", "values", "note", "optimal_expected_score", "path", "rules_from", "thresholds", "games",
             "decisions", "states", "forfeited_decisions", "seconds", "agents", "worst"}
-AGENT_KEYS = {"games", "forfeits", "decisions", "loss", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
-              "mean_score", "optimal_decisions", "inaccuracies", "inaccuracies_per_game", "mistakes",
+AGENT_KEYS = {"games", "forfeits", "decisions", "loss", "loss_per_game", "loss_per_decision", "accuracy",
+              "expected_score", "mean_score", "optimal_decisions", "inaccuracies", "inaccuracies_per_game", "mistakes",
               "mistakes_per_game", "blunders", "blunders_per_game", "holds", "boxes", "by_box", "by_turn",
               "loss_histogram", "loss_quantiles", "worst"}
 PART_KEYS = {"decisions", "loss", "loss_per_game", "loss_per_decision"}

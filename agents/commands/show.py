@@ -81,7 +81,8 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
         shown = seat is None or s == seat - 1
         if "dice" in e:
             if rolls == 0 and shown:
-                out += ["", f"turn {game.round + 1}, {names[s]} (sheet total {game.sheet_totals()[game.current_sheet]})"]
+                total = game.sheet_totals()[game.current_sheet]
+                out += ["", f"turn {game.round + 1}, {names[s]} (sheet total {total})"]
             game.roll(e["hold"])
             rolls += 1
             if not shown:

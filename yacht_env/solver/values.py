@@ -237,8 +237,8 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
     best_value[d] / played_value[d]: expected points still to come after the best move / the move
     played (this turn's points included); best_action[d]: the best move (Game encoding; a hold as
     its lowest pattern; ties go to scoring now, then to the larger keep, then to the lower column
-    and box, as in the widget). Each group runs the turn widget (`reroll_stages`) up to the stage below the first
-    roll; the first roll's stage is read only at the rolls the group's games saw.
+    and box, as in the widget). Each group runs the turn widget (`reroll_stages`) up to the stage
+    below the first roll; the first roll's stage is read only at the rolls the group's games saw.
     """
     n_upper, n_flag = dims[0], dims[1]
     gain = prep[0]
@@ -291,30 +291,26 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
             if L > 0 and not have[L]:
                 keep_values(S[L - 1], KL[L])
                 have[L] = True
-            # the best move: score now (S[0]) or the best keep of the roll (every hold pattern is a sub-keep)
+            # the best move: score now (S[0]) or the best keep of the roll, SMALL + r meaning "score now"
             v = S[0, r]
-            bk = -1
+            keep = SMALL + r
             if L == n_stages and L > 0:
-                for h in HOLDS_BY_SIZE:  # larger keeps first: ties go to keeping more dice
+                for h in HOLDS_BY_SIZE:  # every hold pattern, larger keeps first: ties go to keeping more
                     x = KL[L, HOLD_KEEP[r, h]]
                     if x > v:
                         v = x
-                        bk = h
+                        keep = HOLD_KEEP[r, h]
             elif L > 0:
                 v = S[L, r]
-                if best[L, r] != SMALL + r:
-                    bk = 0
-                    while HOLD_KEEP[r, bk] != best[L, r]:
-                        bk += 1
+                keep = best[L, r]
             best_value[d] = v
-            if bk >= 0:
-                k = HOLD_KEEP[r, bk]
+            if keep == SMALL + r:
+                best_action[d] = NUM_HOLDS + choice[r]
+            else:
                 h = 0
-                while HOLD_KEEP[r, h] != k:  # the lowest pattern that keeps these dice
+                while HOLD_KEEP[r, h] != keep:  # the lowest pattern that keeps these dice
                     h += 1
                 best_action[d] = h
-            else:
-                best_action[d] = NUM_HOLDS + choice[r]
             if a < NUM_HOLDS:
                 played_value[d] = KL[L, HOLD_KEEP[r, a]]
             else:
