@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 from yacht_env.dice import NUM_HOLDS, ROLLS
-from yacht_env.rules import RuleError, RuleSet, load
+from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import EVENT_WIDTH, PROBLEMS, POINTS, BONUS, replay_logs, value_decisions
 from yacht_env.solver.widget import prepare
@@ -67,9 +68,15 @@ class GameFile:
     lines: list[int]           # line number of each record in the file (1-based)
     rules: RuleSet
     rules_from: str            # where the rules came from: tournament.json, evaluate.json, --rules, default
+    overrides: dict = field(default_factory=dict)   # the rule overrides that named them (for the rules block)
+
+    @property
+    def rules_block(self) -> dict:
+        """`{"name", "set", "hash"}` of the rules, as every `--json` result names its rules."""
+        return rules_block(self.rules, self.overrides)
 
 
-def read_games(path, rules=None, rules_from: str = "--rules") -> GameFile:
+def read_games(path, rules=None, rules_from: str = "--rules", overrides: dict | None = None) -> GameFile:
     """Read a tournament folder, an `evaluate --out` folder, or a games.jsonl file.
 
     The rules come from the tournament.json or evaluate.json beside the log; `rules` (a RuleSet)
@@ -92,41 +99,51 @@ def read_games(path, rules=None, rules_from: str = "--rules") -> GameFile:
     if meta is not None:
         if rules is not None:
             raise AnalysisError(f"{meta} names the rules these games were played under; drop --rules/--set")
-        rules, rules_from = rules_of_meta(meta), meta.name
+        (rules, overrides), rules_from = rules_of_meta(meta), meta.name
     elif rules is None:
         rules, rules_from = load("yacht"), "default"
     records, lines = _read_lines(log)
     if all(isinstance(r.get("key"), str) for r in records):  # by key: the same figures whatever order games were
         pairs = sorted(zip(records, lines), key=lambda rl: rl[0]["key"])  # appended in (worker count, resumes)
         records, lines = [r for r, _ in pairs], [n for _, n in pairs]
-    return GameFile(log, records, lines, rules, rules_from)
+    return GameFile(log, records, lines, rules, rules_from, dict(overrides or {}))
 
 
-def rules_of_meta(meta: Path) -> RuleSet:
-    """The rules named by a tournament.json (`config.rules`, `config.set`) or an evaluate.json
-    (`rules`: preset, path or rule mapping, `set`: overrides; a `rules_hash` is checked)."""
-    from yacht_env.rules import rules_hash
+def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
+    """The rules a tournament.json or an evaluate.json names, and the overrides that named them.
+
+    Read, in this order: `resolved_rules` (the rule set as data, as tournament.json records it); or
+    `rules` as a rules block `{"name", "set", "hash"}`, a preset name or rules path (with `set`:
+    overrides), or a rule mapping. Both files may nest these under `config`. A hash given (the
+    block's `hash` or `rules_hash`) must be that of the rules read.
+    """
     try:
         doc = json.loads(meta.read_text())
     except (OSError, UnicodeDecodeError) as e:
         raise AnalysisError(f"{meta}: cannot read ({getattr(e, 'strerror', None) or e})") from None
-    except json.JSONDecodeError as e:
-        raise AnalysisError(f"{meta}: not valid JSON ({e.msg}, line {e.lineno})") from None
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise AnalysisError(f"{meta}: not valid JSON ({getattr(e, 'msg', 'too deeply nested')})") from None
     body = doc.get("config", doc) if isinstance(doc, dict) else None
-    if not isinstance(body, dict) or not isinstance(body.get("rules", "yacht"), (str, dict)):
-        raise AnalysisError(f"{meta}: rules: expected a preset name, a rules path or a rule mapping")
-    sets = body.get("set") or {}
+    if not isinstance(body, dict):
+        raise AnalysisError(f"{meta}: expected a JSON object naming the rules")
+    rules, sets, want = body.get("resolved_rules"), body.get("set") or {}, body.get("rules_hash")
+    if rules is None:
+        rules = body.get("rules", "yacht")
+        if isinstance(rules, dict) and set(rules) <= {"name", "set", "hash"}:   # a rules block
+            rules, sets, want = rules.get("name"), rules.get("set") or {}, rules.get("hash", want)
+    if not isinstance(rules, (str, dict)):
+        raise AnalysisError(f"{meta}: rules: expected a preset name, a rules path, a rules block or a rule mapping, "
+                            f"got {_show(rules)}")
     if not isinstance(sets, dict):
-        raise AnalysisError(f"{meta}: set: expected a mapping of rule overrides, got {sets!r}")
+        raise AnalysisError(f"{meta}: set: expected a mapping of rule overrides, got {_show(sets)}")
     try:
-        rules = load(body.get("rules", "yacht"), **sets)
-    except RuleError as e:
+        ruleset = load(rules) if "resolved_rules" in body else load(rules, **sets)
+    except ConfigError as e:
         raise AnalysisError(f"{meta}: rules: {e}") from None
-    want = body.get("rules_hash")
-    if want is not None and want != rules_hash(rules):
-        raise AnalysisError(f"{meta}: rules_hash {want!r} is not the hash of the rules it names "
-                            f"({rules_hash(rules)}); the rule file changed since the games were played")
-    return rules
+    if want is not None and want != rules_hash(ruleset):
+        raise AnalysisError(f"{meta}: the rules hash {_show(want)} is not the hash of the rules it names "
+                            f"({rules_hash(ruleset)}); the rule file changed since the games were played")
+    return ruleset, sets
 
 
 def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
@@ -232,7 +249,7 @@ class Analysis:
         of = self.agent_of()
         per = {a: self._agent_figures(a, of, worst) for a in chosen}
         pick = self.own & np.isin(of, chosen)
-        return {"rules": self.rules.name, "values": self.values, "note": self.note,
+        return {"rules": rules_block(self.rules), "values": self.values, "note": self.note,
                 "optimal_expected_score": self.optimal, **self.source,
                 "thresholds": {"tolerance": TOLERANCE, "inaccuracy": INACCURACY, "mistake": MISTAKE,
                                "blunder": BLUNDER},
@@ -386,7 +403,7 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
                       "loss": float(loss.sum()),
                       "accuracy": 100.0 * (1.0 - float(loss.sum()) / a.optimal),
                       **{cls: int(((loss >= lo) & (loss < hi)).sum()) for cls, lo, hi in CLASSES}})
-    return {"rules": rules.name, "values": a.values, "optimal_expected_score": a.optimal,
+    return {"rules": rules_block(rules), "values": a.values, "optimal_expected_score": a.optimal,
             "decisions": a.game(0), "seats": seats}
 
 
@@ -568,9 +585,10 @@ def _check_results(records, lines, rules, where, final) -> None:
 
 # ---- the tournament report's section -------------------------------------------------------------
 
-def report_section(records, rules: RuleSet) -> dict:
-    """The analysis section of a tournament's results.json: per agent accuracy, loss per game, counts by
-    class, loss split holds / boxes; {"skipped": reason} when the games cannot be analysed."""
+def report_section(records, rules: RuleSet, order=None) -> dict:
+    """The analysis section of a tournament's results.json: per agent (in `order`, default: as they
+    appear) accuracy, loss per game, counts by class, loss split holds / boxes; {"skipped": reason}
+    when the games cannot be analysed (rules out of the solver's reach, a damaged record)."""
     records = sorted(records, key=lambda r: str(r.get("key")))  # the same sums whatever order the store holds
     try:
         a = analyze(records, rules)
@@ -579,30 +597,28 @@ def report_section(records, rules: RuleSet) -> dict:
     doc = a.summary(worst=0)
     keep = ("games", "decisions", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
             "inaccuracies_per_game", "mistakes_per_game", "blunders_per_game")
+    names = [n for n in (order or doc["agents"]) if n in doc["agents"]]
     return {"values": doc["values"], "note": doc["note"], "optimal_expected_score": doc["optimal_expected_score"],
             "thresholds": doc["thresholds"],
-            "agents": {n: {**{k: f[k] for k in keep}, "holds_loss_per_game": f["holds"]["loss_per_game"],
-                           "boxes_loss_per_game": f["boxes"]["loss_per_game"]} for n, f in doc["agents"].items()}}
+            "agents": {n: {**{k: doc["agents"][n][k] for k in keep},
+                           "holds_loss_per_game": doc["agents"][n]["holds"]["loss_per_game"],
+                           "boxes_loss_per_game": doc["agents"][n]["boxes"]["loss_per_game"]} for n in names}}
 
 
-def report_markdown(section: dict | None) -> list[str]:
-    """The report.md lines of `report_section`'s result (none when the report was built without it)."""
-    if not section:
-        return []
-    lines = ["", "## Move analysis", ""]
+def report_blocks(section: dict) -> tuple[list[str], tuple | None]:
+    """The report's text for `report_section`'s result: (paragraphs, (head, rows, align) or None)."""
     if "skipped" in section:
-        return lines + [f"Skipped: {section['skipped']}"]
+        return [f"Skipped: {section['skipped']}"], None
     t = section["thresholds"]
-    lines += [f"Expected points each decision lost against the best move ({section['note']}). Accuracy = 100 × "
-              f"(1 − points lost per game / {section['optimal_expected_score']:.2f}, the optimal expected score of a "
-              f"sheet); optimum − lost estimates the mean score without the luck of the dice. Inaccuracy "
-              f"≥ {t['inaccuracy']:g}, mistake ≥ {t['mistake']:g}, blunder ≥ {t['blunder']:g} expected points "
-              f"(docs/analysis.md; `yacht analyze DIR` for where the points go).", "",
-              "| agent | decisions | accuracy | lost / game | holds | boxes | inaccuracies / game | mistakes / game "
-              "| blunders / game | optimum − lost |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, f in section["agents"].items():
-        lines.append(f"| {name} | {f['decisions']} | {f['accuracy']:.2f}% | {f['loss_per_game']:.2f} | "
-                     f"{f['holds_loss_per_game']:.2f} | {f['boxes_loss_per_game']:.2f} | "
-                     f"{f['inaccuracies_per_game']:.2f} | {f['mistakes_per_game']:.2f} | "
-                     f"{f['blunders_per_game']:.2f} | {f['expected_score']:.1f} |")
-    return lines
+    text = [f"Expected points each decision lost against the best move ({section['note']}). Accuracy = 100 × "
+            f"(1 − points lost per game / {section['optimal_expected_score']:.2f}, the optimal expected score of a "
+            f"sheet); optimum − lost estimates the mean score without the luck of the dice. Inaccuracy ≥ "
+            f"{t['inaccuracy']:g}, mistake ≥ {t['mistake']:g}, blunder ≥ {t['blunder']:g} expected points "
+            f"(docs/analysis.md; `yacht analyze DIR` says where the points go and lists the costliest moves)."]
+    head = ["agent", "decisions", "accuracy %", "lost / game", "in holds", "in boxes", "inaccuracies / game",
+            "mistakes / game", "blunders / game", "optimum − lost"]
+    rows = [[name, str(f["decisions"]), f"{f['accuracy']:.2f}", f"{f['loss_per_game']:.2f}",
+             f"{f['holds_loss_per_game']:.2f}", f"{f['boxes_loss_per_game']:.2f}", f"{f['inaccuracies_per_game']:.2f}",
+             f"{f['mistakes_per_game']:.2f}", f"{f['blunders_per_game']:.2f}", f"{f['expected_score']:.1f}"]
+            for name, f in section["agents"].items()]
+    return text, (head, rows, "l" + "r" * (len(head) - 1))

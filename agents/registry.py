@@ -18,10 +18,10 @@ message naming what was wrong and what is allowed.
 import importlib
 from dataclasses import dataclass
 
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 
-class AgentSpecError(CommandError):
+class AgentSpecError(ConfigError):
     """An agent spec that cannot be turned into an agent."""
 
 

@@ -12,6 +12,7 @@ from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 from yacht_env.game import Game
+from yacht_env.rules import rules_hash
 
 DOC_KEYS = {"rules", "values", "note", "optimal_expected_score", "path", "rules_from", "thresholds", "games",
             "decisions", "states", "forfeited_decisions", "seconds", "agents", "worst"}
@@ -53,7 +54,9 @@ def fails(argv, capsys, message):
 def test_analyze_json_schema(evaluate_dir, capsys):
     doc = run_json(["analyze", str(evaluate_dir), "--json", "--worst", "3"], capsys)
     assert set(doc) == DOC_KEYS
-    assert doc["rules"] == "classic" and doc["rules_from"] == "evaluate.json" and doc["values"] == "exact"
+    assert doc["rules"] == {"name": "classic", "set": {"rolls_per_turn": 2}, "hash": rules_hash(solved(
+        "classic", rolls_per_turn=2)[0])}
+    assert doc["rules_from"] == "evaluate.json" and doc["values"] == "exact"
     assert doc["games"] == 3 and doc["decisions"] == sum(a["decisions"] for a in doc["agents"].values())
     assert doc["thresholds"] == {"tolerance": 1e-9, "inaccuracy": 0.5, "mistake": 2.0, "blunder": 5.0}
     assert list(doc["agents"]) == ["normal", "greedy"] and len(doc["worst"]) == 3

@@ -39,8 +39,9 @@ def add_rules(p) -> None:
 def games_from_args(args):
     """The `read_games` result for the path and --rules/--set of a command."""
     given = args.rules is not None or bool(args.overrides)
-    rules = load(args.rules or "yacht", **parse_sets(args.overrides)) if given else None
-    return read_games(args.path, rules, rules_from="--rules")
+    sets = parse_sets(args.overrides)
+    rules = load(args.rules or "yacht", **sets) if given else None
+    return read_games(args.path, rules, rules_from="--rules", overrides=sets)
 
 
 def run(args) -> int:
@@ -49,7 +50,7 @@ def run(args) -> int:
     games = games_from_args(args)
     result = analyze_file(games, progress=not args.json)
     result.source = {"path": str(games.path), "rules_from": games.rules_from}
-    doc = result.summary(agent=args.agent, worst=args.worst)
+    doc = {**result.summary(agent=args.agent, worst=args.worst), "rules": games.rules_block}
     text = render(doc)
     if args.out:
         out = Path(args.out)
@@ -72,7 +73,8 @@ def render(doc: dict) -> str:
     """The terminal tables of an analysis document."""
     agents = doc["agents"]
     w = max([len(n) for n in agents] + [5])
-    lines = [f"{doc.get('path', 'games')}: {doc['games']} games, {doc['decisions']} decisions, rules {doc['rules']} "
+    rules = doc["rules"]["name"] if isinstance(doc["rules"], dict) else doc["rules"]
+    lines = [f"{doc.get('path', 'games')}: {doc['games']} games, {doc['decisions']} decisions, rules {rules} "
              f"(from {doc.get('rules_from', 'the caller')}); {doc['note']}",
              f"optimal expected score {doc['optimal_expected_score']:.2f} per sheet; accuracy = 100 x (1 - lost per "
              f"game / optimum); opt-lost = optimum - lost per game, the mean score without the luck of the dice",

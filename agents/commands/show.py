@@ -53,7 +53,7 @@ def run(args) -> int:
     a.lines = [games.lines[i]]
     decisions = [d for d in a.game(0) if args.seat is None or d["seat"] == args.seat - 1]
     if args.json:
-        emit_json({"game": a.key(0), "line": games.lines[i], "rules": games.rules.name, "values": a.values,
+        emit_json({"game": a.key(0), "line": games.lines[i], "rules": games.rules_block, "values": a.values,
                    "note": a.note, "optimal_expected_score": a.optimal, "agents": record["agents"],
                    "totals": record.get("totals"), "decisions": decisions})
         return 0

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from yacht_env.batch import TOTAL, UPPER, Batch
+from yacht_env.batch import Batch
+from yacht_env.engine import UPPER_BONUS
 
 from .features import add_dice_features
 from .holds import narrow_masks
@@ -79,10 +80,11 @@ def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds:
 def summarize(batch: Batch, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
     """Mean, 95% CI, bonus and Yacht rates of a finished Batch."""
     rules = batch.rules
-    scores = batch.state[:, TOTAL].astype(np.float64)
+    e = batch.engine
+    scores = e.totals[:, 0].astype(np.float64)
     t = rules.tables
-    bonus = (batch.cols[:, :, UPPER] >= t.upper_threshold).mean() if t.upper_bonus else 0.0
-    yacht = (batch.scores[:, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+    bonus = (e.cols[:, 0, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
+    yacht = (e.scores[:, 0, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
     std = float(scores.std(ddof=1)) if len(scores) > 1 else 0.0
     return EvalResult(games=len(scores), mean=float(scores.mean()), std=std,
                       ci95=1.96 * std / np.sqrt(len(scores)), bonus_rate=float(bonus), yacht_rate=float(yacht),

@@ -21,7 +21,7 @@ from yacht_env import Game
 from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
 from yacht_env.dice_source import game_seed
 from yacht_env.obs import flat_space
-from yacht_env.rules import load
+from yacht_env.rules import rules_block
 
 from ..base import View
 from .checkpoint import policy_kwargs, save_checkpoint
@@ -79,7 +79,7 @@ def imitate(cfg, progress: bool = True):
     from torch.utils.tensorboard import SummaryWriter
 
     from .run import Trained, _versions, describe
-    rules = load(cfg.rules, **cfg.overrides)
+    rules = cfg.ruleset
     out = cfg.out_dir
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
@@ -130,7 +130,7 @@ def imitate(cfg, progress: bool = True):
     save_checkpoint(policy, seen, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
     writer.close()
     (out / "run.json").write_text(json.dumps({
-        "versions": _versions(), "algo": "bc", "teacher": cfg.bc.teacher,
+        "versions": _versions(), "algo": "bc", "rules": rules_block(rules, cfg.set), "teacher": cfg.bc.teacher,
         "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed, "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
     return Trained(policy, res, out)
