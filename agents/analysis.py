@@ -614,7 +614,7 @@ def report_blocks(section: dict) -> tuple[list[str], tuple | None]:
             f"(1 − points lost per game / {section['optimal_expected_score']:.2f}, the optimal expected score of a "
             f"sheet); optimum − lost estimates the mean score without the luck of the dice. Inaccuracy ≥ "
             f"{t['inaccuracy']:g}, mistake ≥ {t['mistake']:g}, blunder ≥ {t['blunder']:g} expected points "
-            f"(docs/analysis.md; `yacht analyze DIR` says where the points go and lists the costliest moves)."]
+            f"(docs/analysis.md; yacht analyze DIR says where the points go and lists the costliest moves)."]
     head = ["agent", "decisions", "accuracy %", "lost / game", "in holds", "in boxes", "inaccuracies / game",
             "mistakes / game", "blunders / game", "optimum − lost"]
     rows = [[name, str(f["decisions"]), f"{f['accuracy']:.2f}", f"{f['loss_per_game']:.2f}",
