@@ -8,7 +8,7 @@ the same dice see the same rolls (duplicate dice).
 """
 import numpy as np
 
-from .kernels import SEED_START, decision_uniforms_of, die_value, seed_step, seed_steps
+from .kernels import SEED_START, decision_uniforms_of, die_value, seed_pairs, seed_step, seed_steps
 
 
 def game_seed(*parts) -> int:
@@ -17,6 +17,17 @@ def game_seed(*parts) -> int:
     for p in parts:
         h = np.uint64(seed_step(h, np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))
     return int(h)
+
+
+def stream_seeds(streams, episodes) -> np.ndarray:
+    """game_seed(streams[j], episodes[j]) for every j (uint64 array), computed at once: the seed of
+    episode k of stream s, as the environments deal it."""
+    streams = np.ascontiguousarray(streams, np.uint64)
+    firsts = np.empty(streams.shape[0], np.uint64)
+    seed_steps(SEED_START, streams, firsts)
+    out = np.empty_like(firsts)
+    seed_pairs(firsts, np.ascontiguousarray(episodes, np.int64).astype(np.uint64), out)
+    return out
 
 
 def game_seeds(*parts, last) -> np.ndarray:

@@ -61,6 +61,13 @@ def seed_steps(h, parts, out):
         out[j] = seed_step(h, parts[j])
 
 
+@nb.njit(cache=True)
+def seed_pairs(hs, parts, out):
+    """out[j] = seed_step(hs[j], parts[j])."""
+    for j in range(parts.shape[0]):
+        out[j] = seed_step(hs[j], parts[j])
+
+
 _DECISION_SALT = np.uint64(0xA6E17D0C15105EED)
 
 

@@ -8,4 +8,5 @@ def register_envs() -> None:
         gym.register(id="Yacht-v0", entry_point="yacht_env.env:YachtEnv",
                      vector_entry_point="yacht_env.vector:YachtVectorEnv")
     if "YachtVs-v0" not in gym.registry:
-        gym.register(id="YachtVs-v0", entry_point="yacht_env.vs_env:YachtVsEnv")
+        gym.register(id="YachtVs-v0", entry_point="yacht_env.vs_env:YachtVsEnv",
+                     vector_entry_point="yacht_env.vs_vector:YachtVsVectorEnv")

@@ -52,7 +52,7 @@ import gymnasium as gym
 import numpy as np
 
 from .actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
-from .dice_source import game_seeds
+from .dice_source import stream_seeds
 from .engine import State
 from .env import ILLEGAL, OBS_MODES, check_choice, resolve_rules
 from .game import Game, IllegalMove
@@ -109,14 +109,13 @@ class SeatTables:
     def start(self, rows) -> None:
         """The next episode (episodes[i]) of stream streams[i] at tables `rows`, up to the learner's decision."""
         rows = np.asarray(rows, np.int64)
-        seeds = np.array([game_seeds(int(self.streams[i]), last=[int(self.episodes[i])])[0] for i in rows], np.uint64)
-        self.state.reset(seeds, 0, rows)
+        self.state.reset(stream_seeds(self.streams[rows], self.episodes[rows]), 0, rows)
         P = self.num_players
-        self.seat[rows] = self.episodes[rows] % P if self.seat_rule == "rotate" else self.seat_rule
-        for i in rows:
-            others = [s for s in range(P) if s != self.seat[i]]
-            self.seating[i, self.seat[i]] = 0
-            self.seating[i, others] = np.arange(1, P)
+        seat = self.episodes[rows] % P if self.seat_rule == "rotate" else np.full(len(rows), self.seat_rule)
+        self.seat[rows] = seat
+        seats = np.arange(P)[None, :]
+        # the learner's seat holds player 0; the others, in seat order, players 1..P-1
+        self.seating[rows] = np.where(seats == seat[:, None], 0, seats + (seats < seat[:, None]))
         for p in self.players[1:]:
             if hasattr(p, "start"):
                 p.start(self.state, rows)

@@ -1,0 +1,105 @@
+"""Batched `YachtVs-v0`: N tables, the learner in one seat of each, the opponents stepped inside the step.
+
+    envs = gymnasium.make_vec("YachtVs-v0", num_envs=1024, vectorization_mode="vector_entry_point",
+                              num_players=2, opponents=["strong"], reward="win")
+
+The tables of one `yacht_env.vs_env.SeatTables`: the same seats, opponents, observations, rewards and
+illegal-action penalty as `YachtVs-v0` (flat observations; illegal actions are always penalized),
+every opponent deciding for all the tables where it is to move in one call. Masks: `info["action_mask"]`
+(int8, shape (N, A)) and `envs.action_masks()` (bool).
+
+Autoreset (`AutoresetMode.SAME_STEP`): when table i's game ends, the step returns its reward and
+terminated[i] = True; observation row i is already the learner's first one of the next game (the
+opponents before it have moved), the last observation is in `info["final_obs"][i]` (rows marked by
+`info["_final_obs"]`) and `info["final_total"]` holds the learner's final totals on those rows.
+
+Seeding: `reset(seed=s)` gives table i the stream s + i (a list of seeds gives one stream each): its
+episode k plays the dice of `Game(seed=dice_source.game_seed(s + i, k))`, the games of
+`gymnasium.make("YachtVs-v0", ...)` reset with seed s + i and then plain `reset()`s.
+"""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .actions import as_actions
+from .env import check_choice, resolve_rules
+from .table_obs import seat_space
+from .vs_env import VS_REWARDS, SeatTables
+
+
+class YachtVsVectorEnv(VectorEnv):
+    """N multi-player tables with the learner at one seat of each (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, rules="yacht", num_players: int = 2, opponents=None, seat=0,
+                 reward: str = "points", obs_mode: str = "flat", illegal_action: str = "penalize",
+                 illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, **overrides):
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if obs_mode != "flat":
+            raise ValueError(f"the batched env supports obs_mode='flat' only, got {obs_mode!r}")
+        check_choice("reward", reward, VS_REWARDS)
+        if illegal_action != "penalize":
+            raise ValueError(f"the batched env penalizes illegal actions (illegal_action='penalize'), "
+                             f"got {illegal_action!r}")
+        if render_mode is not None:
+            raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}")
+        if max_episode_steps is not None:
+            raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
+        self.rules = resolve_rules(rules, overrides)
+        self.num_envs = int(num_envs)
+        self.tables = SeatTables(self.rules, self.num_envs, num_players, opponents, seat, reward)
+        self.illegal_penalty = float(illegal_penalty)
+        self.single_observation_space = seat_space(self.rules, self.tables.state.num_sheets)
+        self.single_action_space = spaces.Discrete(self.tables.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        self._truncated = np.zeros(self.num_envs, np.bool_)
+
+    def reset(self, *, seed=None, options=None):
+        """Start episode 0 of every stream: seed s gives streams s, s+1, ...; a list gives one each."""
+        t = self.tables
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs")
+            streams = [int(s) for s in seed]
+            self._np_random, self._np_random_seed = np.random.default_rng(streams[0]), streams[0]
+        else:
+            if seed is not None:
+                self._np_random, self._np_random_seed = np.random.default_rng(seed), int(seed)
+            base = int(seed) if seed is not None else int(self.np_random.integers(2 ** 63))
+            streams = [base + i for i in range(self.num_envs)]
+        t.streams[:] = np.array([s & 0xFFFFFFFFFFFFFFFF for s in streams], np.uint64)
+        t.episodes[:] = 0
+        t.start(t.rows)
+        return t.observations(), {"action_mask": t.masks()}
+
+    def step(self, actions):
+        t = self.tables
+        a = as_actions(actions, t.num_actions, self.num_envs)
+        rewards, over, illegal = t.step(a)
+        rewards[illegal] = -self.illegal_penalty
+        obs = t.observations()
+        info = {}
+        if illegal.any():
+            info["illegal_action"] = illegal
+        if over.any():
+            done = np.flatnonzero(over)
+            info["final_obs"], info["_final_obs"] = np.where(over[:, None], obs, 0.0).astype(np.float32), over.copy()
+            info["final_total"] = np.where(over, t.learner_totals(), 0)
+            t.episodes[done] += 1
+            t.start(done)
+            obs[done] = t.observations(done)
+        info["action_mask"] = t.masks()
+        return obs, rewards, over.copy(), self._truncated.copy(), info
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool mask of the learner's legal actions now."""
+        return self.tables.masks().astype(bool)
+
+    def close(self, **kwargs):
+        self.tables.close()
+        super().close(**kwargs)
