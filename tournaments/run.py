@@ -1,5 +1,6 @@
 """Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report."""
 import time
+from contextlib import closing
 from pathlib import Path
 
 from tqdm import tqdm
@@ -8,7 +9,7 @@ from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
 from .report import render
 from .schedule import schedule
-from .store import Store
+from .store import Store, disk_error
 
 
 def default_out(config: TournamentConfig) -> Path:
@@ -16,28 +17,36 @@ def default_out(config: TournamentConfig) -> Path:
     return Path("runs") / f"{config.name}-{config.hash[:8]}"
 
 
+def render_report(folder) -> dict:
+    """`report.render`, with a failed write (a full disk) as one clear error: the store is untouched."""
+    try:
+        return render(folder)
+    except OSError as e:
+        raise disk_error(f"the report in {folder}", e) from None
+
+
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
                    progress: bool = True, factory: str = DEFAULT_FACTORY) -> dict:
     """Play every scheduled game not yet in the store at `out`, then render the report.
 
-    Returns the results (as in results.json) plus `run` timing for this invocation.
+    The folder is locked for the whole run (a second run on it is refused). Returns the results (as in
+    results.json) plus `run` timing for this invocation.
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
-    store = Store(out if out is not None else default_out(config))
-    store.open(config)
-    jobs = schedule(config)
-    done = store.records()
-    todo = [j for j in jobs if j.key not in done]
-    start = time.perf_counter()
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
-               disable=not progress, dynamic_ncols=True)
-    with bar:
-        for batch in execute(Setup(config, factory), todo, workers=workers, executor=executor):
-            store.append(batch)
-            bar.update(len(batch))
-    seconds = time.perf_counter() - start
-    res = render(store.folder)
+    with Store(out if out is not None else default_out(config)).open(config) as store:
+        jobs = schedule(config)
+        done = store.records()
+        todo = [j for j in jobs if j.key not in done]
+        start = time.perf_counter()
+        bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
+                   disable=not progress, dynamic_ncols=True)
+        with bar, closing(execute(Setup(config, factory), todo, workers=workers, executor=executor)) as batches:
+            for batch in batches:
+                store.append(batch)
+                bar.update(len(batch))
+        seconds = time.perf_counter() - start
+        res = render_report(store.folder)
     res["run"] = {"folder": str(store.folder), "games_run": len(todo), "seconds": seconds,
                   "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
                   "workers": workers, "executor": executor}

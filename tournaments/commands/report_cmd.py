@@ -3,7 +3,8 @@ from pathlib import Path
 
 from yacht_env.cli_common import CommandError, add_common, emit_json
 
-from ..report import render, terminal_table
+from ..report import terminal_table
+from ..run import render_report
 
 
 def add_parser(sub):
@@ -15,7 +16,7 @@ def add_parser(sub):
 def run(args):
     if not Path(args.folder).is_dir():
         raise CommandError(f"{args.folder}: no such folder")
-    res = render(args.folder)
+    res = render_report(args.folder)
     if args.json:
         emit_json(res)
         return 0
