@@ -36,7 +36,7 @@ def add_parser(sub):
     p.add_argument("--filled", nargs="*", default=None, metavar="BOX=POINTS",
                    help="boxes already scored (box@COLUMN with several columns)")
     p.add_argument("--upper", nargs="+", type=int, default=None, metavar="N",
-                   help="upper-section total per column (default: the sum of the filled upper boxes)")
+                   help="upper-section total per column, checked against the filled upper boxes (default: their sum)")
     p.add_argument("--bonus", type=int, default=None, metavar="POINTS",
                    help="extra-Yacht bonus points already earned (default 0)")
     p.add_argument("--state", metavar="FILE.json", help="read the position from a JSON file instead")
