@@ -42,7 +42,8 @@ def run(args, inp=None, out=None) -> int:
             spec = args.vs[len(agents) - (len(agents) > human_seat)]
             agents.append(cpus[len(agents) - (len(agents) > human_seat)])
             names[seat] = spec if args.vs.count(spec) == 1 else f"{spec}#{seat + 1}"
-    human = HumanAgent(inp, out, names)
+    reader = CountedLines(inp if inp is not None else sys.stdin)
+    human = HumanAgent(reader, out, names)
     agents[human_seat] = human
     game = Game(rules, n, seed=args.seed)
     for seat, a in enumerate(agents):
@@ -52,6 +53,9 @@ def run(args, inp=None, out=None) -> int:
     try:
         play(game, agents, human_seat, human, names)
     except HumanQuit:
+        if reader.lines == 0:
+            raise CommandError("no input: stdin ended before your first move; `yacht play` reads your moves from "
+                               "a terminal (or one command per line from a pipe)") from None
         human.say("game abandoned")
         return 0
     finally:
@@ -63,6 +67,19 @@ def run(args, inp=None, out=None) -> int:
     human.say("winner: " + " and ".join(names[s] for s in winners) if len(winners) < n or n == 1
               else "a tie between everyone")
     return 0
+
+
+class CountedLines:
+    """A text stream's readline, counting the lines it gave: an input that ends before the first line is
+    no person at all, not a person who left."""
+
+    def __init__(self, stream):
+        self.stream, self.lines = stream, 0
+
+    def readline(self) -> str:
+        line = self.stream.readline()
+        self.lines += bool(line)
+        return line
 
 
 def play(game: Game, agents, human_seat: int, human: HumanAgent, names) -> None:
