@@ -490,3 +490,30 @@ def test_a_really_full_disk_then_resume(small_disk, tmp_path, capsys):
     assert main(["tournament", str(cfg_file), "--out", str(fresh), "--workers", "1", "--quiet"]) == 0
     assert Store(out).records() == Store(fresh).records()
     assert (out / "report.md").read_text() == (fresh / "report.md").read_text()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_tournament_json_is_used_or_one_clear_error(store_and_record, data):
+    out, original, _ = store_and_record
+    meta_path = out / META
+    good = meta_path.read_bytes()
+    meta = json.loads(good)
+    path = data.draw(st.sampled_from([p for p in paths(meta) if p]))
+    value = data.draw(JSON)
+    changed = copy.deepcopy(meta)
+    target = changed
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    meta_path.write_text(json.dumps(changed))
+    try:
+        got = Store(out).records()
+        # accepted: the change kept the tournament's meaning (a null `set` is no overrides, 30 is 30.0, ...)
+        assert parse_config(changed["config"]).hash == changed["config_hash"] == meta["config_hash"]
+        assert len(got) == original.count(b"\n")
+    except CommandError as e:
+        assert "tournament.json" in str(e) or "games.jsonl: line 1: " in str(e), str(e)
+    finally:
+        meta_path.write_bytes(good)

@@ -142,7 +142,10 @@ class Store:
     def _refuse_foreign_folder(self) -> None:
         if not self.folder.is_dir() or self.meta_path.exists():
             return
-        names = sorted(p.name for p in self.folder.iterdir())
+        try:
+            names = sorted(p.name for p in self.folder.iterdir())
+        except OSError as e:
+            raise CommandError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
         if GAMES in names:
             raise CommandError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
         stray = [n for n in names if n not in OWN_FILES]
