@@ -1,59 +1,85 @@
-"""The one protocol for everything that plays: `reset` per game, `act(view) -> action`."""
-from dataclasses import dataclass
+"""The one protocol for everything that plays, in two forms: one game at a time, or many at once.
 
+Per game: `reset(rules, seat, num_players, seed)` before each game, then `act(view) -> action` at every
+decision (`yacht_env.view.View`). Batched: `prepare(rules, num_players)` before play, then
+`act_batch(batch_view) -> actions` decides for many tables at once (`yacht_env.view.BatchView`,
+arrays with one row per table). Actions use the encoding of `yacht_env.actions`.
+
+An agent that implements `act_batch` answers `act(view)` too (through a one-row batch view), so it
+plays anywhere; `batched` tells the runners it can play in lockstep. A per-game agent plays a batch
+through `PerGame`, which keeps one instance per table. Built-in agents take their random choices from
+`yacht_env.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out
+the same played alone or in a batch.
+"""
 import numpy as np
 
 from yacht_env.game import Game
 from yacht_env.rules import RuleSet
+from yacht_env.view import BatchView, View
 
-
-@dataclass(frozen=True)
-class View:
-    """What a seat sees when it must decide (phase 'decide').
-
-    action encoding (as `Game.apply`): 0..30 re-roll holding the dice whose bits are set
-    (dice are sorted), 31 + column * n_boxes + box scores a box.
-    """
-    rules: RuleSet
-    seat: int
-    sheet: int                 # the sheet this seat writes on (its own or its team's)
-    dice: tuple[int, ...]      # sorted
-    rolls_left: int
-    mask: np.ndarray           # int8 legal-action mask
-    scores: np.ndarray         # (sheets, columns, boxes), -1 = open
-    upper: np.ndarray          # (sheets, columns) upper totals
-    totals: tuple[int, ...]    # per sheet, bonuses included
-    round: int                 # this sheet's turn number
-    num_players: int
-    game: Game                 # the live game, for agents that want more; never modify it
-
-    @classmethod
-    def of(cls, game: Game) -> "View":
-        return cls(rules=game.rules, seat=game.current_seat, sheet=game.current_sheet, dice=game.dice,
-                   rolls_left=game.rolls_left, mask=game.legal_mask(),
-                   scores=np.stack([s.scores for s in game.sheets]),
-                   upper=np.stack([s.upper for s in game.sheets]),
-                   totals=tuple(game.sheet_totals()), round=game.round, num_players=game.num_players, game=game)
-
-    @property
-    def legal_actions(self) -> np.ndarray:
-        return np.flatnonzero(self.mask)
+__all__ = ["Agent", "BatchView", "PerGame", "View", "play_game"]
 
 
 class Agent:
-    """Base class: override `act`; `reset` is called before each game."""
+    """Base class: override `act` (per game) or `act_batch` (batched); `reset` is called before each game."""
 
     name = "agent"
 
     def reset(self, rules: RuleSet, seat: int, num_players: int, seed: int | None = None) -> None:
         self.rules, self.seat, self.num_players = rules, seat, num_players
         self.rng = np.random.default_rng(seed)
+        if self.batched:
+            self.prepare(rules, num_players)
+
+    def prepare(self, rules: RuleSet, num_players: int) -> None:
+        """Get ready to play these rules (load tables, check the model fits); ValueError if it cannot."""
 
     def act(self, view: View) -> int:
+        if not self.batched:
+            raise NotImplementedError(f"{type(self).__name__} implements neither act nor act_batch")
+        return int(self.act_batch(BatchView.of_view(view))[0])
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        """One action per row of the view (int64 array)."""
         raise NotImplementedError
+
+    @property
+    def batched(self) -> bool:
+        """True when the agent decides for many tables at once (implements `act_batch`)."""
+        return type(self).act_batch is not Agent.act_batch
 
     def close(self) -> None:
         """Release processes or files (external bots)."""
+
+
+class PerGame:
+    """A per-game agent at one seat of many tables: one instance per table, made by `make()`.
+
+    `start(state, rows)` resets the instances of tables whose game starts; `act_batch` asks each
+    instance in turn, through a `Game` view of its table (`Game.of_table`).
+    """
+
+    batched = True
+
+    def __init__(self, make, num_tables: int, seat: int):
+        self.make, self.seat = make, seat
+        self.agents = [None] * num_tables
+
+    def start(self, state, rows) -> None:
+        for i in rows:
+            if self.agents[i] is None:
+                self.agents[i] = self.make()
+            seed = int(state.seeds[i])
+            self.agents[i].reset(state.rules, self.seat, state.num_players, seed=(seed * 8 + self.seat) & 0xFFFFFFFF)
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        return np.array([self.agents[i].act(View.of(Game.of_table(view.state, int(i)))) for i in view.rows],
+                        np.int64)
+
+    def close(self) -> None:
+        for a in self.agents:
+            if a is not None:
+                a.close()
 
 
 def play_game(game: Game, agents, on_error=None) -> Game:

@@ -3,19 +3,25 @@
 Game i of a run with seed S uses the dice seed `game_seed(S, i)`, so every agent evaluated with
 the same seed sees the same dice. Head-to-head deal i is played twice, seats swapped, so each
 agent plays each sheet's dice once; a win counts 1, a tie 1/2, a loss 0.
+
+Batched agents play many games at once through the engine (`yacht_env.lockstep`); any other agent
+plays one `Game` at a time. Both give the same games.
 """
 import math
 
 import numpy as np
 from tqdm import tqdm
 
-from yacht_env.dice_source import game_seed
+from yacht_env.dice_source import game_seeds
+from yacht_env.engine import UPPER_BONUS, State
 from yacht_env.game import Game
+from yacht_env.lockstep import play, sheet_ranks
 
 from .base import play_game
 
 Z95 = 1.959963984540054
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+CHUNK = 8192   # games played at once by batched agents
 
 
 def mean_ci(x) -> tuple[float, list[float], float]:
@@ -28,6 +34,11 @@ def mean_ci(x) -> tuple[float, list[float], float]:
     return mean, [mean - half, mean + half], sd
 
 
+def _chunks(total: int, size: int):
+    for lo in range(0, total, size):
+        yield lo, min(total, lo + size)
+
+
 def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
     """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), bonus."""
     if games < 1:
@@ -35,11 +46,24 @@ def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, de
     totals = np.zeros(games, dtype=np.int64)
     boxes = np.zeros((games, rules.columns, len(rules.boxes)), dtype=np.int64)
     bonus = np.zeros(games, dtype=bool)
-    for i in tqdm(range(games), desc=desc or "games", unit="game", disable=not progress, leave=False):
-        g = play_game(Game(rules, 1, seed=game_seed(seed, i)), [agent])
-        totals[i] = g.totals()[0]
-        boxes[i] = g.sheets[0].scores
-        bonus[i] = g.sheets[0].upper_bonus.sum() > 0
+    with tqdm(total=games, desc=desc or "games", unit="game", disable=not progress, leave=False) as bar:
+        if agent.batched:
+            agent.prepare(rules, 1)
+            for lo, hi in _chunks(games, CHUNK):
+                state = State(rules, hi - lo, 1)
+                state.reset(game_seeds(seed, last=np.arange(lo, hi)))
+                play(state, [agent])
+                totals[lo:hi] = state.totals[:, 0]
+                boxes[lo:hi] = state.scores[:, 0]
+                bonus[lo:hi] = state.cols[:, 0, :, UPPER_BONUS].sum(axis=1) > 0
+                bar.update(hi - lo)
+        else:
+            for i, s in enumerate(game_seeds(seed, last=np.arange(games)).tolist()):
+                g = play_game(Game(rules, 1, seed=s), [agent])
+                totals[i] = g.totals()[0]
+                boxes[i] = g.sheets[0].scores
+                bonus[i] = g.sheets[0].upper_bonus.sum() > 0
+                bar.update(1)
     return {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
 
 
@@ -82,16 +106,34 @@ def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: b
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
     per_deal = np.zeros(deals)
-    for i in tqdm(range(deals), desc=desc or "deals", unit="deal", disable=not progress, leave=False):
-        s = game_seed(seed, i)
-        score = 0.0
-        for a_seat in (0, 1):
-            seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
-            g = play_game(Game(rules, 2, seed=s), seats)
-            ranks = g.sheet_ranks()     # totals, then the rule set's tiebreak
-            ra, rb = ranks[g.sheet_of(a_seat)], ranks[g.sheet_of(1 - a_seat)]
-            score += 1.0 if ra < rb else 0.5 if ra == rb else 0.0
-        per_deal[i] = score / 2
+    seeds = game_seeds(seed, last=np.arange(deals))
+    with tqdm(total=deals, desc=desc or "deals", unit="deal", disable=not progress, leave=False) as bar:
+        if agent_a.batched and agent_b.batched:
+            for a in (agent_a, agent_b):
+                a.prepare(rules, 2)
+            for lo, hi in _chunks(deals, CHUNK // 2):
+                n = hi - lo
+                state = State(rules, 2 * n, 2)
+                state.reset(np.repeat(seeds[lo:hi], 2))
+                seating = np.tile([[0, 1], [1, 0]], (n, 1))      # row 2d: A at seat 0; row 2d + 1: A at seat 1
+                play(state, [agent_a, agent_b], seating)
+                ranks = sheet_ranks(state)
+                a_sheet = np.tile([0, 1], n) % state.num_sheets
+                ra, rb = ranks[np.arange(2 * n), a_sheet], ranks[np.arange(2 * n), 1 - a_sheet]
+                score = np.where(ra < rb, 1.0, np.where(ra == rb, 0.5, 0.0))
+                per_deal[lo:hi] = score.reshape(n, 2).mean(axis=1)
+                bar.update(n)
+        else:
+            for i, s in enumerate(seeds.tolist()):
+                score = 0.0
+                for a_seat in (0, 1):
+                    seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
+                    g = play_game(Game(rules, 2, seed=s), seats)
+                    ranks = g.sheet_ranks()     # totals, then the rule set's tiebreak
+                    ra, rb = ranks[g.sheet_of(a_seat)], ranks[g.sheet_of(1 - a_seat)]
+                    score += 1.0 if ra < rb else 0.5 if ra == rb else 0.0
+                per_deal[i] = score / 2
+                bar.update(1)
     rate = float(per_deal.mean())
     return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate, 2 * deals)}
 

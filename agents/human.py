@@ -1,16 +1,18 @@
 """A person at the terminal: hold dice by position, score a box by name, undo, help.
 
-Commands at a decision (case-insensitive):
+The commands, at a decision (case-insensitive; `help` prints this list from `COMMANDS`):
 
     hold 1 3 5   (h 135, h 1,3,5)   keep dice 1, 3 and 5 (as numbered on screen), re-roll the rest
     roll         (r)                re-roll all five dice
     score BOX    (s BOX, or BOX)    score a box; a unique prefix is enough ("full", "4k" is not);
                                     with several columns: BOX@2 or BOX 2
+    undo         (u)                right after scoring: take the box back, same dice, until the next roll
     card         (c)                show every scorecard
     help         (?)                this list
     quit         (q)                leave the game
 
-After scoring, `undo` gives the same dice back to choose again, until the next roll.
+Several people can share one terminal: each seat has its own HumanAgent, named on its prompt, and only
+the person who just scored is asked whether to undo it.
 """
 import difflib
 import sys
@@ -19,13 +21,27 @@ from yacht_env.dice import NUM_HOLDS
 
 from .base import Agent, View
 
-HELP = """commands:
-  hold 1 3 5  (h 135)   keep those dice (positions 1-5 as shown), re-roll the rest
-  roll        (r)       re-roll all five dice
-  score BOX   (s BOX)   score a box; typing the box name (or a unique start of it) also works{col}
-  card        (c)       show every scorecard
-  help        (?)       this list
-  quit        (q)       leave the game"""
+# (words that name the command, how to type it, what it does); the first word is its name
+COMMANDS = (
+    (("hold", "h", "keep", "k"), "hold 1 3 5 (h 135)", "keep those dice (positions 1-5 as shown), re-roll the rest"),
+    (("roll", "r", "reroll"), "roll (r)", "re-roll all five dice"),
+    (("score", "s"), "score BOX (s BOX)", "score a box; typing the box name (or a unique start of it) also works"),
+    (("undo", "u"), "undo (u)", "right after you score: take the box back, same dice, until the next roll"),
+    (("card", "c", "cards", "sheet"), "card (c)", "show every scorecard"),
+    (("help", "?"), "help (?)", "this list"),
+    (("quit", "q", "exit"), "quit (q)", "leave the game"),
+)
+VERBS = {word: words[0] for words, _, _ in COMMANDS for word in words}
+
+
+def help_text(columns: int = 1) -> str:
+    """Every command, one line each."""
+    lines = ["commands:"]
+    for words, usage, what in COMMANDS:
+        lines.append(f"  {usage:<20}{what}")
+        if words[0] == "score" and columns > 1:
+            lines.append(f"  {'':<20}several columns: BOX@2 or BOX 2")
+    return "\n".join(lines)
 
 
 class HumanQuit(Exception):
@@ -33,13 +49,21 @@ class HumanQuit(Exception):
 
 
 class HumanAgent(Agent):
-    """Reads moves from `inp` and writes prompts, dice and scorecards to `out` (default: the terminal)."""
+    """Reads moves from `inp` and writes prompts, dice and scorecards to `out` (default: the terminal).
+
+    names: seat -> display name for scorecards. named: put the seat's name on the prompt and announce
+    its turn (for several people at one terminal)."""
 
     name = "human"
 
-    def __init__(self, inp=None, out=None, names=None):
+    def __init__(self, inp=None, out=None, names=None, named: bool = False):
         self.inp, self.out = inp, out
-        self.names = names          # seat -> display name, set by `yacht play`
+        self.names = names or {}
+        self.named = named
+
+    @property
+    def who(self) -> str:
+        return self.names.get(getattr(self, "seat", 0), "you")
 
     # ---- I/O ----------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -60,12 +84,14 @@ class HumanAgent(Agent):
     # ---- Agent --------------------------------------------------------------------------------
     def act(self, view: View) -> int:
         self.say()
+        if self.named and view.rolls_left == view.rules.rolls_per_turn - 1:
+            self.say(f"--- {self.who}'s turn ---")
         self.say(scorecard(view.game, self.names, preview_sheet=view.sheet))
         self.say(dice_line(view))
         while True:
-            line = self.ask("> ")
+            line = self.ask(f"{self.who}> " if self.named else "> ")
             try:
-                action = parse_command(line, view)
+                action = parse_command(line, view, self.names)
             except CommandHelp as h:
                 self.say(str(h))
                 continue
@@ -79,16 +105,22 @@ class HumanAgent(Agent):
         last = game.log[-1]
         where = last["box"] + (f"@{last['column'] + 1}" if game.rules.columns > 1 else "")
         bonus = f" (+{last['bonus']} bonus)" if last["bonus"] else ""
-        self.say(f"  scored {last['points']} in {where}{bonus}")
+        self.say(f"  {self.who + ' ' if self.named else ''}scored {last['points']} in {where}{bonus}")
         while True:
             line = self.ask("  [Enter] go on, or 'undo' to take it back: ").lower()
+            verb = VERBS.get(line)
             if line == "":
                 return False
-            if line in ("u", "undo"):
+            if verb == "undo":
                 return True
-            if line in ("q", "quit", "exit"):
+            if verb == "quit":
                 raise HumanQuit("quit")
-            self.say(f"  {line!r}: press Enter to go on, or type undo")
+            if verb == "help":
+                self.say(help_text(game.rules.columns))
+            elif verb == "card":
+                self.say(scorecard(game, self.names))
+            else:
+                self.say(f"  {line!r}: press Enter to go on, or type undo")
 
 
 class CommandHelp(Exception):
@@ -102,34 +134,34 @@ def dice_line(view: View) -> str:
     return f"position  {pos}\ndice     {faces}   ({rolls})"
 
 
-def parse_command(line: str, view: View) -> int:
-    """The action a typed command means; ValueError with a message for anything else."""
+def parse_command(line: str, view: View, names=None) -> int:
+    """The action a typed command means; CommandHelp with text to show (help, cards; `names`: seat -> name
+    for the cards); ValueError with a message for anything else."""
     game, rules = view.game, view.rules
     words = line.replace(",", " ").split()
     if not words:
         raise ValueError("type a command: hold 1 3 5, roll, score BOX, card, help (or quit)")
-    verb, rest = words[0].lower(), words[1:]
-    if verb in ("q", "quit", "exit"):
+    verb, rest = VERBS.get(words[0].lower()), words[1:]
+    if verb == "quit":
         raise HumanQuit("quit")
-    if verb in ("?", "help"):
-        raise CommandHelp(HELP.format(col="\n                        several columns: BOX@2 or BOX 2"
-                                      if rules.columns > 1 else ""))
-    if verb in ("c", "card", "cards", "sheet"):
-        raise CommandHelp(scorecard(game, None))
-    if verb in ("u", "undo"):
+    if verb == "help":
+        raise CommandHelp(help_text(rules.columns))
+    if verb == "card":
+        raise CommandHelp(scorecard(game, names))
+    if verb == "undo":
         raise ValueError("nothing to undo: undo works right after you score, until the next roll")
-    if verb in ("r", "roll", "reroll"):
+    if verb == "roll":
         if rest:
             raise ValueError(f"'roll' re-rolls all five dice and takes nothing after it; to keep dice: hold "
                              f"{' '.join(rest)}")
         return _hold(view, [])
-    if verb in ("h", "hold", "keep", "k"):
+    if verb == "hold":
         return _hold(view, _positions(rest))
-    if verb in ("s", "score"):
+    if verb == "score":
         if not rest:
             raise ValueError(f"score which box? open: {', '.join(game.legal_boxes())}")
         return _score(view, rest)
-    if verb.isdigit() and all(w.isdigit() for w in rest):
+    if words[0].isdigit() and all(w.isdigit() for w in rest):
         raise ValueError(f"to keep dice, type: hold {line.strip()}")
     return _score(view, words)
 

@@ -18,10 +18,10 @@ message naming what was wrong and what is allowed.
 import importlib
 from dataclasses import dataclass
 
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 
-class AgentSpecError(CommandError):
+class AgentSpecError(ConfigError):
     """An agent spec that cannot be turned into an agent."""
 
 
@@ -54,9 +54,11 @@ AGENTS: dict[str, Entry] = {
                     {"skill": _skill}),
     "strong": Entry("agents.styles:make_strong", "the exact solver's optimal play (solitaire-optimal)",
                     {"skill": _skill}),
-    "learned": Entry("agents.styles:make_learned", "a trained policy checkpoint", {}, argument="PATH"),
+    "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file)", {},
+                     argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
-                      {"timeout": _positive}, argument="COMMAND"),
+                      {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},
+                      argument="COMMAND"),
     "human": Entry("agents.human:HumanAgent", "a person at the terminal", {}),
 }
 

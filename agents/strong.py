@@ -10,12 +10,11 @@ the changed column's new value (the least value lost for what it scores); holds 
 widget built on those box values. Strong ignores the opponents' scores: it maximises its own
 expected total, which is what wins most often when the others cannot be influenced.
 """
-from yacht_env.dice import roll_index
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
-from .base import Agent, View
+from .base import Agent, BatchView
 
 
 class StrongAgent(Agent):
@@ -31,9 +30,8 @@ class StrongAgent(Agent):
         self.progress = progress
         self._policies = {}
 
-    def reset(self, rules, seat, num_players, seed=None) -> None:
-        super().reset(rules, seat, num_players, seed)
-        self.policy = self.policy_for(rules)
+    def prepare(self, rules, num_players) -> None:
+        self.policy_for(rules)
 
     def policy_for(self, rules) -> Policy:
         """The policy of a rule set (its one-column table solved or loaded once per agent)."""
@@ -46,6 +44,5 @@ class StrongAgent(Agent):
             self._policies[rules] = Policy(rules, solution)
         return self._policies[rules]
 
-    def act(self, view: View) -> int:
-        return self.policy.action(view.scores[view.sheet], view.upper[view.sheet], roll_index(view.dice),
-                                  view.rolls_left)
+    def act_batch(self, view: BatchView):
+        return self.policy_for(view.rules).act_batch(view)

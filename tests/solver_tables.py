@@ -1,16 +1,20 @@
-"""Solved tables shared by the solver tests: each rule set is solved once per test session, in a temp cache."""
+"""Solved tables shared by the solver tests: each rule set is solved once per test run, in a temp cache that
+every xdist worker shares (tests/conftest.py); a lock file per rule set keeps two workers from solving it twice."""
 import atexit
+import fcntl
 import functools
 import os
 import shutil
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
-from yacht_env.rules import load
+from yacht_env.rules import load, rules_hash
 from yacht_env.solver import solution_for
 
-CACHE_DIR = tempfile.mkdtemp(prefix="yacht-solver-tests-")
-atexit.register(shutil.rmtree, CACHE_DIR, ignore_errors=True)
+CACHE_DIR = os.environ.get("YACHT_TEST_SOLVER_CACHE") or tempfile.mkdtemp(prefix="yacht-solver-tests-")
+if "YACHT_TEST_SOLVER_CACHE" not in os.environ:
+    atexit.register(shutil.rmtree, CACHE_DIR, ignore_errors=True)
 
 
 @contextmanager
@@ -27,11 +31,17 @@ def temp_cache():
             os.environ["YACHT_CACHE_DIR"] = old
 
 
+def solve_once(rules):
+    """The rules' Solution from the shared cache, solved by whichever worker asks first."""
+    with temp_cache(), open(Path(CACHE_DIR) / f"{rules_hash(rules)}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return solution_for(rules, progress=False)
+
+
 @functools.lru_cache(maxsize=None)
 def _solved(name, items):
     rules = load(name, **dict(items))
-    with temp_cache():
-        return rules, solution_for(rules, progress=False)
+    return rules, solve_once(rules)
 
 
 def solved(name, **overrides):

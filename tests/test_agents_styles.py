@@ -54,10 +54,11 @@ def test_greedy_scores_the_best_box_and_never_rerolls():
 def test_greedy_counts_the_upper_bonus():
     # upper at 60 with fives open: 5 5 1 1 2 pays 10 + 35 bonus in fives, more than chance (14)
     g = Game("yacht", 1, dice=ScriptedDice([5, 5, 1, 1, 2]))
-    sheet = g.sheets[0]
+    scores = g.sheets[0].scores.copy()
     for box, pts in [("ones", 3), ("twos", 6), ("threes", 9), ("fours", 16), ("sixes", 26)]:
-        sheet.scores[0, g.rules.boxes.index(box)] = pts
-    sheet.upper[0] = 60
+        scores[0, g.rules.boxes.index(box)] = pts
+    g.set_sheet(0, scores)
+    assert g.sheets[0].upper[0] == 60
     g.roll()
     assert g.action_name(greedy_action(View.of(g))) == "score fives"
 

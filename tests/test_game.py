@@ -47,7 +47,7 @@ def test_illegal_at_turn_start(move, message):
     (lambda g: g.score(99), "box index 99"),
     (lambda g: g.score("chance", column=1), "column 1"),
     (lambda g: g.roll(hold=31), "holding all five dice means scoring"),
-    (lambda g: g.apply(500), "action 500 is not 0..43"),
+    (lambda g: g.apply(500), "action 500 is not in 0..43"),
     (lambda g: g.score("ones"), "'ones' is already filled; legal boxes:"),
 ])
 def test_illegal_mid_turn_leaves_state(move, message):

@@ -11,7 +11,7 @@ def test_play_with_no_input_is_one_clear_error(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["play", "--vs", "random"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["yacht play: error: no input: stdin ended before your first move; `yacht play` reads your moves "
+    assert err == ["yacht play: error: no input: stdin ended before the first move; `yacht play` reads moves "
                    "from a terminal (or one command per line from a pipe)"]
 
 

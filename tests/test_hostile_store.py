@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 import tournaments.store as store_module
 from tournaments.cli import main
 from tournaments.config import parse_config
+from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, LOCK, META, Store
-from yacht_env.cli_common import CommandError
+from yacht_env.cli_common import USER_ERRORS, CommandError
 
 TESTS = Path(__file__).resolve().parent
 FACTORY = "tournament_agents:make_agent"
@@ -68,6 +69,7 @@ def env_with_tests():
 SLOW_RUN = """
 import sys
 from tournaments.config import parse_config
+from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
 from tournaments.run import run_tournament
 cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
 run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:make_agent", workers=1)
@@ -164,7 +166,7 @@ def test_only_the_store_lock_and_report_files_are_written_in_a_tournament_folder
     run(parse_config(CONFIG), out)
     changed = {p.name for p in out.iterdir() if before.get(p.name) != p.stat().st_mtime_ns}
     assert (out / "my_notes.txt").read_text() == "mine\n"
-    report_files = {"report.md", "results.json", "scores.png"} | {f"hist_{a}.png" for a in CONFIG["entrants"]}
+    report_files = {REPORT, REPORT_HTML, RESULTS, SCORES_PNG} | {histogram_name(a) for a in CONFIG["entrants"]}
     assert changed <= report_files | {LOCK, GAMES}, changed
 
 
@@ -203,11 +205,11 @@ def test_a_damaged_tournament_json_is_a_clear_error(played, tmp_path, capsys, te
         text = json.dumps({**meta, "padding": "x" * (1 << 20)})
     (out / META).write_bytes(text if isinstance(text, bytes) else text.encode())
     files = {p.name: p.read_bytes() for p in out.iterdir()}
-    with pytest.raises(CommandError, match=message):
+    with pytest.raises(USER_ERRORS, match=message):
         Store(out).records()
     err = cli_error(capsys, ["report", str(out)])
     assert "tournament.json" in err
-    with pytest.raises(CommandError, match=message):
+    with pytest.raises(USER_ERRORS, match=message):
         run(parse_config(CONFIG), out)
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != LOCK} == \
         {k: v for k, v in files.items() if k != LOCK}, "nothing in the folder changed"
@@ -246,7 +248,7 @@ def other_tournament_record(tmp_path):
     (lambda r: {**r, "rotation": True}, "does not match the schedule: rotation True"),
     (lambda r: {**r, "config_hash": "0123456789abcdef"}, "written for another tournament (config hash "
                                                           "'0123456789abcdef', this folder's is"),
-    (lambda r: {k: v for k, v in r.items() if k != "config_hash"}, "not a game record (no 'config_hash')"),
+    (lambda r: {**r, "config_hash": None}, "written for another tournament (config hash 'None'"),
     (lambda r: {**r, "totals": [t + 1 for t in r["totals"]]}, "but its sheet and bonuses add up to"),
     (lambda r: {**r, "totals": [float("nan")] * 2}, "totals must be 2 whole numbers"),
     (lambda r: {**r, "totals": [10 ** 4000] * 2}, "totals[0] is"),
@@ -270,7 +272,8 @@ def test_a_record_that_is_not_a_game_of_this_tournament_is_an_error_with_its_lin
     with pytest.raises(CommandError) as e:
         Store(out).records()
     assert f"games.jsonl: line {n}: " in str(e.value) and message in str(e.value), str(e.value)
-    assert "the store is damaged (remove that line" in str(e.value)
+    assert "the store is damaged or was written by another version (remove that line and rerun, or play into " \
+           "a new folder)" in str(e.value)
     assert f"line {n}: " in cli_error(capsys, ["report", str(out)])
     with pytest.raises(CommandError, match=f"line {n}: "):
         run(parse_config(CONFIG), out)
@@ -313,6 +316,16 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
                     max_leaves=12)
 CHECKED = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "sheets", "upper_bonus",
            "extra_bonus", "config_hash")
+
+
+def test_records_written_before_they_carried_the_config_hash_still_count(played, tmp_path):
+    out = copy_of(played, tmp_path)
+    lines = (out / GAMES).read_bytes().split(b"\n")[:-1]
+    old = [json.dumps({k: v for k, v in json.loads(x).items() if k != "config_hash"}).encode() for x in lines]
+    (out / GAMES).write_bytes(b"\n".join(old) + b"\n")
+    assert len(Store(out).records()) == len(lines)
+    res = run(parse_config(CONFIG), out)
+    assert res["run"]["games_run"] == 0 and res["tournament"]["complete"]
 
 
 def paths(value, prefix=()):
@@ -432,8 +445,8 @@ def test_disk_full_while_writing_the_report_is_a_clear_error(played, tmp_path, c
 
     monkeypatch.setattr(Path, "write_text", full)
     err = cli_error(capsys, ["report", str(out)])
-    assert f"cannot write the report in {out} ({out / 'results.json'}): No space left on device" in err
-    with pytest.raises(CommandError, match="cannot write the report in"):
+    assert f"{out}: cannot write the report (No space left on device: {out / RESULTS})" in err
+    with pytest.raises(CommandError, match="cannot write the report"):
         run(parse_config(CONFIG), out)
     monkeypatch.undo()
     assert (out / GAMES).read_bytes() == games
@@ -514,7 +527,7 @@ def test_generated_tournament_json_is_used_or_one_clear_error(store_and_record, 
         # accepted: the change kept the tournament's meaning (a null `set` is no overrides, 30 is 30.0, ...)
         assert parse_config(changed["config"]).hash == changed["config_hash"] == meta["config_hash"]
         assert len(got) == original.count(b"\n")
-    except CommandError as e:
+    except USER_ERRORS as e:
         assert "tournament.json" in str(e), str(e)
     finally:
         meta_path.write_bytes(good)

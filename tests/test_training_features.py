@@ -75,5 +75,5 @@ def test_resume_refuses_another_dice_onehot(run, tmp_path):
 
 
 def test_dice_onehot_must_be_a_boolean(tmp_path):
-    with pytest.raises(ConfigError, match="dice_onehot: expected true or false, got 'yes'"):
+    with pytest.raises(ConfigError, match="dice_onehot: must be true or false, got 'yes'"):
         load_config("configs/train/smoke.yaml", dice_onehot="yes")

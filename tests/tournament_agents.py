@@ -32,6 +32,21 @@ class BestBox(Agent):
         return NUM_HOLDS + col * len(view.rules.boxes) + view.rules.boxes.index(box)
 
 
+class UpperFirst(BestBox):
+    """BestBox's holds, then the upper box of the most common face while it is open."""
+    name = "upper"
+
+    def act(self, view):
+        action = super().act(view)
+        if action < NUM_HOLDS:
+            return action
+        counts = np.bincount(view.dice, minlength=7)
+        box = ("ones", "twos", "threes", "fours", "fives", "sixes")[int(np.argmax(counts[1:]))]
+        if (0, box) in view.game.preview():
+            return NUM_HOLDS + view.rules.boxes.index(box)
+        return action
+
+
 class Random(Agent):
     """Uniform over legal actions, from the seed given at reset."""
     name = "random"
@@ -79,7 +94,7 @@ class Slow(BestBox):
         return super().act(view)
 
 
-AGENTS = {"first": FirstBox, "best": BestBox, "random": Random, "crash": Crash, "illegal": Illegal,
+AGENTS = {"first": FirstBox, "best": BestBox, "upper": UpperFirst, "random": Random, "crash": Crash, "illegal": Illegal,
           "hang": Hang, "slow": Slow}
 
 

@@ -4,7 +4,7 @@ import importlib
 import os
 import sys
 
-from yacht_env.cli_common import USER_ERRORS
+from yacht_env.cli_common import USER_ERRORS, Parser
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {
@@ -39,7 +39,7 @@ def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="yacht", description="Yacht arena: rules, environments, solver, "
+    parser = Parser(prog="yacht", description="Yacht arena: rules, environments, solver, "
                                      "agents and tournaments for the dice game Yacht.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:

@@ -1,40 +1,60 @@
 """Tournament configs: a YAML file of entrants, rules, seats per table and games per table.
 
 ```yaml
-name: default
-rules: yacht            # preset name or path to a rules YAML
+name: default           # names the run folder runs/<name>-<config hash>
+rules: yacht            # a preset name, or a rules file (./mine.yaml; relative to this file's folder)
 set: {}                 # rule overrides, as `--set key=value`
 entrants: [greedy, random, {name: lucky, agent: "random"}]   # or a mapping {name: spec}
 seats: 2                # seats per table (2-8); every combination of entrants of that size plays
 games: 20               # deals per table; each deal is played once in every seat rotation
-seed: 0
-move_timeout: 30        # seconds an in-process agent may think per move (null: no limit)
+seed: 0                 # 0 .. 2^63 - 1
+move_timeout: 30        # seconds an in-process agent may think per move, up to 86400 (null: no limit)
 ```
+
+The presets (`default`, `four_seats`) are files of `tournaments/presets/`; a bare name is a preset,
+a file is named with a path or a .yaml suffix. A tournament schedules tables x games x seats games,
+at most `MAX_GAMES`. Entrant names must differ after `slug` (their plots are `hist_<slug>.png`).
+
+`parse_config` also reads back the config a run folder records in `tournament.json`: that record has
+every key, plus `resolved_rules` (the rule set it played, as data), so the folder alone says what
+was played, whatever happens to the rules files later.
 """
 import hashlib
 import json
+import math
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
-import yaml
+from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file, number, preset_names,
+                              read_yaml, slug, text, whole)
+from yacht_env.rules import RuleError, RuleSet, load, rules_block, rules_hash
 
-import yacht_env
-from yacht_env.cli_common import CommandError
-from yacht_env.rules import RuleError, RuleSet, load, rules_hash
+from .schedule import games_per_deal
 
 KEYS = ("name", "rules", "set", "entrants", "seats", "games", "seed", "move_timeout")
+RECORD_KEYS = KEYS + ("resolved_rules",)
+CHANGES = ("rules", "set", "games", "seed")      # what the command line may change
+PRESETS = files("tournaments") / "presets"
+DEFAULT = "default"
+MAX_GAMES = 1_000_000          # games a tournament may schedule (every record is kept: ~4 KB each on disk)
+MAX_ENTRANTS = 256
+MAX_MOVE_TIMEOUT = 86_400.0    # seconds
+MAX_NAME = 64                  # characters of an entrant's name
 
 
-def default_config_path() -> Path:
-    """The embedded default config (`configs/tournament/default.yaml`)."""
-    return Path(yacht_env.__file__).resolve().parent / "configs" / "tournament" / "default.yaml"
+def presets() -> list[str]:
+    """Names of the preset tournament configs."""
+    return preset_names(PRESETS)
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """A validated tournament config. `entrants` maps each entrant's name to its agent spec."""
+    """A validated tournament config. `entrants` maps each entrant's name to its agent spec;
+    `resolved_rules` is the rule set that `rules` and `set` give, as data."""
 
     entrants: dict[str, str]
+    resolved_rules: dict
     name: str = "tournament"
     rules: str = "yacht"
     set: dict = field(default_factory=dict)
@@ -45,7 +65,17 @@ class TournamentConfig:
 
     @property
     def ruleset(self) -> RuleSet:
-        return load(self.rules, **self.set)
+        return load(self.resolved_rules)
+
+    @property
+    def rules_block(self) -> dict:
+        """`{"name", "set", "hash"}` of the rules played (see `yacht_env.rules.rules_block`)."""
+        return rules_block(self.ruleset, self.set)
+
+    @property
+    def total_games(self) -> int:
+        """Games the round robin schedules: tables x deals x arrangements per deal."""
+        return math.comb(len(self.entrants), self.seats) * self.games * games_per_deal(self.seats, self.ruleset.teams)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -53,93 +83,131 @@ class TournamentConfig:
     @property
     def hash(self) -> str:
         """Hash of everything that decides the games (the rules by meaning, not by file name)."""
-        d = self.to_dict()
-        d.pop("name")
-        d["rules"] = rules_hash(self.ruleset)
-        d.pop("set")
+        d = {"entrants": self.entrants, "rules": rules_hash(self.ruleset), "seats": self.seats,
+             "games": self.games, "seed": self.seed, "move_timeout": self.move_timeout}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _fail(source: str, key: str, problem: str):
-    raise CommandError(f"{source}: {key}: {problem}")
-
-
-def _whole(source, key, value, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-        span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-        _fail(source, key, f"must be a whole number {span}, got {value!r}")
-    return value
+def _entrant_name(source, where: str, value, from_spec: bool) -> str:
+    if from_spec and isinstance(value, str) and len(value.strip()) > MAX_NAME:
+        raise ConfigError(source, where, f"the spec {value.strip()!r} is too long to be the entrant's name; "
+                                         f"write {{name: SHORT_NAME, agent: ...}}")
+    return text(source, where, value, MAX_NAME)
 
 
 def _entrants(source, value) -> dict[str, str]:
     if isinstance(value, dict):
         value = [{"name": k, "agent": v} for k, v in value.items()]
     if not isinstance(value, list) or not value:
-        _fail(source, "entrants", "must be a non-empty list of agent specs (or {name, agent} mappings), or a mapping of name to spec")
+        raise ConfigError(source, "entrants", "must be a non-empty list of agent specs (or {name, agent} mappings), "
+                                              "or a mapping of name to spec")
+    if len(value) > MAX_ENTRANTS:
+        raise ConfigError(source, "entrants", f"at most {MAX_ENTRANTS} entrants, got {len(value)}")
     out: dict[str, str] = {}
+    slugs: dict[str, str] = {}
     for i, item in enumerate(value):
-        if isinstance(item, str) and item.strip():
-            name, spec = item.strip(), item.strip()
-        elif isinstance(item, dict) and set(item) <= {"name", "agent"} and isinstance(item.get("agent"), str):
-            spec = item["agent"].strip()
-            name = str(item.get("name", spec)).strip()
+        where = f"entrants[{i}]"
+        if isinstance(item, str):
+            spec = text(source, where, item, 1000)
+            name = _entrant_name(source, where, item, from_spec=True)
+        elif isinstance(item, dict):
+            mapping(source, where, item, ("name", "agent"))
+            spec = text(source, f"{where}.agent", item.get("agent"), 1000)
+            name = _entrant_name(source, f"{where}.name", item.get("name", spec), from_spec="name" not in item)
         else:
-            _fail(source, f"entrants[{i}]", f"expected an agent spec string or {{name: ..., agent: ...}}, got {item!r}")
+            raise ConfigError(source, where, f"expected an agent spec string or {{name: ..., agent: ...}}, "
+                                             f"got {item!r}")
         if name in out:
-            _fail(source, f"entrants[{i}]", f"duplicate entrant name {name!r}; give each a distinct `name`")
-        out[name] = spec
+            raise ConfigError(source, where, f"duplicate entrant name {name!r}; give each a distinct `name`")
+        s = slug(name)
+        if s in slugs:
+            raise ConfigError(source, where, f"entrant names {slugs[s]!r} and {name!r} would share the file "
+                                             f"hist_{s}.png; names must differ in their letters or digits")
+        out[name], slugs[s] = spec, name
     return out
 
 
-def parse_config(data: dict, source: str = "<config>", **overrides) -> TournamentConfig:
-    """Validate a config mapping (plus command-line overrides such as games=, seed=) without playing."""
-    if not isinstance(data, dict):
-        _fail(source, "top level", "must be a mapping of tournament keys")
-    data = {**data, **{k: v for k, v in overrides.items() if v is not None}}
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        _fail(source, unknown[0], f"unknown key; allowed: {', '.join(KEYS)}")
+def parse_config(data, source: str = "<config>", folder=None, **changes) -> TournamentConfig:
+    """Validate a config mapping without playing; raise `ConfigError` naming the file, key and limits.
+
+    `changes` are command-line values (None: not given): `rules=`, `games=`, `seed=` replace the
+    config's, `set=` adds its keys over the config's `set`. A relative rules path in the config is
+    taken from `folder` (the config file's folder); one from the command line from the working folder.
+    A record (a mapping with `resolved_rules`, as `tournament.json` holds) must have every key.
+    """
+    mapping(source, "top level", data, RECORD_KEYS if isinstance(data, dict) and "resolved_rules" in data else KEYS)
+    mapping("command line", "top level", changes, CHANGES)
+    changes = {k: v for k, v in changes.items() if v is not None}
+    record = "resolved_rules" in data
+    if record:
+        missing = [k for k in KEYS if k not in data]
+        if missing:
+            raise ConfigError(source, missing[0], "missing; a recorded config has every key "
+                                                  "(this folder was not written by `yacht tournament`)")
+
+    def given(key, default):
+        if key in changes:
+            return "command line", changes[key]
+        return source, data.get(key, default)
+
     if "entrants" not in data:
-        _fail(source, "entrants", "missing; list the agents that play")
+        raise ConfigError(source, "entrants", "missing; list the agents that play")
     entrants = _entrants(source, data["entrants"])
-    name = str(data.get("name", Path(source).stem if source != "<config>" else "tournament"))
-    rules = data.get("rules", "yacht")
-    if not isinstance(rules, str):
-        _fail(source, "rules", f"must be a preset name or a path to a rules YAML, got {rules!r}")
-    sets = data.get("set") or {}
-    if not isinstance(sets, dict):
-        _fail(source, "set", f"must be a mapping of rule overrides, got {sets!r}")
+    name = text(source, "name", data.get("name", Path(source).stem if source != "<config>" else "tournament"), 100)
+    if "/" in name or "\\" in name:
+        raise ConfigError(source, "name", f"must not contain / or \\ (it names the run folder), got {name!r}")
+
+    sets = data.get("set")
+    sets = {} if sets is None else dict(mapping(source, "set", sets))
+    if "set" in changes:
+        sets.update(mapping("command line", "--set", changes["set"]))
+    rules_source, rules = given("rules", "yacht")
+    rules = text(rules_source, "rules", rules, 1000)
+    if names_a_file(rules) and rules_source == source and folder is not None and not Path(rules).is_absolute():
+        rules = str(Path(folder) / rules)
     try:
-        ruleset = load(rules, **sets)
+        if record:
+            ruleset = load(mapping(source, "resolved_rules", data["resolved_rules"]))
+        else:
+            ruleset = load(rules, **sets)
     except RuleError as e:
-        _fail(source, "rules", str(e))
-    seats = _whole(source, "seats", data.get("seats", 2), 2, 8)
+        raise ConfigError(source if record else rules_source, "resolved_rules" if record else "rules", str(e)) from None
+
+    seats = whole(source, "seats", data.get("seats", 2), 2, 8)
     if not ruleset.min_players <= seats <= ruleset.max_players:
-        _fail(source, "seats", f"rules {ruleset.name!r} allow {ruleset.min_players} to {ruleset.max_players} "
-                               f"players, got {seats}")
+        raise ConfigError(source, "seats", f"rules {ruleset.name!r} allow {ruleset.min_players} to "
+                                           f"{ruleset.max_players} players, got {seats}")
     if ruleset.teams and seats % ruleset.teams:
-        _fail(source, "seats", f"{seats} seats cannot split into {ruleset.teams} teams of equal size")
+        raise ConfigError(source, "seats", f"{seats} seats cannot split into {ruleset.teams} teams of equal size")
     if seats > len(entrants):
-        _fail(source, "seats", f"{seats} seats per table need at least {seats} entrants, got {len(entrants)}")
-    games = _whole(source, "games", data.get("games", 10), 1)
-    seed = _whole(source, "seed", data.get("seed", 0), 0)
+        raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, "
+                                           f"got {len(entrants)}")
+    games_source, games = given("games", 10)
+    games = whole(games_source, "games", games, 1, MAX_GAMES)
+    tables, per_deal = math.comb(len(entrants), seats), games_per_deal(seats, ruleset.teams)
+    if tables * games * per_deal > MAX_GAMES:
+        raise ConfigError(games_source, "games", f"{tables:,} tables x {games:,} deals x {per_deal} arrangements = "
+                                                 f"{tables * games * per_deal:,} games; a tournament may schedule at "
+                                                 f"most {MAX_GAMES:,} (split it into several, or play fewer deals)")
+    seed_source, seed = given("seed", 0)
+    seed = whole(seed_source, "seed", seed, 0, MAX_SEED)
     timeout = data.get("move_timeout", 30.0)
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        _fail(source, "move_timeout", f"must be a positive number of seconds or null, got {timeout!r}")
-    return TournamentConfig(entrants=entrants, name=name, rules=rules, set=dict(sets), seats=seats, games=games,
-                            seed=seed, move_timeout=None if timeout is None else float(timeout))
+    if timeout is not None:
+        timeout = number(source, "move_timeout", timeout, 0, MAX_MOVE_TIMEOUT, above=True)
+    return TournamentConfig(entrants=entrants, resolved_rules=ruleset.to_dict(), name=name, rules=rules, set=sets,
+                            seats=seats, games=games, seed=seed, move_timeout=timeout)
 
 
-def load_config(path=None, **overrides) -> TournamentConfig:
-    """Read a tournament config YAML (default: the embedded default) and validate it."""
-    path = Path(path) if path is not None else default_config_path()
-    if not path.is_file():
-        raise CommandError(f"{path}: no such tournament config file")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise CommandError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    return parse_config(data, str(path), **overrides)
+def load_config(spec=None, **changes) -> TournamentConfig:
+    """Read and validate a tournament config: a preset name (default: `default`) or a YAML path.
+
+    `changes` are the command line's values, as for `parse_config`."""
+    spec = DEFAULT if spec is None else spec
+    where = find(spec, PRESETS, "tournament config", key="config")
+    preset = isinstance(spec, str) and not names_a_file(spec)
+    data = read_yaml(where, "tournament config")
+    return parse_config(data, spec if preset else str(where), folder=None if preset else Path(where).parent,
+                        **changes)
 
 
 def check_agents(config: TournamentConfig, make_agent) -> None:
@@ -151,7 +219,7 @@ def check_agents(config: TournamentConfig, make_agent) -> None:
         try:
             agent = make_agent(spec)
         except Exception as e:  # noqa: BLE001 - the registry's message is the user's answer
-            raise CommandError(f"entrant {name!r}: cannot make agent {spec!r}: {e}") from None
+            raise ConfigError(f"entrant {name!r}", f"cannot make agent {spec!r}: {' '.join(str(e).split())}") from None
         try:
             agent.reset(rules, 0, config.seats, seed=0)
         except Exception:  # noqa: BLE001, S110 - recorded as a forfeit when the games are played

@@ -1,16 +1,18 @@
-"""Ratings from stored games: Elo for two-seat games, OpenSkill Plackett-Luce for any table size.
+"""Ratings from stored games: Elo for two-seat games, OpenSkill Plackett-Luce for any table size and teams.
 
 Elo here is the maximum-likelihood Bradley-Terry fit of all two-seat results at once (a draw counts
 half a win each way; one virtual draw per pair keeps unbeaten agents finite), on the Elo scale
 (400 points = 10:1 odds) with mean 1500. Its 95% interval comes from a bootstrap over deals, so the
-rotations of one deal stay together. OpenSkill updates game by game in game-key order, so the ratings
-depend only on the stored games.
+arrangements of one deal stay together. Elo does not apply to tables of more than two seats (a game
+there is not one result between two agents); `elo_unavailable` says so in words. OpenSkill updates game
+by game in game order, each sheet a team (its seats' agents), so the ratings depend only on the stored
+games.
 """
 from collections import defaultdict
 
 import numpy as np
 
-from .stats import ordered
+from .stats import ordered, sheets_of
 
 BOOTSTRAP = 200
 
@@ -76,6 +78,15 @@ def elo(records, entrants, seed: int = 0) -> dict | None:
     return {n: {"elo": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
 
 
+def elo_unavailable(seats: int, teams: int) -> str | None:
+    """Why Elo cannot rate this tournament's games, or None when it can (two seats per table)."""
+    if seats == 2:
+        return None
+    layout = f"{teams} teams of {seats // teams}" if teams and teams < seats else f"{seats} players"
+    return (f"Elo is not given: it rates games between two players, and these games have {layout} at each "
+            f"table. OpenSkill Plackett-Luce rates games of any size and teams; the standings rank by score rate.")
+
+
 def openskill(records, entrants) -> dict:
     """OpenSkill Plackett-Luce mu, sigma and ordinal (mu - 3 sigma) per agent, or {'error': why}."""
     try:
@@ -85,8 +96,14 @@ def openskill(records, entrants) -> dict:
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in entrants}
     for r in ordered(records):
-        new = model.rate([[ratings[a]] for a in r["agents"]], ranks=list(r["places"]))
-        for a, team in zip(r["agents"], new):
-            ratings[a] = team[0]
+        sheets = sheets_of(r)
+        teams = {}                      # sheet -> seats on it, in seat order
+        for seat, sheet in enumerate(sheets):
+            teams.setdefault(sheet, []).append(seat)
+        new = model.rate([[ratings[r["agents"][s]] for s in seats] for seats in teams.values()],
+                         ranks=[r["places"][seats[0]] for seats in teams.values()])
+        for seats, team in zip(teams.values(), new):
+            for s, rating in zip(seats, team):
+                ratings[r["agents"][s]] = rating
     return {n: {"mu": float(x.mu), "sigma": float(x.sigma), "ordinal": float(x.ordinal())}
             for n, x in ratings.items()}

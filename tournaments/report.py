@@ -1,44 +1,140 @@
-"""The tournament report, derived from the store only: `results.json`, `report.md`, one score histogram
-PNG per agent, and a short table for the terminal. Rendering twice from the same store gives the same
-files."""
+"""The tournament report, derived from the store only: `results.json`, `report.md`, `report.html` (the
+same report as one self-contained page), one score histogram PNG per agent and `scores.png`, and a
+short table for the terminal. Rendering twice from the same store gives the same files.
+
+`results` gathers every figure as plain data, agents in standings order. The report is a list of
+sections (`SECTIONS`: functions from the results to a `document.Section`, or None to leave it out),
+rendered to Markdown and to HTML from the same document; a new section is one more function there.
+"""
 import json
-import re
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 
-from .ratings import elo, openskill
-from .schedule import schedule, tables
-from .stats import agent_stats, duplicate_effect, head_to_head
+from yacht_env.cli_common import CommandError
+from yacht_env.config import slug
+from yacht_env.rules import rules_hash
+
+from . import document as doc
+from .document import Cell, Code, Image, Section, Strong, Table
+from .html import page
+from .ratings import elo, elo_unavailable, openskill
+from .schedule import balanced_splits, schedule, tables
+from .stats import agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats
 from .store import Store
 
 RESULTS = "results.json"
 REPORT = "report.md"
+REPORT_HTML = "report.html"
 SCORES_PNG = "scores.png"
+
+
+def check_schedule(records, jobs) -> None:
+    """Every stored game must be one the schedule plans, with the same seats and seed."""
+    planned = {j.key: j for j in jobs}
+    for r in records:
+        j = planned.get(r["key"])
+        if j is None or list(j.agents) != list(r["agents"]) or j.seed != r["seed"]:
+            seats = "not in the schedule" if j is None else f"scheduled for {list(j.agents)}"
+            raise CommandError(f"game {r['key']} was played by {r['agents']} but is {seats}: the store was "
+                               f"written by another version of the schedule; play the tournament into a new folder")
 
 
 def results(store: Store, records=None) -> dict:
     """Everything the report shows, as plain data (records: the store's, if already read)."""
     config = store.config()
     records = list(store.records().values()) if records is None else list(records)
-    entrants = list(config.entrants)
-    boxes = list(config.ruleset.boxes)
-    planned = len(schedule(config))
+    jobs = schedule(config)
+    check_schedule(records, jobs)
+    rules = config.ruleset
+    table = standings(records, list(config.entrants))
+    order = [x["agent"] for x in table]
+    for x in table:
+        x["spec"] = config.entrants[x["agent"]]
+    rank = {name: i for i, name in enumerate(order)}
     faults = [{"key": r["key"], "seat": s, "agent": r["agents"][s], **f}
               for r in sorted(records, key=lambda r: (r["table"], r["deal"], r["rotation"]))
               for s, f in enumerate(r["faults"]) if f is not None]
+    faults.sort(key=lambda f: rank[f["agent"]])          # stable: game order within an agent
+    ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order)}
+    if ratings_["elo"] is None:
+        ratings_["elo_unavailable"] = elo_unavailable(config.seats, rules.teams) or "no two-seat games played yet"
+    splits = balanced_splits(config.seats, rules.teams)
     return {
-        "tournament": {"name": config.name, "rules": config.ruleset.name, "rule_overrides": config.set,
-                       "entrants": config.entrants, "seats": config.seats, "tables": len(tables(config)),
-                       "deals_per_table": config.games, "seed": config.seed, "config_hash": config.hash,
-                       "games_planned": planned, "games_played": len(records), "complete": len(records) == planned},
-        "agents": agent_stats(records, entrants, boxes),
-        "head_to_head": head_to_head(records, entrants),
-        "duplicate_dice": duplicate_effect(records, entrants),
-        "ratings": {"elo": elo(records, entrants, seed=config.seed), "openskill": openskill(records, entrants)},
+        "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
+                       "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
+                       "teams": rules.teams, "tables": len(tables(config)), "deals_per_table": config.games,
+                       "partnership_splits": len(splits) if rules.teams else None,
+                       "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
+                       "config_hash": config.hash, "games_planned": len(jobs), "games_played": len(records),
+                       "complete": len(records) == len(jobs)},
+        "standings": table,
+        "agents": agent_stats(records, order, list(rules.boxes)),
+        "teams": team_stats(records, order),
+        "head_to_head": head_to_head(records, order),
+        "duplicate_dice": duplicate_effect(records, order),
+        "ratings": ratings_,
         "faults": faults,
+        "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
+                     "tables": {f"t{t}": list(m) for t, m in enumerate(tables(config))},
+                     "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
     }
 
+
+# ---- figures -----------------------------------------------------------------------------------
+
+def histogram_name(agent: str) -> str:
+    """`hist_<slug>.png`; tournament configs refuse entrants whose slugs (`yacht_env.config.slug`) are
+    the same, so two entrants never share a file, on case-insensitive file systems too."""
+    return f"hist_{slug(agent)}.png"
+
+
+def _label(name: str) -> str:
+    """An agent name as matplotlib text (a `$` would start mathematical notation)."""
+    return name.replace("$", r"\$")
+
+
+def _png(fig) -> bytes:
+    buf = BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def histograms(records, agents) -> dict[str, bytes]:
+    """PNG bytes by file name: one score histogram per agent (games its sheet finished without a fault),
+    and all agents in `scores.png`."""
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
+
+    scores = scores_by_agent(records)
+    top = max((max(v) for v in scores.values() if v), default=100)
+    bins = np.arange(0, top + 10, 10)
+    out = {}
+    for agent in agents:
+        values = scores.get(agent, [])
+        fig = Figure(figsize=(6, 3.5))
+        fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.9)
+        ax = fig.subplots()
+        ax.hist(values, bins=bins, histtype="stepfilled", color="tab:blue", edgecolor="white")
+        if values:
+            ax.axvline(float(np.mean(values)), color="tab:red", label=f"mean {np.mean(values):.1f}")
+            ax.legend()
+        ax.set(title=f"{_label(agent)}: final scores ({len(values)} games)", xlabel="score", ylabel="games")
+        out[histogram_name(agent)] = _png(fig)
+    fig = Figure(figsize=(7, 4))
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.13, top=0.92)
+    ax = fig.subplots()
+    for agent in agents:
+        if scores.get(agent):
+            ax.hist(scores[agent], bins=bins, histtype="step", linewidth=1.5, label=_label(agent))
+    ax.set(title="final scores, all agents", xlabel="score", ylabel="games")
+    if any(scores.get(agent) for agent in agents):
+        ax.legend()
+    out[SCORES_PNG] = _png(fig)
+    return out
+
+
+# ---- sections ----------------------------------------------------------------------------------
 
 def _f(x, nd=1) -> str:
     return "–" if x is None else f"{x:.{nd}f}"
@@ -48,172 +144,330 @@ def _ci(ci, nd=1) -> str:
     return f"[{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]"
 
 
-def _worth(summary) -> str:
-    f = summary["mean_games_factor"]
-    return f", worth {f:.1f}x as many independent games" if f is not None else ""
+def _num(x, nd=1) -> Cell:
+    return Cell(_f(x, nd), x)
 
 
-def histogram_name(agent: str) -> str:
-    return "hist_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", agent) + ".png"
+def _ci_cell(ci, nd=1) -> Cell:
+    return Cell(_ci(ci, nd), ci[0]) if ci else Cell("–")
 
 
-def write_histograms(records, entrants, folder: Path) -> list[str]:
-    """One score histogram PNG per agent (games it finished without a fault), and all agents in one."""
-    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
-
-    from .stats import scores_by_agent
-    scores = scores_by_agent(records)
-    names = []
-    top = max((max(v) for v in scores.values() if v), default=100)
-    bins = np.arange(0, top + 10, 10)
-    for agent in entrants:
-        values = scores.get(agent, [])
-        fig = Figure(figsize=(6, 3.5))
-        ax = fig.subplots()
-        ax.hist(values, bins=bins, color="tab:blue", edgecolor="white")
-        if values:
-            ax.axvline(float(np.mean(values)), color="tab:red", label=f"mean {np.mean(values):.1f}")
-            ax.legend()
-        ax.set(title=f"{agent}: final scores ({len(values)} games)", xlabel="score", ylabel="games")
-        fig.tight_layout()
-        name = histogram_name(agent)
-        fig.savefig(folder / name, metadata={"Software": None})
-        names.append(name)
-    fig = Figure(figsize=(7, 4))
-    ax = fig.subplots()
-    for agent in entrants:
-        if scores.get(agent):
-            ax.hist(scores[agent], bins=bins, histtype="step", linewidth=1.5, label=agent)
-    ax.set(title="final scores, all agents", xlabel="score", ylabel="games")
-    if any(scores.get(agent) for agent in entrants):
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(folder / SCORES_PNG, metadata={"Software": None})
-    return names + [SCORES_PNG]
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _matrix(res: dict) -> list[str]:
-    names = list(res["agents"])
-    cell = {}
+def _pair(res, a, b) -> dict | None:
+    """The head-to-head entry of a against b, turned to a's side."""
     for h in res["head_to_head"]:
-        lo, hi = h["ci95"]
-        cell[(h["a"], h["b"])] = f"{h['wins']}-{h['draws']}-{h['losses']}: {h['score_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
-        cell[(h["b"], h["a"])] = (f"{h['losses']}-{h['draws']}-{h['wins']}: {1 - h['score_rate']:.2f} "
-                                  f"[{1 - hi:.2f}, {1 - lo:.2f}]")
-    out = ["| W-D-L: rate [95% CI] | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        if (h["a"], h["b"]) == (a, b):
+            return h
+        if (h["a"], h["b"]) == (b, a):
+            lo, hi = h["ci95"]
+            return {**h, "a": a, "b": b, "wins": h["losses"], "losses": h["wins"], "score_rate": 1 - h["score_rate"],
+                    "ci95": [1 - hi, 1 - lo]}
+    return None
+
+
+def winner_line(res) -> tuple:
+    t, table = res["tournament"], res["standings"]
+    if not table or table[0]["score_rate"] is None:
+        return ("No results yet.",)
+    top = [x for x in table if x["rank"] == 1]
+    lead = "Winner" if t["complete"] else "Leading so far"
+    if len(top) > 1:
+        return (Strong(f"Shared first place: {_and(x['agent'] for x in top)}"),
+                f" (score rate {top[0]['score_rate']:.3f} each).")
+    first = top[0]
+    text = [Strong(f"{lead}: {first['agent']}"), f", score rate {first['score_rate']:.3f} against every opponent"]
+    runner = next((x for x in table if x["rank"] > 1), None)
+    h = _pair(res, first["agent"], runner["agent"]) if runner else None
+    if h:
+        clear = "clearly ahead" if h["ci95"][0] > 0.5 else "not clearly ahead: the interval includes 0.5"
+        text.append(f"; against the runner-up {runner['agent']} {h['score_rate']:.3f} "
+                    f"{_ci(h['ci95'], 3)} over {h['games']} games ({clear})")
+    return tuple(text) + (".",)
+
+
+def standings_section(res) -> Section:
+    t = res["tournament"]
+    elo_ = res["ratings"]["elo"]
+    os_ = res["ratings"]["openskill"]
+    head = ["rank", "agent", "spec", "W-D-L", "score rate", "mean score", "mean place"]
+    align = "rllrrrr"
+    if elo_:
+        head.append("Elo")
+        align += "r"
+    if "error" not in os_:
+        head.append("OpenSkill")
+        align += "r"
+    rows = []
+    for x in res["standings"]:
+        a = res["agents"][x["agent"]]
+        row = [Cell(str(x["rank"]), x["rank"]), x["agent"], Code(x["spec"]),
+               Cell(f"{x['wins']}-{x['draws']}-{x['losses']}", x["wins"]), _num(x["score_rate"], 3),
+               _num(x["mean"]), _num(a.get("mean_place"), 2)]
+        if elo_:
+            row.append(_num(elo_.get(x["agent"], {}).get("elo"), 0))
+        if "error" not in os_:
+            row.append(_num(os_[x["agent"]]["ordinal"], 2))
+        rows.append(row)
+    team = " (under team rules, its team's place)" if t["teams"] else ""
+    return Section("Standings", [
+        winner_line(res),
+        Table(head, rows, align),
+        "Ranked by score rate: (wins + draws / 2) / results, counting one result against every opponent in "
+        f"every game, by place{team}; equal score rates are ranked by mean score. W-D-L are those results; "
+        "mean score is over the games finished without a forfeit on the agent's sheet."])
+
+
+def tournament_section(res) -> Section:
+    t = res["tournament"]
+    k, n = t["seats"], t["arrangements_per_deal"]
+    if t["teams"] and t["partnership_splits"] and n > k:
+        how = (f"{n} arrangements ({t['partnership_splits']} partnership splits × {k} seat rotations; every pair "
+               f"of entrants is partnered equally often)")
+    else:
+        how = f"{n} seat rotations"
+    teams = f", {t['teams']} teams sharing sheets (seat i plays for team i mod {t['teams']})" if t["teams"] else ""
+    overrides = ", ".join(f"{key}={value}" for key, value in t["rule_overrides"].items())
+    blocks = [("Rules ", Code(t["rules"]), f" with {overrides}" if overrides else "", " (rules hash ",
+               Code(t["rules_hash"]), f"){teams}; {k} seats per table, {t['tables']} tables, "
+               f"{t['deals_per_table']} deals per table, every deal played in its {how} with the same dice; "
+               f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
+              f"Games played: {t['games_played']} of {t['games_planned']}"
+              + ("." if t["complete"] else " (incomplete: rerun the same command to finish).")]
+    return Section("Tournament", blocks)
+
+
+def teams_section(res) -> Section | None:
+    teams = res["teams"]
+    if not teams:
+        return None
+    rows = [[" + ".join(p["team"]), Cell(str(p["games"]), p["games"]),
+             Cell(f"{p['wins']}-{p['draws']}-{p['losses']}", p["wins"]), _num(p["score_rate"], 3),
+             _ci_cell(p["ci95_score_rate"], 3), _num(p.get("mean")), _ci_cell(p.get("ci95")),
+             _num(p["mean_place"], 2)] for p in teams["partnerships"]]
+    blocks = ["Partnerships: every set of entrants that wrote one sheet, best score rate first. W-D-L counts "
+              "one result against each opposing sheet per game.",
+              Table(["partnership", "games", "W-D-L", "score rate", "95% CI", "team score", "95% CI",
+                     "mean place"], rows, "lrrrrrrr")]
+    blocks += ["Per agent: its own share of the team sheet, the boxes it scored itself (the move log records "
+               "who scored each box) and the bonuses those boxes earned; a team's shares add up to its total.",
+               Table(["agent", "games", "turns per game", "box points per game", "bonus per game",
+                      "own points per game", "95% CI", "points per turn", "share of team total"],
+                     [[name, Cell(str(c["games"]), c["games"]), _num(c.get("turns_per_game")),
+                       _num(c.get("box_points_per_game")), _num(c.get("bonus_per_game")), _num(c.get("mean")),
+                       _ci_cell(c.get("ci95")), _num(c.get("points_per_turn"), 2),
+                       _num(c.get("share_of_team_total"), 3)] for name, c in teams["contributions"].items()],
+                     "lrrrrrrrr")]
+    blocks += ["Sheet positions (sheet 1 plays the first turn):",
+               Table(["sheet", "games", "mean score", "first places"],
+                     [[Cell(str(s["sheet"]), s["sheet"]), Cell(str(s["games"]), s["games"]), _num(s["mean"]),
+                       Cell(str(s["first_places"]), s["first_places"])] for s in teams["sheets"]], "rrrr")]
+    blocks += ["How often each pair of entrants were partners and opponents:",
+               Table(["a", "b", "partnered", "opposed"],
+                     [[p["a"], p["b"], Cell(str(p["partnered"]), p["partnered"]),
+                       Cell(str(p["opposed"]), p["opposed"])] for p in teams["pairs"]], "llrr")]
+    return Section("Teams", blocks)
+
+
+def scores_section(res) -> Section:
+    rows = []
+    for name, a in res["agents"].items():
+        if "mean" not in a:
+            rows.append([name, Cell(str(a["games"]), a["games"]), Cell(str(a["forfeits"]), a["forfeits"])]
+                        + ["–"] * 10)
+            continue
+        q = a["quantiles"]
+        rows.append([name, Cell(str(a["games"]), a["games"]), Cell(str(a["forfeits"]), a["forfeits"]),
+                     _num(a["mean"]), _ci_cell(a["ci95"]), _num(a["std"]), _num(q["p5"], 0), _num(q["p25"], 0),
+                     _num(a["median"], 0), _num(q["p75"], 0), _num(q["p95"], 0), _num(a["mean_place"], 2),
+                     Image(histogram_name(name), name)])
+    team = " (its team's sheet under team rules)" if res["tournament"]["teams"] else ""
+    return Section("Scores", [
+        f"Final scores of the sheet each agent wrote on{team}, over the games finished without a forfeit on it.",
+        Table(["agent", "games", "forfeits", "mean", "95% CI", "sd", "p5", "p25", "median", "p75", "p95",
+               "mean place", "histogram"], rows, "lrrrlrrrrrrrl"),
+        Image(SCORES_PNG, "score distributions")])
+
+
+def head_to_head_section(res) -> Section:
+    names = list(res["agents"])
+    matrix = []
     for a in names:
-        out.append(f"| **{a}** | " + " | ".join(cell.get((a, b), "") for b in names) + " |")
-    return out
+        row = [Strong(a)]
+        for b in names:
+            h = _pair(res, a, b) if a != b else None
+            row.append(Cell(f"{h['wins']}-{h['draws']}-{h['losses']}: {h['score_rate']:.2f} {_ci(h['ci95'], 2)}",
+                            h["score_rate"]) if h else Cell(""))
+        matrix.append(row)
+    pairs = [[h["a"], h["b"], Cell(str(h["games"]), h["games"]), Cell(str(h["wins"]), h["wins"]),
+              Cell(str(h["draws"]), h["draws"]), Cell(str(h["losses"]), h["losses"]), _num(h["score_rate"], 3),
+              _ci_cell(h["ci95"], 3)] for h in res["head_to_head"]]
+    return Section("Head to head", [
+        "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
+        " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
+        "column agent.",
+        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)),
+        Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
+
+
+def duplicate_section(res) -> Section:
+    dup = res["duplicate_dice"]
+    s = dup["summary"]
+    blocks = ["Mean score difference a − b with its 95% CI from duplicate deals (every arrangement of a deal "
+              "has the same dice), against the CI the same number of games would give with independent dice "
+              "(variance var(a) + var(b) per game)."]
+    if s["width_ratio"] is not None:
+        worth = (f", as precise as {s['games_factor']:.2f} times as many independent games"
+                 if s["games_factor"] is not None else ", and leave no doubt: the duplicate variance is zero")
+        blocks.append(f"Over the {s['pairs']} pairs, duplicate dice leave {s['variance_per_game_duplicate']:.0f} "
+                      f"of the {s['variance_per_game_independent']:.0f} points² of variance per game that "
+                      f"independent dice would: confidence intervals {100 * s['width_ratio']:.0f}% as wide"
+                      f"{worth} (1 / {s['width_ratio']:.3f}²).")
+    rows = [[p["a"], p["b"], Cell(str(p["deals"]), p["deals"]), Cell(str(p["games"]), p["games"]),
+             _num(p["mean_diff"]), _ci_cell(p["ci95_duplicate"]), _ci_cell(p["ci95_independent"]),
+             _num(p["width_ratio"], 2)] for p in dup["pairs"]]
+    blocks.append(Table(["a", "b", "deals", "games", "mean diff", "95% CI duplicate", "95% CI independent",
+                         "width ratio"], rows, "llrrrllr"))
+    return Section("Duplicate dice", blocks)
+
+
+def ratings_section(res) -> Section:
+    r = res["ratings"]
+    blocks = []
+    if r["elo"]:
+        blocks += ["Elo (Bradley–Terry fit of the two-seat games, mean 1500, bootstrap 95% CI over deals):",
+                   Table(["agent", "Elo", "95% CI"], [[n, _num(e["elo"], 0), _ci_cell(e["ci95"], 0)]
+                                                     for n, e in r["elo"].items()], "lrl")]
+    else:
+        blocks.append(r["elo_unavailable"])
+    os_ = r["openskill"]
+    if "error" in os_:
+        blocks.append(f"OpenSkill: {os_['error']}")
+    else:
+        blocks += ["OpenSkill Plackett–Luce, every sheet a team of the agents that wrote it (ordinal = mu − 3 sigma):",
+                   Table(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
+                                                               _num(o["ordinal"], 2)] for n, o in os_.items()],
+                         "lrrr")]
+    return Section("Ratings", blocks)
+
+
+def boxes_section(res) -> Section | None:
+    agents = res["agents"]
+    boxes = next((list(a["per_box_mean"]) for a in agents.values() if "per_box_mean" in a), [])
+    if not boxes:
+        return None
+    rows = [[Code(b)] + [_num(a.get("per_box_mean", {}).get(b)) for a in agents.values()] for b in boxes]
+    rows.append(["upper bonus"] + [_num(a.get("upper_bonus_mean")) for a in agents.values()])
+    rows.append(["extra-Yacht bonus"] + [_num(a.get("extra_bonus_mean")) for a in agents.values()])
+    rows.append([Strong("total (mean score)")] + [_num(a.get("mean")) for a in agents.values()])
+    rows.append(["upper bonus rate"] + [_num(a.get("upper_bonus_rate"), 2) for a in agents.values()])
+    return Section("Mean points per box", [
+        "Mean points of each box on the agent's sheet, then the bonuses: the lines add up to the mean score.",
+        Table(["box"] + list(agents), rows, "l" + "r" * len(agents))])
+
+
+def faults_section(res) -> Section:
+    if not res["faults"]:
+        return Section("Faults", ["None: every agent finished every game."])
+    rows = [[Code(f["key"]), Cell(str(f["seat"]), f["seat"]), f["agent"], Cell(str(f["move"]), f["move"]),
+             f["error"]] for f in res["faults"]]
+    return Section("Faults", ["Every forfeit, by agent in standings order, then by game (game ids: see below).",
+                              Table(["game", "seat", "agent", "move", "error"], rows, "lrlrl")])
+
+
+def _nth(i: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... for position i (from 0)."""
+    return f"{i + 1}{ {0: 'st', 1: 'nd', 2: 'rd'}.get(i, 'th')}"
+
+
+def game_ids_section(res) -> Section:
+    t, ids = res["tournament"], res["game_ids"]
+    k = t["seats"]
+    blocks = [("A game id such as ", Code("t3-d12-r1"), " is table 3 (its entrants below), deal 12 (0 to "
+               f"{t['deals_per_table'] - 1}: every game of a deal has the same dice, seed game_seed({t['seed']}, "
+               f"table, deal)) and arrangement 1 (0 to {t['arrangements_per_deal'] - 1}: who sits where).")]
+    if ids["splits"] and len(ids["splits"]) > 1:
+        splits = "; ".join(f"{s * k}–{s * k + k - 1}: " + " vs ".join("+".join(_nth(i) for i in team) for team in split)
+                           for s, split in enumerate(ids["splits"]))
+        blocks.append(f"Arrangement r plays partnership split r div {k} in seat rotation r mod {k}. The splits, "
+                      f"with the table's entrants numbered in the order listed below: {splits}. A split's "
+                      f"seating puts member j of its team t at seat t + {t['teams']} × j; rotation q then "
+                      f"seats that seating's player (i + q) mod {k} at seat i.")
+    else:
+        blocks.append(f"Arrangement r is a seat rotation: seat i holds the table's entrant (i + r) mod {k}, "
+                      "numbering the entrants from 0 in the order listed below.")
+    blocks.append(Table(["table", "entrants"], [[Code(name), ", ".join(members)]
+                                                 for name, members in ids["tables"].items()], "ll"))
+    return Section("Game ids", blocks)
+
+
+SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
+            duplicate_section, ratings_section, boxes_section, faults_section, game_ids_section]
+
+
+def sections(res: dict) -> list[Section]:
+    """The report's sections for these results, in order."""
+    return [s for s in (make(res) for make in SECTIONS) if s is not None]
+
+
+def title(res: dict) -> str:
+    return f"Tournament {res['tournament']['name']!r}"
 
 
 def markdown(res: dict) -> str:
-    t = res["tournament"]
-    lines = [f"# Tournament {t['name']!r}", "",
-             f"Rules `{t['rules']}`" + (f" with {t['rule_overrides']}" if t["rule_overrides"] else "") +
-             f"; {t['seats']} seats per table, {t['tables']} tables, {t['deals_per_table']} deals per table, "
-             f"every deal played in each of the {t['seats']} seat rotations with the same dice; seed {t['seed']}; "
-             f"config hash `{t['config_hash']}`.", "",
-             f"Games played: {t['games_played']} of {t['games_planned']}" +
-             ("" if t["complete"] else " (incomplete: rerun the same command to finish)") + ".", "",
-             "## Scores", "",
-             "| agent | games | forfeits | mean | 95% CI | sd | p5 | p25 | median | p75 | p95 | mean place | histogram |",
-             "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for name, a in res["agents"].items():
-        if "mean" not in a:
-            lines.append(f"| {name} | {a['games']} | {a['forfeits']} | – | – | – | – | – | – | – | – | – | – |")
-            continue
-        q = a["quantiles"]
-        lines.append(f"| {name} | {a['games']} | {a['forfeits']} | {a['mean']:.1f} | {_ci(a['ci95'])} | "
-                     f"{a['std']:.1f} | {q['p5']:.0f} | {q['p25']:.0f} | {a['median']:.0f} | {q['p75']:.0f} | "
-                     f"{q['p95']:.0f} | {a['mean_place']:.2f} | ![{name}]({histogram_name(name)}) |")
-    lines += ["", f"![score distributions]({SCORES_PNG})"]
-    lines += ["", "## Head to head", "",
-              "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
-              " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
-              "column agent.", ""]
-    lines += _matrix(res)
-    lines += ["", "| a | b | games | W | D | L | score rate | 95% CI |", "|---|---|---:|---:|---:|---:|---:|---|"]
-    for h in res["head_to_head"]:
-        lines.append(f"| {h['a']} | {h['b']} | {h['games']} | {h['wins']} | {h['draws']} | {h['losses']} | "
-                     f"{h['score_rate']:.3f} | {_ci(h['ci95'], 3)} |")
-    dup = res["duplicate_dice"]
-    s = dup["summary"]
-    lines += ["", "## Duplicate dice", "",
-              "Mean score difference a − b with its 95% CI from duplicate deals (the rotations of a deal share "
-              "the dice), against the CI the same number of games would give with independent dice "
-              "(variance var(a) + var(b) per game)."]
-    if s["mean_width_ratio"] is not None:
-        lines += ["", f"On average the duplicate CI is {100 * s['mean_width_ratio']:.0f}% as wide as with "
-                      f"independent dice{_worth(s)}."]
-    lines += ["", "| a | b | deals | games | mean diff | 95% CI duplicate | 95% CI independent | width ratio |",
-              "|---|---|---:|---:|---:|---|---|---:|"]
-    for p in dup["pairs"]:
-        lines.append(f"| {p['a']} | {p['b']} | {p['deals']} | {p['games']} | {p['mean_diff']:.1f} | "
-                     f"{_ci(p['ci95_duplicate'])} | {_ci(p['ci95_independent'])} | {_f(p['width_ratio'], 2)} |")
-    lines += ["", "## Ratings", ""]
-    if res["ratings"]["elo"]:
-        lines += ["Elo (Bradley–Terry fit of the two-seat games, mean 1500, bootstrap 95% CI over deals):", "",
-                  "| agent | Elo | 95% CI |", "|---|---:|---|"]
-        lines += [f"| {n} | {e['elo']:.0f} | {_ci(e['ci95'], 0)} |" for n, e in res["ratings"]["elo"].items()]
-        lines.append("")
-    os_ = res["ratings"]["openskill"]
-    if "error" in os_:
-        lines.append(f"OpenSkill: {os_['error']}")
-    else:
-        lines += ["OpenSkill Plackett–Luce (ordinal = mu − 3 sigma):", "",
-                  "| agent | mu | sigma | ordinal |", "|---|---:|---:|---:|"]
-        lines += [f"| {n} | {o['mu']:.2f} | {o['sigma']:.2f} | {o['ordinal']:.2f} |" for n, o in os_.items()]
-    boxes = next((list(a["per_box_mean"]) for a in res["agents"].values() if "per_box_mean" in a), [])
-    if boxes:
-        lines += ["", "## Mean points per box", "",
-                  "| box | " + " | ".join(res["agents"]) + " |", "|---|" + "---:|" * len(res["agents"])]
-        for b in boxes:
-            lines.append(f"| {b} | " + " | ".join(_f(a.get("per_box_mean", {}).get(b)) for a in res["agents"].values())
-                         + " |")
-        lines.append("| upper bonus rate | " + " | ".join(_f(a.get("upper_bonus_rate"), 2)
-                                                       for a in res["agents"].values()) + " |")
-        lines.append("| extra-Yacht bonus | " + " | ".join(_f(a.get("extra_bonus_mean"))
-                                                        for a in res["agents"].values()) + " |")
-    lines += ["", "## Faults", ""]
-    if res["faults"]:
-        lines += ["| game | seat | agent | move | error |", "|---|---:|---|---:|---|"]
-        lines += [f"| {f['key']} | {f['seat']} | {f['agent']} | {f['move']} | {f['error'].replace('|', '/')} |"
-                  for f in res["faults"]]
-    else:
-        lines.append("None: every agent finished every game.")
-    return "\n".join(lines) + "\n"
+    return doc.markdown(title(res), sections(res))
 
 
 def terminal_table(res: dict) -> str:
-    """A few lines for the terminal: one per agent, best mean first."""
+    """A few lines for the terminal: one per agent, in standings order, then the winner."""
     t = res["tournament"]
     elo_ = res["ratings"]["elo"] or {}
     os_ = res["ratings"]["openskill"]
-    rows = sorted(res["agents"].items(), key=lambda kv: -kv[1].get("mean", -1))
-    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {t['rules']}, {t['seats']} seats",
-           f"{'agent':<16}{'games':>7}{'mean':>8}{'95% CI':>18}{'sd':>7}{'place':>7}{'Elo':>7}{'OpenSkill':>11}"]
-    for name, a in rows:
+    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {t['rules']}, {t['seats']} seats"
+           + (f", {t['teams']} teams" if t["teams"] else ""),
+           f"{'rank':>4}  {'agent':<16}{'games':>7}{'score':>7}{'mean':>8}{'95% CI':>18}{'sd':>7}{'place':>7}"
+           f"{'Elo':>7}{'OpenSkill':>11}"]
+    for x in res["standings"]:
+        name = x["agent"]
+        a = res["agents"][name]
         ci = _ci(a["ci95"]) if "ci95" in a else "–"
         rating = elo_.get(name, {}).get("elo")
         ordinal = os_.get(name, {}).get("ordinal") if "error" not in os_ else None
-        out.append(f"{name:<16}{a['games']:>7}{_f(a.get('mean')):>8}{ci:>18}{_f(a.get('std')):>7}"
-                   f"{_f(a.get('mean_place'), 2):>7}{_f(rating, 0):>7}{_f(ordinal, 2):>11}")
+        out.append(f"{x['rank']:>4}  {name:<16}{a['games']:>7}{_f(x['score_rate'], 3):>7}{_f(a.get('mean')):>8}"
+                   f"{ci:>18}{_f(a.get('std')):>7}{_f(a.get('mean_place'), 2):>7}{_f(rating, 0):>7}"
+                   f"{_f(ordinal, 2):>11}")
+    out.append(doc.plain(winner_line(res)))
     s = res["duplicate_dice"]["summary"]
-    if s["mean_width_ratio"] is not None:
-        out.append(f"duplicate dice: score-difference CIs {100 * s['mean_width_ratio']:.0f}% as wide as with "
-                   f"independent dice{_worth(s)}")
+    if s["width_ratio"] is not None:
+        worth = f", worth {s['games_factor']:.2f}x as many independent games" if s["games_factor"] else ""
+        out.append(f"duplicate dice: score-difference CIs {100 * s['width_ratio']:.0f}% as wide as with "
+                   f"independent dice{worth}")
     if res["faults"]:
         out.append(f"faults: {len(res['faults'])} forfeits (see report.md)")
     return "\n".join(out)
 
 
 def render(folder) -> dict:
-    """Write results.json, report.md and the histograms into `folder` from its store; return the results."""
+    """Write results.json, report.md, report.html and the histograms into `folder` from its store; return
+    the results."""
     store = Store(folder)
     records = list(store.records().values())
     res = results(store, records)
     folder = Path(folder)
-    (folder / RESULTS).write_text(json.dumps(res, indent=2) + "\n")
-    (folder / REPORT).write_text(markdown(res))
-    write_histograms(records, list(res["agents"]), folder)
+    images = histograms(records, list(res["agents"]))
+    parts = sections(res)
+    files = {RESULTS: json.dumps(res, indent=2) + "\n", REPORT: doc.markdown(title(res), parts),
+             REPORT_HTML: page(title(res), parts, images), **images}
+    try:
+        for name, content in files.items():
+            path = folder / name
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+    except OSError as e:
+        raise CommandError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
     return res

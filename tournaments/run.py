@@ -9,20 +9,12 @@ from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
 from .report import render
 from .schedule import schedule
-from .store import Store, disk_error
+from .store import Store
 
 
 def default_out(config: TournamentConfig) -> Path:
     """`runs/<name>-<config hash>`: rerunning the same config lands in the same folder."""
     return Path("runs") / f"{config.name}-{config.hash[:8]}"
-
-
-def render_report(folder) -> dict:
-    """`report.render`, with a failed write (a full disk) as one clear error: the store is untouched."""
-    try:
-        return render(folder)
-    except OSError as e:
-        raise disk_error(f"the report in {folder}", e) from None
 
 
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
@@ -46,7 +38,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                 store.append(batch)
                 bar.update(len(batch))
         seconds = time.perf_counter() - start
-        res = render_report(store.folder)
+        res = render(store.folder)
     res["run"] = {"folder": str(store.folder), "games_run": len(todo), "seconds": seconds,
                   "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
                   "workers": workers, "executor": executor}

@@ -1,8 +1,10 @@
-"""Statistics over stored games: score distributions, win/draw/loss, and what duplicate dice buy.
+"""Statistics over stored games: standings, score distributions, win/draw/loss, what duplicate dice buy,
+and under team rules the partnerships and each agent's share of its team's sheet.
 
 All functions take records in any order and sort them by game, so results do not depend on which
-worker finished first. A seat that forfeited counts as a loss in head-to-head results but its score
-is left out of score statistics.
+worker finished first. A seat that forfeited counts as a loss in head-to-head results; the score of a
+sheet a forfeiting seat wrote on (its own, or its team's) is left out of score statistics.
+Where a function takes `entrants`, its output follows that order (the report passes the standings).
 """
 import math
 from collections import defaultdict
@@ -44,57 +46,114 @@ def wilson(successes: float, n: int) -> list[float]:
     return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
+def sheets_of(r) -> list[int]:
+    """The sheet each seat writes on (records without `sheet_of`: one sheet per seat)."""
+    return r.get("sheet_of") or list(range(len(r["agents"])))
+
+
 def opponents(r) -> list[tuple[int, int]]:
     """Seat pairs (i, j), i < j, that play against each other (not teammates on one sheet)."""
-    sheet = r.get("sheet_of") or list(range(len(r["agents"])))
+    sheet = sheets_of(r)
     return [(i, j) for i, j in combinations(range(len(r["agents"])), 2) if sheet[i] != sheet[j]]
 
 
+def clean_seats(r) -> list[bool]:
+    """Per seat: no seat on its sheet forfeited, so the sheet's score is the agents' own play."""
+    sheet = sheets_of(r)
+    spoiled = {sheet[s] for s, f in enumerate(r["faults"]) if f is not None}
+    return [sheet[s] not in spoiled for s in range(len(r["agents"]))]
+
+
+def _order(entrants):
+    index = {name: i for i, name in enumerate(entrants)}
+    return lambda name: index.get(name, len(index))
+
+
 def scores_by_agent(records) -> dict[str, list[int]]:
-    """Each agent's totals in the games it finished without a fault, in game order."""
+    """Each agent's totals (its sheet's) in the games its sheet finished without a fault, in game order."""
     out = defaultdict(list)
     for r in ordered(records):
-        for seat, name in enumerate(r["agents"]):
-            if r["faults"][seat] is None:
+        for seat, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
+            if ok:
                 out[name].append(r["totals"][seat])
     return out
 
 
 def agent_stats(records, entrants, boxes) -> dict[str, dict]:
-    """Per agent: games, forfeits, score distribution, mean place, win share, per-box means, bonus rates."""
+    """Per agent: games, forfeits, score distribution, mean place, first places, per-box means, bonus rates.
+    Under team rules the scores and boxes are those of the team's sheet the agent wrote on."""
     records = ordered(records)
-    scores = scores_by_agent(records)
+    seats = defaultdict(list)          # name -> [(record, seat, clean)]
+    for r in records:
+        for s, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
+            seats[name].append((r, s, ok))
     out = {}
     for name in entrants:
-        games = [(r, s) for r in records for s, a in enumerate(r["agents"]) if a == name]
-        clean = [(r, s) for r, s in games if r["faults"][s] is None]
-        d = {"games": len(games), "forfeits": len(games) - len(clean), **describe_scores(scores.get(name, []))}
+        games = seats.get(name, [])
+        clean = [(r, s) for r, s, ok in games if ok]
+        d = {"games": len(games), "forfeits": sum(1 for r, s, _ in games if r["faults"][s] is not None),
+             **describe_scores([r["totals"][s] for r, s in clean])}
         d.pop("n", None)
         if games:
-            d["mean_place"] = float(np.mean([r["places"][s] for r, s in games]))
-            d["first_places"] = sum(1 for r, s in games if r["places"][s] == 1)
+            d["mean_place"] = float(np.mean([r["places"][s] for r, s, _ in games]))
+            d["first_places"] = sum(1 for r, s, _ in games if r["places"][s] == 1)
         if clean:
             sheets = np.array([r["sheets"][s] for r, s in clean], dtype=float)  # games x columns x boxes
             d["per_box_mean"] = dict(zip(boxes, sheets.mean(axis=(0, 1)).round(4).tolist()))
             d["upper_bonus_rate"] = float(np.mean([r["upper_bonus"][s] > 0 for r, s in clean]))
+            d["upper_bonus_mean"] = float(np.mean([r["upper_bonus"][s] for r, s in clean]))
             d["extra_bonus_mean"] = float(np.mean([r["extra_bonus"][s] for r, s in clean]))
         out[name] = d
     return out
 
 
+def _result(pa: int, pb: int) -> int:
+    """0 win, 1 draw, 2 loss for the seat placed `pa` against the one placed `pb`."""
+    return 0 if pa < pb else 1 if pa == pb else 2
+
+
+def standings(records, entrants) -> list[dict]:
+    """The agents ranked by score rate against every opponent met, ties by mean score.
+
+    Every pair of opposing seats in a game is one result for each (at a table of four without teams,
+    beating all three others is three wins). score rate = (wins + draws / 2) / results. Agents with
+    equal score rate and mean share a rank; an agent without results ranks last.
+    """
+    tally = defaultdict(lambda: [0, 0, 0])
+    for r in records:
+        for i, j in opponents(r):
+            res = _result(r["places"][i], r["places"][j])
+            tally[r["agents"][i]][res] += 1
+            tally[r["agents"][j]][2 - res] += 1
+    scores = scores_by_agent(records)
+    rows = []
+    for name in entrants:
+        w, d, l = tally.get(name, (0, 0, 0))
+        n = w + d + l
+        mean = float(np.mean(scores[name])) if scores.get(name) else None
+        rows.append({"agent": name, "results": n, "wins": w, "draws": d, "losses": l,
+                     "score_rate": (w + d / 2) / n if n else None, "mean": mean})
+    key = [(-1 if x["score_rate"] is None else x["score_rate"], -math.inf if x["mean"] is None else x["mean"])
+           for x in rows]
+    for x, k in zip(rows, key):
+        x["rank"] = 1 + sum(1 for other in key if other > k)
+    return sorted(rows, key=lambda x: x["rank"])   # stable: equal ranks keep entrant order
+
+
 def head_to_head(records, entrants) -> list[dict]:
-    """For each pair of entrants that met as opponents: wins, draws and losses of `a` against `b` by place, and a's
-    score rate (wins + draws / 2) / games with a 95% Wilson interval."""
+    """For each pair of entrants that met as opponents (a before b in `entrants`): wins, draws and losses
+    of a against b by place, and a's score rate (wins + draws / 2) / games with a 95% Wilson interval."""
+    pos = _order(entrants)
     tally = defaultdict(lambda: [0, 0, 0])
     for r in records:
         for i, j in opponents(r):
             a, b = r["agents"][i], r["agents"][j]
             pa, pb = r["places"][i], r["places"][j]
-            if entrants.index(a) > entrants.index(b):
+            if pos(a) > pos(b):
                 a, b, pa, pb = b, a, pb, pa
-            tally[(a, b)][0 if pa < pb else 1 if pa == pb else 2] += 1
+            tally[(a, b)][_result(pa, pb)] += 1
     out = []
-    for (a, b), (w, d, l) in sorted(tally.items(), key=lambda kv: (entrants.index(kv[0][0]), entrants.index(kv[0][1]))):
+    for (a, b), (w, d, l) in sorted(tally.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
         n = w + d + l
         out.append({"a": a, "b": b, "games": n, "wins": w, "draws": d, "losses": l,
                     "score_rate": (w + d / 2) / n, "ci95": wilson(w + d / 2, n)})
@@ -104,22 +163,29 @@ def head_to_head(records, entrants) -> list[dict]:
 def duplicate_effect(records, entrants) -> dict:
     """How much duplicate dice narrow the 95% CI of each pair's mean score difference.
 
-    Duplicate: the difference a - b is averaged over the rotations of each deal (every rotation saw the
-    same dice), and the CI comes from the spread of those deal means. Independent dice on the same
-    budget: a and b would roll independently in every game, so the difference of one game has
-    variance var(a) + var(b), estimated from the same games.
+    Duplicate: the difference a - b is averaged over the arrangements of each deal (all saw the same
+    dice), and the CI comes from the spread of those deal means. Independent dice on the same budget:
+    a and b would roll independently in every game, so the difference of one game has variance
+    var(a) + var(b), estimated from the same games.
+
+    The summary pools the pairs: it averages each side's variance per game (the variance of the mean
+    times the games) over the pairs, and takes the width ratio sqrt(dup / ind) and the equivalent number
+    of independent games ind / dup from those two averages, so games_factor = 1 / width_ratio².
     """
-    blocks = defaultdict(lambda: defaultdict(list))  # (a, b) -> (table, deal) -> [diff per rotation]
+    pos = _order(entrants)
+    blocks = defaultdict(lambda: defaultdict(list))  # (a, b) -> (table, deal) -> [(a's, b's score)]
     for r in ordered(records):
+        ok = clean_seats(r)
         for i, j in opponents(r):
-            if r["faults"][i] is not None or r["faults"][j] is not None:
+            if not (ok[i] and ok[j]):
                 continue
             a, b, sa, sb = r["agents"][i], r["agents"][j], r["totals"][i], r["totals"][j]
-            if entrants.index(a) > entrants.index(b):
+            if pos(a) > pos(b):
                 a, b, sa, sb = b, a, sb, sa
             blocks[(a, b)][(r["table"], r["deal"])].append((sa, sb))
     pairs = []
-    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (entrants.index(kv[0][0]), entrants.index(kv[0][1]))):
+    per_game = []                                    # (duplicate, independent) variance per game, per pair
+    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
         if len(deals) < 2:
             continue
         means = np.array([np.mean([x - y for x, y in g]) for g in deals.values()])
@@ -135,9 +201,95 @@ def duplicate_effect(records, entrants) -> dict:
                       "ci95_independent": [diff - half_ind, diff + half_ind],
                       "width_ratio": half_dup / half_ind if half_ind > 0 else None,
                       "games_factor": var_ind / var_dup if var_dup > 0 else None})
-    ratios = [p["width_ratio"] for p in pairs if p["width_ratio"] is not None]
-    factors = [p["games_factor"] for p in pairs if p["games_factor"] is not None]
-    summary = {"pairs": len(pairs),
-               "mean_width_ratio": float(np.mean(ratios)) if ratios else None,
-               "mean_games_factor": float(np.mean(factors)) if factors else None}
+        if var_ind > 0:
+            per_game.append((var_dup * n, var_ind * n))
+    dup = float(np.mean([d for d, _ in per_game])) if per_game else None
+    ind = float(np.mean([i for _, i in per_game])) if per_game else None
+    summary = {"pairs": len(pairs), "variance_per_game_duplicate": dup, "variance_per_game_independent": ind,
+               "width_ratio": math.sqrt(dup / ind) if per_game else None,
+               "games_factor": ind / dup if per_game and dup > 0 else None}
     return {"summary": summary, "pairs": pairs}
+
+
+def contributions(r) -> list[tuple[int, int, int]]:
+    """Per seat of one game: (turns, box points, bonus points) of the boxes it scored itself, from the log's
+    scoring entries. A sheet's seats add up to its total."""
+    out = [[0, 0, 0] for _ in r["agents"]]
+    for e in r["log"]:
+        if "box" in e:
+            c = out[e["seat"]]
+            c[0] += 1
+            c[1] += e["points"]
+            c[2] += e["bonus"]
+    return [tuple(c) for c in out]
+
+
+def team_stats(records, entrants) -> dict | None:
+    """Team results and each agent's own share, for games where seats share sheets (None if there are none).
+
+    partnerships: per set of entrants that wrote one sheet: games, team score, wins/draws/losses against
+    each opposing sheet, score rate, mean place. sheets: the same per sheet position (sheet 1 plays
+    first). contributions: per agent, the boxes it scored on its team's sheet: turns, box points and
+    bonus points per game, points per turn, and its share of the team total. pairs: how often each pair of
+    entrants were partners and opponents (the schedule makes these equal for every pair).
+    """
+    records = [r for r in ordered(records) if len(set(sheets_of(r))) < len(r["agents"])]
+    if not records:
+        return None
+    pos = _order(entrants)
+    team_games = defaultdict(list)       # partnership -> [(total or None, place, results vs other sheets)]
+    slot_games = defaultdict(list)       # sheet index -> [(total or None, place)]
+    share = defaultdict(list)            # agent -> [(turns, box points, bonus, team total)]
+    met = defaultdict(lambda: [0, 0])    # (a, b) -> [partnered, opposed] games
+    for r in records:
+        sheet, ok = sheets_of(r), clean_seats(r)
+        seats_on = defaultdict(list)
+        for s, i in enumerate(sheet):
+            seats_on[i].append(s)
+        place = {i: r["places"][seats[0]] for i, seats in seats_on.items()}
+        total = {i: r["totals"][seats[0]] if ok[seats[0]] else None for i, seats in seats_on.items()}
+        for i, seats in seats_on.items():
+            team = tuple(sorted((r["agents"][s] for s in seats), key=pos))
+            results = [_result(place[i], place[j]) for j in seats_on if j != i]
+            team_games[team].append((total[i], place[i], results))
+            slot_games[i].append((total[i], place[i]))
+        for s, (turns, points, bonus) in enumerate(contributions(r)):
+            if ok[s]:
+                share[r["agents"][s]].append((turns, points, bonus, r["totals"][s]))
+        for i, j in combinations(range(len(sheet)), 2):
+            a, b = sorted((r["agents"][i], r["agents"][j]), key=pos)
+            met[(a, b)][0 if sheet[i] == sheet[j] else 1] += 1
+
+    def results_of(games) -> dict:
+        totals = [t for t, _, _ in games if t is not None]
+        w, d, l = (sum(res.count(k) for _, _, res in games) for k in range(3))
+        n = w + d + l
+        out = {"games": len(games), **describe_scores(totals), "wins": w, "draws": d, "losses": l,
+               "score_rate": (w + d / 2) / n if n else None, "ci95_score_rate": wilson(w + d / 2, n),
+               "mean_place": float(np.mean([p for _, p, _ in games]))}
+        out.pop("n")
+        return out
+
+    partnerships = [{"team": list(team), **results_of(games)} for team, games in team_games.items()]
+    partnerships.sort(key=lambda x: (-(x["score_rate"] or 0), [pos(a) for a in x["team"]]))
+    sheets = []
+    for i, games in sorted(slot_games.items()):
+        totals = [t for t, _ in games if t is not None]
+        sheets.append({"sheet": i + 1, "games": len(games), "mean": float(np.mean(totals)) if totals else None,
+                       "first_places": sum(1 for _, p in games if p == 1)})
+    contrib = {}
+    for name in entrants:
+        rows = np.array(share.get(name, []), dtype=float).reshape(-1, 4)
+        if not len(rows):
+            contrib[name] = {"games": 0}
+            continue
+        turns, points, bonus, total = rows.T
+        own = points + bonus
+        contrib[name] = {"games": len(rows), "turns_per_game": float(turns.mean()),
+                         "box_points_per_game": float(points.mean()), "bonus_per_game": float(bonus.mean()),
+                         **{k: v for k, v in describe_scores(own).items() if k in ("mean", "ci95")},
+                         "points_per_turn": float(own.sum() / turns.sum()) if turns.sum() else None,
+                         "share_of_team_total": float(own.sum() / total.sum()) if total.sum() else None}
+    pairs = [{"a": a, "b": b, "partnered": p, "opposed": o}
+             for (a, b), (p, o) in sorted(met.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1])))]
+    return {"partnerships": partnerships, "sheets": sheets, "contributions": contrib, "pairs": pairs}

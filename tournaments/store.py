@@ -8,8 +8,8 @@ game key (first one wins), and a torn last line left by a killed run is cut off 
   `close()`; a second run on the folder is refused with the first one's pid. The kernel drops the lock
   when its holder dies, so a lock left by a killed run is simply taken over.
 - **Checked records.** Every line read (and every record appended) is checked against the folder's
-  config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, it
-  must carry the config hash, and every number the report reads must have the right shape and a value
+  config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
+  config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
   the rules allow. A line that fails is a `CommandError` naming the file and line, never a game.
 - **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
   into; in a tournament folder only the store, the lock and the report's own files are written.
@@ -38,7 +38,7 @@ OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this p
 MAX_META_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20                     # a record of 8 seats x 3 columns with its move log is ~100 KB
 RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
-               "upper_bonus", "extra_bonus", "faults", "log", "config_hash")
+               "upper_bonus", "extra_bonus", "faults", "log")
 
 
 class Expected(NamedTuple):
@@ -297,8 +297,8 @@ class Store:
         return out
 
     def _damaged(self, number: int, problem: str):
-        raise CommandError(f"{self.games_path}: line {number}: {problem}; the store is damaged (remove that line, "
-                           f"or the folder, and rerun)")
+        raise CommandError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
+                           f"another version (remove that line and rerun, or play into a new folder)")
 
     # ---- writing ---------------------------------------------------------------------------------
     def append(self, lines) -> None:
@@ -347,7 +347,7 @@ def _wholes(x, n: int, lo: int, hi: int | None = None) -> bool:
 def check_record(rec, expected: Expected) -> str | None:
     """What is wrong with a store record for this tournament, or None when it is a game of it.
 
-    Checked: the keys the report reads; the config hash; the game key is scheduled and table, deal,
+    Checked: the keys the report reads; the config hash (when the record carries it); the game key is scheduled and table, deal,
     rotation, seed and seats are that job's; per seat its sheet index, total, place, bonuses and fault
     have the right type and range; each sheet has the rules' columns x boxes, with points each box can
     hold; every total is its sheet plus its bonuses."""
@@ -357,7 +357,7 @@ def check_record(rec, expected: Expected) -> str | None:
     missing = [k for k in RECORD_KEYS if k not in rec]
     if missing:
         return f"not a game record (no {missing[0]!r})"
-    if rec["config_hash"] != config_hash:
+    if rec.get("config_hash", config_hash) != config_hash:   # stores written before records carried it
         return (f"written for another tournament (config hash {str(rec['config_hash'])[:40]!r}, this folder's is "
                 f"{config_hash})")
     key = rec["key"]

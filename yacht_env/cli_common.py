@@ -1,32 +1,78 @@
-"""Options every `yacht` command shares, and how a command reports a clean error."""
+"""Options every `yacht` command shares, and how a command reports a clean error.
+
+Library code raises `yacht_env.config.ConfigError` (rule files, configs, values) and command modules
+raise `CommandError` (a command-line problem); `tournaments.cli.main` prints either as one line
+`yacht CMD: error: ...` and exits with status 2.
+"""
 import argparse
 import json
 import sys
 
-from .rules import RuleError, load, parse_sets
+from .config import MAX_SEED, ConfigError
+from .rules import load, parse_sets, rules_block
+
+RULES_HELP = ("rule set: a preset name (yacht, classic, ...: `yacht rules --list`) or a rules file named "
+              "with a path or a .yaml suffix (./mine.yaml)")
 
 
 class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2, no traceback."""
 
 
-def add_common(parser: argparse.ArgumentParser, rules=True, seed=True, out=False) -> None:
-    """Add --rules/--set, --seed, --json and (optionally) --out."""
+USER_ERRORS = (CommandError, ConfigError)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line: `yacht CMD: error: ...`, exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def seed_arg(text: str) -> int:
+    """A `--seed` value: a whole number 0 .. 2^63 - 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {MAX_SEED}, got {text!r}")
+    return value
+
+
+def add_common(parser: argparse.ArgumentParser, rules=True, seed=True, out=False, config=False) -> None:
+    """Add --rules/--set (rules=True), --seed (seed=True), --json and --out (out=True, or the help text).
+
+    config=True: the command reads a config file, and --rules/--set/--seed change its values
+    (their defaults are the config's)."""
     if rules:
-        parser.add_argument("--rules", default="yacht", metavar="NAME|PATH",
-                            help="rule set: a preset name or a YAML file (default: yacht)")
+        if config:
+            parser.add_argument("--rules", default=None, metavar="NAME|PATH",
+                                help=RULES_HELP + "; replaces the config's rules")
+        else:
+            parser.add_argument("--rules", default="yacht", metavar="NAME|PATH", help=RULES_HELP + " (default: yacht)")
         parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                            help="override a rule key, e.g. --set joker=free (repeatable)")
+                            help="override a rule key, e.g. --set joker=free (repeatable)"
+                                 + ("; adds to the config's set:" if config else ""))
     if seed:
-        parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        if config:
+            parser.add_argument("--seed", type=seed_arg, default=None, help="seed (replaces the config's)")
+        else:
+            parser.add_argument("--seed", type=seed_arg, default=0, help="random seed (default: 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     if out:
-        parser.add_argument("--out", default=None, metavar="DIR", help="folder for files written")
+        parser.add_argument("--out", default=None, metavar="DIR",
+                            help=out if isinstance(out, str) else "folder for files written")
 
 
 def rules_from_args(args):
     """The RuleSet named by --rules with every --set applied."""
     return load(args.rules, **parse_sets(args.overrides))
+
+
+def rules_block_from_args(args) -> dict:
+    """`{"name", "set", "hash"}` of the rules named by --rules/--set, for a command's --json result."""
+    return rules_block(rules_from_args(args), parse_sets(args.overrides))
 
 
 def emit_json(doc) -> None:
@@ -41,6 +87,3 @@ def _plain(x):
     if isinstance(x, np.ndarray):
         return x.tolist()
     raise TypeError(f"cannot write {type(x).__name__} as JSON")
-
-
-USER_ERRORS = (CommandError, RuleError)

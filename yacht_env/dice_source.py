@@ -8,15 +8,39 @@ the same dice see the same rolls (duplicate dice).
 """
 import numpy as np
 
-from .kernels import die_value, splitmix64
+from .kernels import SEED_START, decision_uniforms_of, die_value, seed_step, seed_steps
 
 
 def game_seed(*parts) -> int:
     """A 64-bit game seed from integers (e.g. tournament seed, table, game number)."""
-    h = np.uint64(0x59A17E)
+    h = SEED_START
     for p in parts:
-        h = np.uint64(splitmix64(h ^ np.uint64(splitmix64(np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))))
+        h = np.uint64(seed_step(h, np.uint64(int(p) & 0xFFFFFFFFFFFFFFFF)))
     return int(h)
+
+
+def game_seeds(*parts, last) -> np.ndarray:
+    """game_seed(*parts, k) for every k in `last` (uint64 array), computed at once."""
+    h = np.uint64(game_seed(*parts)) if parts else SEED_START
+    ks = np.asarray(last, np.int64).astype(np.uint64)
+    out = np.empty(ks.shape[0], np.uint64)
+    seed_steps(h, ks, out)
+    return out
+
+
+def decision_uniforms(seeds, seats, rounds, rolls_used, stream: int = 0) -> np.ndarray:
+    """Uniform numbers in [0, 1), one per decision, for players' random choices.
+
+    Counter-based like the dice: the number of a decision is a hash of (game seed, seat, the sheet's
+    turn, rolls used this turn, stream), so an agent makes the same random choice in a game whether
+    it plays that game alone or among thousands in a batch. `stream` separates independent choices
+    at one decision (e.g. a coin, then a move).
+    """
+    seeds = np.ascontiguousarray(seeds, np.uint64)
+    out = np.empty(seeds.shape[0])
+    decision_uniforms_of(seeds, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(rounds, np.int64),
+                         np.ascontiguousarray(rolls_used, np.int64), int(stream), out)
+    return out
 
 
 class SeededDice:

@@ -29,8 +29,9 @@ stream s deals the dice of `Game(rules, seed=yacht_env.dice_source.game_seed(s, 
 import gymnasium as gym
 import numpy as np
 
-from .batch import ROLLS_USED, TOTAL, TURN, UPPER, YACHT50, Batch
-from .dice import NUM_HOLDS
+from .actions import action_name, as_action, legal_summary
+from .batch import Batch
+from .engine import ROLLS_USED, TURN, UPPER, YACHT50
 from .game import IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .rules import RuleSet, load
@@ -49,23 +50,6 @@ def check_choice(name: str, value, choices) -> None:
 def resolve_rules(rules, overrides) -> RuleSet:
     """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
     return load(rules, **overrides)
-
-
-def action_name(rules: RuleSet, action: int) -> str:
-    """'roll all' / 'hold 0,2' / 'score full_house' (with @column when there are several)."""
-    if action < NUM_HOLDS:
-        held = [str(i) for i in range(5) if action >> i & 1]
-        return "hold " + ",".join(held) if held else "roll all"
-    c, b = divmod(action - NUM_HOLDS, len(rules.boxes))
-    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
-
-
-def legal_summary(rules: RuleSet, mask) -> str:
-    """The legal actions of a mask, readable: '0-30 (re-roll), 31 score ones, ...'."""
-    legal = np.flatnonzero(mask)
-    parts = ["0-30 (re-roll holding bit-marked dice)"] if mask[0] else []
-    parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= NUM_HOLDS]
-    return ", ".join(parts)
 
 
 class YachtEnv(gym.Env):
@@ -105,9 +89,7 @@ class YachtEnv(gym.Env):
     def step(self, action):
         if self._over:
             raise RuntimeError("the episode is over; call reset() before step()")
-        a = int(action)
-        if not 0 <= a < self._n:
-            raise ValueError(f"action {action!r} is not in 0..{self._n - 1}")
+        a = as_action(action, self._n)
         b = self._batch
         if self.illegal_action == "raise" and not b.mask[0, a]:
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
@@ -125,20 +107,21 @@ class YachtEnv(gym.Env):
         b = self._batch
         if self.obs_mode == "flat":
             return b.obs[0].copy()
-        return dict_obs(self.rules, b.dice[0], b.state[0, ROLLS_USED], b.state[0, TURN], b.scores[0],
-                        b.preview[0], b.cols[0, :, UPPER], b.cols[0, :, YACHT50])
+        e = b.engine
+        return dict_obs(self.rules, e.dice[0], e.ints[0, ROLLS_USED], e.ints[0, TURN], e.scores[0, 0],
+                        e.preview[0], e.cols[0, 0, :, UPPER], e.cols[0, 0, :, YACHT50])
 
     def _info(self, illegal: bool) -> dict:
         b = self._batch
-        return {"action_mask": b.mask[0].copy(), "total": b.state.item(0, TOTAL), "game_seed": self._game_seed,
+        return {"action_mask": b.mask[0].copy(), "total": b.total(0), "game_seed": self._game_seed,
                 "illegal_action": illegal}
 
     def render(self):
         if self.render_mode != "ansi":
             return None
-        b = self._batch
-        return render_sheet(self.rules, b.dice[0], b.rolls_left(0), int(b.state[0, TURN]), b.scores[0],
-                            b.preview[0], b.total(0), over=self._over)
+        b, e = self._batch, self._batch.engine
+        return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],
+                            e.preview[0], b.total(0), over=self._over)
 
 
 def render_sheet(rules: RuleSet, dice, rolls_left: int, turn: int, scores, preview, total: int,

@@ -1,21 +1,21 @@
 """One game of Yacht: 1-8 seats, any rule set, holds, scoring, joker, undo, ties.
 
-A turn starts in phase "roll": the seat must `roll()` all five dice. In phase
-"decide" it may re-roll with a hold pattern while rolls remain, or `score` one
-open box, which ends the turn. Until the next roll, `undo()` gives the same
-dice back. Dice are kept sorted, so hold bit i always means the i-th smallest die.
+A `Game` is a friendly view of one table of `yacht_env.engine.State`: every roll and every score goes
+through the engine's compiled transition, so a game played here and the same game played in a batch
+are the same game.
 
-Actions (shared with the environments and agents): 0..30 re-roll holding the
-dice whose bits are set (31, holding all five, is not an action: score instead);
-31 + column * n_boxes + box scores a box.
+A turn starts in phase "roll": the seat must `roll()` all five dice. In phase "decide" it may re-roll
+with a hold pattern while rolls remain, or `score` one open box, which ends the turn. Until the next
+roll, `undo()` gives the same dice back. Dice are kept sorted, so hold bit i always means the i-th
+smallest die. Actions (`apply`, `legal_mask`) use the encoding of `yacht_env.actions`.
 """
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from .dice import NUM_HOLDS, roll_index
+from . import actions
+from .actions import NUM_HOLDS
 from .dice_source import SeededDice
-from .kernels import box_options, upper_bonus_gain
+from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
+                     roll_one, score_one)
 from .rules import RuleSet, load
 
 
@@ -23,36 +23,60 @@ class IllegalMove(ValueError):
     """A move the rules do not allow; the game state is left untouched."""
 
 
-@dataclass
 class Sheet:
-    """One score sheet (a player's, or a team's): `columns` x boxes, -1 = open."""
-    scores: np.ndarray
-    upper: np.ndarray          # upper-section total per column
-    upper_bonus: np.ndarray    # upper bonus earned per column
-    extra_bonus: np.ndarray    # extra-Yacht bonuses earned per column (points)
-    extra_yachts: np.ndarray = field(default=None)  # how many extra-Yacht bonuses per column
+    """One score sheet of a game (a player's, or a team's), read from the engine's arrays.
 
-    @classmethod
-    def empty(cls, columns: int, n_boxes: int) -> "Sheet":
-        z = np.zeros(columns, dtype=np.int64)
-        return cls(np.full((columns, n_boxes), -1, dtype=np.int64), z.copy(), z.copy(), z.copy(), z.copy())
+    The arrays are read-only views: change a sheet by hand with `Game.set_sheet`.
+    """
 
-    def copy(self) -> "Sheet":
-        return Sheet(*(a.copy() for a in (self.scores, self.upper, self.upper_bonus, self.extra_bonus,
-                                          self.extra_yachts)))
+    def __init__(self, state: State, table: int, sheet: int):
+        self._state, self._i, self._s = state, table, sheet
+
+    def _view(self, a) -> np.ndarray:
+        v = a.view()
+        v.flags.writeable = False
+        return v
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(columns, boxes) box scores, -1 = open."""
+        return self._view(self._state.scores[self._i, self._s])
+
+    def _col(self, k) -> np.ndarray:
+        return self._view(self._state.cols[self._i, self._s, :, k])
+
+    @property
+    def upper(self) -> np.ndarray:
+        """Upper-section total per column."""
+        return self._col(UPPER)
+
+    @property
+    def upper_bonus(self) -> np.ndarray:
+        """Upper bonus earned per column."""
+        return self._col(UPPER_BONUS)
+
+    @property
+    def extra_bonus(self) -> np.ndarray:
+        """Extra-Yacht bonus points earned per column."""
+        return self._col(EXTRA_BONUS)
+
+    @property
+    def extra_yachts(self) -> np.ndarray:
+        """How many extra-Yacht bonuses per column."""
+        return self._col(EXTRA_YACHTS)
 
     def filled_mask(self, column: int) -> int:
-        return sum(1 << b for b, s in enumerate(self.scores[column]) if s >= 0)
+        """Bit b set when box b of the column is filled."""
+        return int(self._state.cols[self._i, self._s, column, FILLED])
 
     @property
     def total(self) -> int:
         """Boxes plus every bonus."""
-        return int(np.where(self.scores >= 0, self.scores, 0).sum() + self.upper_bonus.sum()
-                   + self.extra_bonus.sum())
+        return int(self._state.totals[self._i, self._s])
 
     @property
     def full(self) -> bool:
-        return bool((self.scores >= 0).all())
+        return bool((self._state.scores[self._i, self._s] >= 0).all())
 
 
 class Game:
@@ -66,37 +90,80 @@ class Game:
 
     def __init__(self, rules="yacht", num_players: int = 1, seed: int = 0, dice=None, first_seat: int = 0,
                  **overrides):
-        self.rules: RuleSet = rules if isinstance(rules, RuleSet) and not overrides else load(rules, **overrides)
-        r = self.rules
-        if not isinstance(num_players, int) or not r.min_players <= num_players <= r.max_players:
-            raise ValueError(f"rules {r.name!r} allow {r.min_players} to {r.max_players} players, got {num_players}")
-        if r.teams and num_players % r.teams:
-            raise ValueError(f"{num_players} players cannot split into {r.teams} teams of equal size")
-        if not 0 <= first_seat < num_players:
-            raise ValueError(f"first_seat must be 0..{num_players - 1}, got {first_seat}")
-        self.num_players = num_players
-        self.num_sheets = r.teams or num_players
+        rules = rules if isinstance(rules, RuleSet) and not overrides else load(rules, **overrides)
+        rules.check_players(num_players)
+        if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat < num_players:
+            raise ValueError(f"first_seat must be 0..{num_players - 1}, got {first_seat!r}")
+        state = State(rules, 1, num_players)
+        state.reset([seed], first_seat)
+        self._bind(state, 0, dice if dice is not None else SeededDice(seed))
         self.seed = seed
-        self.dice_source = dice if dice is not None else SeededDice(seed)
-        self.first_seat = first_seat
-        self.tables = r.tables
-        self.n_boxes = len(r.boxes)
-        y = self.tables.yacht_box
-        self._yacht_points = r.boxes_spec[y].points if y >= 0 else None
-        self.num_actions = NUM_HOLDS + self.n_boxes * r.columns
-        self.sheets = [Sheet.empty(r.columns, self.n_boxes) for _ in range(self.num_sheets)]
-        self.turn = 0                  # turns played so far, all sheets together
-        self.phase = "roll"            # roll | decide | over
-        self.dice: tuple[int, ...] = ()
-        self.rolls_used = 0
+
+    @classmethod
+    def of_table(cls, state: State, table: int) -> "Game":
+        """A `Game` viewing table `table` of a batch (seeded dice, no move log); its moves change the batch."""
+        game = cls.__new__(cls)
+        game._bind(state, table, SeededDice(int(state.seeds[table])))
+        game.seed = int(state.seeds[table])
+        return game
+
+    def _bind(self, state: State, table: int, dice_source) -> None:
+        self._state, self._i = state, table
+        self._ints = state.ints[table]
+        self.rules: RuleSet = state.rules
+        self.tables = state.tables
+        self.num_players, self.num_sheets = state.num_players, state.num_sheets
+        self.n_boxes = len(self.rules.boxes)
+        self.num_actions = actions.num_actions(self.rules)
+        self.dice_source = dice_source
+        self._seeded = type(dice_source) is SeededDice and dice_source.seed == int(state.seeds[table])
+        self.sheets = [Sheet(state, table, s) for s in range(self.num_sheets)]
         self.log: list[dict] = []      # every roll and score, for replays and tournament stores
         self._undo = None
         self._tiebreak: dict | None = None
 
+    @property
+    def state(self) -> State:
+        """The engine arrays this game is a view of (`table` is its row)."""
+        return self._state
+
+    @property
+    def table(self) -> int:
+        return self._i
+
     # ---- whose turn -------------------------------------------------------------------------
     @property
+    def first_seat(self) -> int:
+        return self._ints.item(FIRST)
+
+    @property
+    def turn(self) -> int:
+        """Turns played so far, all sheets together."""
+        return self._ints.item(TURN)
+
+    @property
+    def rolls_used(self) -> int:
+        return self._ints.item(ROLLS_USED)
+
+    @property
+    def phase(self) -> str:
+        """'roll' (the seat to move must roll), 'decide' (it has dice in hand) or 'over'."""
+        ints = self._ints
+        if ints.item(TURN) >= self._state.turns:
+            return "over"
+        return "decide" if ints.item(ROLLS_USED) else "roll"
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The five dice in hand, sorted; () when none are."""
+        if self.phase != "decide":
+            return ()
+        return tuple(self._state.dice[self._i].tolist())
+
+    @property
     def current_seat(self) -> int:
-        return (self.first_seat + self.turn) % self.num_players
+        ints = self._ints
+        return (ints.item(FIRST) + ints.item(TURN)) % self.num_players
 
     def sheet_of(self, seat: int) -> int:
         """The sheet a seat writes on (its own, or its team's)."""
@@ -122,49 +189,49 @@ class Game:
     # ---- moves ------------------------------------------------------------------------------
     def roll(self, hold=0) -> tuple[int, ...]:
         """Roll the dice not held. hold: a bit mask (bit i keeps sorted die i) or a list of positions."""
-        if self.phase == "over":
+        phase = self.phase
+        if phase == "over":
             raise IllegalMove("the game is over; no more rolls")
-        mask = hold if isinstance(hold, (int, np.integer)) else sum(1 << int(i) for i in set(hold))
-        if self.phase == "roll":
+        mask = self._hold_mask(hold)
+        if phase == "roll":
             if mask:
-                raise IllegalMove(f"the first roll of a turn rolls all five dice; cannot hold {self._held(mask)}")
-        else:
-            if self.rolls_left <= 0:
-                raise IllegalMove(f"no rolls left (limit {self.rules.rolls_per_turn} per turn); score a box: "
-                                  f"{', '.join(self.legal_boxes())}")
-            if not 0 <= mask < 31:
-                raise IllegalMove(f"hold pattern {mask} is not 0..30 (holding all five dice means scoring)")
-        held = [d for i, d in enumerate(self.dice) if mask >> i & 1]
-        new = self.dice_source.draw(self.current_sheet, self.round, self.rolls_used, 5 - len(held))
-        self.dice = tuple(sorted(held + [int(d) for d in new]))
-        self.rolls_used += 1
-        self.phase = "decide"
+                raise IllegalMove(f"the first roll of a turn rolls all five dice; cannot hold "
+                                  f"{actions.held_positions(mask)}")
+        elif self.rolls_left <= 0:
+            raise IllegalMove(f"no rolls left (limit {self.rules.rolls_per_turn} per turn); score a box: "
+                              f"{', '.join(self.legal_boxes())}")
+        st = self._state
+        if not self._seeded:
+            n = 5 - bin(mask).count("1")
+            faces = list(self.dice_source.draw(self.current_sheet, self.round, self.rolls_used, n))
+            if len(faces) != n or not all(isinstance(f, (int, np.integer)) and 1 <= f <= 6 for f in faces):
+                raise ValueError(f"the dice source gave {faces!r} for {n} dice (faces 1..6 are needed)")
+            st.faces[self._i, :n] = faces
+        roll_one(self._i, mask, self._seeded, self.num_players, self.num_sheets, st.seeds, st.ints, st.dice,
+                 st.faces, st.cols, st.preview, st.extra, *st.tables)
         self._undo = None
-        self.log.append({"seat": self.current_seat, "hold": int(mask), "dice": list(self.dice)})
+        self.log.append({"seat": self.current_seat, "hold": mask, "dice": list(self.dice)})
         return self.dice
 
-    def _held(self, mask: int) -> list[int]:
-        return [i for i in range(5) if mask >> i & 1]
-
-    def _options(self, column: int) -> tuple[np.ndarray, int]:
-        sheet = self.sheets[self.current_sheet]
-        out = np.empty(self.n_boxes, dtype=np.int32)
-        y = self.tables.yacht_box
-        yacht50 = y >= 0 and sheet.scores[column, y] == self._yacht_points
-        extra = box_options(self.tables, sheet.filled_mask(column), bool(yacht50), roll_index(self.dice), out)
-        return out, int(extra)
+    def _hold_mask(self, hold) -> int:
+        if isinstance(hold, (int, np.integer)) and not isinstance(hold, (bool, np.bool_)):
+            mask = int(hold)
+        else:
+            try:
+                positions = {actions.as_action(p, 5) for p in hold}
+            except (TypeError, ValueError):
+                raise IllegalMove(f"hold must be a bit mask 0..30 or die positions 0..4, got {hold!r}") from None
+            mask = sum(1 << p for p in positions)
+        if not 0 <= mask < NUM_HOLDS:
+            raise IllegalMove(f"hold pattern {mask} is not 0..30 (holding all five dice means scoring)")
+        return mask
 
     def preview(self) -> dict[tuple[int, str], int]:
         """What each box the rules allow would score now: {(column, box): points}, joker values included."""
         if self.phase != "decide":
             return {}
-        out = {}
-        for c in range(self.rules.columns):
-            pts, _ = self._options(c)
-            for b, p in enumerate(pts):
-                if p >= 0:
-                    out[(c, self.rules.boxes[b])] = int(p)
-        return out
+        pts = self._state.preview[self._i]
+        return {(int(c), self.rules.boxes[b]): int(pts[c, b]) for c, b in zip(*np.nonzero(pts >= 0))}
 
     def legal_boxes(self) -> list[str]:
         """Boxes that may be scored now, as `box` or `box@column` when there are several columns."""
@@ -173,7 +240,7 @@ class Game:
         return [f"{b}@{c + 1}" for (c, b) in self.preview()]
 
     def _box_index(self, box) -> int:
-        if isinstance(box, (int, np.integer)):
+        if isinstance(box, (int, np.integer)) and not isinstance(box, (bool, np.bool_)):
             if not 0 <= box < self.n_boxes:
                 raise IllegalMove(f"box index {box} is not 0..{self.n_boxes - 1}")
             return int(box)
@@ -183,119 +250,122 @@ class Game:
 
     def score(self, box, column: int = 0) -> int:
         """Score the dice in an open box (by id or index); ends the turn. Returns the points gained."""
-        if self.phase != "decide":
-            raise IllegalMove("roll the dice first" if self.phase == "roll" else "the game is over")
+        phase = self.phase
+        if phase != "decide":
+            raise IllegalMove("roll the dice first" if phase == "roll" else "the game is over")
         b = self._box_index(box)
-        if not 0 <= column < self.rules.columns:
-            raise IllegalMove(f"column {column} is not 0..{self.rules.columns - 1}")
-        pts, extra = self._options(column)
+        if isinstance(column, (bool, np.bool_)) or not isinstance(column, (int, np.integer)) \
+                or not 0 <= column < self.rules.columns:
+            raise IllegalMove(f"column {column!r} is not 0..{self.rules.columns - 1}")
+        st, i = self._state, self._i
         name = self.rules.boxes[b]
-        if pts[b] < 0:
-            sheet = self.sheets[self.current_sheet]
-            why = "is already filled" if sheet.scores[column, b] >= 0 else "is not allowed by the joker rule now"
+        points = int(st.preview[i, column, b])
+        if points < 0:
+            why = ("is already filled" if self.sheets[self.current_sheet].scores[column, b] >= 0
+                   else "is not allowed by the joker rule now")
             raise IllegalMove(f"box {name!r} {why}; legal boxes: {', '.join(self.legal_boxes())}")
-        sheet = self.sheets[self.current_sheet]
-        self._undo = (self.current_sheet, sheet.copy(), self.dice, self.rolls_used, len(self.log))
-        points = int(pts[b])
-        ub = int(upper_bonus_gain(self.tables, int(sheet.upper[column]), points, b))
-        sheet.scores[column, b] = points
-        if self.tables.box_face[b]:
-            sheet.upper[column] += points
-        sheet.upper_bonus[column] += ub
-        sheet.extra_bonus[column] += extra
-        sheet.extra_yachts[column] += extra > 0
-        self.log.append({"seat": self.current_seat, "box": name, "column": column, "points": points,
-                         "bonus": ub + extra})
-        self.turn += 1
-        self.rolls_used = 0
-        self.dice = ()
-        self.phase = "over" if all(s.full for s in self.sheets) else "roll"
-        return points + ub + extra
+        seat, s = self.current_seat, self.current_sheet
+        self._undo = (s, st.ints[i].copy(), st.preview[i].copy(), st.extra[i].copy(), st.scores[i, s].copy(),
+                      st.cols[i, s].copy(), int(st.totals[i, s]), len(self.log))
+        gain = int(score_one(i, int(column), b, st.ypts, self.num_players, self.num_sheets, st.ints, st.cols,
+                             st.scores, st.totals, st.preview, st.extra, *st.tables))
+        self.log.append({"seat": seat, "box": name, "column": int(column), "points": points, "bonus": gain - points})
+        return gain
 
     def undo(self) -> None:
         """Take back the last scoring, with the same dice, until the next roll."""
         if self._undo is None:
             raise IllegalMove("nothing to undo (undo works after scoring, until the next roll)")
-        sheet_i, sheet, self.dice, self.rolls_used, n = self._undo
-        self.sheets[sheet_i] = sheet
+        st, i = self._state, self._i
+        s, ints, preview, extra, scores, cols, total, n = self._undo
+        st.ints[i], st.preview[i], st.extra[i] = ints, preview, extra
+        st.scores[i, s], st.cols[i, s], st.totals[i, s] = scores, cols, total
         del self.log[n:]
-        self.turn -= 1
-        self.phase = "decide"
+        self._undo = None
+        self._tiebreak = None
+
+    def set_sheet(self, sheet: int, scores, upper_bonus=None, extra_bonus=None) -> None:
+        """Write a sheet by hand (for positions, tests and replays): box scores as (columns, boxes) or, with
+        one column, (boxes,), -1 = open; upper totals, Yacht-50 flags and what the dice in hand would score
+        follow from them. Bonuses default to the upper bonus the totals earn and no extra-Yacht bonus."""
+        self._state.set_scores(self._i, sheet, scores, upper_bonus, extra_bonus)
         self._undo = None
         self._tiebreak = None
 
     # ---- joint actions ------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         """int8 mask over actions (holds 0..30, then boxes column-major); all zero outside 'decide'."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if self.phase != "decide":
-            return mask
-        if self.rolls_left > 0:
-            mask[:NUM_HOLDS] = 1
-        for c in range(self.rules.columns):
-            pts, _ = self._options(c)
-            mask[NUM_HOLDS + c * self.n_boxes: NUM_HOLDS + (c + 1) * self.n_boxes] = pts >= 0
-        return mask
+        return self._state.masks([self._i])[0]
 
-    def apply(self, action: int) -> None:
-        """Play a joint action (see the module docstring)."""
-        action = int(action)
-        if not 0 <= action < self.num_actions:
-            raise IllegalMove(f"action {action} is not 0..{self.num_actions - 1}")
-        if self.phase != "decide":
-            raise IllegalMove("roll the dice first" if self.phase == "roll" else "the game is over")
-        if action < NUM_HOLDS:
-            self.roll(action)
+    def apply(self, action) -> None:
+        """Play a joint action (`yacht_env.actions`): an integer, never a float or a string."""
+        try:
+            a = actions.as_action(action, self.num_actions)
+        except ValueError as e:
+            raise IllegalMove(str(e)) from None
+        phase = self.phase
+        if phase != "decide":
+            raise IllegalMove("roll the dice first" if phase == "roll" else "the game is over")
+        kind, *rest = actions.decode(self.rules, a)
+        if kind == "hold":
+            self.roll(rest[0])
         else:
-            c, b = divmod(action - NUM_HOLDS, self.n_boxes)
-            self.score(b, c)
+            self.score(rest[1], rest[0])
 
     def action_name(self, action: int) -> str:
         """Readable form of an action: 'hold 0,2' / 'roll all' / 'score full_house' (@column)."""
-        if action < NUM_HOLDS:
-            held = self._held(action)
-            return "roll all" if not held else "hold " + ",".join(str(i) for i in held)
-        c, b = divmod(action - NUM_HOLDS, self.n_boxes)
-        return f"score {self.rules.boxes[b]}" + (f"@{c + 1}" if self.rules.columns > 1 else "")
+        return actions.action_name(self.rules, action)
 
     # ---- results ----------------------------------------------------------------------------
     def totals(self) -> list[int]:
         """Total per seat (a team's seats share the team total)."""
-        return [self.sheets[self.sheet_of(s)].total for s in range(self.num_players)]
+        t = self._state.totals[self._i]
+        return [int(t[self.sheet_of(s)]) for s in range(self.num_players)]
 
     def sheet_totals(self) -> list[int]:
-        return [s.total for s in self.sheets]
+        return [int(t) for t in self._state.totals[self._i]]
 
     def tiebreak(self) -> dict:
         """Sudden-death roll-offs among sheets tied for first: {sheet: [sums...]} (empty when not needed)."""
         if self._tiebreak is None:
-            self._tiebreak = {}
-            totals = self.sheet_totals()
-            tied = [i for i, t in enumerate(totals) if t == max(totals)]
-            k = 0
-            while self.rules.tiebreak == "sudden_death" and len(tied) > 1 and self.phase == "over" and k < 100:
-                sums = {i: sum(self.dice_source.draw(i, self.rules.rounds + k, 0, 5)) for i in tied}
-                for i, v in sums.items():
-                    self._tiebreak.setdefault(i, []).append(v)
-                tied = [i for i in tied if sums[i] == max(sums.values())]
-                k += 1
+            self._tiebreak = tiebreak_rolls(self.rules, self.sheet_totals(), self.dice_source) \
+                if self.phase == "over" else {}
         return self._tiebreak
 
     def sheet_ranks(self) -> list[int]:
         """Place of each sheet (1 = best; equal totals share a place, the top tie broken per rules)."""
-        totals = self.sheet_totals()
-        tb = self.tiebreak()
-        key = [(t, tuple(tb.get(i, ()))) for i, t in enumerate(totals)]
-        return [1 + sum(1 for other in key if other > k) for k in key]
+        return ranks(self.sheet_totals(), self.tiebreak())
 
     def winners(self) -> list[int]:
         """Seats that won (all seats of a winning team; several when the win is shared)."""
         if self.phase != "over":
             return []
-        ranks = self.sheet_ranks()
-        return [s for s in range(self.num_players) if ranks[self.sheet_of(s)] == 1]
+        r = self.sheet_ranks()
+        return [s for s in range(self.num_players) if r[self.sheet_of(s)] == 1]
 
     def rematch(self, seed: int | None = None) -> "Game":
         """A new game with the same rules and seats; the first turn passes to the next seat."""
         return Game(self.rules, self.num_players, seed=self.seed + 1 if seed is None else seed,
                     first_seat=(self.first_seat + 1) % self.num_players)
+
+
+def tiebreak_rolls(rules: RuleSet, totals, dice_source) -> dict:
+    """Sudden-death roll-offs among the sheets tied for first, under `tiebreak: sudden_death`:
+    {sheet: [sum of five dice, ...]}, rolled at turns rounds, rounds + 1, ... of each tied sheet until
+    one sum is highest (at most 100 rounds). Empty when no roll-off is needed."""
+    out: dict = {}
+    tied = [i for i, t in enumerate(totals) if t == max(totals)]
+    k = 0
+    while rules.tiebreak == "sudden_death" and len(tied) > 1 and k < 100:
+        sums = {i: sum(int(d) for d in dice_source.draw(i, rules.rounds + k, 0, 5)) for i in tied}
+        for i, v in sums.items():
+            out.setdefault(i, []).append(v)
+        tied = [i for i in tied if sums[i] == max(sums.values())]
+        k += 1
+    return out
+
+
+def ranks(totals, tiebreak: dict) -> list[int]:
+    """Place of each sheet from its total and roll-off sums (1 = best; equal keys share a place)."""
+    key = [(t, tuple(tiebreak.get(i, ()))) for i, t in enumerate(totals)]
+    return [1 + sum(1 for other in key if other > k) for k in key]

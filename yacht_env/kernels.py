@@ -45,6 +45,35 @@ def die_value(seed, sheet, turn, roll, k):
     return np.int8(1 + (((h >> np.uint64(32)) * np.uint64(6)) >> np.uint64(32)))
 
 
+SEED_START = np.uint64(0x59A17E)
+
+
+@nb.njit(cache=True, inline="always")
+def seed_step(h, part):
+    """One link of `dice_source.game_seed`'s chain: the hash h extended by one integer part."""
+    return splitmix64(np.uint64(h) ^ splitmix64(np.uint64(part)))
+
+
+@nb.njit(cache=True)
+def seed_steps(h, parts, out):
+    """out[j] = seed_step(h, parts[j])."""
+    for j in range(parts.shape[0]):
+        out[j] = seed_step(h, parts[j])
+
+
+_DECISION_SALT = np.uint64(0xA6E17D0C15105EED)
+
+
+@nb.njit(cache=True)
+def decision_uniforms_of(seeds, seats, rounds, rolls_used, stream, out):
+    """out[j] = the uniform number in [0, 1) of decision j (see `dice_source.decision_uniforms`)."""
+    salt = splitmix64(np.uint64(stream) ^ _DECISION_SALT)
+    for j in range(seeds.shape[0]):
+        index = (np.uint64(seats[j]) * np.uint64(64) + np.uint64(rounds[j])) * np.uint64(8) + np.uint64(rolls_used[j])
+        h = splitmix64(splitmix64(np.uint64(seeds[j]) ^ salt) ^ splitmix64(index))
+        out[j] = (h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
 @nb.njit(cache=True, inline="always")
 def reroll(dice, hold, seed, sheet, turn, roll):
     """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""

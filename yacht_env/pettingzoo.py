@@ -26,7 +26,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .dice_source import game_seed
-from .env import action_name, check_choice, legal_summary, resolve_rules
+from .actions import action_name, as_action, legal_summary, num_actions
+from .env import check_choice, resolve_rules
 from .game import Game, IllegalMove
 from .table_obs import render_table, seat_obs, seat_space
 from .vs_env import VS_REWARDS
@@ -50,14 +51,11 @@ class raw_env(AECEnv):
         check_choice("render_mode", render_mode, (None, "ansi"))
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
-        if not isinstance(num_players, int) or not r.min_players <= num_players <= r.max_players:
-            raise ValueError(f"rules {r.name!r} allow {r.min_players} to {r.max_players} players, got {num_players!r}")
-        if r.teams and num_players % r.teams:
-            raise ValueError(f"{num_players} players cannot split into {r.teams} teams of equal size")
+        r.check_players(num_players)
         self.num_players, self.reward_mode, self.render_mode = num_players, reward, render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        n_actions = 31 + r.columns * len(r.boxes)
+        n_actions = num_actions(r)
         num_sheets = r.teams or num_players
         obs_space = spaces.Dict({"observation": seat_space(r, num_sheets),
                                  "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
@@ -101,11 +99,14 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         g = self.game
-        a = int(action)
         mask = g.legal_mask()
-        if not 0 <= a < len(mask) or not mask[a]:
-            raise IllegalMove(f"{agent}: action {a}{f' ({action_name(self.rules, a)})' if 0 <= a < len(mask) else ''}"
-                              f" is not legal now; legal: {legal_summary(self.rules, mask)}")
+        try:
+            a = as_action(action, len(mask))
+        except ValueError as e:
+            raise IllegalMove(f"{agent}: {e}") from None
+        if not mask[a]:
+            raise IllegalMove(f"{agent}: action {a} ({action_name(self.rules, a)}) is not legal now; "
+                              f"legal: {legal_summary(self.rules, mask)}")
         before = g.sheet_totals()
         g.apply(a)
         if g.phase == "roll":

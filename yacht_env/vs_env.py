@@ -28,7 +28,8 @@ import gymnasium as gym
 import numpy as np
 
 from .dice_source import game_seed
-from .env import ILLEGAL, OBS_MODES, action_name, check_choice, legal_summary, resolve_rules
+from .actions import action_name, as_action, legal_summary, num_actions
+from .env import ILLEGAL, OBS_MODES, check_choice, resolve_rules
 from .game import Game, IllegalMove
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_obs, seat_space
 
@@ -60,11 +61,10 @@ class YachtVsEnv(gym.Env):
         check_choice("render_mode", render_mode, (None, "ansi"))
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
-        if not isinstance(num_players, int) or not max(2, r.min_players) <= num_players <= r.max_players:
+        if not isinstance(num_players, int) or num_players < 2:
             raise ValueError(f"YachtVs-v0 needs {max(2, r.min_players)} to {r.max_players} players under rules "
                              f"{r.name!r}, got {num_players!r}")
-        if r.teams and num_players % r.teams:
-            raise ValueError(f"{num_players} players cannot split into {r.teams} teams of equal size")
+        r.check_players(num_players)
         if not (seat == "rotate" or isinstance(seat, int) and 0 <= seat < num_players):
             raise ValueError(f"seat must be 0..{num_players - 1} or 'rotate', got {seat!r}")
         if opponents is not None and not callable(opponents):
@@ -76,7 +76,7 @@ class YachtVsEnv(gym.Env):
         self.reward_mode, self.obs_mode, self.illegal_action = reward, obs_mode, illegal_action
         self.illegal_penalty, self.render_mode = float(illegal_penalty), render_mode
         self.num_sheets = r.teams or num_players
-        self.action_space = gym.spaces.Discrete(31 + r.columns * len(r.boxes))
+        self.action_space = gym.spaces.Discrete(num_actions(r))
         self.observation_space = (seat_space(r, self.num_sheets) if obs_mode == "flat"
                                   else seat_dict_space(r, self.num_sheets))
         self.game: Game | None = None
@@ -102,9 +102,7 @@ class YachtVsEnv(gym.Env):
         g = self.game
         if g is None or g.is_over:
             raise RuntimeError("the episode is over; call reset() before step()")
-        a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise ValueError(f"action {action!r} is not in 0..{self.action_space.n - 1}")
+        a = as_action(action, self.action_space.n)
         mask = g.legal_mask()
         if not mask[a]:
             if self.illegal_action == "raise":

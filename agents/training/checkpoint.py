@@ -17,10 +17,11 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import num_actions
 from yacht_env.obs import obs_size
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash
 
+from ..features import extra_size
 from .errors import ModelFileError
 
 FORMAT = "yacht-maskable-ppo/1"
@@ -182,8 +183,7 @@ def _network(config: dict, bad) -> tuple[list[int], list[int], str]:
 
 def _sizes(rules, config: dict) -> tuple[int, int]:
     """(observation size, action count) a policy trained with `config` needs to play `rules`."""
-    from .features import extra_size
-    return obs_size(rules) + extra_size(config), NUM_HOLDS + rules.columns * len(rules.boxes)
+    return obs_size(rules) + extra_size(config), num_actions(rules)
 
 
 def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:

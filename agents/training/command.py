@@ -1,48 +1,47 @@
 """`yacht train CONFIG`: train a MaskablePPO agent from a YAML config (see configs/train/)."""
-from yacht_env.cli_common import CommandError, emit_json
+from dataclasses import replace
 
+from yacht_env.cli_common import CommandError, add_common, emit_json
+from yacht_env.rules import parse_sets, rules_block, rules_hash
+
+from .config import MAX_EVAL_GAMES, load_config
 from .errors import ModelFileError
-from .config import ConfigError, load_config
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("train", help="train a MaskablePPO agent from a config (configs/train/*.yaml)",
                        description="Train a MaskablePPO agent on the batched Yacht env. Writes TensorBoard logs, "
                        "checkpoints, a learning curve and play-only model files (best.pt, final.pt) to the "
-                       "config's out folder; `learned:OUT/best.pt` plays the result.")
+                       "config's out folder; `learned:OUT/best.pt` plays the result. With --rules or --set the "
+                       "folder is OUT-<rules hash>, so a run under other rules never overwrites the config's own.")
     p.add_argument("config", metavar="CONFIG", help="training config (YAML), e.g. configs/train/ppo.yaml")
     p.add_argument("--resume", metavar="CHECKPOINT", default=None,
                    help="continue from a checkpoint (OUT/last.pt or OUT/checkpoints/step_N.pt)")
-    p.add_argument("--timesteps", type=int, default=None, metavar="N", help="override total_timesteps")
-    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    p.add_argument("--out", default=None, metavar="DIR", help="override the config's out folder")
+    p.add_argument("--timesteps", type=int, default=None, metavar="N", help="replace total_timesteps")
     p.add_argument("--evaluate", metavar="MODEL", default=None,
                    help="do not train: evaluate a model file on the config's rules and evaluation seeds")
     p.add_argument("--eval-seed", type=int, default=None, metavar="N",
-                   help="override eval_seed: evaluation game j deals the dice of stream N + j")
+                   help="replace eval_seed: evaluation game j deals the dice of stream N + j")
     p.add_argument("--games", type=int, default=None, metavar="N",
                    help="with --evaluate: number of games (default: the config's eval_games)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true", help="print the final evaluation as one JSON document")
+    add_common(p, config=True, out="replace the config's out folder")
 
 
 def run(args) -> int:
-    try:
-        cfg = load_config(args.config, total_timesteps=args.timesteps, seed=args.seed, out=args.out,
-                          eval_seed=args.eval_seed)
-    except ConfigError as e:
-        raise CommandError(str(e)) from None
-    if args.games is not None and (args.evaluate is None or args.games < 1):
-        raise CommandError("--games needs --evaluate and a positive number")
-    try:
-        if args.evaluate:
-            result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
-        else:
-            result = _train(cfg, args)
-    except (ConfigError, ModelFileError) as e:
-        raise CommandError(str(e)) from None
+    changes = {"total_timesteps": args.timesteps, "seed": args.seed, "out": args.out, "eval_seed": args.eval_seed,
+               "rules": args.rules, "set": parse_sets(args.overrides) or None}
+    cfg = load_config(args.config, **changes)
+    if (args.rules is not None or args.overrides) and args.out is None:
+        cfg = replace(cfg, out=f"{cfg.out}-{rules_hash(cfg.ruleset)[:8]}")
+    if args.games is not None and (args.evaluate is None or not 1 <= args.games <= MAX_EVAL_GAMES):
+        raise CommandError(f"--games needs --evaluate and a whole number from 1 to {MAX_EVAL_GAMES:,}")
+    if args.evaluate:
+        result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
+    else:
+        result = _train(cfg, args)
     if args.json:
-        emit_json(result.summary())
+        emit_json({**result.summary(), "rules": rules_block(cfg.ruleset, cfg.set)})
     else:
         print(result.line())
     return 0
@@ -64,7 +63,7 @@ def _evaluate(cfg, path, games: int):
     from .checkpoint import load_checkpoint
     from .evaluate import evaluate_model
     doc = load_checkpoint(path)
-    rules = load(cfg.rules, **cfg.overrides)
+    rules = cfg.ruleset
     if load(doc["rules"]) != rules:
         raise ModelFileError(f"{path} was trained on rules {doc['rules']['name']!r}, not on the config's "
                              f"{rules.name!r} (with its overrides)")

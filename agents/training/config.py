@@ -1,20 +1,29 @@
 """Training configs: a YAML file read into a checked `TrainConfig`.
 
-A config names the rule set, the seed, the step budget, the batched env size,
-MaskablePPO's hyperparameters, the network, how often to evaluate and to save.
-Every key is checked; a bad one raises `ConfigError` with the key and the reason.
+A config names the rule set (`rules:` and `set:`, as in tournament configs), the seed, the step
+budget, the batched env size, MaskablePPO's hyperparameters, the network, how often to evaluate
+and to save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises
+`ConfigError` naming the file, the key and what is allowed. The bounds keep a run finite and its
+memory in reach: at most `MAX_STEPS` env steps, a rollout of at most `MAX_ROLLOUT` steps, layers of
+at most `MAX_WIDTH` units, seeds that numpy and torch accept.
 """
-from dataclasses import MISSING, asdict, dataclass, field
+import string
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-import yaml
+from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
+                              read_yaml, text, whole)
+from yacht_env.rules import RuleError, RuleSet, load
 
 ACTIVATIONS = ("tanh", "relu")
 ALGOS = ("ppo", "bc")
-
-
-class ConfigError(ValueError):
-    """A training config that cannot be used; the message names the key."""
+MAX_STEPS = 2_000_000_000        # env steps of one run
+MAX_TRAIN_SEED = 2**31 - 1       # seed + steps done stays below 2^32, the most numpy's seeding takes
+MAX_EVAL_SEED = 2**62            # evaluation seeds eval_seed + j stay below 2^63
+MAX_EVAL_GAMES = 1_000_000
+MAX_ROLLOUT = 1 << 22            # n_steps x n_envs: one rollout's observations are held in memory
+MAX_WIDTH = 4096                 # units of one hidden layer
+MAX_LAYERS = 8
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,8 @@ class TrainConfig:
     """Everything `yacht train` needs; `out` is relative to the current folder."""
     name: str
     algo: str = "ppo"                  # ppo: MaskablePPO (reinforcement learning); bc: behaviour cloning
-    rules: str = "yacht"
-    overrides: dict = field(default_factory=dict)
+    rules: str = "yacht"               # a preset name or a rules file path
+    set: dict = field(default_factory=dict)   # rule overrides, as `--set key=value`
     seed: int = 0
     total_timesteps: int = 1_000_000
     n_envs: int = 64
@@ -81,6 +90,10 @@ class TrainConfig:
     def out_dir(self) -> Path:
         return Path(self.out.format(name=self.name))
 
+    @property
+    def ruleset(self) -> RuleSet:
+        return load(self.rules, **self.set)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["policy"]["pi"] = list(self.policy.pi)
@@ -89,106 +102,120 @@ class TrainConfig:
         return d
 
 
-def _check_section(cls, raw, where: str):
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected a mapping, got {type(raw).__name__}")
-    known = cls.__dataclass_fields__
-    unknown = sorted(set(raw) - set(known))
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(known)}")
-    out = {}
-    for key, value in raw.items():
-        default = known[key].default
-        kind = str if default is MISSING else float if default is None else type(default)
-        name = f"{where}.{key}" if where != "config" else key
-        if key in ("pi", "vf"):
-            if (not isinstance(value, list) or not value
-                    or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
-                raise ConfigError(f"{name}: expected a non-empty list of positive layer sizes, got {value!r}")
-            value = tuple(value)
-        elif key == "overrides":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{name}: expected a mapping of rule keys to values, got {value!r}")
-        elif kind is bool:
-            if not isinstance(value, bool):
-                raise ConfigError(f"{name}: expected true or false, got {value!r}")
-        elif kind is int:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{name}: expected an integer, got {value!r}")
-        elif kind is float:
-            if value is None and default is None:
-                pass
-            elif isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"{name}: expected a number, got {value!r}")
-            else:
-                value = float(value)
-        elif kind is str:
-            if not isinstance(value, str) or not value:
-                raise ConfigError(f"{name}: expected a non-empty string, got {value!r}")
-        out[key] = value
+def _whole(lo, hi):
+    return lambda source, key, value: whole(source, key, value, lo, hi)
+
+
+def _number(lo, hi, above=False):
+    return lambda source, key, value: number(source, key, value, lo, hi, above)
+
+
+def _or_null(check):
+    return lambda source, key, value: None if value is None else check(source, key, value)
+
+
+def _layers(source, key, value) -> tuple[int, ...]:
+    items(source, key, value, 1, MAX_LAYERS)
+    return tuple(whole(source, f"{key}[{i}]", v, 1, MAX_WIDTH) for i, v in enumerate(value))
+
+
+def _run_name(source, key, value) -> str:
+    name = text(source, key, value, 100)
+    if "/" in name or "\\" in name or name in (".", ".."):
+        raise ConfigError(source, key, f"must be a plain name, not a path (it names the run folder), got {name!r}")
+    return name
+
+
+def _out(source, key, value) -> str:
+    out = text(source, key, value, 1000)
+    try:
+        parts = list(string.Formatter().parse(out))
+    except ValueError:
+        parts = None
+    if parts is None or any(f is not None and (f != "name" or spec or conv) for _, f, spec, conv in parts):
+        raise ConfigError(source, key, f"a folder path in which only {{name}} may be used, got {out!r}")
     return out
 
 
-def _positive(name, value):
-    if value <= 0:
-        raise ConfigError(f"{name}: must be positive, got {value}")
+CHECKS = {
+    TrainConfig: {
+        "name": _run_name, "algo": lambda s, k, v: choice(s, k, v, ALGOS),
+        "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(mapping(s, k, v)),
+        "seed": _whole(0, MAX_TRAIN_SEED), "total_timesteps": _whole(1, MAX_STEPS), "n_envs": _whole(1, 65_536),
+        "reward_scale": _number(0, 1e6, above=True), "distinct_holds": flag, "dice_onehot": flag,
+        "upper_shaping": _number(0, 1e6), "eval_every": _whole(1, MAX_STEPS),
+        "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
+        "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256), "out": _out},
+    PPOConfig: {
+        "learning_rate": _number(0, 10, above=True), "final_learning_rate": _or_null(_number(0, 10)),
+        "n_steps": _whole(1, MAX_ROLLOUT), "batch_size": _whole(1, MAX_ROLLOUT), "n_epochs": _whole(1, 1000),
+        "gamma": _number(0, 1), "gae_lambda": _number(0, 1), "clip_range": _number(0, 10, above=True),
+        "ent_coef": _number(0, 10), "vf_coef": _number(0, 1e6), "max_grad_norm": _number(0, 1e6, above=True),
+        "normalize_advantage": flag},
+    BCConfig: {
+        "teacher": lambda s, k, v: text(s, k, v, 1000), "games": _whole(1, 100_000), "epochs": _whole(1, 10_000),
+        "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
+        "value_coef": _number(0, 1e6)},
+    PolicyConfig: {
+        "pi": _layers, "vf": _layers, "activation": lambda s, k, v: choice(s, k, v, ACTIVATIONS)},
+}
+SECTIONS = {"ppo": PPOConfig, "bc": BCConfig, "policy": PolicyConfig}
 
 
-def parse_config(raw: dict) -> TrainConfig:
-    """A checked `TrainConfig` from a mapping (as read from YAML)."""
-    if not isinstance(raw, dict):
-        raise ConfigError(f"a training config is a mapping of keys to values, got {type(raw).__name__}")
+def _section(cls, raw: dict, source, where: str, changed=()) -> dict:
+    """The checked values of one section's keys (`changed`: top-level keys from the command line)."""
+    names = [f.name for f in fields(cls) if f.name not in SECTIONS]
+    mapping(source, where, raw, names + (list(SECTIONS) if cls is TrainConfig else []))
+    out = {}
+    for key, value in raw.items():
+        if key in SECTIONS and cls is TrainConfig:
+            continue
+        at = f"{where}.{key}" if where != "top level" else key
+        out[key] = CHECKS[cls][key]("command line" if key in changed else source, at, value)
+    return out
+
+
+def parse_config(raw, source: str = "<config>", folder=None, **changes) -> TrainConfig:
+    """A checked `TrainConfig` from a mapping (as read from YAML).
+
+    `changes` are command-line values for top-level keys (None: not given); `set=` adds its keys
+    over the config's `set`. A relative rules path in the config is taken from `folder` (the config
+    file's folder); one from the command line from the working folder.
+    """
+    mapping(source, "top level", raw)
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if "set" in changes:
+        base = raw.get("set") if isinstance(raw.get("set"), dict) else {}
+        changes["set"] = {**base, **mapping("command line", "--set", changes["set"])}
+    raw = {**raw, **changes}
     if "name" not in raw:
-        raise ConfigError("name: missing (every config names its run)")
-    top = _check_section(TrainConfig, {k: v for k, v in raw.items() if k not in ("ppo", "bc", "policy")}, "config")
+        raise ConfigError(source, "name", "missing (every config names its run)")
+    top = _section(TrainConfig, raw, source, "top level", changed=changes)
     algo = top.get("algo", "ppo")
-    if algo not in ALGOS:
-        raise ConfigError(f"algo: must be one of {', '.join(ALGOS)}, got {algo!r}")
     unused = "bc" if algo == "ppo" else "ppo"
     if unused in raw:
-        raise ConfigError(f"{unused}: this section is not used by algo {algo!r}")
-    for key in ("ppo", "bc", "policy"):
-        if key in raw and not isinstance(raw[key], dict):
-            raise ConfigError(f"{key}: expected a mapping, got {raw[key]!r}")
-    ppo = PPOConfig(**_check_section(PPOConfig, raw.get("ppo", {}), "ppo"))
-    bc = BCConfig(**_check_section(BCConfig, raw.get("bc", {}), "bc"))
-    policy = PolicyConfig(**_check_section(PolicyConfig, raw.get("policy", {}), "policy"))
-    cfg = TrainConfig(**top, ppo=ppo, bc=bc, policy=policy)
-    for name in ("total_timesteps", "n_envs", "reward_scale", "eval_every", "eval_games", "checkpoint_every",
-                 "torch_threads"):
-        _positive(name, getattr(cfg, name))
-    for name in ("learning_rate", "n_steps", "batch_size", "n_epochs", "clip_range"):
-        _positive(f"ppo.{name}", getattr(ppo, name))
-    for name in ("gamma", "gae_lambda"):
-        if not 0.0 <= getattr(ppo, name) <= 1.0:
-            raise ConfigError(f"ppo.{name}: must be in [0, 1], got {getattr(ppo, name)}")
-    if cfg.upper_shaping < 0:
-        raise ConfigError(f"upper_shaping: must be >= 0, got {cfg.upper_shaping}")
-    for name in ("games", "epochs", "batch_size", "learning_rate"):
-        _positive(f"bc.{name}", getattr(bc, name))
-    if ppo.final_learning_rate is not None and ppo.final_learning_rate < 0:
-        raise ConfigError(f"ppo.final_learning_rate: must be >= 0, got {ppo.final_learning_rate}")
+        raise ConfigError(source, unused, f"this section is not used by algo {algo!r}")
+    sections = {key: cls(**_section(cls, raw.get(key, {}), source, key)) for key, cls in SECTIONS.items()}
+    cfg = TrainConfig(**top, **sections)
+    ppo = cfg.ppo
+    if algo == "ppo" and ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
+        raise ConfigError(source, "ppo.n_steps", f"one rollout is n_steps x n_envs = {ppo.n_steps * cfg.n_envs:,} "
+                                                 f"steps; at most {MAX_ROLLOUT:,}")
     if algo == "ppo" and ppo.batch_size > ppo.n_steps * cfg.n_envs:
-        raise ConfigError(f"ppo.batch_size: {ppo.batch_size} is larger than one rollout "
-                          f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
-    if policy.activation not in ACTIVATIONS:
-        raise ConfigError(f"policy.activation: must be one of {', '.join(ACTIVATIONS)}, got {policy.activation!r}")
+        raise ConfigError(source, "ppo.batch_size", f"{ppo.batch_size} is larger than one rollout "
+                                                    f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
+    rules_source = "command line" if "rules" in changes else source
+    if names_a_file(cfg.rules) and rules_source == source and folder is not None and not Path(cfg.rules).is_absolute():
+        cfg = replace(cfg, rules=str(Path(folder) / cfg.rules))
     try:
-        cfg.out.format(name=cfg.name)
-    except (KeyError, IndexError, ValueError) as e:
-        raise ConfigError(f"out: only {{name}} may be used in the path, got {cfg.out!r}") from e
+        cfg.ruleset
+    except RuleError as e:
+        raise ConfigError(rules_source, "rules", str(e)) from None
     return cfg
 
 
 def load_config(path, **changes) -> TrainConfig:
-    """Read and check a YAML training config; `changes` replace top-level keys (e.g. total_timesteps)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"no training config at {str(path)!r}")
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from e
-    if isinstance(raw, dict):
-        raw = {**raw, **{k: v for k, v in changes.items() if v is not None}}
-    return parse_config(raw)
+    """Read and check a YAML training config; `changes` replace top-level keys (e.g. total_timesteps)
+    as `parse_config` describes."""
+    raw = read_yaml(path, "training config")
+    return parse_config(raw, str(path), folder=Path(path).parent, **changes)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from yacht_env.rules import load
+from yacht_env.rules import load, rules_block
 
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
@@ -84,7 +84,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     """Train per `cfg` (resuming from checkpoint `resume` if given); returns a `Trained`."""
     from sb3_contrib import MaskablePPO
 
-    rules = load(cfg.rules, **cfg.overrides)
+    rules = cfg.ruleset
     out = cfg.out_dir
     doc = None
     if resume is not None:
@@ -123,6 +123,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     run_file = out / "run.json"
     run = json.loads(run_file.read_text()) if (doc and run_file.exists()) else {"versions": _versions(), "starts": []}
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
+                          "rules": rules_block(rules, cfg.set),
                           "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
                           "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
     run_file.write_text(json.dumps(run, indent=2) + "\n")

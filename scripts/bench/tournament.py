@@ -58,7 +58,7 @@ def startup(spec: str, copies: int, workers: int, executor: str) -> float:
 
 
 def run(args):
-    from yacht_env.cli_common import CommandError
+    from yacht_env.cli_common import USER_ERRORS
 
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     print(f"{'agent':<12}{'workers':>8}{'games':>7}{'seconds':>9}{'games/s':>9}{'speed-up':>10}"
@@ -68,7 +68,7 @@ def run(args):
         for w in args.workers:  # start the fork server and fill agent caches before any timing
             try:
                 startup(spec, args.copies, w, args.executor)
-            except CommandError:
+            except USER_ERRORS:
                 break
         try:
             for _ in range(args.repeat):
@@ -77,7 +77,7 @@ def run(args):
                     r["startup"] = startup(spec, args.copies, w, args.executor)
                     if w not in best or r["seconds"] < best[w]["seconds"]:
                         best[w] = r
-        except CommandError as e:
+        except USER_ERRORS as e:
             print(f"{spec:<12} skipped: {e}")
             continue
         base = best[args.workers[0]]

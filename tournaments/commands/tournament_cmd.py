@@ -2,8 +2,9 @@
 import os
 
 from yacht_env.cli_common import add_common, emit_json
+from yacht_env.rules import parse_sets
 
-from ..config import load_config
+from ..config import MAX_GAMES, load_config, presets
 from ..executors import EXECUTORS
 from ..report import terminal_table
 from ..run import run_tournament
@@ -12,27 +13,28 @@ from ..run import run_tournament
 def add_parser(sub):
     p = sub.add_parser("tournament", help="round-robin tournament between agents (duplicate dice, resumable)",
                        description="Play every table of a round robin and write report.md, results.json and "
-                                   "histograms to the output folder. Rerun the same command to resume.")
+                                   "histograms to the output folder. Rerun the same command to resume. "
+                                   f"A tournament schedules at most {MAX_GAMES:,} games.")
     p.add_argument("config", nargs="?", default=None, metavar="CONFIG",
-                   help="tournament YAML (default: the embedded configs/tournament/default.yaml)")
-    p.add_argument("--games", type=int, default=None, metavar="N", help="deals per table (overrides the config)")
+                   help=f"a preset ({', '.join(presets())}; default: default) or a tournament YAML named with a "
+                        "path or a .yaml suffix")
+    p.add_argument("--games", type=int, default=None, metavar="N", help="deals per table (replaces the config's)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="W",
                    help="worker processes (default: one per CPU)")
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_common(p, rules=False, seed=False)
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help="tournament folder (default: runs/<name>-<config hash>); rerun to resume")
-    p.add_argument("--seed", type=int, default=None, help="tournament seed (overrides the config)")
+    add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
+                                   "so other rules or overrides get another folder); rerun to resume")
 
 
 def run(args):
-    config = load_config(args.config, games=args.games, seed=args.seed)
+    config = load_config(args.config, games=args.games, seed=args.seed, rules=args.rules,
+                         set=parse_sets(args.overrides))
     res = run_tournament(config, out=args.out, workers=args.workers, executor=args.executor,
                          progress=not (args.quiet or args.json))
     if args.json:
-        emit_json(res)
+        emit_json({**res, "rules": config.rules_block})
         return 0
     print(terminal_table(res))
     run_ = res["run"]

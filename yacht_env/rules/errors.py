@@ -1,9 +1,7 @@
 """The error raised for a bad rule file or override."""
+from ..config import ConfigError
 
 
-class RuleError(ValueError):
-    """A rule file or override that cannot be used: names the file, the key and what is allowed."""
-
-    def __init__(self, source: str, key: str, problem: str):
-        self.source, self.key, self.problem = source, key, problem
-        super().__init__(f"{source}: {key}: {problem}")
+class RuleError(ConfigError):
+    """A rule file or override that cannot be used: `RuleError(source, key, problem)` names the file
+    (or `--set`), the key and what is allowed."""

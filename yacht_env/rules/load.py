@@ -1,66 +1,107 @@
-"""Read a rule set from YAML (by preset name or path), apply overrides, validate."""
+"""Read a rule set from YAML (a preset name or a file path), apply overrides, validate.
+
+A bare name (`yacht`, `classic`) is always a preset, a file of `yacht_env/rules/presets/`; a rules
+file is named with a path or a .yaml/.yml suffix (`./mine.yaml`, `rules/mine.yaml`). `extends: NAME`
+in a file starts from another rule set, by the same naming; a relative path is taken from the
+folder of the file that says `extends:`. A chain that comes back to a file is refused.
+"""
 import functools
 import hashlib
 import json
+import os
+from contextlib import contextmanager
+from importlib.resources import files
 from pathlib import Path
 
-import yaml
-
+from ..config import (ConfigError, choice, find, mapping, names_a_file, parse_yaml, preset_names, read_yaml, text,
+                      whole)
 from .boxes import KINDS, SCORES, Box
 from .errors import RuleError
 from .ruleset import JOKERS, TIEBREAKS, RuleSet
 
-TOP_KEYS = {"name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
-            "rolls_per_turn", "columns", "teams", "tiebreak", "players", "full_house_flat"}
-BOX_KEYS = {"id", "kind", "face", "count", "points", "runs", "length", "five_alike"}
+TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
+            "rolls_per_turn", "columns", "teams", "tiebreak", "players", "full_house_flat")
+BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike")
+RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
+SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
+PRESETS = files(__package__) / "presets"
+MAX_EXTENDS = 16
 
 
-def rules_dir() -> Path:
-    """Folder of the preset rule files (`configs/rules`)."""
-    return Path(__file__).resolve().parent.parent / "configs" / "rules"
+@contextmanager
+def _rule_errors():
+    """Raise the config layer's errors as `RuleError` (its subclass for rules)."""
+    try:
+        yield
+    except RuleError:
+        raise
+    except ConfigError as e:
+        raise RuleError(*e.args) from None
 
 
 def presets() -> list[str]:
     """Names of the preset rule sets."""
-    return sorted(p.stem for p in rules_dir().glob("*.yaml"))
+    return preset_names(PRESETS)
 
 
-def _read(name_or_path: str) -> tuple[dict, str]:
-    data, source = _read_file(str(name_or_path), _mtime(name_or_path))
-    return json.loads(json.dumps(data)), source
+def read_rules(spec, base=None) -> tuple[dict, str]:
+    """The rule dict a preset name or file path gives, its `extends:` chain merged in, and its source
+    (the preset name or the file's path). A relative path is taken from the folder `base`
+    (default: the working folder)."""
+    if isinstance(spec, str) and not spec.strip():
+        raise RuleError("rules", "must name a preset or a rules file, got ''")
+    with _rule_errors():
+        return _resolve(spec.strip() if isinstance(spec, str) else spec, base, ())
 
 
-def _mtime(name_or_path: str) -> float:
-    for path in (Path(name_or_path), rules_dir() / f"{name_or_path}.yaml"):
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            continue
-    return 0.0
+def _resolve(spec, base, chain: tuple) -> tuple[dict, str]:
+    where = find(spec, PRESETS, "rule set", base, key="rules")
+    preset = isinstance(spec, str) and not names_a_file(spec)
+    source = spec if preset else str(where)
+    data, ident = _read_file(where)
+    seen = [i for i, _ in chain]
+    if ident in seen:
+        names = " -> ".join([s for _, s in chain[seen.index(ident):]] + [source])
+        raise RuleError(chain[-1][1], "extends", f"a cycle: {names}")
+    if len(chain) >= MAX_EXTENDS:
+        raise RuleError(chain[-1][1], "extends", f"a chain of more than {MAX_EXTENDS} rule files")
+    return _extend(data, source, None if preset else where.parent, chain + ((ident, source),))
+
+
+def _extend(data, source: str, folder, chain: tuple) -> tuple[dict, str]:
+    if not isinstance(data, dict):
+        raise RuleError(source, "top level", "must be a mapping of rule keys")
+    if "extends" not in data:
+        return data, source
+    base = data.pop("extends")
+    if not isinstance(base, str) or not base.strip():
+        raise RuleError(source, "extends", f"must be one preset name or one path to a rules file, got {base!r}")
+    merged, _ = _resolve(base.strip(), folder, chain)
+    merged.pop("name", None)
+    merged.pop("description", None)
+    return _merge(merged, data), source
+
+
+def _read_file(where) -> tuple[dict, tuple]:
+    """(the YAML data of one rules file, the file's identity). The data comes from a cache keyed by
+    the file's device, inode, modification time and size, so a path means the same file from any
+    working folder, and an edited file is read again."""
+    try:
+        st = where.stat() if isinstance(where, Path) else None
+    except (OSError, ValueError):
+        return _read_yaml(where), ("unreadable", str(where))  # read_yaml names the problem
+    ident = (st.st_dev, st.st_ino) if st is not None else ("resource", str(where))
+    key = (ident, st.st_mtime_ns, st.st_size) if st is not None else ident
+    return json.loads(_read_cached(key, where)), ident  # a fresh copy for every caller
 
 
 @functools.lru_cache(maxsize=256)
-def _read_file(name_or_path: str, mtime: float) -> tuple[dict, str]:
-    path = Path(name_or_path)
-    if not (path.suffix in (".yaml", ".yml") or path.exists()):
-        path = rules_dir() / f"{name_or_path}.yaml"
-        if not path.exists():
-            raise RuleError(str(name_or_path), "rules",
-                            f"no such rule set; presets: {', '.join(presets())}, or a path to a .yaml file")
-    if not path.exists():
-        raise RuleError(str(path), "rules", "file not found")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise RuleError(str(path), "yaml", f"not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise RuleError(str(path), "top level", "must be a mapping of rule keys")
-    if "extends" in data:
-        base, _ = _read(str(data["extends"]) if "/" in str(data["extends"]) else data["extends"])
-        base.pop("name", None)
-        base.pop("description", None)
-        data = _merge(base, {k: v for k, v in data.items() if k != "extends"})
-    return data, str(path)
+def _read_cached(key, where) -> str:
+    return json.dumps(_read_yaml(where))
+
+
+def _read_yaml(where):
+    return read_yaml(where, "rules file")
 
 
 def _merge(base: dict, top: dict) -> dict:
@@ -70,35 +111,37 @@ def _merge(base: dict, top: dict) -> dict:
     return out
 
 
-def parse_value(text: str):
-    """A `--set key=value` value: YAML scalars (true, 25, free, [1, 2])."""
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+def parse_value(text_: str, source: str = "--set"):
+    """A `--set key=value` value, read as YAML by the config layer's reader (true, 25, free, [1, 2])."""
+    with _rule_errors():
+        return parse_yaml(text_, source)
 
 
 def parse_sets(pairs) -> dict:
     """Turn `["key=value", ...]` into an overrides dict; dotted keys allowed."""
     out = {}
     for pair in pairs or []:
-        if "=" not in pair:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
             raise RuleError("--set", pair, "expected key=value, for example --set rolls_per_turn=2")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = parse_value(value.strip())
+        out[key.strip()] = parse_value(value.strip(), f"--set {key.strip()}")
     return out
 
 
 def _apply_override(data: dict, key: str, value, source: str):
     parts = key.split(".")
-    if parts[0] == "boxes" and len(parts) == 3:
-        for b in data.get("boxes", []):
+    if parts[0] == "boxes":
+        if len(parts) != 3:
+            raise RuleError(source, key, "boxes are changed one field at a time: boxes.ID.FIELD, "
+                                         "e.g. boxes.full_house.points=30")
+        boxes = data.get("boxes")
+        for b in boxes if isinstance(boxes, list) else []:
             if isinstance(b, dict) and b.get("id") == parts[1]:
                 b[parts[2]] = value
                 return
         raise RuleError(source, key, f"no box {parts[1]!r} to change")
-    if parts[0] not in TOP_KEYS - {"boxes", "extends"}:
-        raise RuleError(source, key, f"unknown key; allowed: {', '.join(sorted(TOP_KEYS - {'extends'}))}")
+    if parts[0] not in SETTABLE:
+        raise RuleError(source, key, f"unknown key; allowed: {', '.join(SETTABLE)}")
     target = data
     for p in parts[:-1]:
         target = target.setdefault(p, {})
@@ -108,31 +151,44 @@ def _apply_override(data: dict, key: str, value, source: str):
 
 
 def load(name_or_path="yacht", **overrides) -> RuleSet:
-    """Load a rule set by preset name or YAML path and apply overrides.
+    """Load a rule set by preset name, rules file path or dict, and apply overrides.
 
+    A bare name is a preset; a file is named with a path or a .yaml/.yml suffix (`./mine.yaml`).
     Overrides use the rule file's keys (`joker="free"`, `rolls_per_turn=2`, `columns=2`);
     dotted keys reach inside (`{"upper_bonus.points": 50}`, `{"boxes.full_house.points": 25}`).
+    Raises `RuleError` (a `ConfigError`) naming the file, the key and what is allowed.
     """
     if isinstance(name_or_path, RuleSet):
         if not overrides:
             return name_or_path
         data, source = name_or_path.to_dict(), name_or_path.source or name_or_path.name
     elif isinstance(name_or_path, dict):
-        data, source = json.loads(json.dumps(name_or_path)), "<dict>"
-    elif not overrides:
-        return _load_plain(str(name_or_path), _mtime(str(name_or_path)))
+        with _rule_errors():
+            data, source = _extend(_plain(name_or_path, "<dict>"), "<dict>", None, ())
+    elif isinstance(name_or_path, (str, os.PathLike)):
+        data, source = read_rules(name_or_path)
     else:
-        data, source = _read(str(name_or_path))
-    data = json.loads(json.dumps(data))  # deep copy
+        raise RuleError("rules", f"a preset name, a rules file path, a mapping or a RuleSet, got {name_or_path!r}")
     for key, value in overrides.items():
         _apply_override(data, key, value, f"{source} (override)")
-    return _build_cached(json.dumps(data, sort_keys=True), source)
+    try:
+        return _build_cached(_json(data, source), source)
+    except RuleError as e:
+        if any(e.key == k or e.key.startswith(k + ".") for k in overrides):  # the override's value is wrong
+            raise RuleError(f"{source} (override)", e.key, e.problem) from None
+        raise
 
 
-@functools.lru_cache(maxsize=64)
-def _load_plain(name_or_path: str, mtime: float) -> RuleSet:
-    data, source = _read(name_or_path)
-    return _build_cached(json.dumps(data, sort_keys=True), source)
+def _plain(data, source: str):
+    return json.loads(_json(data, source))
+
+
+def _json(data, source: str) -> str:
+    try:
+        return json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError) as e:
+        raise RuleError(source, "rules", f"must hold only mappings, lists, text, numbers, true/false and null "
+                                         f"({e})") from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -141,46 +197,37 @@ def _build_cached(data_json: str, source: str) -> RuleSet:
     return build(json.loads(data_json), source)
 
 
-def _int(source, key, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise RuleError(source, key, f"must be a whole number from {lo} to {hi}, got {value!r}")
-    return value
-
-
 def _box(source: str, i: int, spec) -> Box:
     where = f"boxes[{i}]"
     if not isinstance(spec, dict):
         raise RuleError(source, where, "each box is a mapping with id and kind")
-    unknown = set(spec) - BOX_KEYS
-    if unknown:
-        raise RuleError(source, f"{where}.{sorted(unknown)[0]}", f"unknown box key; allowed: {', '.join(sorted(BOX_KEYS))}")
+    mapping(source, where, spec, BOX_KEYS)
     bid = spec.get("id")
     if not isinstance(bid, str) or not bid.isidentifier() or bid.lower() != bid:
         raise RuleError(source, f"{where}.id", f"must be a snake_case name, got {bid!r}")
     where = f"boxes.{bid}"
-    kind = spec.get("kind")
-    if kind not in KINDS:
-        raise RuleError(source, f"{where}.kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    kind = choice(source, f"{where}.kind", spec.get("kind"), KINDS)
     points = spec.get("points", "sum")
     if not (points in SCORES or (isinstance(points, int) and not isinstance(points, bool) and 0 <= points <= 1000)):
         raise RuleError(source, f"{where}.points", f"must be sum, matching or a number 0..1000, got {points!r}")
     face = count = 0
     runs = ()
     if kind == "upper":
-        face = _int(source, f"{where}.face", spec.get("face"), 1, 6)
+        face = whole(source, f"{where}.face", spec.get("face"), 1, 6)
         points = "sum"
     if kind == "of_a_kind":
-        count = _int(source, f"{where}.count", spec.get("count"), 2, 5)
+        count = whole(source, f"{where}.count", spec.get("count"), 2, 5)
     elif points == "matching":
         raise RuleError(source, f"{where}.points", "matching is only for of_a_kind boxes")
     if kind == "straight":
         if "length" in spec:
-            n = _int(source, f"{where}.length", spec["length"], 2, 6)
+            n = whole(source, f"{where}.length", spec["length"], 2, 6)
             runs = tuple(tuple(range(s, s + n)) for s in range(1, 8 - n))
         else:
             raw = spec.get("runs")
-            if not isinstance(raw, list) or not raw or not all(
-                    isinstance(r, list) and r and all(isinstance(f, int) and 1 <= f <= 6 for f in r) for r in raw):
+            if not isinstance(raw, list) or not 1 <= len(raw) <= 32 or not all(
+                    isinstance(r, list) and 1 <= len(r) <= 6
+                    and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in r) for r in raw):
                 raise RuleError(source, f"{where}.runs", "a straight needs length: N or runs: a list of face lists")
             runs = tuple(tuple(sorted(set(r))) for r in raw)
         if any(len(r) > 5 for r in runs):
@@ -194,10 +241,13 @@ def _box(source: str, i: int, spec) -> Box:
 
 
 def build(data: dict, source: str = "<dict>") -> RuleSet:
-    """Validate a rule dict and freeze it into a `RuleSet`."""
-    unknown = set(data) - TOP_KEYS
-    if unknown:
-        raise RuleError(source, sorted(unknown)[0], f"unknown key; allowed: {', '.join(sorted(TOP_KEYS - {'extends'}))}")
+    """Validate a rule dict (without `extends`) and freeze it into a `RuleSet`."""
+    with _rule_errors():
+        return _build(data, source)
+
+
+def _build(data: dict, source: str) -> RuleSet:
+    mapping(source, "top level", data, RULE_KEYS)
     raw_boxes = data.get("boxes")
     if not isinstance(raw_boxes, list) or not 1 <= len(raw_boxes) <= 20:
         raise RuleError(source, "boxes", "a list of 1 to 20 boxes is required")
@@ -211,7 +261,7 @@ def build(data: dict, source: str = "<dict>") -> RuleSet:
         raise RuleError(source, "boxes", "two upper boxes count the same face")
     flat = data.get("full_house_flat")
     if flat is not None:
-        flat = _int(source, "full_house_flat", flat, 0, 1000)
+        flat = whole(source, "full_house_flat", flat, 0, 1000)
         fh = [i for i, b in enumerate(boxes) if b.kind == "full_house"]
         if not fh:
             raise RuleError(source, "full_house_flat", "there is no full_house box to score flat")
@@ -225,8 +275,8 @@ def build(data: dict, source: str = "<dict>") -> RuleSet:
         ub = {"threshold": 0, "points": 0}
     if not isinstance(ub, dict) or set(ub) - {"threshold", "points"}:
         raise RuleError(source, "upper_bonus", "a mapping {threshold: N, points: N}, or false for none")
-    threshold = _int(source, "upper_bonus.threshold", ub.get("threshold", 63), 0, 105)
-    ub_points = _int(source, "upper_bonus.points", ub.get("points", 35), 0, 1000)
+    threshold = whole(source, "upper_bonus.threshold", ub.get("threshold", 63), 0, 105)
+    ub_points = whole(source, "upper_bonus.points", ub.get("points", 35), 0, 1000)
     if ub_points and not faces:
         raise RuleError(source, "upper_bonus", "an upper bonus needs upper boxes")
 
@@ -236,34 +286,33 @@ def build(data: dict, source: str = "<dict>") -> RuleSet:
         eyb = 100
     elif eyb is False:  # seed 000's switch: no bonus and no joker rule
         eyb, joker = 0, "none"
-    eyb = _int(source, "extra_yacht_bonus", eyb, 0, 1000)
-    if joker not in JOKERS:
-        raise RuleError(source, "joker", f"must be one of {', '.join(JOKERS)}, got {joker!r}")
+    eyb = whole(source, "extra_yacht_bonus", eyb, 0, 1000)
+    joker = choice(source, "joker", joker, JOKERS)
     if (joker != "none" or eyb) and not any(b.kind == "yacht" for b in boxes):
         raise RuleError(source, "joker", "a joker rule or extra-Yacht bonus needs a yacht box")
 
     players = data.get("players", {"min": 1, "max": 8})
     if not isinstance(players, dict) or set(players) - {"min", "max"}:
         raise RuleError(source, "players", "a mapping {min: N, max: N} with 1 <= min <= max <= 8")
-    lo = _int(source, "players.min", players.get("min", 1), 1, 8)
-    hi = _int(source, "players.max", players.get("max", 8), 1, 8)
+    lo = whole(source, "players.min", players.get("min", 1), 1, 8)
+    hi = whole(source, "players.max", players.get("max", 8), 1, 8)
     if lo > hi:
         raise RuleError(source, "players", f"min ({lo}) is more than max ({hi})")
-    teams = _int(source, "teams", data.get("teams", 0), 0, 4)
+    teams = whole(source, "teams", data.get("teams", 0), 0, 4)
     if teams == 1:
         raise RuleError(source, "teams", "0 for no teams, or 2 to 4 teams")
     if teams and hi < 2 * teams:
         raise RuleError(source, "teams", f"{teams} teams need at least {2 * teams} players; players.max is {hi}")
-    tiebreak = data.get("tiebreak", "share")
-    if tiebreak not in TIEBREAKS:
-        raise RuleError(source, "tiebreak", f"must be one of {', '.join(TIEBREAKS)}, got {tiebreak!r}")
-    name = data.get("name") or Path(source).stem
+    tiebreak = choice(source, "tiebreak", data.get("tiebreak", "share"), TIEBREAKS)
+    name = text(source, "name", data.get("name") or Path(source).stem, max_len=100)
+    description = data.get("description")
+    description = "" if description in (None, "") else text(source, "description", description, 2000, lines=True)
     return RuleSet(
-        name=str(name), boxes_spec=tuple(boxes), description=str(data.get("description", "")),
+        name=name, boxes_spec=tuple(boxes), description=description,
         upper_bonus_threshold=threshold if ub_points else 0, upper_bonus=ub_points,
         extra_yacht_bonus=eyb, joker=joker,
-        rolls_per_turn=_int(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),
-        columns=_int(source, "columns", data.get("columns", 1), 1, 3),
+        rolls_per_turn=whole(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),
+        columns=whole(source, "columns", data.get("columns", 1), 1, 3),
         teams=teams, tiebreak=tiebreak, min_players=lo, max_players=hi, source=source)
 
 
@@ -294,3 +343,11 @@ def rules_hash(rules: RuleSet) -> str:
     d = ruleset_to_dict(rules)
     d.pop("name"), d.pop("description")
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
+    """How a result names the rules it ran: `{"name": ..., "set": {overrides}, "hash": rules_hash}`.
+
+    Every `--json` result and run record carries this block, so two results with the same hash
+    were played under the same rules whatever their names or overrides."""
+    return {"name": rules.name, "set": dict(overrides or {}), "hash": rules_hash(rules)}

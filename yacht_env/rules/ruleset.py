@@ -43,6 +43,18 @@ class RuleSet:
         """Box ids in sheet order."""
         return tuple(b.id for b in self.boxes_spec)
 
+    def check_players(self, num_players) -> int:
+        """The number of sheets `num_players` seats write on; ValueError when the rules do not allow them.
+
+        Seat i writes on sheet i % sheets: its own sheet, or with `teams` its team's.
+        """
+        n = num_players
+        if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
+            raise ValueError(f"rules {self.name!r} allow {self.min_players} to {self.max_players} players, got {n!r}")
+        if self.teams and n % self.teams:
+            raise ValueError(f"{n} players cannot split into {self.teams} teams of equal size")
+        return self.teams or n
+
     @property
     def rounds(self) -> int:
         """Turns each sheet gets: boxes x columns."""

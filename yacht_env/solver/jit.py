@@ -14,5 +14,6 @@ def drop_stale_solver() -> bool:
     """Flush every cached solver function if the solver, the kernels, the dice or the tables changed."""
     dispatchers = [obj for name in MODULES for obj in vars(importlib.import_module(f"{__package__}.{name}")).values()
                    if isinstance(obj, CPUDispatcher) and obj.__module__.startswith(__package__)]
-    sources = sorted(HERE.glob("*.py")) + [HERE.parent / f for f in ("kernels.py", "dice.py", "rules/tables.py")]
+    sources = sorted(HERE.glob("*.py")) + [HERE.parent / f for f in ("kernels.py", "engine.py", "actions.py", "dice.py",
+                                                                      "rules/tables.py")]
     return drop_stale(dispatchers, sources, tag="solver")

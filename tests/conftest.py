@@ -1,0 +1,18 @@
+"""Test session set-up: one solver cache folder for the whole run, shared by pytest-xdist workers."""
+import os
+import shutil
+import tempfile
+
+CACHE_ENV = "YACHT_TEST_SOLVER_CACHE"
+
+
+def pytest_configure(config):
+    # runs in the controlling process before xdist starts its workers, which inherit the variable
+    if CACHE_ENV not in os.environ and not hasattr(config, "workerinput"):
+        os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="yacht-solver-tests-")
+        config._yacht_cache_owner = True
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_yacht_cache_owner", False):
+        shutil.rmtree(os.environ.pop(CACHE_ENV), ignore_errors=True)

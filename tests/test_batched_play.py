@@ -1,0 +1,127 @@
+"""Batched play gives the same games as one `Game` at a time: same dice, same moves, same logs, same places.
+
+Every built-in batched agent, under every preset and the knobs rolls_per_turn, columns, teams, joker,
+extra_yacht_bonus and tiebreak, alone and at mixed tables; the per-game side is `play_game` (the agent
+answers `act(view)`), the batched side the engine's lockstep runner.
+"""
+import numpy as np
+import pytest
+from solver_tables import solve_once, temp_cache
+
+from agents.base import Agent, play_game
+from agents.evaluation import head_to_head, solitaire
+from agents.registry import make_agent
+from yacht_env.dice_source import game_seeds
+from yacht_env.engine import State
+from yacht_env.game import Game
+from yacht_env.lockstep import PlayerError, Record, play, sheet_ranks
+from yacht_env.rules import load
+
+CONFIGS = [("yacht", {}), ("verhoeff", {}), ("kirakuken", {}), ("classic", {}), ("cheerio", {}), ("extended", {}),
+           ("knizia", {}), ("yacht", {"rolls_per_turn": 1}), ("yacht", {"rolls_per_turn": 2}),
+           ("classic", {"rolls_per_turn": 4}), ("yacht", {"columns": 2}), ("classic", {"columns": 3}),
+           ("yacht", {"joker": "free"}), ("yacht", {"joker": "none"}), ("yacht", {"extra_yacht_bonus": False}),
+           ("classic", {"tiebreak": "sudden_death"})]
+IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'preset'}" for n, o in CONFIGS]
+
+
+@pytest.fixture(autouse=True)
+def cache():
+    with temp_cache():
+        yield
+
+
+def both_ways(rules, specs, seeds):
+    """(per-game Games, batched State, batched logs) for one table of len(specs) seats per seed."""
+    if "strong" in specs:
+        solve_once(load(rules, columns=1))
+    players = [make_agent(s) for s in specs]
+    games = [play_game(Game(rules, len(specs), seed=int(s)), players) for s in seeds]
+    state = State(rules, len(seeds), len(specs))
+    state.reset(np.asarray(seeds, np.uint64))
+    record = Record(len(seeds))
+    play(state, players, np.tile(np.arange(len(specs)), (len(seeds), 1)), record=record)
+    return games, state, record.logs(rules)
+
+
+def assert_same(games, state, logs):
+    ranks = sheet_ranks(state)
+    for i, g in enumerate(games):
+        assert logs[i] == g.log, f"table {i}: moves differ"
+        assert state.totals[i].tolist() == g.sheet_totals()
+        assert state.scores[i].tolist() == [s.scores.tolist() for s in g.sheets]
+        assert ranks[i].tolist() == g.sheet_ranks()
+
+
+@pytest.mark.parametrize("name,overrides", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("spec", ["random", "greedy", "strong"])
+def test_solitaire_games_are_the_same(name, overrides, spec):
+    rules = load(name, **overrides)
+    assert_same(*both_ways(rules, [spec], game_seeds(7, last=np.arange(6))))
+
+
+@pytest.mark.parametrize("name,overrides", [("yacht", {}), ("classic", {"tiebreak": "sudden_death"}),
+                                            ("yacht", {"columns": 2}), ("yacht", {"rolls_per_turn": 2})])
+def test_mixed_tables_are_the_same(name, overrides):
+    rules = load(name, **overrides)
+    assert_same(*both_ways(rules, ["strong", "random", "greedy"], game_seeds(3, last=np.arange(5))))
+
+
+def test_team_tables_are_the_same():
+    rules = load("yacht", teams=2)
+    assert_same(*both_ways(rules, ["strong", "random", "greedy", "strong"], game_seeds(5, last=np.arange(4))))
+
+
+def test_ties_go_to_the_sudden_death_roll_off():
+    rules = load("classic", tiebreak="sudden_death", rolls_per_turn=1)
+    seeds = game_seeds(11, last=np.arange(300))
+    games, state, logs = both_ways(rules, ["greedy", "greedy"], seeds)   # same player, same dice: ties
+    assert_same(games, state, logs)
+    assert any(g.tiebreak() for g in games)
+
+
+class OneGameAtATime(Agent):
+    """Hides that an agent is batched, so runners take the per-game path."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def reset(self, rules, seat, num_players, seed=None):
+        self.inner.reset(rules, seat, num_players, seed)
+
+    def act(self, view):
+        return self.inner.act(view)
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "strong"])
+def test_evaluation_is_the_same_batched_or_not(spec):
+    rules = load("yacht")
+    agent = make_agent(spec)
+    batched = solitaire(agent, rules, 20, seed=4, progress=False)
+    single = solitaire(OneGameAtATime(agent), rules, 20, seed=4, progress=False)
+    for key in ("totals", "boxes", "upper_bonus"):
+        assert np.array_equal(batched[key], single[key])
+
+
+def test_head_to_head_is_the_same_batched_or_not():
+    rules = load("classic", tiebreak="sudden_death")
+    a, b = make_agent("strong"), make_agent("greedy")
+    batched = head_to_head(a, b, rules, 30, seed=2, progress=False)
+    assert head_to_head(OneGameAtATime(a), OneGameAtATime(b), rules, 30, seed=2, progress=False) == batched
+
+
+class Cheater:
+    """A batched player that answers with an illegal action."""
+    batched = True
+
+    def act_batch(self, view):
+        return np.full(len(view), 31 + len(view.rules.boxes) - 1)   # the last box, also when it is filled
+
+
+def test_an_illegal_batched_answer_is_refused_and_not_played():
+    rules = load("yacht")
+    state = State(rules, 3, 1)
+    state.reset([1, 2, 3])
+    with pytest.raises(PlayerError, match="illegal action"):
+        play(state, [Cheater()])
+    assert (state.ints[:, 0] == 1).all()       # the first turn was played; the illegal second move was not

@@ -1,0 +1,123 @@
+"""The action encoding every part of the project shares: count, encode, decode and name actions.
+
+One `Discrete` space per rule set:
+
+    0 .. 30                        re-roll, keeping the dice whose bits are set (bit i = the i-th
+                                   smallest die; dice are kept sorted); legal while rolls remain
+    31 + column * n_boxes + box    score `box` in `column`; legal when the box is open and the
+                                   joker rule allows it for the dice in hand
+
+Holding all five dice (pattern 31) is not an action: score instead. The compiled twins
+`score_action_of` and `box_of_action` are the same formula for the kernels.
+"""
+import numba as nb
+import numpy as np
+
+NUM_HOLDS = 31
+
+
+def num_actions(rules) -> int:
+    """How many actions the rules have: the 31 holds, then every box of every column."""
+    return NUM_HOLDS + rules.columns * len(rules.boxes)
+
+
+def score_action(rules, column: int, box: int) -> int:
+    """The action that scores box index `box` in `column`."""
+    return NUM_HOLDS + int(column) * len(rules.boxes) + int(box)
+
+
+def box_actions(rules) -> np.ndarray:
+    """(columns, boxes) array of the scoring actions: box_actions(rules)[c, b] scores box b in column c."""
+    return NUM_HOLDS + np.arange(rules.columns * len(rules.boxes)).reshape(rules.columns, len(rules.boxes))
+
+
+def decode(rules, action: int) -> tuple:
+    """("hold", pattern) for a re-roll, ("score", column, box index) for a scoring action."""
+    if action < NUM_HOLDS:
+        return ("hold", int(action))
+    c, b = divmod(int(action) - NUM_HOLDS, len(rules.boxes))
+    return ("score", c, b)
+
+
+def held_positions(pattern: int) -> list[int]:
+    """Die positions (0..4) a hold pattern keeps."""
+    return [i for i in range(5) if pattern >> i & 1]
+
+
+def action_name(rules, action: int) -> str:
+    """'roll all' / 'hold 0,2' / 'score full_house' (with @column when there are several columns)."""
+    kind, *rest = decode(rules, action)
+    if kind == "hold":
+        held = held_positions(rest[0])
+        return "hold " + ",".join(map(str, held)) if held else "roll all"
+    c, b = rest
+    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
+
+
+def legal_summary(rules, mask) -> str:
+    """The legal actions of a mask, readable: '0-30 (re-roll holding bit-marked dice), 31 score ones, ...'."""
+    legal = np.flatnonzero(mask)
+    parts = ["0-30 (re-roll holding bit-marked dice)"] if mask[0] else []
+    parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= NUM_HOLDS]
+    return ", ".join(parts)
+
+
+_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
+
+
+_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
+
+
+def masks_of(can_hold, box_ok) -> np.ndarray:
+    """int8 masks (n, num_actions) from can_hold (n,) and box_ok (n, columns, boxes): the mask layout."""
+    box_ok = np.asarray(box_ok)
+    n = box_ok.shape[0]
+    out = np.empty((n, NUM_HOLDS + box_ok.shape[1] * box_ok.shape[2]), np.int8)
+    out[:, :NUM_HOLDS] = np.asarray(can_hold, bool).reshape(n, 1)
+    out[:, NUM_HOLDS:] = box_ok.reshape(n, -1)
+    return out
+
+
+def as_action(value, n: int) -> int:
+    """`value` as an action index 0..n-1; ValueError for anything else.
+
+    Accepted: Python and numpy integers and 0-d integer arrays. Refused: bools, floats (31.9 is not
+    action 31), strings ("31"), other sizes and out-of-range numbers.
+    """
+    if type(value) in _INTEGER_TYPES and 0 <= value < n:
+        return int(value)
+    if isinstance(value, np.ndarray) and value.shape == () and np.issubdtype(value.dtype, np.integer):
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ValueError(f"an action must be an integer 0..{n - 1}, got {shown} ({type(value).__name__})")
+    if not 0 <= value < n:
+        raise ValueError(f"action {int(value)} is not in 0..{n - 1}")
+    return int(value)
+
+
+def as_actions(values, n: int, size: int) -> np.ndarray:
+    """`size` actions as an int64 array; ValueError for a wrong shape, a non-integer dtype or a value
+    outside 0..n-1."""
+    a = np.asarray(values)
+    if a.shape != (size,):
+        raise ValueError(f"expected {size} actions, got shape {a.shape}")
+    if not np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
+        raise ValueError(f"actions must be integers 0..{n - 1}, got an array of {a.dtype}")
+    if size and (a.min() < 0 or a.max() >= n):
+        bad = a[(a < 0) | (a >= n)][0]
+        raise ValueError(f"action {int(bad)} is not in 0..{n - 1}")
+    return a.astype(np.int64, copy=False)
+
+
+@nb.njit(cache=True, inline="always")
+def score_action_of(n_boxes, column, box):
+    """Compiled `score_action`."""
+    return NUM_HOLDS + column * n_boxes + box
+
+
+@nb.njit(cache=True, inline="always")
+def box_of_action(n_boxes, action):
+    """(column, box) of a scoring action (action >= NUM_HOLDS)."""
+    k = action - NUM_HOLDS
+    return k // n_boxes, k % n_boxes

@@ -1,0 +1,321 @@
+"""The one game transition: N tables of one rule set held in arrays, changed by compiled kernels.
+
+Every way of playing goes through this module: a `Game` is a friendly view of one table, the
+batched environments step many, the solver's `simulate` and the tournament runner play many in
+lockstep. Writing a box score, paying a bonus and setting the Yacht-50 flag happen in `score_box`
+only; rolling happens in `roll_dice` only.
+
+A table has `num_players` seats writing on `num_sheets` sheets (seat i writes on sheet i % sheets:
+its own, or its team's). Turns go round the seats from the table's first seat; a turn is one seat
+filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
+
+    seeds[i]             uint64  the dice seed of the table's game (`dice_source.SeededDice`)
+    ints[i, k]           int64   TURN (turns played, all sheets together), ROLLS_USED this turn,
+                                 ROLL (index of the sorted dice in hand), FIRST (the first seat)
+    dice[i]              int8    the five dice, sorted (stale while no dice are in hand)
+    faces[i]             int8    the faces of the last roll's fresh dice, in the order drawn
+    preview[i, c, b]     int32   points of the dice in hand in box b of column c of the sheet to move;
+                                 -1 where the box is filled or the joker rule forbids it
+    extra[i, c]          int64   the extra-Yacht bonus that scoring the dice in hand in column c pays
+    scores[i, s, c, b]   int32   box scores, -1 = open
+    cols[i, s, c, k]     int64   FILLED (bit b = box b filled), UPPER (upper-section total), YACHT50
+                                 (the Yacht box holds its full points), UPPER_BONUS, EXTRA_BONUS
+                                 (points), EXTRA_YACHTS (how many)
+    totals[i, s]         int64   every box plus every bonus
+
+Phases are read off the arrays: a table is over when TURN = rounds x sheets; otherwise the seat to
+move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0.
+
+Dice: `draw_faces` takes the k-th fresh die of (sheet, turn of that sheet, roll) from the table's
+seed, so the same seed gives every sheet the same dice whatever is held; a `Game` with another dice
+source passes the faces in.
+"""
+import numba as nb
+import numpy as np
+
+from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
+from .kernels import box_options, die_value, roll_of, upper_bonus_gain
+from .rules.tables import Tables
+
+# ints[i] columns
+TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3
+N_INTS = 4
+# cols[i, s, c] columns
+FILLED, UPPER, YACHT50, UPPER_BONUS, EXTRA_BONUS, EXTRA_YACHTS = 0, 1, 2, 3, 4, 5
+N_COLS = 6
+
+
+@nb.njit(cache=True, inline="always")
+def sheet_to_move(ints, i, num_players, num_sheets):
+    """The sheet the seat to move writes on."""
+    return ((ints[i, FIRST] + ints[i, TURN]) % num_players) % num_sheets
+
+
+@nb.njit(cache=True, inline="always")
+def draw_faces(seed, sheet, turn, roll, hold, out):
+    """Fill out[0:k] with the k fresh dice of a roll that keeps `hold` (counter-based, from the seed)."""
+    k = 0
+    for d in range(5):
+        if not (hold >> d) & 1:
+            out[k] = die_value(seed, sheet, turn, roll, k)
+            k += 1
+
+
+@nb.njit(cache=True, inline="always")
+def place_dice(dice, hold, faces):
+    """Put faces[0], faces[1], ... on the dice not held (bit d of `hold` keeps sorted die d), sort
+    the dice, and return their roll index."""
+    k = 0
+    for d in range(5):
+        if not (hold >> d) & 1:
+            dice[d] = faces[k]
+            k += 1
+    d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
+    # a sorting network: nine compare-exchanges, no data-dependent branches
+    d0, d1 = min(d0, d1), max(d0, d1)
+    d3, d4 = min(d3, d4), max(d3, d4)
+    d2, d4 = min(d2, d4), max(d2, d4)
+    d2, d3 = min(d2, d3), max(d2, d3)
+    d0, d3 = min(d0, d3), max(d0, d3)
+    d0, d2 = min(d0, d2), max(d0, d2)
+    d1, d4 = min(d1, d4), max(d1, d4)
+    d1, d3 = min(d1, d3), max(d1, d3)
+    d1, d2 = min(d1, d2), max(d1, d2)
+    dice[0], dice[1], dice[2], dice[3], dice[4] = d0, d1, d2, d3, d4
+    return roll_of(dice)
+
+
+@nb.njit(cache=True, inline="always")
+def roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra):
+    """Roll table i's dice not held, with the fresh faces in faces[i]; refresh what every box would
+    score on sheet s. The only function that changes the dice."""
+    r = place_dice(dice[i], hold, faces[i])
+    ints[i, ROLL] = r
+    ints[i, ROLLS_USED] += 1
+    for c in range(preview.shape[1]):
+        extra[i, c] = box_options(T, cols[i, s, c, FILLED], cols[i, s, c, YACHT50] != 0, r, preview[i, c])
+    return r
+
+
+@nb.njit(cache=True, inline="always")
+def roll_seeded(T, i, s, num_sheets, hold, seeds, ints, dice, faces, cols, preview, extra):
+    """`roll_dice` with the table's seeded dice."""
+    draw_faces(seeds[i], s, ints[i, TURN] // num_sheets, ints[i, ROLLS_USED], hold, faces[i])
+    return roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra)
+
+
+@nb.njit(cache=True, inline="always")
+def score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra):
+    """Score the dice in hand in box b of column c of sheet s (the caller checked preview[i, c, b] >= 0);
+    end the turn. Returns the points gained, bonuses included. The only function that writes a box."""
+    pts = preview[i, c, b]
+    bonus = upper_bonus_gain(T, cols[i, s, c, UPPER], pts, b)
+    e = extra[i, c]
+    scores[i, s, c, b] = pts
+    cols[i, s, c, FILLED] |= 1 << b
+    if T.box_face[b] > 0:
+        cols[i, s, c, UPPER] += pts
+    if b == T.yacht_box and pts == ypts:
+        cols[i, s, c, YACHT50] = 1
+    cols[i, s, c, UPPER_BONUS] += bonus
+    cols[i, s, c, EXTRA_BONUS] += e
+    if e > 0:
+        cols[i, s, c, EXTRA_YACHTS] += 1
+    gain = pts + bonus + e
+    totals[i, s] += gain
+    ints[i, TURN] += 1
+    ints[i, ROLLS_USED] = 0
+    for cc in range(preview.shape[1]):
+        preview[i, cc] = -1
+    return gain
+
+
+@nb.njit(cache=True, inline="always")
+def play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals, preview,
+                extra):
+    """Play action a at table i (a decision of the seat to move). Returns the points gained, or -1 when
+    the action is not legal now (nothing changes)."""
+    if ints[i, ROLLS_USED] == 0 or ints[i, TURN] == T.n_boxes * cols.shape[2] * num_sheets:
+        return -1
+    s = sheet_to_move(ints, i, num_players, num_sheets)
+    if a < NUM_HOLDS:
+        if a < 0 or ints[i, ROLLS_USED] >= T.rolls_per_turn:
+            return -1
+        roll_seeded(T, i, s, num_sheets, a, seeds, ints, dice, faces, cols, preview, extra)
+        return 0
+    c, b = box_of_action(T.n_boxes, a)
+    if c >= preview.shape[1] or preview[i, c, b] < 0:
+        return -1
+    return score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra)
+
+
+@nb.njit(cache=True)
+def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
+    """out[j] = the legal-action mask of table rows[j] (all zero where no decision is due)."""
+    nc, nb_ = preview.shape[1], preview.shape[2]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
+        hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
+        for h in range(NUM_HOLDS):
+            out[j, h] = hold
+        for c in range(nc):
+            for b in range(nb_):
+                out[j, score_action_of(nb_, c, b)] = 1 if deciding and preview[i, c, b] >= 0 else 0
+
+
+# ---- entry points (called from Python) -------------------------------------------------------------
+# The rule tables are passed field by field (much cheaper to call than the named tuple) and the
+# functions allocate nothing, so numba's reference counting is off (`_nrt=False`).
+
+@nb.njit(cache=True, _nrt=False)
+def roll_one(i, hold, seeded, num_players, num_sheets, seeds, ints, dice, faces, cols, preview, extra, *tables):
+    """Roll at table i for the seat to move: seeded dice, or (seeded = False) the faces already in faces[i]."""
+    T = Tables(*tables)
+    s = sheet_to_move(ints, i, num_players, num_sheets)
+    if seeded:
+        return roll_seeded(T, i, s, num_sheets, hold, seeds, ints, dice, faces, cols, preview, extra)
+    return roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra)
+
+
+@nb.njit(cache=True, _nrt=False)
+def score_one(i, c, b, ypts, num_players, num_sheets, ints, cols, scores, totals, preview, extra, *tables):
+    """Score box b of column c at table i for the seat to move; -1 (and no change) when not allowed."""
+    T = Tables(*tables)
+    if ints[i, ROLLS_USED] == 0 or c >= preview.shape[1] or preview[i, c, b] < 0:
+        return -1
+    s = sheet_to_move(ints, i, num_players, num_sheets)
+    return score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra)
+
+
+@nb.njit(cache=True, _nrt=False)
+def refresh_one(i, num_players, num_sheets, ints, cols, preview, extra, *tables):
+    """Recompute what every box would score for the dice in hand (after a sheet was set by hand)."""
+    T = Tables(*tables)
+    if ints[i, ROLLS_USED] == 0:
+        return
+    s = sheet_to_move(ints, i, num_players, num_sheets)
+    for c in range(preview.shape[1]):
+        extra[i, c] = box_options(T, cols[i, s, c, FILLED], cols[i, s, c, YACHT50] != 0, ints[i, ROLL],
+                                  preview[i, c])
+
+
+@nb.njit(cache=True, _nrt=False)
+def roll_many(rows, num_sheets, num_players, seeds, ints, dice, faces, cols, preview, extra, *tables):
+    """The first roll of the turn at every table in `rows` (seeded dice)."""
+    T = Tables(*tables)
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        s = sheet_to_move(ints, i, num_players, num_sheets)
+        roll_seeded(T, i, s, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+
+
+@nb.njit(cache=True, _nrt=False)
+def play_many(rows, actions, gains, ypts, num_players, num_sheets, seeds, ints, dice, faces, scores, cols, totals,
+              preview, extra, *tables):
+    """Play actions[j] at table rows[j] for every j; gains[j] = points gained, or -1 where not legal."""
+    T = Tables(*tables)
+    for j in range(rows.shape[0]):
+        gains[j] = play_action(T, ypts, num_players, num_sheets, rows[j], actions[j], seeds, ints, dice, faces,
+                               scores, cols, totals, preview, extra)
+
+
+class State:
+    """N tables of one rule set with `num_players` seats each, as arrays (see the module docstring).
+
+    `reset(seeds, first_seats)` starts a game at every table (no dice rolled yet); `roll(rows)` makes
+    the first roll of the turn at those tables; `play(rows, actions)` plays one decision at each.
+    """
+
+    def __init__(self, rules, num_tables: int, num_players: int = 1):
+        self.num_sheets = rules.check_players(num_players)
+        n, s, c, b = int(num_tables), self.num_sheets, rules.columns, len(rules.boxes)
+        self.rules, self.tables = rules, rules.tables
+        self.num_tables, self.num_players = n, num_players
+        self.turns = rules.rounds * s          # turns in a game, all sheets together
+        y = self.tables.yacht_box
+        self.ypts = int(rules.boxes_spec[y].points) if y >= 0 else -1
+        self.seeds = np.zeros(n, np.uint64)
+        self.ints = np.zeros((n, N_INTS), np.int64)
+        self.dice = np.ones((n, 5), np.int8)
+        self.faces = np.zeros((n, 5), np.int8)
+        self.preview = np.full((n, c, b), -1, np.int32)
+        self.extra = np.zeros((n, c), np.int64)
+        self.scores = np.full((n, s, c, b), -1, np.int32)
+        self.cols = np.zeros((n, s, c, N_COLS), np.int64)
+        self.totals = np.zeros((n, s), np.int64)
+
+    def reset(self, seeds, first_seats=0) -> None:
+        """A new game at every table: seeds[i] its dice seed, first_seats (one or per table) its first seat."""
+        seeds = np.atleast_1d(seeds)
+        if seeds.dtype != np.uint64:
+            seeds = np.asarray([int(x) & 0xFFFFFFFFFFFFFFFF for x in seeds], np.uint64)
+        if seeds.shape != (self.num_tables,):
+            raise ValueError(f"expected {self.num_tables} seeds, got {seeds.shape[0]}")
+        self.seeds[:] = seeds
+        self.ints[:] = 0
+        self.ints[:, FIRST] = first_seats
+        self.preview[:] = -1
+        self.extra[:] = 0
+        self.scores[:] = -1
+        self.cols[:] = 0
+        self.totals[:] = 0
+
+    # ---- reading ------------------------------------------------------------------------------
+    def seat_to_move(self, rows=slice(None)) -> np.ndarray:
+        return (self.ints[rows, FIRST] + self.ints[rows, TURN]) % self.num_players
+
+    def sheet_to_move(self, rows=slice(None)) -> np.ndarray:
+        return self.seat_to_move(rows) % self.num_sheets
+
+    def over(self, rows=slice(None)) -> np.ndarray:
+        return self.ints[rows, TURN] >= self.turns
+
+    def deciding(self, rows=slice(None)) -> np.ndarray:
+        """True where the seat to move has dice in hand and must decide."""
+        return (self.ints[rows, ROLLS_USED] > 0) & ~self.over(rows)
+
+    def masks(self, rows) -> np.ndarray:
+        """int8 legal-action masks of the tables `rows` (all zero where no decision is due)."""
+        if isinstance(rows, slice):
+            rows = np.arange(self.num_tables)[rows]
+        rows = np.asarray(rows, np.int64)
+        out = np.empty((len(rows), num_actions(self.rules)), np.int8)
+        write_masks(rows, self.rules.rolls_per_turn, self.turns, self.ints, self.preview, out)
+        return out
+
+    # ---- playing ------------------------------------------------------------------------------
+    def roll(self, rows) -> None:
+        """The first roll of the turn at every table in `rows` (seeded dice)."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        roll_many(rows, self.num_sheets, self.num_players, self.seeds, self.ints, self.dice, self.faces, self.cols,
+                  self.preview, self.extra, *self.tables)
+
+    def play(self, rows, actions) -> np.ndarray:
+        """Play actions[j] at table rows[j]; returns the points each gained (-1 where it was not legal)."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        gains = np.empty(len(rows), np.int64)
+        play_many(rows, np.ascontiguousarray(actions, np.int64), gains, self.ypts, self.num_players,
+                  self.num_sheets, self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
+                  self.preview, self.extra, *self.tables)
+        return gains
+
+    def set_scores(self, i: int, sheet: int, scores, upper_bonus=None, extra_bonus=None) -> None:
+        """Write a whole sheet of table i by hand (positions for tests, advice and replays): box scores
+        (columns x boxes, -1 open); the upper totals, the Yacht-50 flags and the filled masks follow
+        from them; bonuses default to the upper bonus the upper totals earn and no extra-Yacht bonus."""
+        t = self.tables
+        sc = np.asarray(scores, np.int64).reshape(self.scores.shape[2:])
+        self.scores[i, sheet] = sc
+        col = self.cols[i, sheet]
+        col[:, FILLED] = ((sc >= 0) * (1 << np.arange(sc.shape[1]))).sum(axis=1)
+        col[:, UPPER] = np.where((sc >= 0) & (t.box_face > 0), sc, 0).sum(axis=1)
+        col[:, YACHT50] = (sc[:, t.yacht_box] == self.ypts) if t.yacht_box >= 0 else 0
+        if upper_bonus is None:
+            upper_bonus = np.where(col[:, UPPER] >= t.upper_threshold, t.upper_bonus, 0) if t.upper_bonus else 0
+        col[:, UPPER_BONUS] = upper_bonus
+        col[:, EXTRA_BONUS] = 0 if extra_bonus is None else extra_bonus
+        col[:, EXTRA_YACHTS] = col[:, EXTRA_BONUS] // t.extra_bonus if t.extra_bonus else 0
+        self.totals[i, sheet] = np.where(sc >= 0, sc, 0).sum() + col[:, UPPER_BONUS].sum() + col[:, EXTRA_BONUS].sum()
+        refresh_one(i, self.num_players, self.num_sheets, self.ints, self.cols, self.preview, self.extra,
+                    *self.tables)
