@@ -140,6 +140,7 @@ class NetPlayer(Agent):
     """Plays a `PolicyNet` with the features and masks of the config it was trained with (a dict)."""
 
     name = "learned"
+    trusted = True
 
     def __init__(self, net: PolicyNet, config: dict, deterministic: bool = True, source: str = "the model"):
         self.net, self.config, self.deterministic, self.source = net, config, deterministic, source

@@ -26,6 +26,7 @@ from agents.external import describe_exit
 from yacht_env.cli_common import CommandError
 
 from .config import TournamentConfig
+from .batched import batchable, play_batched
 from .play import CallClock, Forfeit, describe, play_job, timeout_error
 
 EXECUTORS = ("local", "ray")
@@ -230,15 +231,38 @@ def check_executor(workers: int, executor: str) -> None:
 
 
 def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
-    """Yield lists of records (JSON lines) as chunks finish."""
+    """Yield lists of records (JSON lines) as chunks finish.
+
+    Tables whose seats all have trusted batched agents are played first, in this process, in lockstep
+    (`tournaments.batched`); every other game goes to the game workers.
+    """
     check_executor(workers, executor)
     if not jobs:
         return
-    chunks = chunked(list(jobs), workers)
+    rest = []
+    for table_jobs in _by_table(jobs):
+        names = {n for job in table_jobs for n in job.agents}
+        rules, agents = _worker_state(setup)
+        records = play_batched(table_jobs, rules, agents) if batchable(agents, names) else None
+        if records is None:
+            rest += table_jobs
+        else:
+            yield [json.dumps(r, separators=(",", ":")) for r in records]
+    if not rest:
+        return
+    chunks = chunked(rest, workers)
     if executor == "ray":
         yield from _ray(setup, chunks, workers)
     else:
         yield from _local(setup, chunks, workers)
+
+
+def _by_table(jobs) -> list[list]:
+    """Jobs grouped by table, in schedule order."""
+    tables: dict = {}
+    for job in jobs:
+        tables.setdefault(job.table, []).append(job)
+    return list(tables.values())
 
 
 def _context():

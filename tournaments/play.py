@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import play_game
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS
 from yacht_env.game import Game
 
 from .schedule import Job
@@ -300,18 +300,20 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
         seats = [Guarded(agents[name], seat, budget, forfeits.get(seat)) for seat, name in enumerate(job.agents)]
         _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
-    return {
-        "key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
-        "agents": list(job.agents),
-        "sheet_of": [game.sheet_of(s) for s in range(game.num_players)],   # teammates share a sheet
-        "totals": [int(t) for t in game.totals()],
-        "places": placements(game, [f is not None for f in faults]),
-        "sheets": [game.sheets[game.sheet_of(s)].scores.tolist() for s in range(game.num_players)],
-        "upper_bonus": [int(game.sheets[game.sheet_of(s)].upper_bonus.sum()) for s in range(game.num_players)],
-        "extra_bonus": [int(game.sheets[game.sheet_of(s)].extra_bonus.sum()) for s in range(game.num_players)],
-        "faults": faults,
-        "log": game.log,
-    }
+    sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
+    return make_record(job, sheet_of, [int(t) for t in game.totals()],
+                       placements(game, [f is not None for f in faults]),
+                       [game.sheets[s].scores.tolist() for s in sheet_of],
+                       [int(game.sheets[s].upper_bonus.sum()) for s in sheet_of],
+                       [int(game.sheets[s].extra_bonus.sum()) for s in sheet_of], faults, game.log)
+
+
+def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_bonus, faults, log) -> dict:
+    """The store record of a finished game: every list has one entry per seat (a seat's sheet is its
+    team's, `sheet_of` says which; teammates share it)."""
+    return {"key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
+            "agents": list(job.agents), "sheet_of": sheet_of, "totals": totals, "places": places, "sheets": sheets,
+            "upper_bonus": upper_bonus, "extra_bonus": extra_bonus, "faults": faults, "log": log}
 
 
 def _play(game: Game, seats: list[Guarded]) -> None:
