@@ -100,6 +100,6 @@ def test_bad_state_files(capsys, tmp_path):
 
 def test_full_sheet_has_nothing_to_advise(capsys):
     filled = [f"{b}=0" for b in ("ones", "twos", "threes", "fours", "fives", "sixes", "full_house",
-                                 "four_of_a_kind", "little_straight", "big_straight", "choice", "yacht")]
+                                 "four_of_a_kind", "little_straight", "big_straight", "yacht")] + ["choice=5"]
     assert main(["advise", "--rules", "classic", "--dice", "1", "2", "3", "4", "5", "--filled", *filled]) == 2
     assert "every box is filled: the game is over" in capsys.readouterr().err

@@ -82,7 +82,7 @@ def test_more_than_15_boxes_are_refused():
         check_solvable(load(data))
 
 
-def temp_cache_round_trip(tmp_path):
+def test_cache_round_trip(tmp_path):
     rules, s = solved("classic")
     path = tmp_path / "t.npz"
     save(s, path)

@@ -172,8 +172,8 @@ def test_a_store_from_another_schedule_is_refused(tmp_path):
     rec = json.loads(lines[0])
     rec["agents"] = rec["agents"][::-1]
     (tmp_path / "games.jsonl").write_text("\n".join([json.dumps(rec)] + lines[1:]) + "\n")
-    with pytest.raises(CommandError, match=r"game t0-d0-r0 was played by \['best', 'first'\] but is scheduled for "
-                                           r"\['first', 'best'\]: the store was written by another version"):
+    with pytest.raises(CommandError, match=r"games.jsonl: line 1: game t0-d0-r0 does not match the schedule: agents "
+                                           r"\['best', 'first'\], expected \['first', 'best'\]; the store is damaged"):
         render(tmp_path)
 
 

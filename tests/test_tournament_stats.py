@@ -98,13 +98,17 @@ def test_fallback_scores_the_first_legal_box():
 
 
 def test_store_dedupes_and_rejects_damage(tmp_path):
-    cfg = parse_config({"entrants": ["a", "b"], "games": 1})
+    from agents.registry import make_agent
+    from tournaments.play import play_job
+    from tournaments.schedule import schedule
+    cfg = parse_config({"entrants": ["greedy", "random"], "games": 1})
     store = Store(tmp_path)
     store.open(cfg)
-    line = json.dumps(rec(0, 0, 0, ["a", "b"], [1, 2]))
-    other = json.dumps(rec(0, 0, 0, ["a", "b"], [5, 6]))
+    played = play_job(schedule(cfg)[0], cfg.ruleset, {n: make_agent(s) for n, s in cfg.entrants.items()}, None)
+    line = json.dumps(played)
+    other = json.dumps({**played, "faults": [None, {"error": "late", "move": 3}]})
     store.append([line, other])
-    assert list(store.records()) == ["t0-d0-r0"] and store.records()["t0-d0-r0"]["totals"] == [1, 2]
+    assert list(store.records()) == ["t0-d0-r0"] and store.records()["t0-d0-r0"]["faults"] == [None, None]
     with open(store.games_path, "a") as f:
         f.write('{"key": "torn')
     assert len(store.records()) == 1
@@ -112,7 +116,7 @@ def test_store_dedupes_and_rejects_damage(tmp_path):
     assert store.games_path.read_text().endswith("}\n")
     with open(store.games_path, "a") as f:
         f.write("garbage\n" + line + "\n")
-    with pytest.raises(CommandError, match=r"games.jsonl: line 3 is not valid JSON; the store is damaged"):
+    with pytest.raises(CommandError, match=r"games.jsonl: line 3: not valid JSON; the store is damaged"):
         store.records()
 
 

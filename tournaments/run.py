@@ -1,5 +1,6 @@
 """Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report."""
 import time
+from contextlib import closing
 from pathlib import Path
 
 from tqdm import tqdm
@@ -20,25 +21,25 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                    progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True) -> dict:
     """Play every scheduled game not yet in the store at `out`, then render the report.
 
-    Returns the results (as in results.json) plus `run` timing for this invocation; analysis=False
-    leaves the move analysis out of the report.
+    The folder is locked for the whole run (a second run on it is refused). Returns the results (as in
+    results.json) plus `run` timing for this invocation; analysis=False leaves the move analysis out of
+    the report.
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
-    store = Store(out if out is not None else default_out(config))
-    store.open(config)
-    jobs = schedule(config)
-    done = store.records()
-    todo = [j for j in jobs if j.key not in done]
-    start = time.perf_counter()
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
-               disable=not progress, dynamic_ncols=True)
-    with bar:
-        for batch in execute(Setup(config, factory), todo, workers=workers, executor=executor):
-            store.append(batch)
-            bar.update(len(batch))
-    seconds = time.perf_counter() - start
-    res = render(store.folder, analysis=analysis)
+    with Store(out if out is not None else default_out(config)).open(config) as store:
+        jobs = schedule(config)
+        done = store.records()
+        todo = [j for j in jobs if j.key not in done]
+        start = time.perf_counter()
+        bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
+                   disable=not progress, dynamic_ncols=True)
+        with bar, closing(execute(Setup(config, factory), todo, workers=workers, executor=executor)) as batches:
+            for batch in batches:
+                store.append(batch)
+                bar.update(len(batch))
+        seconds = time.perf_counter() - start
+        res = render(store.folder, analysis=analysis)
     res["run"] = {"folder": str(store.folder), "games_run": len(todo), "seconds": seconds,
                   "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
                   "workers": workers, "executor": executor}

@@ -1,26 +1,82 @@
 """The tournament store: `tournament.json` (the config and its hash) and `games.jsonl`, one finished game
-per line, flushed and fsynced as it is written.
+per line, fsynced as it is written.
 
 The store is the source of truth: a rerun skips the games already in it, duplicates are dropped by
 game key (first one wins), and a torn last line left by a killed run is cut off before appending.
+
+- **One writer.** `Store.open` takes an exclusive `flock` on `tournament.lock` and holds it until
+  `close()`; a second run on the folder is refused with the first one's pid. The kernel drops the lock
+  when its holder dies, so a lock left by a killed run is simply taken over.
+- **Checked records.** Every line read (and every record appended) is checked against the folder's
+  config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
+  config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
+  the rules allow. A line that fails is a `CommandError` naming the file and line, never a game.
+- **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
+  into; in a tournament folder only the store, the lock and the report's own files are written.
+- **Disk errors.** A failed write (no space, quota, I/O error) ends the run with one line; the games
+  already stored stay, a torn line is cut on the next open, and rerunning resumes.
 """
+import errno
+import fcntl
 import json
 import os
+import socket
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 from yacht_env.cli_common import CommandError
 
 from .config import TournamentConfig, parse_config
+from .schedule import schedule
 
 META = "tournament.json"
 GAMES = "games.jsonl"
+LOCK = "tournament.lock"
+META_TMP = "tournament.tmp"
+OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
+MAX_META_BYTES = 1 << 20
+MAX_LINE_BYTES = 8 << 20                     # a record of 8 seats x 3 columns with its move log is ~100 KB
+RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
+               "upper_bonus", "extra_bonus", "faults", "log")
+
+
+class Expected(NamedTuple):
+    """What the records of a folder are checked against, from its `tournament.json`."""
+    config: TournamentConfig
+    config_hash: str
+    rules: object                  # the config's RuleSet
+    jobs: dict                     # game key -> scheduled Job
+    box_points: list               # per box, every score it can hold (plain or joker points)
+
+    @classmethod
+    def of(cls, config: TournamentConfig) -> "Expected":
+        rules = config.ruleset
+        t = rules.tables
+        points = [frozenset(t.score[b].tolist()) | frozenset(t.joker_score[b].tolist()) for b in range(t.n_boxes)]
+        return cls(config, config.hash, rules, {j.key: j for j in schedule(config)}, points)
+
+
+def disk_error(what: str, err: OSError) -> CommandError:
+    """The one-line message for a failed write: what could not be written, why, and what to do."""
+    where = f" ({err.filename})" if err.filename else ""
+    if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        hint = "free some space"
+    elif err.errno == errno.EIO:
+        hint = "check the disk"
+    else:
+        hint = "fix the cause"
+    return CommandError(f"cannot write {what}{where}: {err.strerror or err}; every game stored so far is kept: "
+                        f"{hint}, then rerun the same command to resume")
 
 
 class Store:
-    """A folder holding one tournament's games."""
+    """A folder holding one tournament's games. `open(config)` before `append`; reading needs no lock."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
+        self._lock_fd: int | None = None
+        self._expected: Expected | None = None   # once tournament.json has been read and checked
 
     @property
     def games_path(self) -> Path:
@@ -30,74 +86,324 @@ class Store:
     def meta_path(self) -> Path:
         return self.folder / META
 
-    def open(self, config: TournamentConfig) -> None:
-        """Create the folder for `config`, or check that it already holds the same tournament."""
+    @property
+    def lock_path(self) -> Path:
+        return self.folder / LOCK
+
+    # ---- opening for writing ---------------------------------------------------------------------
+    def open(self, config: TournamentConfig) -> "Store":
+        """Lock the folder for `config`'s run: create it, or check that it holds the same tournament.
+
+        Refuses a path that is not a folder, a folder with files but no `tournament.json`, a folder
+        written for another config, and a folder another run holds. Returns the store (usable as a
+        context manager that closes it)."""
         if self.folder.exists() and not self.folder.is_dir():
             raise CommandError(f"{self.folder}: exists and is not a folder")
+        self._refuse_foreign_folder()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise CommandError(f"{self.folder}: cannot create the tournament folder ({e.strerror})") from None
-        if self.meta_path.exists():
-            meta = self.meta()
-            if meta.get("config_hash") != config.hash:
-                raise CommandError(
-                    f"{self.folder} holds a different tournament (config hash {meta.get('config_hash')}, this "
-                    f"config is {config.hash}); use another --out folder or delete this one")
-        else:
-            if self.games_path.exists():
-                raise CommandError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this "
-                                   f"program wrote")
-            tmp = self.meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"config_hash": config.hash, "config": config.to_dict()}, indent=2) + "\n")
-            os.replace(tmp, self.meta_path)
-        self._cut_torn_tail()
+        self._lock()
+        try:
+            self._refuse_foreign_folder()   # again, now that no other run can be writing it
+            if self.meta_path.exists():
+                have = self.meta().get("config_hash")
+                if have != config.hash:
+                    raise CommandError(
+                        f"{self.folder} holds a different tournament (config hash {have}, this config is "
+                        f"{config.hash}); use another --out folder or delete this one")
+                self.config()               # tournament.json must agree with its own hash
+            else:
+                self._write_meta(config)
+            self._cut_torn_tail()
+        except BaseException:
+            self.close()
+            raise
+        return self
 
+    def close(self) -> None:
+        """Release the folder's lock (idempotent)."""
+        if self._lock_fd is None:
+            return
+        fd, self._lock_fd = self._lock_fd, None
+        try:
+            os.ftruncate(fd, 0)
+        except OSError:
+            pass  # the lock goes with the descriptor; its text is only a hint for the next run
+        os.close(fd)
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _refuse_foreign_folder(self) -> None:
+        if not self.folder.is_dir() or self.meta_path.exists():
+            return
+        try:
+            names = sorted(p.name for p in self.folder.iterdir())
+        except OSError as e:
+            raise CommandError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
+        if GAMES in names:
+            raise CommandError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
+        stray = [n for n in names if n not in OWN_FILES]
+        if stray:
+            more = f" and {len(stray) - 1} more" if len(stray) > 1 else ""
+            raise CommandError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
+                               f"nothing was written: give --out a new or empty folder")
+
+    def _lock(self) -> None:
+        if self._lock_fd is not None:
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise CommandError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+            os.close(fd)
+            raise CommandError(f"{self.folder}: another `yacht tournament` is writing this folder ({holder}); "
+                               f"wait for it to finish, or stop it and rerun") from None
+        except OSError as e:
+            os.close(fd)
+            raise CommandError(f"{self.lock_path}: cannot lock the folder ({e.strerror}); is it on a filesystem "
+                               f"without file locks?") from None
+        self._lock_fd = fd
+        note = f"pid {os.getpid()} on {socket.gethostname()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}"
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, note.encode() + b"\n", 0)
+        except OSError as e:
+            self.close()
+            raise disk_error(f"the run lock {self.lock_path}", e) from None
+
+    def _write_meta(self, config: TournamentConfig) -> None:
+        tmp = self.folder / META_TMP
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"config_hash": config.hash, "config": config.to_dict()}, indent=2) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.meta_path)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise disk_error(f"{self.meta_path}", e) from None
+
+    def _cut_torn_tail(self) -> None:
+        """Drop a last line without its newline (a write cut short by a kill or a full disk)."""
+        if not self.games_path.exists():
+            return
+        try:
+            with open(self.games_path, "rb+") as f:
+                size = f.seek(0, os.SEEK_END)
+                if size == 0:
+                    return
+                f.seek(size - 1)
+                if f.read(1) == b"\n":
+                    return
+                pos = size
+                while pos > 0:            # back to the last newline, a block at a time
+                    step = min(pos, 1 << 16)
+                    f.seek(pos - step)
+                    nl = f.read(step).rfind(b"\n")
+                    if nl >= 0:
+                        pos = pos - step + nl + 1
+                        break
+                    pos -= step
+                f.truncate(pos)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise disk_error(f"{self.games_path}", e) from None
+
+    # ---- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict:
+        """`tournament.json`, checked to be a JSON object with `config` (a mapping) and `config_hash`."""
         if not self.meta_path.is_file():
             raise CommandError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)")
         try:
-            return json.loads(self.meta_path.read_text())
-        except json.JSONDecodeError as e:
-            raise CommandError(f"{self.meta_path}: not valid JSON ({e})") from None
+            with open(self.meta_path, "rb") as f:
+                raw = f.read(MAX_META_BYTES + 1)
+        except OSError as e:
+            raise CommandError(f"{self.meta_path}: cannot read ({e.strerror})") from None
+        if len(raw) > MAX_META_BYTES:
+            raise CommandError(f"{self.meta_path}: larger than {MAX_META_BYTES} bytes; not a file this program wrote")
+        try:
+            doc = json.loads(raw)
+        except (ValueError, RecursionError) as e:   # JSONDecodeError, bad UTF-8, absurd nesting
+            raise CommandError(f"{self.meta_path}: not valid JSON ({_reason(e)})") from None
+        if not isinstance(doc, dict):
+            raise CommandError(f"{self.meta_path}: expected a JSON object with config and config_hash, "
+                               f"got {type(doc).__name__}")
+        for key, kind in (("config", dict), ("config_hash", str)):
+            if key not in doc:
+                raise CommandError(f"{self.meta_path}: no {key!r}; not a file this program wrote")
+            if not isinstance(doc[key], kind):
+                raise CommandError(f"{self.meta_path}: {key!r} must be a JSON {'object' if kind is dict else 'string'}, "
+                                   f"got {type(doc[key]).__name__}")
+        return doc
 
     def config(self) -> TournamentConfig:
-        """The config this folder was written for."""
-        return parse_config(self.meta()["config"], str(self.meta_path))
+        """The config this folder was written for, checked against the hash stored with it."""
+        return self.expected().config
 
-    def _cut_torn_tail(self) -> None:
-        """Drop a last line without its newline (a write cut short by a kill)."""
-        if not self.games_path.exists():
-            return
-        with open(self.games_path, "rb+") as f:
-            data = f.read()
-            if data and not data.endswith(b"\n"):
-                f.truncate(data.rfind(b"\n") + 1)
-                f.flush()
-                os.fsync(f.fileno())
+    def expected(self) -> Expected:
+        """The config, rules and schedule this folder's records are checked against."""
+        if self._expected is None:
+            meta = self.meta()
+            config = parse_config(meta["config"], str(self.meta_path))
+            if config.hash != meta["config_hash"]:
+                raise CommandError(f"{self.meta_path}: config_hash {meta['config_hash']!r} does not match its config "
+                                   f"(hash {config.hash}); the file was changed after the run wrote it")
+            self._expected = Expected.of(config)
+        return self._expected
 
     def records(self) -> dict[str, dict]:
-        """Every finished game by key; a torn last line is ignored."""
+        """Every finished game by key, each line checked (see `check_record`); a torn last line is not a
+        game. A line that is not a game of this tournament raises `CommandError` with its line number."""
+        expected = self.expected()
         out: dict[str, dict] = {}
-        if not self.games_path.exists():
+        try:
+            f = open(self.games_path, "rb")
+        except FileNotFoundError:
             return out
-        lines = self.games_path.read_bytes().split(b"\n")
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                if i == len(lines) - 1:
+        except OSError as e:
+            raise CommandError(f"{self.games_path}: cannot read ({e.strerror})") from None
+        with f:
+            number = 0
+            while True:
+                line = f.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    break
+                number += 1
+                if len(line) > MAX_LINE_BYTES:
+                    self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record")
+                if not line.endswith(b"\n"):
                     break  # torn last line: that game was not finished
-                raise CommandError(f"{self.games_path}: line {i + 1} is not valid JSON; the store is damaged") from None
-            out.setdefault(rec["key"], rec)
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except (ValueError, RecursionError):
+                    self._damaged(number, "not valid JSON")
+                problem = check_record(rec, expected)
+                if problem:
+                    self._damaged(number, problem)
+                out.setdefault(rec["key"], rec)
         return out
 
+    def _damaged(self, number: int, problem: str):
+        raise CommandError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
+                           f"another version (remove that line and rerun, or play into a new folder)")
+
+    # ---- writing ---------------------------------------------------------------------------------
     def append(self, lines) -> None:
-        """Append finished games (records as JSON lines), durably: flush + fsync after each."""
-        with open(self.games_path, "a", encoding="utf-8") as f:
+        """Append finished games (records as JSON lines) durably, each checked and stamped with the config
+        hash, one write + fsync per game. Needs `open`."""
+        if self._lock_fd is None:
+            raise RuntimeError("Store.append needs the folder opened (Store.open) first")
+        expected = self.expected()
+        try:
+            fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise disk_error(f"{self.games_path}", e) from None
+        try:
             for line in lines:
-                f.write(line + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+                rec = {**json.loads(line), "config_hash": expected.config_hash}
+                problem = check_record(rec, expected)
+                if problem:
+                    raise CommandError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
+                                       f"changed by an agent?")
+                data = memoryview((json.dumps(rec, separators=(",", ":")) + "\n").encode())
+                while data:
+                    data = data[os.write(fd, data):]
+                os.fsync(fd)
+        except OSError as e:
+            raise disk_error(f"{self.games_path}", e) from None
+        finally:
+            os.close(fd)
+
+
+def _reason(e: Exception) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _wholes(x, n: int, lo: int, hi: int | None = None) -> bool:
+    """x is a list of n whole numbers in lo..hi."""
+    return (isinstance(x, list) and len(x) == n and all(_whole(v) and v >= lo and (hi is None or v <= hi)
+                                                         for v in x))
+
+
+def check_record(rec, expected: Expected) -> str | None:
+    """What is wrong with a store record for this tournament, or None when it is a game of it.
+
+    Checked: the keys the report reads; the config hash (when the record carries it); the game key is scheduled and table, deal,
+    rotation, seed and seats are that job's; per seat its sheet index, total, place, bonuses and fault
+    have the right type and range; each sheet has the rules' columns x boxes, with points each box can
+    hold; every total is its sheet plus its bonuses."""
+    _, config_hash, rules, jobs, allowed = expected
+    if not isinstance(rec, dict):
+        return f"not a game record (a JSON {type(rec).__name__})"
+    missing = [k for k in RECORD_KEYS if k not in rec]
+    if missing:
+        return f"not a game record (no {missing[0]!r})"
+    if rec.get("config_hash", config_hash) != config_hash:   # stores written before records carried it
+        return (f"written for another tournament (config hash {str(rec['config_hash'])[:40]!r}, this folder's is "
+                f"{config_hash})")
+    key = rec["key"]
+    job = jobs.get(key) if isinstance(key, str) else None
+    if job is None:
+        return f"game key {str(key)[:40]!r} is not in this tournament's schedule"
+    for field in ("table", "deal", "rotation", "seed"):
+        if not _whole(rec[field]) or rec[field] != getattr(job, field):
+            return f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, expected {getattr(job, field)}"
+    if rec["agents"] != list(job.agents):
+        return f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, expected {list(job.agents)}"
+    n = len(job.agents)
+    sheets_n = rules.teams or n
+    if rec["sheet_of"] != [s % sheets_n for s in range(n)]:
+        return f"sheet_of must be {[s % sheets_n for s in range(n)]}"
+    if not _wholes(rec["places"], n, 1, n):
+        return f"places must be {n} places from 1 to {n}"
+    top = rules.upper_bonus * rules.columns
+    if not _wholes(rec["upper_bonus"], n, 0, top) or any(b % max(rules.upper_bonus, 1) for b in rec["upper_bonus"]):
+        return f"upper_bonus must be {n} multiples of {rules.upper_bonus} up to {rules.upper_bonus * rules.columns}"
+    extra = rules.extra_yacht_bonus
+    if not _wholes(rec["extra_bonus"], n, 0, extra * rules.columns * len(rules.boxes)) or \
+            any(b % max(extra, 1) for b in rec["extra_bonus"]):
+        return f"extra_bonus must be {n} multiples of {extra}"
+    faults = rec["faults"]
+    if not isinstance(faults, list) or len(faults) != n or not all(
+            f is None or (isinstance(f, dict) and isinstance(f.get("error"), str) and _whole(f.get("move"))
+                          and f["move"] >= 0) for f in faults):
+        return f"faults must be {n} entries, each null or {{error: text, move: number}}"
+    if not isinstance(rec["log"], list):
+        return "log must be a list of moves"
+    sheets = rec["sheets"]
+    if not isinstance(sheets, list) or len(sheets) != n:
+        return f"sheets must be one sheet per seat ({n})"
+    for s, sheet in enumerate(sheets):
+        if not isinstance(sheet, list) or len(sheet) != rules.columns or not all(
+                isinstance(col, list) and len(col) == len(allowed) and all(
+                    _whole(p) and p in ok for p, ok in zip(col, allowed)) for col in sheet):
+            return (f"sheets[{s}] must be {rules.columns} column(s) of {len(allowed)} box scores, each one "
+                    f"the box can hold under rules {rules.name!r}")
+    totals = rec["totals"]
+    if not _wholes(totals, n, 0):
+        return f"totals must be {n} whole numbers"
+    for s in range(n):
+        expect = sum(map(sum, sheets[s])) + rec["upper_bonus"][s] + rec["extra_bonus"][s]
+        if totals[s] != expect:
+            return f"totals[{s}] is {str(totals[s])[:40]}, but its sheet and bonuses add up to {expect}"
+    return None
+

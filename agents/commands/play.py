@@ -240,7 +240,7 @@ def run(args, inp=None, out=None, events=None) -> int:
     agents = []
     try:
         for spec in specs:
-            agents.append(HumanAgent(inp, screen, names, named=named) if spec is None else make_agent(spec))
+            agents.append(Person(inp, screen, names, named=named) if spec is None else make_agent(spec))
         terminal = next(a for a in agents if isinstance(a, HumanAgent))
         game = Game(rules, n, seed=args.seed)
         for number in itertools.count(1):
@@ -259,6 +259,9 @@ def run(args, inp=None, out=None, events=None) -> int:
             try:
                 play(game, agents, names, terminal, log, number)
             except HumanQuit as q:
+                if not any(a.answered for a in agents if isinstance(a, Person)):
+                    raise CommandError("no input: stdin ended before the first move; `yacht play` reads moves "
+                                       "from a terminal (or one command per line from a pipe)") from None
                 terminal.say("game abandoned")
                 log.emit("abandoned", game=number, reason=str(q))
                 return 0
@@ -269,6 +272,18 @@ def run(args, inp=None, out=None, events=None) -> int:
     finally:
         for a in agents:
             a.close()
+
+
+class Person(HumanAgent):
+    """A person at the terminal who remembers whether they ever answered: input that ends before the first
+    line is no person at all (an error), not a person who left (a game abandoned)."""
+
+    answered = False
+
+    def ask(self, prompt: str) -> str:
+        line = super().ask(prompt)
+        self.answered = True
+        return line
 
 
 def best_scores() -> "BestScores | None":

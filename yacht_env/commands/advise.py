@@ -12,16 +12,18 @@ With several columns, boxes are named ``box@COLUMN`` (``ones@2``), and the value
 column-additive approximation the strong agent uses.
 """
 import json
-from pathlib import Path
+import re
 
 import numpy as np
 
 from ..cli_common import CommandError, add_common, emit_json, rules_from_args
 from ..dice import NUM_HOLDS, ROLLS, roll_index
+from ..obs import yacht_points
 from ..solver import Unsolvable, solution_for
 from ..solver.policy import Policy
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
+MAX_STATE_BYTES = 64 << 10
 
 
 def add_parser(sub):
@@ -34,7 +36,7 @@ def add_parser(sub):
     p.add_argument("--filled", nargs="*", default=None, metavar="BOX=POINTS",
                    help="boxes already scored (box@COLUMN with several columns)")
     p.add_argument("--upper", nargs="+", type=int, default=None, metavar="N",
-                   help="upper-section total per column (default: the sum of the filled upper boxes)")
+                   help="upper-section total per column, checked against the filled upper boxes (default: their sum)")
     p.add_argument("--bonus", type=int, default=None, metavar="POINTS",
                    help="extra-Yacht bonus points already earned (default 0)")
     p.add_argument("--state", metavar="FILE.json", help="read the position from a JSON file instead")
@@ -50,20 +52,16 @@ def _position(args) -> dict:
             box, eq, pts = item.partition("=")
             if not eq:
                 raise CommandError(f"--filled takes BOX=POINTS, got {item!r} (e.g. --filled ones=3 yacht=50)")
-            try:
-                pos["filled"][box] = int(pts)
-            except ValueError:
-                raise CommandError(f"--filled {item!r}: points must be a whole number") from None
+            if not re.fullmatch(r"-?[0-9]{1,9}", pts.strip()):
+                raise CommandError(f"--filled {item!r}: points must be a whole number")
+            if box in pos["filled"]:
+                raise CommandError(f"--filled: box {box!r} is given twice")
+            pos["filled"][box] = int(pts)
     if args.state:
         if any(v is not None for v in pos.values()):
             raise CommandError("give the position either with --state or with --dice/--rolls-left/--filled/--upper/"
                                "--bonus, not both")
-        try:
-            doc = json.loads(Path(args.state).read_text())
-        except OSError as e:
-            raise CommandError(f"cannot read --state {args.state}: {e.strerror}") from None
-        except json.JSONDecodeError as e:
-            raise CommandError(f"--state {args.state} is not valid JSON ({e.msg}, line {e.lineno})") from None
+        doc = _read_state(args.state)
         if not isinstance(doc, dict) or set(doc) - STATE_KEYS:
             bad = sorted(set(doc) - STATE_KEYS) if isinstance(doc, dict) else "top level"
             raise CommandError(f"--state {args.state}: unknown key {bad}; allowed: {', '.join(sorted(STATE_KEYS))}")
@@ -73,11 +71,48 @@ def _position(args) -> dict:
     return pos
 
 
+def _read_state(path: str):
+    """The JSON document of a --state file: bounded in size, no key given twice."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_STATE_BYTES + 1)
+    except OSError as e:
+        raise CommandError(f"cannot read --state {path}: {e.strerror}") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise CommandError(f"--state {path} is larger than {MAX_STATE_BYTES} bytes; a position takes a few lines")
+
+    def no_twice(pairs):
+        keys = [k for k, _ in pairs]
+        twice = next((k for k in keys if keys.count(k) > 1), None)
+        if twice is not None:
+            raise CommandError(f"--state {path}: key {twice!r} is given twice")
+        return dict(pairs)
+
+    try:
+        return json.loads(raw, object_pairs_hook=no_twice)
+    except json.JSONDecodeError as e:
+        raise CommandError(f"--state {path} is not valid JSON ({e.msg}, line {e.lineno})") from None
+    except RecursionError:
+        raise CommandError(f"--state {path} is not valid JSON (nested too deeply)") from None
+    except ValueError as e:   # not UTF-8, a number with thousands of digits
+        raise CommandError(f"--state {path} is not valid JSON ({str(e).splitlines()[0][:120]})") from None
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _sheet(rules, filled, upper, bonus):
-    """scores (columns x boxes, -1 open), upper totals per column, points already on the sheet."""
+    """scores (columns x boxes, -1 open), upper totals per column, points already on the sheet.
+
+    The position must be one a game can reach: each box holds points it can hold on its column (joker
+    points only where the Yacht box, and for forced or Verhoeff jokers the matching upper box, allow
+    them), the upper totals are what the filled upper boxes add up to, and the extra-Yacht bonus is a
+    multiple of the rules' bonus, at most one per box that can hold an extra Yacht."""
     scores = np.full((rules.columns, len(rules.boxes)), -1, dtype=np.int64)
     if not isinstance(filled, dict):
         raise CommandError("filled must map box names to points, e.g. {\"ones\": 3}")
+    where = {}
     for key, pts in filled.items():
         box, _, col = str(key).partition("@")
         if box not in rules.boxes:
@@ -86,29 +121,88 @@ def _sheet(rules, filled, upper, bonus):
             raise CommandError(f"box {key!r}: column must be 1..{rules.columns}")
         if not col and rules.columns > 1:
             raise CommandError(f"rules {rules.name!r} have {rules.columns} columns: name boxes as {box}@COLUMN")
-        if isinstance(pts, bool) or not isinstance(pts, int) or pts < 0:
+        if not _whole(pts) or pts < 0:
             raise CommandError(f"box {key!r}: points must be a whole number >= 0, got {pts!r}")
-        b = rules.boxes.index(box)
-        possible = set(rules.tables.score[b].tolist()) | set(rules.tables.joker_score[b].tolist()) | {0}
-        if pts not in possible:
-            raise CommandError(f"box {key!r} cannot hold {pts} points under {rules.name!r}; possible: "
-                               f"{', '.join(map(str, sorted(possible)))}")
-        scores[int(col or 1) - 1, b] = pts
+        c, b = int(col or 1) - 1, rules.boxes.index(box)
+        if scores[c, b] >= 0:
+            raise CommandError(f"box {key!r} is given twice (as {where[c, b]!r} too)")
+        scores[c, b], where[c, b] = pts, key
+    for (c, b), key in where.items():
+        possible = _box_points(rules, scores[c], b)
+        if scores[c, b] not in possible:
+            raise CommandError(f"box {key!r} cannot hold {scores[c, b]} points under {rules.name!r}; "
+                               f"possible: {', '.join(map(str, sorted(possible)))}")
     if (scores >= 0).all():
         raise CommandError("every box is filled: the game is over, nothing to advise")
     faces = np.array([b.face for b in rules.boxes_spec])
     sums = np.where((scores >= 0) & (faces > 0), scores, 0).sum(axis=1)
     if upper is None:
         upper = sums
-    elif len(upper) != rules.columns or any(isinstance(u, bool) or not isinstance(u, int) or u < 0 for u in upper):
-        raise CommandError(f"upper: one whole number >= 0 per column ({rules.columns}), got {upper!r}")
+    elif len(upper) != rules.columns or any(not _whole(u) or u < 0 for u in upper):
+        raise CommandError(f"upper: one whole number >= 0 per column ({rules.columns}), got {_short(upper)}")
+    elif list(upper) != sums.tolist():
+        raise CommandError(f"upper: the filled upper boxes add up to {' '.join(map(str, sums.tolist()))}, got "
+                           f"{' '.join(map(str, upper))} (leave --upper out to use their sum)")
     upper = np.array(upper, dtype=np.int64)
     if bonus is None:
         bonus = 0
-    if isinstance(bonus, bool) or not isinstance(bonus, int) or bonus < 0:
-        raise CommandError(f"bonus must be a whole number >= 0, got {bonus!r}")
+    if not _whole(bonus) or bonus < 0:
+        raise CommandError(f"bonus must be a whole number >= 0, got {_short(bonus)}")
+    if bonus:
+        per, most = rules.extra_yacht_bonus, _extra_yacht_boxes(rules, scores)
+        if not per:
+            raise CommandError(f"bonus: rules {rules.name!r} pay no extra-Yacht bonus, got {bonus}")
+        if bonus % per or bonus // per > most:
+            raise CommandError(f"bonus: the extra-Yacht bonus is {per} per extra Yacht, and this sheet has room for "
+                               f"at most {most} (boxes filled after a full Yacht box with points a Yacht gives "
+                               f"them), got {bonus}")
     ub = rules.upper_bonus * int(((upper >= rules.upper_bonus_threshold) & (rules.upper_bonus > 0)).sum())
     return scores, upper, int(np.where(scores >= 0, scores, 0).sum()) + ub + bonus
+
+
+def _short(x) -> str:
+    return repr(x)[:80]
+
+
+def _joker_on(rules, column) -> bool:
+    """A five-of-a-kind plays as a joker on this column: the Yacht box is filled (and holds its full
+    points where the rules ask for that)."""
+    t = rules.tables
+    if t.joker_trigger == 0 or t.yacht_box < 0 or column[t.yacht_box] < 0:
+        return False
+    return t.joker_trigger == 1 or column[t.yacht_box] == yacht_points(rules)
+
+
+def _box_points(rules, column, b) -> set[int]:
+    """Points box b can hold on a column whose boxes hold `column` (-1: open)."""
+    t = rules.tables
+    values = set(t.score[b].tolist())
+    if t.box_face[b] == 0 and _joker_on(rules, column):
+        for r in np.flatnonzero(t.roll_yacht):
+            match = t.face_box[t.roll_yacht[r]]
+            if (t.joker_forced or t.joker_needs_upper) and match >= 0 and column[match] < 0:
+                continue  # the matching upper box is open: no joker points in the lower section
+            values.add(int(t.joker_score[b, r]))
+    return values
+
+
+def _extra_yacht_boxes(rules, scores) -> int:
+    """Boxes that can hold an extra Yacht: filled, not the Yacht box, on a column whose Yacht box holds
+    its full points, with points a five-of-a-kind gives that box there."""
+    t = rules.tables
+    yachts = np.flatnonzero(t.roll_yacht)
+    n = 0
+    for column in scores:
+        if t.yacht_box < 0 or column[t.yacht_box] != yacht_points(rules):
+            continue
+        for b in np.flatnonzero(column >= 0):
+            if b == t.yacht_box:
+                continue
+            given = {int(t.score[b, r]) for r in yachts}
+            if _joker_on(rules, column):
+                given |= {int(t.joker_score[b, r]) for r in yachts}
+            n += int(column[b]) in given
+    return n
 
 
 def _name(rules, roll, action, nbox) -> str:
@@ -121,18 +215,20 @@ def _name(rules, roll, action, nbox) -> str:
 
 def run(args):
     rules = rules_from_args(args)
+    if args.top < 0:
+        raise CommandError(f"--top must be 0 (all) or more, got {args.top}")
     pos = _position(args)
     dice = pos["dice"]
     if dice is None:
         raise CommandError("no dice: give --dice with five faces (e.g. --dice 1 2 3 3 5) or --state FILE.json")
     if not isinstance(dice, list) or len(dice) != 5 or any(
             isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
-        raise CommandError(f"dice: five faces 1..6 are needed, got {dice!r}")
+        raise CommandError(f"dice: five faces 1..6 are needed, got {_short(dice)}")
     rolls_left = 0 if pos["rolls_left"] is None else pos["rolls_left"]
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
             not 0 <= rolls_left <= rules.rolls_per_turn - 1:
         raise CommandError(f"rolls left must be 0..{rules.rolls_per_turn - 1} under {rules.name!r} "
-                           f"({rules.rolls_per_turn} rolls per turn, the first already made), got {rolls_left!r}")
+                           f"({rules.rolls_per_turn} rolls per turn, the first already made), got {_short(rolls_left)}")
     scores, upper, banked = _sheet(rules, pos["filled"] or {}, pos["upper"], pos["bonus"])
     try:
         column = rules if rules.columns == 1 else _one_column(rules)

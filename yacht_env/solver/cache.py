@@ -1,19 +1,38 @@
 """Solved tables on disk: one ``.npz`` per rule set, keyed by its hash and `SOLVER_VERSION`.
 
 The folder is ``$YACHT_CACHE_DIR`` when set, else ``~/.cache/yacht-arena``.
+
+A file holds ``values`` (float64, one per state) and ``meta`` (JSON: version, rules hash, state space,
+summary figures and the SHA-256 of the values). Reading checks all of it before the values are
+used, and reads the array headers before any array, so a cut-off, empty, wrong-shaped or garbage
+file is a cache miss: the table is solved again and the file replaced. Files are written to a
+unique temporary name, fsynced and renamed over the old one, so readers and concurrent writers
+(two processes solving the same rules) only ever see whole files.
 """
+import hashlib
 import json
+import math
 import os
+import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
+import numpy.lib.format as npy
 
 from ..rules import rules_hash
 from .solution import Solution
 from .solve import solitaire, solve
-from .space import StateSpace, check_solvable
+from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
+MAX_META_BYTES = 1 << 16
+HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+SUMMARY = ("expected_score", "std", "p_upper_bonus", "p_yacht_50", "expected_extra_yachts", "seconds")
+
+
+class DamagedCache(ValueError):
+    """A cache file that cannot be used; the message says why."""
 
 
 def cache_dir() -> Path:
@@ -25,43 +44,118 @@ def cache_path(rules) -> Path:
     return cache_dir() / f"solver-v{SOLVER_VERSION}-{rules_hash(solitaire(rules))}.npz"
 
 
+def _digest(values: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes()).hexdigest()
+
+
 def save(solution: Solution, path: Path) -> None:
+    """Write `solution` to `path` atomically (temporary file, fsync, rename); OSError if it cannot."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    values = np.ascontiguousarray(solution.values, dtype="<f8")
     meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space.__dict__,
-            **solution.summary()}
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    np.savez(tmp, values=solution.values, meta=np.array(json.dumps(meta)))
-    os.replace(tmp, path)  # readers never see a half-written file
-
-
-def load_file(path: Path) -> Solution | None:
-    """The solution stored at `path`, or None when it is missing or unreadable."""
+            "sha256": _digest(values), **solution.summary()}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".tmp.npz")
     try:
-        with np.load(path) as f:
-            meta = json.loads(str(f["meta"]))
-            values = f["values"]
-    except (OSError, ValueError, KeyError):
-        return None
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, values=values, meta=np.array(json.dumps(meta)))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)  # readers never see a half-written file
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_file(path: Path, rules=None) -> Solution:
+    """The solution stored at `path`, checked: the zip members, the meta JSON and its fields, the state
+    space (that of `rules` when given, else within the solver's limits), the values' dtype and shape
+    (from the array header, before the array is read), finite values and their checksum.
+    Raises FileNotFoundError when there is no file and DamagedCache when it cannot be used."""
+    expected = StateSpace.of(solitaire(rules).tables) if rules is not None else None
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            if names != {"values.npy", "meta.npy"}:
+                raise DamagedCache(f"members {sorted(names)[:4]}, expected meta.npy and values.npy")
+            if z.getinfo("meta.npy").file_size > MAX_META_BYTES:
+                raise DamagedCache("meta.npy is too large")
+            with z.open("meta.npy") as f:
+                meta_text = npy.read_array(f, allow_pickle=False)
+            meta = _meta(meta_text, rules)
+            space = StateSpace(**meta["space"])
+            if expected is not None and space != expected:
+                raise DamagedCache(f"state space {space}, expected {expected}")
+            if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2)):
+                raise DamagedCache(f"state space {space} is out of the solver's range")
+            with z.open("values.npy") as f:
+                header = HEADERS.get(npy.read_magic(f))
+                if header is None:
+                    raise DamagedCache("values.npy has an unknown format version")
+                shape, fortran, dtype = header(f)
+            if shape != (space.size,) or dtype != np.dtype("<f8") or fortran:
+                raise DamagedCache(f"values of shape {shape} and type {dtype}, expected ({space.size},) float64")
+            with z.open("values.npy") as f:
+                values = npy.read_array(f, allow_pickle=False)
+    except (FileNotFoundError, DamagedCache):
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever makes a cache file unreadable, it is solved again
+        raise DamagedCache(f"unreadable ({type(e).__name__}: {str(e)[:120]})") from None
+    if values.shape != (space.size,) or not np.isfinite(values).all():
+        raise DamagedCache("values cut short or not finite")
+    if _digest(values) != meta["sha256"]:
+        raise DamagedCache("values do not match their checksum")
+    return Solution(rules_key=meta["rules_key"], space=space, values=values,
+                    **{k: float(meta[k]) for k in SUMMARY})
+
+
+def _meta(text, rules) -> dict:
+    if text.shape != () or text.dtype.kind != "U":
+        raise DamagedCache("meta is not one JSON string")
+    try:
+        meta = json.loads(str(text))
+    except (ValueError, RecursionError):
+        raise DamagedCache("meta is not valid JSON") from None
+    if not isinstance(meta, dict):
+        raise DamagedCache("meta is not a JSON object")
     if meta.get("version") != SOLVER_VERSION:
+        raise DamagedCache(f"solver version {str(meta.get('version'))[:20]}, this solver is {SOLVER_VERSION}")
+    if rules is not None and meta.get("rules_key") != rules_hash(solitaire(rules)):
+        raise DamagedCache("written for other rules")
+    if not isinstance(meta.get("rules_key"), str) or not isinstance(meta.get("sha256"), str):
+        raise DamagedCache("meta lacks its rules key or checksum")
+    space = meta.get("space")
+    if not isinstance(space, dict) or set(space) != set(StateSpace.__dataclass_fields__) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in space.values()):
+        raise DamagedCache("meta has no valid state space")
+    for key in SUMMARY:
+        v = meta.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise DamagedCache(f"meta field {key} is not a finite number")
+    return meta
+
+
+def load_file(path: Path, rules=None) -> Solution | None:
+    """The solution stored at `path` (checked as in `read_file`), or None when it is missing or unusable."""
+    try:
+        return read_file(path, rules)
+    except (FileNotFoundError, DamagedCache):
         return None
-    return Solution(rules_key=meta["rules_key"], space=StateSpace(**meta["space"]), values=values,
-                    expected_score=meta["expected_score"], std=meta["std"], p_upper_bonus=meta["p_upper_bonus"],
-                    p_yacht_50=meta["p_yacht_50"], expected_extra_yachts=meta["expected_extra_yachts"],
-                    seconds=meta["seconds"])
 
 
 def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Solution:
-    """The solved table of a one-column rule set: from the cache, else solved now (and stored)."""
+    """The solved table of a one-column rule set: from the cache, else solved now and stored (replacing a
+    damaged file)."""
     check_solvable(rules)
     rules = solitaire(rules)
     path = cache_path(rules)
     if use_cache:
-        found = load_file(path)
-        if found is not None and found.rules_key == rules_hash(rules):
+        found = load_file(path, rules)
+        if found is not None:
             return found
     solution = solve(rules, progress=progress)
     try:
         save(solution, path)
     except OSError:
-        pass  # a read-only cache folder only costs a re-solve next time
+        pass  # a read-only or full cache folder only costs a re-solve next time
     return solution
