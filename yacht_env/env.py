@@ -28,6 +28,18 @@ def check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
+class RenderModeError(ValueError, TypeError):
+    """An unsupported render_mode. It is also a TypeError because Stable-Baselines3's `make_vec_env`
+    asks every env for render_mode="rgb_array" and makes it without one when that raises TypeError."""
+
+
+def check_render_mode(render_mode, modes) -> None:
+    """Raise RenderModeError naming the modes when render_mode is neither None nor one of them."""
+    if render_mode is not None and render_mode not in modes:
+        raise RenderModeError(f"render_mode must be one of {', '.join(map(repr, (None, *modes)))}, "
+                              f"got {render_mode!r}")
+
+
 def check_seed(seed) -> int:
     """`seed` as an int 0 .. 2**64 - 1 (a stream of episodes); ValueError naming the range otherwise."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
@@ -148,7 +160,10 @@ class YachtEnv(gym.Env):
     - `illegal_action`: `"penalize"` (the state is unchanged, the reward is `-illegal_penalty` and
       `info["illegal_action"]` is True) or `"raise"` (`IllegalMove` naming the legal actions).
     - `illegal_penalty`: the penalty, 1.0 by default.
-    - `render_mode`: None or `"ansi"` (`render()` returns the dice and the sheet as text).
+    - `render_mode`: None or `"ansi"` (`render()` returns the dice and the sheet as text). Another mode
+      raises `RenderModeError`, a ValueError that is also a TypeError: Stable-Baselines3's
+      `make_vec_env("Yacht-v0")` asks for `"rgb_array"` and, on a TypeError, makes the env without
+      a render mode.
 
     `reset(seed=s)` takes an integer 0 .. 2**64 - 1; `reset(options=...)` takes none (None or `{}`;
     anything else raises ValueError). The env pickles (with its game in progress), so
@@ -171,7 +186,7 @@ class YachtEnv(gym.Env):
         check_choice("obs_mode", obs_mode, OBS_MODES)
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
-        check_choice("render_mode", render_mode, (None, "ansi"))
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         self.obs_mode, self.reward_mode, self.illegal_action = obs_mode, reward, illegal_action
         self.render_mode = render_mode

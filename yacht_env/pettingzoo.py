@@ -19,7 +19,7 @@ from pettingzoo.utils import wrappers
 
 from .dice_source import game_seed
 from .actions import action_name, as_action, legal_summary, num_actions
-from .env import check_choice, check_no_options, check_seed, resolve_rules
+from .env import check_choice, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
 from .table_obs import render_table, seat_obs, seat_space
 from .vs_env import VS_REWARDS
@@ -67,7 +67,7 @@ class raw_env(AECEnv):
     Empty sheets; seat 0 to move with its first roll made. After `reset(seed=s)` episode k plays
     `Game(rules, num_players, seed=yacht_env.dice_source.game_seed(s, k))`; each `reset()` without a seed
     plays the stream's next episode; the first reset without a seed draws the stream at random. Seeds
-    are integers 0 .. 2**64 - 1; reset options are refused.
+    are integers 0 .. 2**64 - 1; reset options are ignored (PettingZoo's `api_test` passes some).
 
     ## Episode End
     Every agent terminates when the last box of the last sheet is filled; nothing truncates. The final
@@ -92,7 +92,7 @@ class raw_env(AECEnv):
     def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None, **overrides):
         super().__init__()
         check_choice("reward", reward, VS_REWARDS)
-        check_choice("render_mode", render_mode, (None, "ansi"))
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
         r.check_players(num_players)
@@ -116,7 +116,6 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             check_seed(seed)
-        check_no_options(options, "yacht_v0")
         if seed is not None or self._stream is None:
             rng, _ = seeding.np_random(seed)
             self._stream = seed if seed is not None else int(rng.integers(2 ** 63))
