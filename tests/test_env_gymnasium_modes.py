@@ -71,7 +71,9 @@ def test_every_mode_resets_with_many_seeds_steps_and_closes(mode):
         rng = np.random.default_rng(1)
         for _ in range(60):                                    # 13 turns end within 39 steps
             obs, rewards, terminated, truncated, info = envs.step(random_actions(info["action_mask"], rng))
-            assert not info["illegal_action"].any() and not truncated.any()
+            assert envs.observation_space.contains(obs) and rewards.shape == terminated.shape == (3,)
+            assert terminated.dtype == truncated.dtype == np.bool_ and not truncated.any()
+            assert not info["illegal_action"].any() and info["action_mask"].dtype == np.int8
             ended += terminated.sum()
         assert ended >= 3
     closing(make_vec(mode), scenario)

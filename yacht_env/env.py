@@ -66,7 +66,7 @@ class YachtEnv(gym.Env):
 
     ## Description
     Yacht is the dice game Yahtzee comes from. A turn starts with a roll of five dice; the player may
-    re-roll any of them while rolls remain (`rolls_per_turn` rolls in all, 3 under most presets), then
+    re-roll any of them while rolls remain (`rolls_per_turn` rolls in all, 3 under every preset), then
     must score the dice in one open box of the sheet. The game ends when every box is filled, and
     the score is the boxes plus the bonuses the rules pay (upper-section bonus, extra-Yacht bonus).
     The rules are data: any preset (`yacht_env.rules.presets()`), a YAML rule file, a dict or a
@@ -95,17 +95,20 @@ class YachtEnv(gym.Env):
     `obs_mode="flat"` (default): `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)`, 41 entries
     under `yacht`, laid out as in `yacht_env.obs`:
 
-    | Index                      | Observation                                                          |
-    |----------------------------|----------------------------------------------------------------------|
-    | 0 - 4                      | the five dice, sorted, / 6                                           |
-    | 5 - 10                     | how many dice show each face 1 .. 6, / 5                             |
-    | 11                         | rolls left this turn / rolls per turn                                |
-    | 12                         | turns played / turns in the game                                     |
-    | base + b                   | 1 where box b of the column is open (base = 13 + c * (2 * n_boxes + 2)) |
-    | base + n_boxes + b         | what box b would score now / the most it can score; 0 when filled or |
-    |                            | not allowed now                                                      |
-    | base + 2 * n_boxes         | upper-section total / upper-bonus threshold, capped at 1             |
-    | base + 2 * n_boxes + 1     | 1 once the Yacht box holds its full points (extra-Yacht bonus live)  |
+    | Index                  | Observation                                                           |
+    |------------------------|-----------------------------------------------------------------------|
+    | 0 - 4                  | the five dice, sorted, / 6                                            |
+    | 5 - 10                 | how many dice show each face 1 .. 6, / 5                              |
+    | 11                     | rolls left this turn / rolls per turn                                 |
+    | 12                     | turns played / turns in the game                                      |
+    | base + b               | 1 where box b of column c is open                                     |
+    | base + n_boxes + b     | what box b would score now / the most it can score (0 when filled or  |
+    |                        | not allowed now)                                                      |
+    | base + 2 * n_boxes     | column c's upper-section total / the bonus threshold, capped at 1 (0  |
+    |                        | when the rules pay no upper bonus)                                    |
+    | base + 2 * n_boxes + 1 | 1 once column c's Yacht box holds its full points (extra-Yacht bonus) |
+
+    with base = 13 + c * (2 * n_boxes + 2) for column c.
 
     `obs_mode="dict"`: the same state unscaled, a `Dict` of `dice` (int8, sorted), `rolls_left`,
     `turn`, `scores` (int32, columns x boxes, -1 = open), `preview` (int32, -1 = not allowed now),

@@ -226,9 +226,10 @@ class YachtVectorEnv(VectorEnv):
         if mode == AutoresetMode.SAME_STEP and terminated.any():
             done = terminated
             info["final_obs"], info["_final_obs"] = b.final_obs, done.copy()
-            last = {"action_mask": np.repeat(done[:, None], b.num_actions, axis=1).astype(np.int8),
-                    "total": np.where(done, b.final_total, 0), "game_seed": np.where(done, seeds_before, 0),
-                    "illegal_action": np.zeros(self.num_envs, np.bool_)}
+            over_mask = np.zeros((self.num_envs, b.num_actions), np.int8)
+            over_mask[done] = 1                   # a finished game marks every action legal
+            last = {"action_mask": over_mask, "total": np.where(done, b.final_total, 0),
+                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(self.num_envs, np.bool_)}
             info["final_info"], info["_final_info"] = self._with_marks(last, done), done.copy()
         return b.obs, rewards, terminated, self._truncated.copy(), info
 
