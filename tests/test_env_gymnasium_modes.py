@@ -1,8 +1,8 @@
 """Yacht-v0 through the tools Gymnasium and SB3 users reach for: every make_vec mode and autoreset mode,
 sb3-contrib's masking, env checkers, spec and render_mode, pickling, and the docstrings' sections."""
-import pickle
 import re
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -304,12 +304,29 @@ def learn(env, steps=256):
     return model.learn(steps)
 
 
+def readme_section() -> str:
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    return text.split("## Environments for training")[1].split("\n## ")[0]
+
+
+def test_readme_environment_block_runs():
+    """The first code block of the README's section, as written (it closes what it opens here)."""
+    block = readme_section().split("```python\n")[1].split("```")[0]
+    names = {}
+    within(SECONDS, exec, block, names)
+    assert names["envs"].metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP and names["envs"].num_envs == 8
+    assert names["obs"].shape == (41,) and not names["truncated"]
+    within(SECONDS, names["envs"].close)
+
+
 def test_readme_action_masker_recipe_learns():
-    """The README's recipe: ActionMasker(gym.make("Yacht-v0"), lambda e: e.unwrapped.action_masks())."""
+    """The README's recipe, read from the README: ActionMasker(gym.make("Yacht-v0"), <its lambda>)."""
     from sb3_contrib.common.maskable.utils import get_action_masks
     from sb3_contrib.common.wrappers import ActionMasker
 
-    env = ActionMasker(gym.make("Yacht-v0", illegal_action="raise"), lambda e: e.unwrapped.action_masks())
+    recipe = re.search(r'ActionMasker\(gym\.make\("Yacht-v0"\), (lambda e: [\w.]+\(\))\)', readme_section())
+    assert recipe and recipe.group(1) == "lambda e: e.unwrapped.action_masks()"
+    env = ActionMasker(gym.make("Yacht-v0", illegal_action="raise"), eval(recipe.group(1)))
     env.reset(seed=0)
     assert np.array_equal(get_action_masks(env), env.unwrapped.action_masks())
     model = learn(env)
@@ -417,7 +434,8 @@ def test_render_modes():
     for bad in ("human", "rgb_array", 3, ["ansi"]):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with pytest.raises(ValueError, match=rf"render_mode must be one of None, 'ansi', got {re.escape(repr(bad))}") as e:
+            message = "render_mode must be one of None, 'ansi', got " + repr(bad)
+            with pytest.raises(ValueError, match=re.escape(message)) as e:
                 gym.make("Yacht-v0", render_mode=bad) if isinstance(bad, str) else YachtEnv(render_mode=bad)
         assert isinstance(e.value, TypeError)                   # what SB3's make_vec_env falls back on
     envs = make_vec("sync", n=2, render_mode="ansi")
