@@ -4,6 +4,8 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import yacht_env  # noqa: F401 - registers the ids
 from vector_play import assert_same_info, random_actions
@@ -178,6 +180,17 @@ def test_seeds_and_reset_options_are_checked():
     with pytest.raises(ValueError, match="must mark at least one env"):
         envs.reset(options={"reset_mask": np.zeros(2, bool)})
     envs.reset(seed=0, options={})                             # no options is fine
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 64 - 3))
+def test_any_seed_gives_the_streams_of_the_single_env(seed):
+    envs = make_vec(n=3)
+    obs, info = envs.reset(seed=seed)
+    assert info["game_seed"].dtype == np.uint64
+    assert info["game_seed"].tolist() == [game_seed(seed + i, 0) for i in range(3)]
+    single = gym.make("Yacht-v0")
+    assert np.array_equal(single.reset(seed=seed + 2)[0], obs[2])
 
 
 def test_reset_without_a_seed_continues_the_streams():

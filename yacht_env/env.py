@@ -169,8 +169,9 @@ class YachtEnv(gym.Env):
       a render mode.
 
     `reset(seed=s)` takes an integer 0 .. 2**64 - 1; `reset(options=...)` takes none (None or `{}`;
-    anything else raises ValueError). The env pickles (with its game in progress), so
-    `vectorization_mode="async"` and `copy.deepcopy` work.
+    anything else raises ValueError). The env pickles with its game in progress (`pickle`,
+    `copy.deepcopy`); `vectorization_mode="async"` pickles only the function that makes it, which
+    works under every start method (`context="spawn"` included).
 
     ## Vectorized
     `gymnasium.make_vec("Yacht-v0", num_envs=N, vectorization_mode=...)`: `"vector_entry_point"` builds
