@@ -7,13 +7,14 @@ arrays with one row per table). Actions use the encoding of `yacht_env.actions`.
 
 An agent that implements `act_batch` answers `act(view)` too (through a one-row batch view), so it
 plays anywhere; `batched` tells the runners it can play in lockstep. A per-game agent plays a batch
-through `PerGame`, which keeps one instance per table. Built-in agents take their random choices from
+through `PerGame` (`yacht_env.players`), which keeps one instance per table. Built-in agents take their random choices from
 `yacht_env.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out
 the same played alone or in a batch.
 """
 import numpy as np
 
 from yacht_env.game import Game
+from yacht_env.players import PerGame
 from yacht_env.rules import RuleSet
 from yacht_env.view import BatchView, View
 
@@ -24,6 +25,9 @@ class Agent:
     """Base class: override `act` (per game) or `act_batch` (batched); `reset` is called before each game."""
 
     name = "agent"
+    # library code that returns in bounded time (the built-in agents): tournaments play tables of
+    # trusted batched agents in their own process; every other agent plays in a watched game worker
+    trusted = False
 
     def reset(self, rules: RuleSet, seat: int, num_players: int, seed: int | None = None) -> None:
         self.rules, self.seat, self.num_players = rules, seat, num_players
@@ -50,36 +54,6 @@ class Agent:
 
     def close(self) -> None:
         """Release processes or files (external bots)."""
-
-
-class PerGame:
-    """A per-game agent at one seat of many tables: one instance per table, made by `make()`.
-
-    `start(state, rows)` resets the instances of tables whose game starts; `act_batch` asks each
-    instance in turn, through a `Game` view of its table (`Game.of_table`).
-    """
-
-    batched = True
-
-    def __init__(self, make, num_tables: int, seat: int):
-        self.make, self.seat = make, seat
-        self.agents = [None] * num_tables
-
-    def start(self, state, rows) -> None:
-        for i in rows:
-            if self.agents[i] is None:
-                self.agents[i] = self.make()
-            seed = int(state.seeds[i])
-            self.agents[i].reset(state.rules, self.seat, state.num_players, seed=(seed * 8 + self.seat) & 0xFFFFFFFF)
-
-    def act_batch(self, view: BatchView) -> np.ndarray:
-        return np.array([self.agents[i].act(View.of(Game.of_table(view.state, int(i)))) for i in view.rows],
-                        np.int64)
-
-    def close(self) -> None:
-        for a in self.agents:
-            if a is not None:
-                a.close()
 
 
 def play_game(game: Game, agents, on_error=None) -> Game:

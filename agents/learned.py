@@ -1,76 +1,184 @@
-"""`LearnedAgent`: plays a policy trained by `yacht train`, with masks, through the Agent protocol.
+"""`learned:PATH`: plays a policy trained by `yacht train`, from its model file, for one game or many.
 
     agent = LearnedAgent("models/ppo-yacht.pt")        # spec: learned:models/ppo-yacht.pt
 
-The observation is the one the environments build (`yacht_env.obs.write_obs`, from the game's
-dice, sheet and preview), so the agent sees in a `Game` exactly what it saw in training. Each
-move is the most likely legal action (`deterministic=True`) or a sample from the policy.
+Only the policy half of the network is kept (`PolicyNet`), as numpy arrays, and it runs in compiled
+code, one game per row with the same operations in the same order whatever the batch: a game gets the
+same moves played alone or among thousands, and playing needs torch only to read the file (no
+stable-baselines3). The observation is the one the environments build (`yacht_env.obs`), plus the
+features the model was trained with (`agents.features`). Each move is the most likely legal action
+(`deterministic=True`, the first on ties) or a sample from the policy, drawn with the decision's
+uniform number (`yacht_env.dice_source.decision_uniforms`).
 
 Safety: a model file comes from whoever made it. It is read with `torch.load(weights_only=True)`
-(no pickle, so no code runs while loading) and the network is rebuilt from its JSON config;
-still, the weights decide every move, so play only models from sources you trust.
+(no pickle, so no code runs while loading) and only arrays of the shapes its config describes are
+used; still, the weights decide every move, so play only models from sources you trust.
 """
+import numba as nb
 import numpy as np
-import torch
 
-from yacht_env.dice import NUM_HOLDS, roll_index
-from yacht_env.obs import inv_box_scale, obs_size, write_obs, yacht_points
-from yacht_env.rules import load
+from yacht_env.actions import num_actions
+from yacht_env.dice_source import decision_uniforms
+from yacht_env.obs import obs_size, observe
 
-from .base import Agent, View
-from .training.checkpoint import ModelFileError, build_policy, load_checkpoint
-from .training.features import extra_size, policy_input
-from .training.holds import narrow_masks
+from .base import Agent, BatchView
+from .features import extra_size, narrow_masks, policy_input
 
-
-def game_observation(game, rules=None) -> np.ndarray:
-    """The flat observation (layout of `yacht_env.obs`) of the current seat's sheet, while it decides."""
-    rules = rules or game.rules
-    t = rules.tables
-    sheet = game.sheets[game.current_sheet]
-    cols, nbox = rules.columns, len(rules.boxes)
-    preview = np.full((cols, nbox), -1, np.int32)
-    for (c, box), pts in game.preview().items():
-        preview[c, rules.boxes.index(box)] = pts
-    ypts = yacht_points(rules)
-    yacht50 = (sheet.scores[:, t.yacht_box] == ypts) if t.yacht_box >= 0 else np.zeros(cols, bool)
-    out = np.zeros(obs_size(rules), np.float32)
-    write_obs(t, inv_box_scale(rules), rules.rounds, roll_index(game.dice), game.rolls_used, game.round,
-              sheet.scores.astype(np.int32), preview, sheet.upper.astype(np.int64), yacht50.astype(np.int64), out)
-    return out
+ACTIVATIONS = ("relu", "tanh")
 
 
-class LearnedAgent(Agent):
-    """A trained MaskablePPO policy (a `.pt` model file written by `yacht train`)."""
+BLOCK = 32   # rows that share each weight row while it is in cache
+
+
+@nb.njit(cache=True, parallel=True)
+def choose(x, weights, biases, dims, tanh, mask, u, out):
+    """out[j] = the action of row j: the MLP's logits for input x[j] (layers dims[0] -> ... -> dims[-1],
+    weights stored input-major), the best legal one, or with u[j] >= 0 a sample drawn by u[j].
+
+    Rows go in blocks of BLOCK through each layer; every output of a row sums its inputs in the same
+    order whatever the block, so a row's result does not depend on the other rows.
+    """
+    n = x.shape[0]
+    layers = dims.shape[0] - 1
+    width = 0
+    for d in dims:
+        width = max(width, d)
+    n_out = dims[layers]
+    for blk in nb.prange((n + BLOCK - 1) // BLOCK):
+        lo = blk * BLOCK
+        m = min(n, lo + BLOCK) - lo
+        H = np.zeros((BLOCK, width), np.float32)
+        G = np.empty((BLOCK, width), np.float32)
+        for r in range(m):
+            H[r, :dims[0]] = x[lo + r]
+        w0 = 0
+        b0 = 0
+        for layer in range(layers):
+            din, dout = dims[layer], dims[layer + 1]
+            for r in range(m):
+                G[r, :dout] = biases[b0:b0 + dout]
+            for k in range(din):
+                w = weights[w0 + k * dout:w0 + (k + 1) * dout]
+                for r in range(m):
+                    v = H[r, k]
+                    if v != 0.0:
+                        g = G[r]
+                        for o in range(dout):
+                            g[o] += v * w[o]
+            if layer < layers - 1:
+                for r in range(m):
+                    for o in range(dout):
+                        G[r, o] = np.tanh(G[r, o]) if tanh else max(G[r, o], np.float32(0.0))
+            w0 += din * dout
+            b0 += dout
+            H, G = G, H
+        for r in range(m):
+            j = lo + r
+            h = H[r]
+            best, top = -1, -np.inf
+            for a in range(n_out):
+                if mask[j, a] and h[a] > top:
+                    best, top = a, h[a]
+            if u[j] >= 0.0:
+                total = 0.0
+                for a in range(n_out):
+                    if mask[j, a]:
+                        total += np.exp(np.float64(h[a]) - top)
+                left = u[j] * total
+                for a in range(n_out):
+                    if mask[j, a]:
+                        best = a
+                        left -= np.exp(np.float64(h[a]) - top)
+                        if left < 0.0:
+                            break
+            out[j] = best
+
+
+class PolicyNet:
+    """The policy network of a model file: hidden layers and the action layer, as numpy arrays.
+
+    state: the SB3 policy's state dict (tensors or arrays); policy: the config's `policy` section.
+    """
+
+    def __init__(self, state: dict, policy: dict):
+        arrays = {k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32)
+                  for k, v in state.items()}
+        layers = []
+        while f"mlp_extractor.policy_net.{2 * len(layers)}.weight" in arrays:
+            i = 2 * len(layers)
+            layers.append((arrays[f"mlp_extractor.policy_net.{i}.weight"], arrays[f"mlp_extractor.policy_net.{i}.bias"]))
+        layers.append((arrays["action_net.weight"], arrays["action_net.bias"]))
+        dims = [layers[0][0].shape[1]] + [w.shape[0] for w, _ in layers]
+        for (w, b), din, dout in zip(layers, dims, dims[1:]):
+            if w.shape != (dout, din) or b.shape != (dout,):
+                raise ValueError(f"policy layer of shape {w.shape} does not follow a layer of {din} units")
+        if policy.get("activation") not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {policy.get('activation')!r}; allowed: {', '.join(ACTIVATIONS)}")
+        self.dims = np.array(dims, np.int64)
+        self.weights = np.concatenate([np.ascontiguousarray(w.T).ravel() for w, _ in layers])
+        self.biases = np.concatenate([b for _, b in layers])
+        self.tanh = policy["activation"] == "tanh"
+
+    @property
+    def inputs(self) -> int:
+        return int(self.dims[0])
+
+    @property
+    def outputs(self) -> int:
+        return int(self.dims[-1])
+
+    def act(self, x: np.ndarray, mask: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+        """Actions for rows of inputs x under bool masks: the best legal ones, or (u given) samples."""
+        x = np.ascontiguousarray(x, np.float32)
+        out = np.empty(len(x), np.int64)
+        u = np.full(len(x), -1.0) if u is None else np.asarray(u, np.float64)
+        choose(x, self.weights, self.biases, self.dims, self.tanh, np.ascontiguousarray(mask, np.bool_), u, out)
+        return out
+
+
+class NetPlayer(Agent):
+    """Plays a `PolicyNet` with the features and masks of the config it was trained with (a dict)."""
 
     name = "learned"
+    trusted = True
 
-    def __init__(self, path, deterministic: bool = True):
-        self.path = str(path)
-        self.doc = load_checkpoint(path)
-        self.trained_rules = load(self.doc["rules"])
-        self.policy = build_policy(self.doc)
-        self.deterministic = deterministic
-        self.distinct_holds = bool(self.doc["config"].get("distinct_holds", False))
-        torch.set_num_threads(1)
+    def __init__(self, net: PolicyNet, config: dict, deterministic: bool = True, source: str = "the model"):
+        self.net, self.config, self.deterministic, self.source = net, config, deterministic, source
+        self.distinct_holds = bool(config.get("distinct_holds", False))
 
-    def reset(self, rules, seat, num_players, seed=None) -> None:
-        super().reset(rules, seat, num_players, seed)
-        need = (obs_size(rules) + extra_size(self.doc["config"]), NUM_HOLDS + rules.columns * len(rules.boxes))
-        have = (self.doc["obs_dim"], self.doc["n_actions"])
+    def prepare(self, rules, num_players) -> None:
+        need = (obs_size(rules) + extra_size(self.config), num_actions(rules))
+        have = (self.net.inputs, self.net.outputs)
         if need != have:
-            raise ModelFileError(f"model {self.path} was trained on rules {self.trained_rules.name!r} "
-                                 f"(observation {have[0]}, actions {have[1]}) and cannot play rules "
-                                 f"{rules.name!r} (observation {need[0]}, actions {need[1]})")
-        if not self.deterministic:
-            torch.manual_seed(int(self.rng.integers(2 ** 31)))
+            raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; rules {rules.name!r} need "
+                             f"{need[0]} and {need[1]}")
 
-    def act(self, view: View) -> int:
-        obs = game_observation(view.game, view.rules)
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        x = policy_input(observe(view.state, view.rows), view.dice, self.config)
         mask = view.mask.astype(bool)
         if self.distinct_holds:
-            mask = narrow_masks(mask[None], obs[None])[0]
-        with torch.no_grad():
-            action, _ = self.policy.predict(policy_input(obs[None], self.doc["config"])[0], action_masks=mask,
-                                            deterministic=self.deterministic)
-        return int(action)
+            mask = narrow_masks(mask, view.roll)
+        u = None if self.deterministic else decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used)
+        return self.net.act(x, mask, u)
+
+
+class LearnedAgent(NetPlayer):
+    """A policy trained by `yacht train` (a `.pt` model file), played as it was trained."""
+
+    def __init__(self, path, deterministic: bool = True):
+        from .training.checkpoint import load_checkpoint
+        self.path = str(path)
+        self.doc = load_checkpoint(path)
+        super().__init__(PolicyNet(self.doc["policy"], self.doc["config"]["policy"]), self.doc["config"],
+                         deterministic, source=f"model {self.path}")
+
+    def prepare(self, rules, num_players) -> None:
+        try:
+            super().prepare(rules, num_players)
+        except ValueError:
+            from .training.errors import ModelFileError
+            trained = self.doc["rules"].get("name", "?") if isinstance(self.doc["rules"], dict) else "?"
+            raise ModelFileError(f"model {self.path} was trained on rules {trained!r} (observation "
+                                 f"{self.net.inputs}, actions {self.net.outputs}) and cannot play rules {rules.name!r} "
+                                 f"(observation {obs_size(rules) + extra_size(self.config)}, actions "
+                                 f"{num_actions(rules)})") from None

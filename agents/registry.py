@@ -54,9 +54,11 @@ AGENTS: dict[str, Entry] = {
                     {"skill": _skill}),
     "strong": Entry("agents.styles:make_strong", "the exact solver's optimal play (solitaire-optimal)",
                     {"skill": _skill}),
-    "learned": Entry("agents.styles:make_learned", "a trained policy checkpoint", {}, argument="PATH"),
+    "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file)", {},
+                     argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
-                      {"timeout": _positive}, argument="COMMAND"),
+                      {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},
+                      argument="COMMAND"),
     "human": Entry("agents.human:HumanAgent", "a person at the terminal", {}),
 }
 

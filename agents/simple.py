@@ -2,25 +2,19 @@
 import numpy as np
 
 from yacht_env.actions import box_actions
-from yacht_env.dice_source import decision_uniforms
+from yacht_env.players import uniform_actions
 
 from .base import Agent, BatchView
-
-
-def kth_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Per row, the legal action picked by the uniform number u in [0, 1): the floor(u * n)-th of its n."""
-    n = mask.sum(axis=1)
-    k = np.minimum((u * n).astype(np.int64), n - 1)
-    return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1).astype(np.int64)
 
 
 class RandomAgent(Agent):
     """Plays a uniformly random legal action (re-rolls included)."""
 
     name = "random"
+    trusted = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        return kth_legal(view.mask, decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used))
+        return uniform_actions(view)
 
 
 def immediate_gains(view: BatchView) -> np.ndarray:
@@ -41,6 +35,7 @@ class GreedyAgent(Agent):
     """
 
     name = "greedy"
+    trusted = True
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         gains = immediate_gains(view)

@@ -24,6 +24,7 @@ class StrongAgent(Agent):
     """
 
     name = "strong"
+    trusted = True
 
     def __init__(self, cache: bool = True, progress: bool = False):
         self.cache = cache

@@ -116,10 +116,7 @@ class NormalAgent(Blended):
 
 def make_strong(skill: float = 1.0) -> Agent:
     """The solver's StrongAgent (agents/strong.py), blended with Normal when skill < 1."""
-    try:
-        from .strong import StrongAgent
-    except ImportError as e:
-        raise ImportError(f"agents.strong.StrongAgent is not installed yet ({e})") from None
+    from .strong import StrongAgent
     strong = StrongAgent()
     if skill >= 1.0:
         return strong
@@ -143,12 +140,3 @@ class _Mixed(Blended):
 
     def close(self):
         self.main.close()
-
-
-def make_learned(path: str) -> Agent:
-    """A trained policy: agents/learned.py's LearnedAgent(path)."""
-    try:
-        from .learned import LearnedAgent
-    except ImportError as e:
-        raise ImportError(f"agents.learned.LearnedAgent is not installed yet ({e})") from None
-    return LearnedAgent(path)

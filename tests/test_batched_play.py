@@ -7,8 +7,9 @@ answers `act(view)`), the batched side the engine's lockstep runner.
 import numpy as np
 import pytest
 from solver_tables import solve_once, temp_cache
+from tournament_agents import OneGameAtATime
 
-from agents.base import Agent, play_game
+from agents.base import play_game
 from agents.evaluation import head_to_head, solitaire
 from agents.registry import make_agent
 from yacht_env.dice_source import game_seeds
@@ -78,19 +79,6 @@ def test_ties_go_to_the_sudden_death_roll_off():
     games, state, logs = both_ways(rules, ["greedy", "greedy"], seeds)   # same player, same dice: ties
     assert_same(games, state, logs)
     assert any(g.tiebreak() for g in games)
-
-
-class OneGameAtATime(Agent):
-    """Hides that an agent is batched, so runners take the per-game path."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def reset(self, rules, seat, num_players, seed=None):
-        self.inner.reset(rules, seat, num_players, seed)
-
-    def act(self, view):
-        return self.inner.act(view)
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "strong"])

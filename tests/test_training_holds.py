@@ -1,8 +1,10 @@
-"""Distinct holds: one hold pattern per keep, found from the observation's dice."""
+"""Distinct holds: one hold pattern per keep, found from the roll (and, in training, from the observation's dice)."""
 import numpy as np
 
-from agents.training.holds import DISTINCT, narrow_masks, rolls_of_obs
-from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
+from agents.features import DISTINCT, narrow_masks
+from agents.training.holds import rolls_of_obs
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.obs import obs_size
 from yacht_env.rules import load
 
@@ -30,8 +32,8 @@ def test_pairs_lose_their_duplicates():
 
 def test_narrow_masks_keeps_boxes_and_spent_rolls():
     mask = np.ones((1, NUM_HOLDS + 13), np.int8)
-    out = narrow_masks(mask, _obs([3, 3, 3, 3, 3]))
+    out = narrow_masks(mask, rolls_of_obs(_obs([3, 3, 3, 3, 3])))
     assert out.dtype == bool and out[0, NUM_HOLDS:].all()
     assert out[0, :NUM_HOLDS].sum() == 5                        # keep 0..4 threes
     mask[0, :NUM_HOLDS] = 0
-    assert not narrow_masks(mask, _obs([3, 3, 3, 3, 3]))[0, :NUM_HOLDS].any()
+    assert not narrow_masks(mask, [roll_index([3, 3, 3, 3, 3])])[0, :NUM_HOLDS].any()

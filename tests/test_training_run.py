@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from agents.base import play_game
-from agents.learned import LearnedAgent, game_observation
+from agents.learned import LearnedAgent
 from agents.training.checkpoint import ModelFileError, load_checkpoint
 from agents.training.config import ConfigError, load_config
 from agents.training.evaluate import evaluate_model
@@ -15,6 +15,7 @@ from tournaments.cli import main
 from yacht_env import Game
 from yacht_env.batch import Batch
 from yacht_env.dice_source import game_seed
+from yacht_env.obs import observe_game
 from yacht_env.rules import load
 
 STEPS = 2048
@@ -68,7 +69,7 @@ def test_game_observation_matches_batch():
     game.roll()
     rng = np.random.default_rng(0)
     while not game.is_over:
-        assert np.array_equal(game_observation(game), batch.obs[0])
+        assert np.array_equal(observe_game(game), batch.obs[0])
         a = int(rng.choice(np.flatnonzero(game.legal_mask())))
         game.apply(a)
         if game.phase == "roll":

@@ -104,6 +104,25 @@ def make_agent(spec: str, agents=AGENTS):
     return agents[spec]()
 
 
+class OneGameAtATime(Agent):
+    """Hides that an agent is batched, so runners take the per-game path (in game workers)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def reset(self, rules, seat, num_players, seed=None):
+        self.inner.reset(rules, seat, num_players, seed)
+
+    def act(self, view):
+        return self.inner.act(view)
+
+
+def make_per_game_agent(spec: str):
+    """The registry's agent, played one game at a time."""
+    from agents.registry import make_agent as registry_agent
+    return OneGameAtATime(registry_agent(spec))
+
+
 def make_fast_agent(spec: str):
     """As make_agent, but `slow` plays without pausing (the same moves)."""
     return make_agent(spec, {**AGENTS, "slow": BestBox})

@@ -18,6 +18,8 @@ COMMANDS = {
     "evaluate": "agents.commands.evaluate",
     "levels": "agents.commands.levels",
     "play": "agents.commands.play",
+    "analyze": "agents.commands.analyze",
+    "show": "agents.commands.show",
 }
 
 

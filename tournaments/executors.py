@@ -1,28 +1,37 @@
-"""Run scheduled games: in this process, in a process pool, or on Ray (a local one, or the cluster at
-$RAY_ADDRESS).
+"""Run scheduled games in game workers: processes watched by the tournament process (`local`), or by
+each task of a Ray run (a local Ray, or the cluster at $RAY_ADDRESS).
 
-Jobs go out in chunks; each worker builds the rules and the agents once and keeps them. A game's
-record depends only on its job (seed, seats, agents), so every executor and worker count gives the
-same records; only the order in which chunks finish differs, and the store is keyed by game.
+Jobs go out in chunks; each game worker builds the rules and the agents once and keeps them. A
+game worker is a separate process so that no agent can stall or end the run: the process that
+watches it sees every agent call (tournaments.play.CallClock), kills the worker when a call
+overruns its time limit by the kill margin or finds it dead, and plays the game again in a fresh
+worker with that seat forfeited at that call. A game's record depends only on its job (seed,
+seats, agents), so every executor and worker count gives the same records; only the order in
+which chunks finish differs, and the store is keyed by game.
 """
 import importlib
 import json
 import multiprocessing
 import multiprocessing.util
 import os
+import queue
+import signal
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
+from agents.external import describe_exit
 from yacht_env.cli_common import CommandError
 
 from .config import TournamentConfig
-from .play import play_job
+from .batched import batchable, play_batched
+from .play import CallClock, Forfeit, describe, play_job, timeout_error
 
 EXECUTORS = ("local", "ray")
 DEFAULT_FACTORY = "agents.registry:make_agent"
+TICK = 0.05            # seconds between two looks at a game worker's clock
 
 
 @dataclass(frozen=True)
@@ -52,9 +61,6 @@ def _worker_state(setup: Setup):
         make = resolve_factory(setup.factory)
         _WORKER.update(key=key, rules=setup.config.ruleset,
                        agents={n: make(s) for n, s in setup.config.entrants.items()})
-        if multiprocessing.parent_process() is not None and "finalizer" not in _WORKER:
-            # pool workers leave through os._exit, which skips atexit: close agents (bot processes) here
-            _WORKER["finalizer"] = multiprocessing.util.Finalize(None, close_agents, exitpriority=10)
     return _WORKER["rules"], _WORKER["agents"]
 
 
@@ -67,11 +73,147 @@ def close_agents() -> None:
     _WORKER.pop("key", None)
 
 
-def run_chunk(setup: Setup, chunk) -> list[str]:
-    """Play a list of jobs in this process; return their records as JSON lines (cheap to send back)."""
+def play_here(setup: Setup, chunk, forfeits: dict | None = None, clock: CallClock | None = None):
+    """Play a list of jobs in this process; yield their records as JSON lines (cheap to send back).
+
+    forfeits: job key -> {seat: Forfeit}; clock: where a watching process sees the running call.
+    """
     rules, agents = _worker_state(setup)
-    return [json.dumps(play_job(job, rules, agents, setup.config.move_timeout), separators=(",", ":"))
-            for job in chunk]
+    for job in chunk:
+        record = play_job(job, rules, agents, setup.config.move_timeout, (forfeits or {}).get(job.key), clock)
+        yield json.dumps(record, separators=(",", ":"))
+
+
+def _serve(setup: Setup, conn, shared_clock, watcher: int) -> None:
+    """A game worker's life: play the chunks `conn` brings, send each record back, stop on None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # a Ctrl-C is for the watching process to handle
+    _watch_parent(watcher)
+    clock = CallClock(shared_clock)
+    try:
+        while (task := conn.recv()) is not None:
+            chunk, forfeits = task
+            for line in play_here(setup, chunk, forfeits, clock):
+                conn.send(line)
+    except EOFError:
+        pass
+    except BaseException as e:  # noqa: BLE001 - outside any agent call: a failure of the harness, reported
+        try:
+            conn.send(("error", describe(e)))
+        except OSError:
+            pass
+    finally:
+        close_agents()
+
+
+class WorkerClosed(Exception):
+    """The game worker was closed while it played (the run is stopping)."""
+
+
+class GameWorker:
+    """A process that plays chunks of jobs for this one, which watches every agent call in it.
+
+    A call that runs past `kill_after` its budget, or a process that dies during a call, costs
+    that seat the game: the process is replaced and the game is played again from its start with
+    the seat forfeited at that call, so the record is exact. Used from one thread at a time;
+    `close` may come from another.
+    """
+
+    def __init__(self, setup: Setup):
+        self.setup = setup
+        self.proc = self.conn = self.clock = None
+        self.busy = self.closed = False
+
+    def _start(self) -> None:
+        ctx = _context()
+        self.clock = CallClock(ctx.RawArray("d", CallClock.SIZE))
+        self.conn, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(self.setup, theirs, self.clock.shared, os.getpid()),
+                           name="yacht-games", daemon=True)
+        try:
+            proc.start()
+        finally:
+            theirs.close()
+        self.proc = proc
+
+    def _stop(self) -> int | None:
+        """Kill the process (if it still runs); return its exit code."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        proc.kill()
+        proc.join()
+        self.conn.close()
+        return proc.exitcode
+
+    def play(self, chunk) -> list[str]:
+        """The records of `chunk` (JSON lines), in order."""
+        self.busy = True
+        try:
+            records, forfeits, todo = [], {}, list(chunk)
+            while todo:
+                if self.closed:
+                    raise WorkerClosed
+                if self.proc is None:
+                    self._start()
+                self.conn.send((todo, {j.key: forfeits[j.key] for j in todo if j.key in forfeits}))
+                while todo:
+                    outcome = self._outcome(todo[0].key)
+                    if isinstance(outcome, str):
+                        records.append(outcome)
+                        todo.pop(0)
+                        continue
+                    seat, forfeit = outcome
+                    given = forfeits.setdefault(todo[0].key, {})
+                    if seat in given:
+                        raise RuntimeError(f"game {todo[0].key}: seat {seat} was called after its forfeit")
+                    given[seat] = forfeit
+                    break                     # a fresh process plays the rest, this game first
+            return records
+        finally:
+            self.busy = False
+
+    def _outcome(self, key: str):
+        """The next record (a JSON line), or (seat, Forfeit) once the process had to be killed or died
+        during one of that seat's calls."""
+        while not self.conn.poll(TICK):
+            over = self.clock.overrun()
+            if over is not None:
+                self._stop()
+                (call, seat, move, _), seconds = over
+                return seat, Forfeit(call, move, timeout_error(seconds))
+        try:
+            message = self.conn.recv()
+        except (EOFError, OSError):            # the process is gone
+            message = None
+        if isinstance(message, str):
+            return message
+        running = self.clock.current()
+        code = self._stop()
+        if self.closed:
+            raise WorkerClosed
+        if message is not None:
+            raise CommandError(f"the process playing game {key} failed: {message[1]}")
+        if running is None:
+            raise CommandError(f"the process playing game {key} {describe_exit(code)} outside any agent call")
+        (call, seat, move, _), _ = running
+        return seat, Forfeit(call, move, f"crash: the process playing the game {describe_exit(code)} during this call")
+
+    def close(self) -> None:
+        """Stop the process: politely when it is idle (its agents are closed), else at once."""
+        self.closed = True
+        if self.proc is None:
+            return
+        if self.busy:
+            proc = self.proc
+            if proc is not None:
+                proc.kill()                    # the thread in `play` sees it and cleans up
+            return
+        try:
+            self.conn.send(None)
+            self.proc.join(timeout=5)
+        except OSError:
+            pass
+        self._stop()
 
 
 def chunked(jobs, workers: int) -> list[list]:
@@ -89,34 +231,51 @@ def check_executor(workers: int, executor: str) -> None:
 
 
 def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
-    """Yield lists of records (JSON lines) as chunks finish."""
+    """Yield lists of records (JSON lines) as chunks finish.
+
+    Tables whose seats all have trusted batched agents are played first, in this process, in lockstep
+    (`tournaments.batched`); every other game goes to the game workers.
+    """
     check_executor(workers, executor)
     if not jobs:
         return
-    chunks = chunked(list(jobs), workers)
+    rest = []
+    for table_jobs in _by_table(jobs):
+        names = {n for job in table_jobs for n in job.agents}
+        rules, agents = _worker_state(setup)
+        records = play_batched(table_jobs, rules, agents) if batchable(agents, names) else None
+        if records is None:
+            rest += table_jobs
+        else:
+            yield [json.dumps(r, separators=(",", ":")) for r in records]
+    if not rest:
+        return
+    chunks = chunked(rest, workers)
     if executor == "ray":
         yield from _ray(setup, chunks, workers)
-    elif workers == 1:
-        try:
-            for chunk in chunks:
-                yield run_chunk(setup, chunk)
-        finally:
-            close_agents()
     else:
-        yield from _pool(setup, chunks, workers)
+        yield from _local(setup, chunks, workers)
+
+
+def _by_table(jobs) -> list[list]:
+    """Jobs grouped by table, in schedule order."""
+    tables: dict = {}
+    for job in jobs:
+        tables.setdefault(job.table, []).append(job)
+    return list(tables.values())
 
 
 def _context():
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["tournaments.play", "tournaments.warmup"])
+        ctx.set_forkserver_preload(["tournaments.executors", "tournaments.warmup"])
     return ctx
 
 
 def _watch_parent(pid: int) -> None:
-    """Pool initializer: end this worker when the tournament process is gone (even SIGKILLed), so no
-    orphan workers stay behind."""
+    """In a game worker: end it when the process watching it is gone (even SIGKILLed), so no orphan
+    workers stay behind."""
     def watch():
         while True:
             time.sleep(1.0)
@@ -130,21 +289,45 @@ def _watch_parent(pid: int) -> None:
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
 
 
-def _pool(setup: Setup, chunks, workers: int):
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_watch_parent,
-                             initargs=(os.getpid(),)) as pool:
-        pending = {pool.submit(run_chunk, setup, c) for c in chunks[:4 * workers]}
-        queue = chunks[4 * workers:]
+def _local(setup: Setup, chunks, workers: int):
+    """Chunks over `workers` game workers, one watching thread each; yields records as chunks finish."""
+    pool = [GameWorker(setup) for _ in range(min(workers, len(chunks)))]
+    idle: queue.SimpleQueue = queue.SimpleQueue()
+    for w in pool:
+        idle.put(w)
+
+    def play(chunk):
+        worker = idle.get()
         try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield f.result()
-                    if queue:
-                        pending.add(pool.submit(run_chunk, setup, queue.pop(0)))
+            return worker.play(chunk)
         finally:
-            for f in pending:
-                f.cancel()
+            idle.put(worker)
+
+    threads = ThreadPoolExecutor(len(pool), thread_name_prefix="yacht-watch")
+    futures = [threads.submit(play, c) for c in chunks]
+    try:
+        for f in as_completed(futures):
+            yield f.result()
+    finally:
+        for f in futures:
+            f.cancel()
+        for w in pool:
+            w.close()
+        threads.shutdown(wait=True)
+
+
+_OWN: dict = {}
+
+
+def run_chunk(setup: Setup, chunk) -> list[str]:
+    """Play a chunk in this process's own game worker (started on first use, kept for later chunks);
+    return its records as JSON lines. The body of a Ray task."""
+    key = (setup.config.hash, setup.factory)
+    if _OWN.get("key") != key:
+        if "worker" in _OWN:
+            _OWN.pop("worker").close()
+        _OWN.update(key=key, worker=GameWorker(setup))
+    return _OWN["worker"].play(chunk)
 
 
 def _ray(setup: Setup, chunks, workers: int):

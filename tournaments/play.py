@@ -1,54 +1,217 @@
 """Play one scheduled game and turn it into a store record; faults become forfeits.
 
-An agent that raises, runs past the move time limit or plays an illegal move forfeits the game:
-the fault is recorded, its remaining moves are replaced by the fallback (score the first legal box),
-and it is placed below every seat that did not fault.
+A seat forfeits the game when its agent's `reset` or `act` raises anything (SystemExit and
+KeyboardInterrupt included; a Ctrl-C from the user is told apart and still stops the run), runs
+past the move time limit, returns an illegal move, or ends the process playing the game. The
+fault is recorded, the seat's remaining moves are replaced by the fallback (score the first legal
+box), and it is placed below every seat that did not fault.
+
+Time limits are kept by `CallBudget`, one agent call at a time, in three layers:
+
+  1. an alarm (SIGALRM; Unix, main thread) interrupts a call at the limit;
+  2. a call that returns after the limit is a timeout all the same (its result is dropped), so an
+     agent that swallows the alarm gains nothing;
+  3. `CallClock` shows the running call, in shared memory, to the process that watches this one
+     (tournaments.executors.GameWorker), which kills this process when a call overruns its limit
+     by the kill margin (`kill_after`) -- a call stuck in C code, a loop that swallows every
+     exception. The watcher then plays the game again with a `Forfeit` for that seat at that call;
+     games are deterministic, so the record is the one the first two layers would have written.
 """
+import ctypes
 import signal
 import threading
+import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
 from agents.base import play_game
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS
 from yacht_env.game import Game
 
 from .schedule import Job
+
+RESET, ACT = 0, 1          # the kind of agent call, first entry of a call's tag
+MAX_ERROR = 500            # characters of an error message kept in a record
 
 
 class MoveTimeout(Exception):
     """An agent thought longer than the move time limit."""
 
 
+class CallFailed(Exception):
+    """An agent call failed; `error` says how, as the record will show it."""
+
+    def __init__(self, error: str):
+        super().__init__(error)
+        self.error = error
+
+
+def describe(exc: BaseException) -> str:
+    """'Type: message' of an exception, cut to MAX_ERROR characters."""
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001 - an agent's exception whose message itself fails
+        message = "(its message cannot be read)"
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= MAX_ERROR else text[:MAX_ERROR - 3] + "..."
+
+
+def timeout_error(seconds: float) -> str:
+    """How a timeout reads in a record, whichever layer caught it."""
+    return describe(MoveTimeout(f"no move within the {seconds:g} s limit"))
+
+
+def kill_after(seconds: float) -> float:
+    """How long the watcher lets a call with a budget of `seconds` run before it kills the process."""
+    return 1.1 * seconds + 0.5
+
+
+class CallClock:
+    """The agent call running in a process -- when it started, its budget and a tag naming it -- in
+    memory that another process can read (pass a multiprocessing RawArray("d", CallClock.SIZE) as
+    `shared`; without one, the clock is private to this process).
+
+    A tag is up to TAG whole numbers; a game uses (RESET or ACT, seat, move index in the game log).
+    """
+
+    TAG = 4
+    SIZE = 2 + TAG
+
+    def __init__(self, shared=None):
+        self.shared = shared if shared is not None else (ctypes.c_double * self.SIZE)()
+
+    @contextmanager
+    def running(self, seconds: float, tag: tuple[int, ...]):
+        s = self.shared
+        for i in range(self.TAG):
+            s[2 + i] = tag[i] if i < len(tag) else 0
+        s[1] = seconds
+        s[0] = time.monotonic()          # written last: a reader that sees the start sees the tag
+        try:
+            yield
+        finally:
+            s[0] = 0.0
+
+    def current(self) -> tuple[tuple[int, ...], float] | None:
+        """(tag, budget) of the running call, or None."""
+        s = self.shared
+        start = s[0]
+        tag, seconds = tuple(int(x) for x in s[2:self.SIZE]), s[1]
+        return (tag, seconds) if start and s[0] == start else None
+
+    def overrun(self) -> tuple[tuple[int, ...], float] | None:
+        """(tag, budget) of the running call if it has run past `kill_after(budget)`, else None."""
+        start = self.shared[0]
+        call = self.current()
+        if call is None or time.monotonic() - start <= kill_after(call[1]):
+            return None
+        return call
+
+
+_ctrl_c = False
+
+
+def _on_ctrl_c(signum, frame):
+    global _ctrl_c
+    _ctrl_c = True
+    raise KeyboardInterrupt
+
+
 @contextmanager
-def move_alarm(seconds: float | None):
-    """For the block (one game): SIGALRM raises MoveTimeout. Yields whether timing is possible (a
-    limit is set, Unix, main thread); the clock itself is started per call with `timed`."""
-    if not (seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()):
-        yield False
+def user_interrupts():
+    """Inside (main thread, where SIGINT has Python's default handler): a Ctrl-C still raises
+    KeyboardInterrupt, and is marked as the user's, so `is_user_interrupt` can tell it apart from a
+    KeyboardInterrupt an agent raises itself."""
+    global _ctrl_c
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
         return
-
-    def _expired(signum, frame):
-        raise MoveTimeout(f"no move within the {seconds:g} s limit")
-
-    old = signal.signal(signal.SIGALRM, _expired)
+    _ctrl_c = False
+    old = signal.signal(signal.SIGINT, _on_ctrl_c)
     try:
-        yield True
+        yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGINT, old)
 
 
-def timed(seconds: float | None, fn, *args, **kwargs):
-    """Call fn with the alarm clock set to `seconds` (None: untimed); inside `move_alarm`."""
-    if seconds is None:
-        return fn(*args, **kwargs)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+def is_user_interrupt(exc: BaseException) -> bool:
+    """True if `exc` is (or may be) a Ctrl-C from the user, which must stop the run, not fault a seat."""
+    if not isinstance(exc, KeyboardInterrupt):
+        return False
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is signal.SIG_IGN:        # no Ctrl-C reaches this process (a game worker): the agent raised it
+        return False
+    return _ctrl_c if handler is _on_ctrl_c else True
+
+
+class CallBudget:
+    """Runs agent calls with a time budget of `seconds` each (None: no limit); see the module docstring.
+
+    Use as a context manager around the calls (it installs the alarm, where it can). `call` returns
+    the function's result or raises CallFailed: with the timeout error if the call ran out of time,
+    else with the exception it raised, described while the clock still runs (so an exception whose
+    message never ends is a timeout too). A Ctrl-C from the user passes through.
+    """
+
+    def __init__(self, seconds: float | None, clock: CallClock | None = None):
+        self.seconds, self.clock = seconds, clock if clock is not None else CallClock()
+        self._alarm = False
+        self._old = None
+
+    def __enter__(self) -> "CallBudget":
+        self._alarm = bool(self.seconds and hasattr(signal, "setitimer")
+                           and threading.current_thread() is threading.main_thread())
+        if self._alarm:
+            self._old = signal.signal(signal.SIGALRM, self._expired)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+            self._alarm = False
+
+    def _expired(self, signum, frame):
+        raise MoveTimeout(f"no move within the {self.seconds:g} s limit")
+
+    def call(self, tag: tuple[int, ...], fn, *args, **kwargs):
+        if self.seconds is None:
+            try:
+                return fn(*args, **kwargs)
+            except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
+                if is_user_interrupt(e):
+                    raise
+                raise CallFailed(describe(e)) from None
+        with self.clock.running(self.seconds, tag):
+            start = time.monotonic()
+            try:
+                if self._alarm:
+                    signal.setitimer(signal.ITIMER_REAL, self.seconds)
+                try:
+                    result = fn(*args, **kwargs)
+                finally:
+                    if self._alarm:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+            except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
+                if is_user_interrupt(e):
+                    raise
+                raise CallFailed(describe(e)) from None
+            if time.monotonic() - start > self.seconds:
+                raise CallFailed(timeout_error(self.seconds))
+        return result
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """A seat's fault decided by the process that watches the game (the process playing it was killed
+    or died during this seat's call): when the game is played again, the call is not made and the
+    fault is recorded there."""
+    call: int        # RESET or ACT
+    move: int        # index in the game log of the call
+    error: str
 
 
 def fallback_action(mask: np.ndarray) -> int:
@@ -58,22 +221,28 @@ def fallback_action(mask: np.ndarray) -> int:
     return int(boxes[0] if len(boxes) else legal[0])
 
 
-def describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+def _plain(action):
+    """The action, if the game can read it without running agent code (builtin and numpy values: the
+    game checks them); any other object could do anything in its conversion, so it is a fault here."""
+    if type(action).__module__ in ("builtins", "numpy"):
+        return action
+    raise CallFailed(f"TypeError: act returned a {type(action).__name__} object, not an integer action")
 
 
 class Guarded:
-    """Wraps an agent: time limit per call, and fallback moves once it has faulted.
+    """Wraps one seat's agent for a game: every call through the budget, fallback moves once it has
+    faulted, and the seat's `Forfeit` (if any) applied at its call.
 
     Agents that handle their own faults (external bots replace a bad move and append to a `faults`
     list) are seen through that list: a new entry during the game is a fault too.
     """
 
-    def __init__(self, agent, timeout: float | None):
-        self.agent, self.timeout = agent, timeout
+    def __init__(self, agent, seat: int, budget: CallBudget, forfeit: Forfeit | None = None):
+        self.agent, self.seat, self.budget, self.forfeit = agent, seat, budget, forfeit
         self.fault: str | None = None
         self.fault_move: int | None = None    # index in the game log where the fault happened
         self._at = 0
+        self._seen = 0
 
     def _reported(self) -> int:
         return len(getattr(self.agent, "faults", None) or ())
@@ -86,49 +255,69 @@ class Guarded:
             self.fault = f"{kind}: {cause}" if kind and cause else str(f)
             self.fault_move = self._at
 
+    def _fail(self, call: int, error: str) -> None:
+        self.fault = ("reset: " if call == RESET else "") + error
+        self.fault_move = 0 if call == RESET else self._at
+
     def reset(self, rules, seat, num_players, seed=None):
         self.fault = self.fault_move = None
         self._at = 0
         self._seen = self._reported()
+        if self.forfeit is not None and self.forfeit.call == RESET:
+            self._fail(RESET, self.forfeit.error)
+            return
         try:
-            timed(self.timeout, self.agent.reset, rules, seat, num_players, seed=seed)
-        except Exception as e:  # noqa: BLE001 - any failure is a forfeit
-            self.fault, self.fault_move = "reset: " + describe(e), 0
+            self.budget.call((RESET, self.seat, 0), self.agent.reset, rules, seat, num_players, seed=seed)
+        except CallFailed as e:
+            self._fail(RESET, e.error)
         self._check_reported()
 
     def act(self, view):
         if self.fault is not None:
             return fallback_action(view.mask)
         self._at = len(view.game.log)
+        if self.forfeit is not None and self.forfeit.move <= self._at:
+            self._fail(ACT, self.forfeit.error)
+            return fallback_action(view.mask)
         try:
-            return timed(self.timeout, self.agent.act, view)
+            return _plain(self.budget.call((ACT, self.seat, self._at), self.agent.act, view))
+        except CallFailed as e:
+            self._fail(ACT, e.error)
+            return fallback_action(view.mask)
         finally:
             self._check_reported()
 
 
-def play_job(job: Job, rules, agents: dict, timeout: float | None) -> dict:
-    """Play `job` with `agents` (name -> agent); return its store record."""
+def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dict | None = None,
+             clock: CallClock | None = None) -> dict:
+    """Play `job` with `agents` (name -> agent); return its store record.
+
+    forfeits: seat -> Forfeit decided by a watcher; clock: where the running call is shown to it.
+    """
     game = Game(rules, num_players=len(job.agents), seed=job.seed)
-    with move_alarm(timeout) as clock:
-        seats = [Guarded(agents[name], timeout if clock else None) for name in job.agents]
+    forfeits = forfeits or {}
+    with user_interrupts(), CallBudget(timeout, clock) as budget:
+        seats = [Guarded(agents[name], seat, budget, forfeits.get(seat)) for seat, name in enumerate(job.agents)]
         _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
-    return {
-        "key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
-        "agents": list(job.agents),
-        "sheet_of": [game.sheet_of(s) for s in range(game.num_players)],   # teammates share a sheet
-        "totals": [int(t) for t in game.totals()],
-        "places": placements(game, [f is not None for f in faults]),
-        "sheets": [game.sheets[game.sheet_of(s)].scores.tolist() for s in range(game.num_players)],
-        "upper_bonus": [int(game.sheets[game.sheet_of(s)].upper_bonus.sum()) for s in range(game.num_players)],
-        "extra_bonus": [int(game.sheets[game.sheet_of(s)].extra_bonus.sum()) for s in range(game.num_players)],
-        "faults": faults,
-        "log": game.log,
-    }
+    sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
+    return make_record(job, sheet_of, [int(t) for t in game.totals()],
+                       placements(game, [f is not None for f in faults]),
+                       [game.sheets[s].scores.tolist() for s in sheet_of],
+                       [int(game.sheets[s].upper_bonus.sum()) for s in sheet_of],
+                       [int(game.sheets[s].extra_bonus.sum()) for s in sheet_of], faults, game.log)
+
+
+def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_bonus, faults, log) -> dict:
+    """The store record of a finished game: every list has one entry per seat (a seat's sheet is its
+    team's, `sheet_of` says which; teammates share it)."""
+    return {"key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
+            "agents": list(job.agents), "sheet_of": sheet_of, "totals": totals, "places": places, "sheets": sheets,
+            "upper_bonus": upper_bonus, "extra_bonus": extra_bonus, "faults": faults, "log": log}
 
 
 def _play(game: Game, seats: list[Guarded]) -> None:
-    def on_error(seat, exc, g):
+    def on_error(seat, exc, g):                 # the game refused the move (an illegal action)
         if seats[seat].fault is None:
             seats[seat].fault, seats[seat].fault_move = describe(exc), len(g.log)
         return fallback_action(g.legal_mask())

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.analysis import report_blocks, report_section
 from yacht_env.cli_common import CommandError
 from yacht_env.config import slug
 from yacht_env.rules import rules_hash
@@ -41,8 +42,9 @@ def check_schedule(records, jobs) -> None:
                                f"written by another version of the schedule; play the tournament into a new folder")
 
 
-def results(store: Store, records=None) -> dict:
-    """Everything the report shows, as plain data (records: the store's, if already read)."""
+def results(store: Store, records=None, analysis: bool = True) -> dict:
+    """Everything the report shows, as plain data (records: the store's, if already read; analysis:
+    with the move analysis of every seat, `agents.analysis.report_section`)."""
     config = store.config()
     records = list(store.records().values()) if records is None else list(records)
     jobs = schedule(config)
@@ -79,6 +81,7 @@ def results(store: Store, records=None) -> dict:
         "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
                      "tables": {f"t{t}": list(m) for t, m in enumerate(tables(config))},
                      "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
+        **({"analysis": report_section(records, rules, order)} if analysis and records else {}),
     }
 
 
@@ -378,6 +381,13 @@ def faults_section(res) -> Section:
                               Table(["game", "seat", "agent", "move", "error"], rows, "lrlrl")])
 
 
+def analysis_section(res) -> Section | None:
+    if "analysis" not in res:
+        return None
+    paragraphs, table = report_blocks(res["analysis"])
+    return Section("Move analysis", paragraphs + ([Table(*table)] if table else []))
+
+
 def _nth(i: int) -> str:
     """1st, 2nd, 3rd, 4th, ... for position i (from 0)."""
     return f"{i + 1}{ {0: 'st', 1: 'nd', 2: 'rd'}.get(i, 'th')}"
@@ -405,7 +415,7 @@ def game_ids_section(res) -> Section:
 
 
 SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
-            duplicate_section, ratings_section, boxes_section, faults_section, game_ids_section]
+            duplicate_section, ratings_section, boxes_section, analysis_section, faults_section, game_ids_section]
 
 
 def sections(res: dict) -> list[Section]:
@@ -450,12 +460,12 @@ def terminal_table(res: dict) -> str:
     return "\n".join(out)
 
 
-def render(folder) -> dict:
+def render(folder, analysis: bool = True) -> dict:
     """Write results.json, report.md, report.html and the histograms into `folder` from its store; return
-    the results."""
+    the results (analysis=False: without the move analysis)."""
     store = Store(folder)
     records = list(store.records().values())
-    res = results(store, records)
+    res = results(store, records, analysis)
     folder = Path(folder)
     images = histograms(records, list(res["agents"]))
     parts = sections(res)

@@ -17,10 +17,11 @@ def default_out(config: TournamentConfig) -> Path:
 
 
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
-                   progress: bool = True, factory: str = DEFAULT_FACTORY) -> dict:
+                   progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True) -> dict:
     """Play every scheduled game not yet in the store at `out`, then render the report.
 
-    Returns the results (as in results.json) plus `run` timing for this invocation.
+    Returns the results (as in results.json) plus `run` timing for this invocation; analysis=False
+    leaves the move analysis out of the report.
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
@@ -37,7 +38,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
             store.append(batch)
             bar.update(len(batch))
     seconds = time.perf_counter() - start
-    res = render(store.folder)
+    res = render(store.folder, analysis=analysis)
     res["run"] = {"folder": str(store.folder), "games_run": len(todo), "seconds": seconds,
                   "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
                   "workers": workers, "executor": executor}

@@ -245,21 +245,23 @@ class State:
         self.cols = np.zeros((n, s, c, N_COLS), np.int64)
         self.totals = np.zeros((n, s), np.int64)
 
-    def reset(self, seeds, first_seats=0) -> None:
-        """A new game at every table: seeds[i] its dice seed, first_seats (one or per table) its first seat."""
+    def reset(self, seeds, first_seats=0, rows=None) -> None:
+        """A new game at every table (or at tables `rows`): seeds[i] its dice seed, first_seats (one, or one
+        per table reset) its first seat."""
+        rows = slice(None) if rows is None else np.asarray(rows, np.int64)
         seeds = np.atleast_1d(seeds)
         if seeds.dtype != np.uint64:
             seeds = np.asarray([int(x) & 0xFFFFFFFFFFFFFFFF for x in seeds], np.uint64)
-        if seeds.shape != (self.num_tables,):
-            raise ValueError(f"expected {self.num_tables} seeds, got {seeds.shape[0]}")
-        self.seeds[:] = seeds
-        self.ints[:] = 0
-        self.ints[:, FIRST] = first_seats
-        self.preview[:] = -1
-        self.extra[:] = 0
-        self.scores[:] = -1
-        self.cols[:] = 0
-        self.totals[:] = 0
+        if seeds.shape != self.seeds[rows].shape:
+            raise ValueError(f"expected {self.seeds[rows].shape[0]} seeds, got {seeds.shape[0]}")
+        self.seeds[rows] = seeds
+        self.ints[rows] = 0
+        self.ints[rows, FIRST] = first_seats
+        self.preview[rows] = -1
+        self.extra[rows] = 0
+        self.scores[rows] = -1
+        self.cols[rows] = 0
+        self.totals[rows] = 0
 
     # ---- reading ------------------------------------------------------------------------------
     def seat_to_move(self, rows=slice(None)) -> np.ndarray:

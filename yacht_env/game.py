@@ -122,6 +122,15 @@ class Game:
         self._undo = None
         self._tiebreak: dict | None = None
 
+    @property
+    def state(self) -> State:
+        """The engine arrays this game is a view of (`table` is its row)."""
+        return self._state
+
+    @property
+    def table(self) -> int:
+        return self._i
+
     # ---- whose turn -------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:

@@ -23,9 +23,9 @@ from .view import BatchView
 class PlayerError(Exception):
     """A player raised or answered with something other than legal actions; nothing was played."""
 
-    def __init__(self, player: int, rows: np.ndarray, message: str):
+    def __init__(self, player: int, rows: np.ndarray, message: str, action: int | None = None):
         super().__init__(message)
-        self.player, self.rows = player, rows
+        self.player, self.rows, self.action = player, rows, action
 
 
 class Record:
@@ -80,7 +80,8 @@ def decide(state: State, players, seating, rows) -> np.ndarray:
         ok[ok] = mask[np.flatnonzero(ok), got[ok]] == 1
         if not ok.all():
             j = int(np.flatnonzero(~ok)[0])
-            raise PlayerError(int(p), rows[at[~ok]], f"illegal action {int(got[j])} at table {int(rows[at[j]])}")
+            raise PlayerError(int(p), rows[at[~ok]], f"illegal action {int(got[j])} at table {int(rows[at[j]])}",
+                              int(got[j]))
         actions[at] = got
     return actions
 

@@ -16,15 +16,43 @@ Flat layout (float32, every entry in [0, 1]); B = boxes per column, C = columns:
 The Dict form holds the same state unscaled: dice (sorted), rolls_left, turn, scores (-1 = open),
 preview (-1 = not allowed now), upper, yacht50.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 from gymnasium import spaces
 
 from .dice import NUM_DICE, ROLL_COUNTS, ROLLS
+from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 
-HEAD = 13  # dice, face counts, rolls left, turn
+# offsets of the flat observation (module docstring)
+DICE = slice(0, 5)          # the sorted dice / 6
+FACE_COUNTS = slice(5, 11)  # dice per face / 5
+ROLLS_LEFT = 11
+TURNS_PLAYED = 12
+HEAD = 13                   # where the first column starts
 # the first 11 entries of the flat observation for each of the 252 sorted rolls
 DICE_FEATURES = np.concatenate([ROLLS / 6.0, ROLL_COUNTS / 5.0], axis=1).astype(np.float32)
+
+
+class ColumnLayout(NamedTuple):
+    """Where one column's entries are in the flat observation (module docstring)."""
+    open: slice       # 1 where the box is open
+    preview: slice    # what the box would score now / its most
+    upper: int        # upper total / threshold, capped at 1
+    yacht50: int      # 1 once the Yacht box holds its full points
+
+
+def column_layout(rules, column: int) -> ColumnLayout:
+    """The offsets of column `column` in the flat observation."""
+    b = len(rules.boxes)
+    base = HEAD + column * (2 * b + 2)
+    return ColumnLayout(slice(base, base + b), slice(base + b, base + 2 * b), base + 2 * b, base + 2 * b + 1)
+
+
+def dice_of_obs(obs: np.ndarray) -> np.ndarray:
+    """The sorted dice (faces 1..6, int64) of each row of flat observations."""
+    return np.clip(np.rint(np.asarray(obs)[:, DICE] * 6).astype(np.int64), 1, 6)
 
 
 def obs_size(rules) -> int:
@@ -75,6 +103,33 @@ def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upp
         else:
             out[base + 2 * nbox] = 0.0
         out[base + 2 * nbox + 1] = 1.0 if yacht50[c] else 0.0
+
+
+@nb.njit(cache=True)
+def write_observations(T, inv_scale, rounds, num_players, num_sheets, rows, ints, scores, preview, cols, out):
+    """out[j] = the flat observation of the sheet to move at table rows[j] of an engine state, as that
+    seat sees it while it decides."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        s = sheet_to_move(ints, i, num_players, num_sheets)
+        write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN] // num_sheets,
+                  scores[i, s], preview[i], cols[i, s, :, UPPER], cols[i, s, :, YACHT50], out[j])
+
+
+def observe(state, rows) -> np.ndarray:
+    """(len(rows), obs_size) float32 flat observations of the seats to move at tables `rows` of a
+    `yacht_env.engine.State` (the observation `Yacht-v0` shows, for any table)."""
+    rows = np.ascontiguousarray(rows, np.int64)
+    rules = state.rules
+    out = np.empty((len(rows), obs_size(rules)), np.float32)
+    write_observations(state.tables, inv_box_scale(rules), rules.rounds, state.num_players, state.num_sheets, rows,
+                       state.ints, state.scores, state.preview, state.cols, out)
+    return out
+
+
+def observe_game(game) -> np.ndarray:
+    """The flat observation of the seat to move of a `Game` (its table's row of `observe`)."""
+    return observe(game.state, [game.table])[0]
 
 
 def flat_space(rules, extra: int = 0) -> spaces.Box:

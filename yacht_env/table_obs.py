@@ -1,7 +1,8 @@
-"""What one seat of a multi-player `Game` observes: its own sheet plus the other sheets' progress.
+"""What one seat at a multi-player table observes: its own sheet plus the other sheets' progress.
 
 Flat layout (float32 in [0, 1]): the solitaire layout of `yacht_env.obs` for the seat's sheet
-(dice on the table, rolls left, and the preview only while this sheet is to move), then
+(the dice shown, rolls left, and the preview only while this sheet is to move; otherwise no rolls
+left and no preview), then
 
     [n]             this sheet's total / obs.max_total(rules), capped at 1
     then for each other sheet, in turn order after this one:
@@ -10,14 +11,16 @@ Flat layout (float32 in [0, 1]): the solitaire layout of `yacht_env.obs` for the
 
 A seat shares its sheet with its teammates in team games; "sheets" are the teams then.
 The Dict form adds `totals` and `filled` (per sheet, this sheet first) to `yacht_env.obs`'s Dict.
+Everything is read from the engine's arrays (`yacht_env.engine.State`): `seat_observations` for many
+tables at once, `seat_obs` / `seat_dict_obs` for one `Game`.
 """
+import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .dice import roll_index
-from .game import Game
-from .kernels import box_options
-from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs, yacht_points
+from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from .kernels import roll_of
+from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
 
 
 def num_extra(num_sheets: int) -> int:
@@ -37,46 +40,76 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
     return spaces.Dict(d)
 
 
-def sheet_state(game: Game, sheet: int, dice) -> tuple:
-    """(dice, rolls_used, turn, scores, preview, upper, yacht50) of one sheet, as obs.write_obs takes them."""
-    s = game.sheets[sheet]
-    rules, t = game.rules, game.tables
-    preview = np.full(s.scores.shape, -1, np.int32)
-    to_move = game.phase == "decide" and game.current_sheet == sheet
-    y, ypts = t.yacht_box, yacht_points(rules)
-    yacht50 = np.array([y >= 0 and s.scores[c, y] == ypts for c in range(rules.columns)], np.int8)
-    if to_move:
-        r = roll_index(game.dice)
-        for c in range(rules.columns):
-            box_options(t, s.filled_mask(c), bool(yacht50[c]), r, preview[c])
-    rolls_used = game.rolls_used if to_move else rules.rolls_per_turn
-    turn = int((s.scores >= 0).sum())
-    return (np.asarray(dice, np.int8), rolls_used, turn, s.scores.astype(np.int32), preview,
-            s.upper.astype(np.int64), yacht50)
+@nb.njit(cache=True)
+def write_seat_observations(T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows, seats, shown, ints,
+                            scores, preview, cols, totals, no_preview, out):
+    """out[j] = the flat observation (module docstring) of seat seats[j] at table rows[j]; shown[j] are
+    the dice it sees when its sheet is not the one to move."""
+    n = out.shape[1] - (1 + 2 * (num_sheets - 1))
+    cells = scores.shape[2] * scores.shape[3]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        me = seats[j] % num_sheets
+        to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns and sheet_to_move(ints, i, num_players,
+                                                                                       num_sheets) == me
+        filled = 0
+        for c in range(scores.shape[2]):
+            for b in range(scores.shape[3]):
+                if scores[i, me, c, b] >= 0:
+                    filled += 1
+        if to_move:
+            write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], preview[i],
+                      cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out[j])
+        else:
+            write_obs(T, inv_scale, rounds, roll_of(shown[j]), T.rolls_per_turn, filled, scores[i, me], no_preview,
+                      cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out[j])
+        out[j, n] = min(totals[i, me] / scale, 1.0)
+        for k in range(1, num_sheets):
+            other = (me + k) % num_sheets
+            count = 0
+            for c in range(scores.shape[2]):
+                for b in range(scores.shape[3]):
+                    if scores[i, other, c, b] >= 0:
+                        count += 1
+            out[j, n + 2 * k - 1] = min(totals[i, other] / scale, 1.0)
+            out[j, n + 2 * k] = count / cells
 
 
-def _others(game: Game, sheet: int) -> list[int]:
-    return [(sheet + k) % game.num_sheets for k in range(1, game.num_sheets)]
-
-
-def seat_obs(game: Game, seat: int, dice) -> np.ndarray:
-    """Flat observation of `seat` (layout in the module docstring); `dice` are the dice shown."""
-    rules = game.rules
-    sheet = game.sheet_of(seat)
-    out = np.zeros(obs_size(rules) + num_extra(game.num_sheets), np.float32)
-    d, used, turn, scores, preview, upper, y50 = sheet_state(game, sheet, dice)
-    write_obs(rules.tables, inv_box_scale(rules), rules.rounds, roll_index(d), used, turn, scores, preview, upper, y50, out)
-    totals = game.sheet_totals()
-    scale = max_total(rules)
-    n = obs_size(rules)
-    out[n] = min(totals[sheet] / scale, 1.0)
-    for k, other in enumerate(_others(game, sheet)):
-        out[n + 1 + 2 * k] = min(totals[other] / scale, 1.0)
-        out[n + 2 + 2 * k] = (game.sheets[other].scores >= 0).sum() / game.sheets[other].scores.size
+def seat_observations(state, rows, seats, shown) -> np.ndarray:
+    """(len(rows), size) flat observations of seat seats[j] at table rows[j] of an engine state;
+    shown[j]: the dice it sees while its sheet is not to move."""
+    rules = state.rules
+    rows = np.ascontiguousarray(rows, np.int64)
+    out = np.empty((len(rows), obs_size(rules) + num_extra(state.num_sheets)), np.float32)
+    write_seat_observations(state.tables, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns,
+                            state.num_players, state.num_sheets, rows, np.ascontiguousarray(seats, np.int64),
+                            np.ascontiguousarray(shown, np.int8), state.ints, state.scores, state.preview, state.cols,
+                            state.totals, np.full(state.preview.shape[1:], -1, np.int32), out)
     return out
 
 
-def seat_dict_obs(game: Game, seat: int, dice) -> dict:
+def seat_obs(game, seat: int, dice) -> np.ndarray:
+    """Flat observation of `seat` of a `Game` (layout in the module docstring); `dice` are the dice shown."""
+    return seat_observations(game.state, [game.table], [seat], np.asarray(dice, np.int8)[None])[0]
+
+
+def sheet_state(game, sheet: int, dice) -> tuple:
+    """(dice, rolls_used, turn, scores, preview, upper, yacht50) of one sheet of a `Game`, as `obs.dict_obs`
+    takes them; the dice are `dice` and there is no preview unless the sheet is to move."""
+    st, i = game.state, game.table
+    to_move = game.phase == "decide" and game.current_sheet == sheet
+    preview = st.preview[i] if to_move else np.full(st.preview.shape[1:], -1, np.int32)
+    rolls_used = game.rolls_used if to_move else game.rules.rolls_per_turn
+    scores = st.scores[i, sheet]
+    return (np.asarray(dice, np.int8), rolls_used, int((scores >= 0).sum()), scores, preview,
+            st.cols[i, sheet, :, UPPER], st.cols[i, sheet, :, YACHT50])
+
+
+def _others(game, sheet: int) -> list[int]:
+    return [(sheet + k) % game.num_sheets for k in range(1, game.num_sheets)]
+
+
+def seat_dict_obs(game, seat: int, dice) -> dict:
     """Dict observation of `seat`: the sheet's Dict plus totals and boxes filled, this sheet first."""
     sheet = game.sheet_of(seat)
     d = dict_obs(game.rules, *sheet_state(game, sheet, dice))
@@ -87,7 +120,7 @@ def seat_dict_obs(game: Game, seat: int, dice) -> dict:
     return d
 
 
-def render_table(game: Game, dice, label) -> str:
+def render_table(game, dice, label) -> str:
     """Every sheet of a table as text; label(seats) names the seats writing on a sheet."""
     from .env import render_sheet
     out = []

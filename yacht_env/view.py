@@ -63,12 +63,12 @@ class View:
     @cached_property
     def scores(self) -> np.ndarray:
         """(sheets, columns, boxes) every sheet's box scores, -1 = open."""
-        return self.game._state.scores[self.game._i].copy()
+        return self.game.state.scores[self.game.table].copy()
 
     @cached_property
     def upper(self) -> np.ndarray:
         """(sheets, columns) upper totals."""
-        return self.game._state.cols[self.game._i, :, :, UPPER].copy()
+        return self.game.state.cols[self.game.table, :, :, UPPER].copy()
 
     @cached_property
     def totals(self) -> tuple[int, ...]:
@@ -94,8 +94,8 @@ class BatchView:
     @classmethod
     def of_view(cls, view: View) -> "BatchView":
         """The one-row batch view of a game's view (how a batched agent answers `act(view)`)."""
-        i = view.game._i
-        return cls(view.game._state, slice(i, i + 1))
+        i = view.game.table
+        return cls(view.game.state, slice(i, i + 1))
 
     @cached_property
     def rows(self) -> np.ndarray:

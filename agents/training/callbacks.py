@@ -83,7 +83,8 @@ class TrainLoop(BaseCallback):
     def run_eval(self):
         from .run import describe
         res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed,
-                       distinct_holds=self.cfg.distinct_holds, dice_onehot=self.cfg.dice_onehot)
+                       distinct_holds=self.cfg.distinct_holds, dice_onehot=self.cfg.dice_onehot,
+                       activation=self.cfg.policy.activation)
         self.last_eval, self.last_eval_at = res, self.num_timesteps
         train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None
         for key, value in (("mean", res.mean), ("ci95", res.ci95), ("bonus_rate", res.bonus_rate),

@@ -1,19 +1,19 @@
-"""Masked evaluation of a policy on fixed games, played all at once in a `yacht_env.batch.Batch`.
+"""Masked evaluation of a policy on fixed games, all played at once through the engine.
 
-Evaluation game j deals the dice of `Game(rules, seed=game_seed(seed + j, 0))`, so the
-numbers compare directly with any agent played on those seeds. Each decision takes the
-most likely legal action (`deterministic`) or samples one.
+Evaluation game j deals the dice of `Game(rules, seed=game_seed(seed + j, 0))`, so the numbers compare
+directly with any agent played on those seeds. The policy plays as `learned:` plays it (`agents.learned`:
+the same network code, features and masks), taking the most likely legal action (`deterministic`) or
+sampling one, so an evaluation and `yacht evaluate learned:MODEL` on the same games agree game by game.
 """
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import torch
 
-from yacht_env.batch import Batch
-from yacht_env.engine import UPPER_BONUS
+from yacht_env.dice_source import game_seed
+from yacht_env.engine import UPPER_BONUS, State
+from yacht_env.lockstep import play
 
-from .features import add_dice_features
-from .holds import narrow_masks
+from ..learned import NetPlayer, PolicyNet
 
 
 @dataclass(frozen=True)
@@ -51,66 +51,48 @@ class EvalResult:
         return s
 
 
-def play_batch(policy, rules, seeds, deterministic: bool = True, distinct_holds: bool = False,
-               dice_onehot: bool = False) -> Batch:
-    """Play one game per stream seed (its episode 0) to the end; returns the finished Batch.
-
-    distinct_holds: narrow the masks to one hold per keep, as for a policy trained that way;
-    dice_onehot: feed the policy the dice features (`features`), as for a policy trained that way.
-    """
-    batch = Batch(rules, len(seeds), autoreset=False)
-    batch.reset(list(seeds))
-    done = np.zeros(len(seeds), bool)
-    actions = np.zeros(len(seeds), np.int64)
-    while not done.all():
-        live = np.flatnonzero(~done)
-        obs = batch.obs[live]
-        masks = narrow_masks(batch.mask[live], obs) if distinct_holds else batch.mask[live].astype(bool)
-        if dice_onehot:
-            obs = add_dice_features(obs)
-        with torch.no_grad():
-            a, _ = policy.predict(obs, action_masks=masks, deterministic=deterministic)
-        actions[:] = -1                      # finished games get no action
-        actions[live] = a
-        batch.step(actions)
-        done |= batch.terminated
-    return batch
+def play_games(player, rules, seeds) -> State:
+    """Play one solitaire game per stream seed (its episode 0) to the end; returns the finished State."""
+    state = State(rules, len(seeds), 1)
+    state.reset(np.array([game_seed(s, 0) for s in seeds], np.uint64))
+    player.prepare(rules, 1)
+    play(state, [player])
+    return state
 
 
-def summarize(batch: Batch, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
-    """Mean, 95% CI, bonus and Yacht rates of a finished Batch."""
-    rules = batch.rules
-    e = batch.engine
-    scores = e.totals[:, 0].astype(np.float64)
-    t = rules.tables
-    bonus = (e.cols[:, 0, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
-    yacht = (e.scores[:, 0, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+def summarize(state: State, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
+    """Mean, 95% CI, bonus and Yacht rates of finished solitaire games."""
+    t = state.rules.tables
+    scores = state.totals[:, 0].astype(np.float64)
+    bonus = (state.cols[:, 0, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
+    yacht = (state.scores[:, 0, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
     std = float(scores.std(ddof=1)) if len(scores) > 1 else 0.0
     return EvalResult(games=len(scores), mean=float(scores.mean()), std=std,
                       ci95=1.96 * std / np.sqrt(len(scores)), bonus_rate=float(bonus), yacht_rate=float(yacht),
                       optimum=optimum, optimum_source=optimum_source, scores=scores)
 
 
-def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, batch: int = 2000,
-             distinct_holds: bool = False, dice_onehot: bool = False) -> EvalResult:
-    """Play `games` games (streams seed, seed+1, ...) in batches of `batch` and summarize them."""
+def evaluate_player(player, rules, games: int, seed: int) -> EvalResult:
+    """Play `games` games (streams seed, seed+1, ...) with a batched player and summarize them."""
     from .optimum import optimal_mean
-    parts = [play_batch(policy, rules, range(seed + s, seed + min(games, s + batch)), deterministic, distinct_holds,
-                        dice_onehot) for s in range(0, games, batch)]
     opt, src = optimal_mean(rules)
-    res = [summarize(p) for p in parts]
-    scores = np.concatenate([r.scores for r in res])
-    w = np.array([r.games for r in res], float)
-    std = float(scores.std(ddof=1)) if len(scores) > 1 else 0.0
-    return EvalResult(games=len(scores), mean=float(scores.mean()), std=std, ci95=1.96 * std / np.sqrt(len(scores)),
-                      bonus_rate=float(np.average([r.bonus_rate for r in res], weights=w)),
-                      yacht_rate=float(np.average([r.yacht_rate for r in res], weights=w)),
-                      optimum=opt, optimum_source=src, scores=scores)
+    res = summarize(play_games(player, rules, range(seed, seed + games)))
+    return EvalResult(**{**asdict(res), "optimum": opt, "optimum_source": src})
+
+
+def net_of(policy, activation: str) -> PolicyNet:
+    """The play-time network of a live SB3 policy (its current weights)."""
+    return PolicyNet(policy.state_dict(), {"activation": activation})
+
+
+def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, distinct_holds: bool = False,
+             dice_onehot: bool = False, activation: str = "relu") -> EvalResult:
+    """Evaluate a live SB3 policy (during training) on `games` fixed games."""
+    config = {"distinct_holds": distinct_holds, "dice_onehot": dice_onehot}
+    return evaluate_player(NetPlayer(net_of(policy, activation), config, deterministic), rules, games, seed)
 
 
 def evaluate_model(doc: dict, rules, games: int, seed: int, deterministic: bool = True) -> EvalResult:
     """Evaluate a loaded model file (`checkpoint.load_checkpoint`) as it was trained to play."""
-    from .checkpoint import build_policy
-    return evaluate(build_policy(doc), rules, games, seed, deterministic,
-                    distinct_holds=bool(doc["config"].get("distinct_holds", False)),
-                    dice_onehot=bool(doc["config"].get("dice_onehot", False)))
+    player = NetPlayer(PolicyNet(doc["policy"], doc["config"]["policy"]), doc["config"], deterministic)
+    return evaluate_player(player, rules, games, seed)

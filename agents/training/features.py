@@ -1,44 +1,17 @@
-"""Dice features a policy may see besides the flat observation (config key `dice_onehot`).
-
-With `dice_onehot: true` the policy's input is the flat observation followed by 34 entries:
-
-    [0:30]   die i of the sorted dice shows face f: 1 at 6 * i + (f - 1)
-    [30:34]  die i + 1 shows the same face as die i
-
-A hold action is a set of die positions. The flat observation gives each die as face / 6, so
-"keep every six" or "keep one die of each face" (straights) is a hard function of it; with these
-entries both are nearly linear. The features are computed from the observation's own dice, so the
-environment and its documented layout stay as they are.
-"""
+"""The dice features (config key `dice_onehot`, layout in `agents.features`) on a training VecEnv."""
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from .holds import dice_of_obs
+from yacht_env.obs import dice_of_obs
 
-N_EXTRA = 34
-_SLOT = 6 * np.arange(5)
+from ..features import N_EXTRA, dice_features
 
 
 def add_dice_features(obs: np.ndarray) -> np.ndarray:
-    """Rows of flat observations (n, d) -> (n, d + N_EXTRA), float32 (layout in the module docstring)."""
+    """Rows of flat observations (n, d) -> (n, d + N_EXTRA), float32, with the dice they show."""
     obs = np.asarray(obs, dtype=np.float32)
-    dice = dice_of_obs(obs)
-    n = len(obs)
-    onehot = np.zeros((n, 30), np.float32)
-    onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
-    same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
-    return np.concatenate([obs, onehot, same], axis=1)
-
-
-def extra_size(config: dict) -> int:
-    """Entries a policy trained with this config (as a dict) sees beyond the flat observation."""
-    return N_EXTRA if config.get("dice_onehot", False) else 0
-
-
-def policy_input(obs: np.ndarray, config: dict) -> np.ndarray:
-    """What a policy trained with this config is fed for rows of flat observations."""
-    return add_dice_features(obs) if config.get("dice_onehot", False) else np.asarray(obs, np.float32)
+    return np.concatenate([obs, dice_features(dice_of_obs(obs))], axis=1)
 
 
 class DiceFeatures(VecEnvWrapper):

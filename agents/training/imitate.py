@@ -20,15 +20,14 @@ from tqdm import tqdm
 from yacht_env import Game
 from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
 from yacht_env.dice_source import game_seed
-from yacht_env.obs import flat_space
+from yacht_env.obs import dice_of_obs, flat_space, observe_game
 from yacht_env.rules import rules_block
 
 from ..base import View
 from .checkpoint import policy_kwargs, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
-from .features import extra_size, policy_input
-from .holds import DISTINCT, narrow_masks
+from ..features import DISTINCT, extra_size, narrow_masks, policy_input
 
 
 def canonical_hold(dice, hold: int) -> int:
@@ -43,10 +42,9 @@ def canonical_hold(dice, hold: int) -> int:
 
 def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games; returns (obs, masks, actions, to_come) arrays over all decisions."""
-    from ..learned import game_observation
     from ..registry import make_agent
     teacher = make_agent(cfg.bc.teacher)
-    obs, masks, actions, to_come = [], [], [], []
+    obs, rolls, masks, actions, to_come = [], [], [], [], []
     for k in tqdm(range(cfg.bc.games), desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress):
         game = Game(rules, 1, seed=game_seed(cfg.seed, k))
         teacher.reset(rules, 0, 1, seed=k)
@@ -59,7 +57,8 @@ def record_teacher(cfg, rules, progress: bool = True):
             a = int(teacher.act(view))
             if a < NUM_HOLDS and cfg.distinct_holds:
                 a = canonical_hold(game.dice, a)
-            obs.append(game_observation(game, rules))
+            obs.append(observe_game(game))
+            rolls.append(roll_index(game.dice))
             masks.append(view.mask.astype(bool))
             actions.append(a)
             before = game.totals()[0]
@@ -69,7 +68,7 @@ def record_teacher(cfg, rules, progress: bool = True):
     masks = np.stack(masks)
     obs = np.stack(obs)
     if cfg.distinct_holds:
-        masks = narrow_masks(masks, obs)
+        masks = narrow_masks(masks, np.array(rolls))
     return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
 
 
@@ -88,7 +87,7 @@ def imitate(cfg, progress: bool = True):
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
-    obs = policy_input(obs, cfg_d)
+    obs = policy_input(obs, dice_of_obs(obs), cfg_d)
     n_actions = masks.shape[1]
     policy = MaskableActorCriticPolicy(flat_space(rules, extra_size(cfg_d)), spaces.Discrete(n_actions),
                                        lambda _: cfg.bc.learning_rate, **policy_kwargs(cfg_d["policy"]))
@@ -110,7 +109,7 @@ def imitate(cfg, progress: bool = True):
             seen += len(a)
         policy.set_training_mode(False)
         res = evaluate(policy, rules, cfg.eval_games, cfg.eval_seed, distinct_holds=cfg.distinct_holds,
-                       dice_onehot=cfg.dice_onehot)
+                       dice_onehot=cfg.dice_onehot, activation=cfg.policy.activation)
         for key, value in (("mean", res.mean), ("bonus_rate", res.bonus_rate), ("yacht_rate", res.yacht_rate),
                            ("gap_to_optimal", res.gap), ("loss", loss.item())):
             if value is not None:

@@ -28,17 +28,16 @@ def upper_par_potential(obs: np.ndarray, rules, weight: float) -> np.ndarray:
 
     Read from flat observations (`yacht_env.obs` layout), summed over the sheet's columns.
     """
-    from yacht_env.obs import HEAD
+    from yacht_env.obs import column_layout
     t = rules.tables
-    nbox = t.n_boxes
     faces = t.box_face.astype(np.float32)
     out = np.zeros(len(obs), np.float32)
     if t.upper_bonus == 0:
         return out
     for c in range(rules.columns):
-        base = HEAD + c * (2 * nbox + 2)
-        filled = 1.0 - obs[:, base:base + nbox]
-        ratio = obs[:, base + 2 * nbox]
+        at = column_layout(rules, c)
+        filled = 1.0 - obs[:, at.open]
+        ratio = obs[:, at.upper]
         upper = np.rint(ratio * t.upper_threshold)
         surplus = upper - 3.0 * (filled * faces).sum(axis=1)
         out += np.where(ratio < 1.0, weight * surplus, 0.0)

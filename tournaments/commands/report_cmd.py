@@ -16,6 +16,7 @@ def add_parser(sub):
                                    "report takes no --rules/--set.")
     p.add_argument("folder", metavar="DIR", help="a folder written by `yacht tournament`")
     p.add_argument("--open", action="store_true", help="open report.html in the web browser")
+    p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
     add_common(p, rules=False, seed=False)
 
 
@@ -32,7 +33,7 @@ def run(args):
     folder = Path(args.folder)
     if not folder.is_dir():
         raise CommandError(f"{args.folder}: no such folder")
-    res = render(folder)
+    res = render(folder, analysis=not args.no_analysis)
     if args.json:
         emit_json(res)
     else:

@@ -24,6 +24,7 @@ def add_parser(sub):
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
     add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
                                    "so other rules or overrides get another folder); rerun to resume")
 
@@ -32,7 +33,7 @@ def run(args):
     config = load_config(args.config, games=args.games, seed=args.seed, rules=args.rules,
                          set=parse_sets(args.overrides))
     res = run_tournament(config, out=args.out, workers=args.workers, executor=args.executor,
-                         progress=not (args.quiet or args.json))
+                         progress=not (args.quiet or args.json), analysis=not args.no_analysis)
     if args.json:
         emit_json({**res, "rules": config.rules_block})
         return 0

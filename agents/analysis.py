@@ -1,0 +1,624 @@
+"""Move-by-move analysis of stored games against the exact solver.
+
+For every decision of every seat (each hold and each box choice) the solver gives the value of the
+move played and of the best move, in expected final points of the seat's sheet; the points lost
+are best - played (0 for an optimal move, within `TOLERANCE`). From them, per agent: points lost per
+game and per decision, accuracy, inaccuracies / mistakes / blunders, and where the points go.
+
+    from agents.analysis import analyze, analyze_game, read_games
+    games = read_games("runs/default")                 # records and rules of a folder or games.jsonl
+    result = analyze(games.records, games.rules)       # every decision of every record, valued
+    result.summary()                                   # the `yacht analyze --json` document
+    analyze_game(games.records[0], games.rules)        # one game, move by move
+
+Values (see `yacht_env.solver.values`): a hold is worth the expected value of keeping those dice
+and re-rolling with the rolls that remain; a box its points + bonuses + the value of the state it
+leads to. One column: exact. Several columns: the sheet is valued as the sum of its columns'
+solitaire values, the approximation the strong agent plays by. Team games: a team's sheet is a
+solitaire sheet, and each seat is charged for its own decisions on it.
+
+Accuracy = 100 x (1 - points lost per game / optimal expected score of a sheet). The points a
+policy loses along a game add up, in expectation, to the optimum minus its expected score, so
+optimal expected score - loss per game estimates an agent's mean score without the luck of the dice.
+Thresholds (expected points lost by one decision) are documented, with the distribution behind
+them, in docs/analysis.md.
+"""
+import bisect
+import json
+import reprlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
+from yacht_env.dice import NUM_HOLDS, ROLLS
+from yacht_env.rules import RuleSet, load, rules_block, rules_hash
+from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
+from yacht_env.solver.values import EVENT_WIDTH, PROBLEMS, POINTS, BONUS, replay_logs, value_decisions
+from yacht_env.solver.widget import prepare
+
+TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
+INACCURACY = 0.5        # expected points lost by one decision: inaccuracy >= 0.5 > ...
+MISTAKE = 2.0           # ... mistake >= 2 > ...
+BLUNDER = 5.0           # ... blunder >= 5
+CLASSES = (("inaccuracies", INACCURACY, MISTAKE), ("mistakes", MISTAKE, BLUNDER), ("blunders", BLUNDER, np.inf))
+MARKS = {"": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+HISTOGRAM = (0.0, TOLERANCE, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, np.inf)  # loss bins per decision
+
+GAMES = "games.jsonl"
+METAS = ("tournament.json", "evaluate.json")
+ROLL_KEYS = frozenset(("seat", "hold", "dice"))
+SCORE_KEYS = frozenset(("seat", "box", "column", "points", "bonus"))
+
+
+class AnalysisError(CommandError):
+    """Stored games that cannot be analysed: a missing or damaged log, impossible moves, rules out of reach."""
+
+
+# ---- reading stored games ------------------------------------------------------------------------
+
+@dataclass
+class GameFile:
+    """The records of a games log, their line numbers, and the rules they were played under."""
+    path: Path                 # the games.jsonl read
+    records: list[dict]
+    lines: list[int]           # line number of each record in the file (1-based)
+    rules: RuleSet
+    rules_from: str            # where the rules came from: tournament.json, evaluate.json, --rules, default
+    overrides: dict = field(default_factory=dict)   # the rule overrides that named them (for the rules block)
+
+    @property
+    def rules_block(self) -> dict:
+        """`{"name", "set", "hash"}` of the rules, as every `--json` result names its rules."""
+        return rules_block(self.rules, self.overrides)
+
+
+def read_games(path, rules=None, rules_from: str = "--rules", overrides: dict | None = None) -> GameFile:
+    """Read a tournament folder, an `evaluate --out` folder, or a games.jsonl file.
+
+    The rules come from the tournament.json or evaluate.json beside the log; `rules` (a RuleSet)
+    is for a log with neither, and is refused when one of them names the rules. A torn last line
+    (a write cut short) is ignored and a repeated game key keeps its first record, as the store does;
+    records that all have keys are sorted by key, so the figures do not depend on the order the games
+    were appended in.
+    """
+    path = Path(path)
+    if path.is_dir():
+        folder, log = path, path / GAMES
+        if not log.is_file():
+            raise AnalysisError(f"{path}: no {GAMES} in this folder (a tournament or `evaluate --out` folder "
+                                f"holds one)")
+    elif path.is_file():
+        folder, log = path.parent, path
+    else:
+        raise AnalysisError(f"{path}: no such file or folder")
+    meta = next((folder / m for m in METAS if (folder / m).is_file()), None) if log.name == GAMES else None
+    if meta is not None:
+        if rules is not None:
+            raise AnalysisError(f"{meta} names the rules these games were played under; drop --rules/--set")
+        (rules, overrides), rules_from = rules_of_meta(meta), meta.name
+    elif rules is None:
+        rules, rules_from = load("yacht"), "default"
+    records, lines = _read_lines(log)
+    if all(isinstance(r.get("key"), str) for r in records):  # by key: the same figures whatever order games were
+        pairs = sorted(zip(records, lines), key=lambda rl: rl[0]["key"])  # appended in (worker count, resumes)
+        records, lines = [r for r, _ in pairs], [n for _, n in pairs]
+    return GameFile(log, records, lines, rules, rules_from, dict(overrides or {}))
+
+
+def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
+    """The rules a tournament.json or an evaluate.json names, and the overrides that named them.
+
+    Read, in this order: `resolved_rules` (the rule set as data, as tournament.json records it); or
+    `rules` as a rules block `{"name", "set", "hash"}`, a preset name or rules path (with `set`:
+    overrides), or a rule mapping. Both files may nest these under `config`. A hash given (the
+    block's `hash` or `rules_hash`) must be that of the rules read.
+    """
+    try:
+        doc = json.loads(meta.read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        raise AnalysisError(f"{meta}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise AnalysisError(f"{meta}: not valid JSON ({getattr(e, 'msg', 'too deeply nested')})") from None
+    body = doc.get("config", doc) if isinstance(doc, dict) else None
+    if not isinstance(body, dict):
+        raise AnalysisError(f"{meta}: expected a JSON object naming the rules")
+    rules, sets, want = body.get("resolved_rules"), body.get("set") or {}, body.get("rules_hash")
+    if rules is None:
+        rules = body.get("rules", "yacht")
+        if isinstance(rules, dict) and set(rules) <= {"name", "set", "hash"}:   # a rules block
+            rules, sets, want = rules.get("name"), rules.get("set") or {}, rules.get("hash", want)
+    if not isinstance(rules, (str, dict)):
+        raise AnalysisError(f"{meta}: rules: expected a preset name, a rules path, a rules block or a rule mapping, "
+                            f"got {_show(rules)}")
+    if not isinstance(sets, dict):
+        raise AnalysisError(f"{meta}: set: expected a mapping of rule overrides, got {_show(sets)}")
+    try:
+        ruleset = load(rules) if "resolved_rules" in body else load(rules, **sets)
+    except ConfigError as e:
+        raise AnalysisError(f"{meta}: rules: {e}") from None
+    if want is not None and want != rules_hash(ruleset):
+        raise AnalysisError(f"{meta}: the rules hash {_show(want)} is not the hash of the rules it names "
+                            f"({rules_hash(ruleset)}); the rule file changed since the games were played")
+    return ruleset, sets
+
+
+def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
+    try:
+        data = log.read_bytes()
+    except OSError as e:
+        raise AnalysisError(f"{log}: cannot read ({e.strerror})") from None
+    lines = data.split(b"\n")
+    records, numbers, seen = [], [], set()
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            if i == len(lines) - 1:
+                break  # torn last line: that game was not finished
+            raise AnalysisError(f"{log}: line {i + 1} is not valid JSON; not a games log") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("log"), list) or not isinstance(rec.get("agents"), list):
+            raise AnalysisError(f"{log}: line {i + 1} is not a game record (a JSON object with 'agents' and 'log', "
+                                f"as `yacht tournament` and `yacht evaluate --out` write); not a games log")
+        key = rec.get("key")
+        if isinstance(key, str):
+            if key in seen:
+                continue
+            seen.add(key)
+        records.append(rec)
+        numbers.append(i + 1)
+    return records, numbers
+
+
+# ---- the analysis --------------------------------------------------------------------------------
+
+@dataclass
+class Analysis:
+    """Every decision of a list of records with its values (arrays, one entry per decision).
+
+    rec, move: record index and log index of the move; seat, sheet, turn (the sheet's turn, from
+    0), roll (index into ROLLS), left (re-rolls left), played / best (Game action encoding),
+    played_value / best_value (expected final points of the sheet), loss, own (False for every
+    decision of a seat in a game it forfeited: from its fault on the harness played fallback moves
+    for it, so that game is left out of the seat's figures).
+    """
+    rules: RuleSet
+    records: list[dict]
+    lines: list[int]
+    exact: bool
+    optimal: float             # optimal expected score of one sheet (sum over columns when approximate)
+    rec: np.ndarray
+    move: np.ndarray
+    seat: np.ndarray
+    sheet: np.ndarray
+    turn: np.ndarray
+    roll: np.ndarray
+    left: np.ndarray
+    played: np.ndarray
+    best: np.ndarray
+    played_value: np.ndarray
+    best_value: np.ndarray
+    loss: np.ndarray
+    own: np.ndarray
+    states: int = 0            # distinct sheet states valued (one turn widget each)
+    seconds: float = 0.0
+    source: dict = field(default_factory=dict)
+
+    @property
+    def values(self) -> str:
+        return "exact" if self.exact else "column-additive"
+
+    @property
+    def note(self) -> str:
+        if self.exact:
+            return "exact values: the solver's optimal expected scores"
+        return (f"column-additive values: with {self.rules.columns} columns each column is valued by the one-column "
+                f"solitaire table and the sheet by their sum (the strong agent's approximation, not an optimum)")
+
+    def key(self, i: int) -> str:
+        """The record's key, or its line number when it has none."""
+        return str(self.records[i].get("key", f"line {self.lines[i]}"))
+
+    def agent_of(self) -> np.ndarray:
+        """Agent name of every decision (object array)."""
+        names = [r["agents"] for r in self.records]
+        return np.array([names[r][s] for r, s in zip(self.rec.tolist(), self.seat.tolist())], dtype=object)
+
+    def agents(self) -> list[str]:
+        """Agent names in order of first appearance."""
+        seen = {}
+        for r in self.records:
+            for a in r["agents"]:
+                seen.setdefault(a, None)
+        return list(seen)
+
+    def move_name(self, roll: int, action: int) -> str:
+        return move_name(self.rules, roll, action)
+
+    def summary(self, agent: str | None = None, worst: int = 10) -> dict:
+        """The `yacht analyze --json` document: per agent figures and the `worst` costliest moves."""
+        names = self.agents()
+        if agent is not None and agent not in names:
+            raise AnalysisError(f"no agent {agent!r} in these games; agents: {', '.join(names)}")
+        chosen = [agent] if agent is not None else names
+        of = self.agent_of()
+        per = {a: self._agent_figures(a, of, worst) for a in chosen}
+        pick = self.own & np.isin(of, chosen)
+        return {"rules": rules_block(self.rules), "values": self.values, "note": self.note,
+                "optimal_expected_score": self.optimal, **self.source,
+                "thresholds": {"tolerance": TOLERANCE, "inaccuracy": INACCURACY, "mistake": MISTAKE,
+                               "blunder": BLUNDER},
+                "games": len(self.records), "decisions": int(self.own.sum()), "states": self.states,
+                "forfeited_decisions": int((~self.own).sum()), "seconds": self.seconds,
+                "agents": per, "worst": self.worst_moves(pick, worst)}
+
+    def _agent_figures(self, name: str, of: np.ndarray, worst: int) -> dict:
+        played_seats = [(i, s) for i, r in enumerate(self.records) for s, a in enumerate(r["agents"]) if a == name]
+        seats = [(i, s) for i, s in played_seats if not _faulted(self.records[i], s)]
+        games = len(seats)
+        pick = self.own & (of == name)
+        loss = self.loss[pick]
+        played = self.played[pick]
+        hold = played < NUM_HOLDS
+        total = float(loss.sum())
+        per_game = total / games if games else 0.0
+        totals = [self.records[i]["totals"][s] for i, s in seats if "totals" in self.records[i]]
+        nbox = len(self.rules.boxes)
+
+        def part(mask) -> dict:
+            n = int(mask.sum())
+            lost = float(loss[mask].sum())
+            return {"decisions": n, "loss": lost, "loss_per_game": lost / games if games else 0.0,
+                    "loss_per_decision": lost / n if n else 0.0}
+
+        box_of = (played - NUM_HOLDS) % nbox
+        turns = self.turn[pick]
+        out = {"games": games, "forfeits": len(played_seats) - games, "decisions": int(pick.sum()),
+               "loss": total, "loss_per_game": per_game,
+               "loss_per_decision": total / len(loss) if len(loss) else 0.0,
+               "accuracy": 100.0 * (1.0 - per_game / self.optimal) if self.optimal > 0 else None,
+               "expected_score": self.optimal - per_game,
+               "mean_score": float(np.mean(totals)) if totals else None,
+               "optimal_decisions": float((loss == 0).mean()) if len(loss) else None}
+        for cls, lo, hi in CLASSES:
+            n = int(((loss >= lo) & (loss < hi)).sum())
+            out[cls] = n
+            out[cls + "_per_game"] = n / games if games else 0.0
+        out["holds"] = part(hold)
+        out["boxes"] = part(~hold)
+        out["by_box"] = {b: part(~hold & (box_of == k)) for k, b in enumerate(self.rules.boxes)}
+        out["by_turn"] = [{"turn": t + 1, **part(turns == t)} for t in range(self.rules.rounds)]
+        counts, _ = np.histogram(loss, bins=np.array(HISTOGRAM))
+        out["loss_histogram"] = [{"from": lo, "to": None if np.isinf(hi) else hi, "decisions": int(c)}
+                                 for lo, hi, c in zip(HISTOGRAM[:-1], HISTOGRAM[1:], counts)]
+        out["loss_quantiles"] = ({f"p{q}": float(np.quantile(loss, q / 100)) for q in (50, 90, 99)}
+                                 if len(loss) else None)
+        out["worst"] = self.worst_moves(pick, worst)
+        return out
+
+    def worst_moves(self, pick: np.ndarray, n: int) -> list[dict]:
+        """The n costliest decisions among `pick` (ties: the earlier game and move first)."""
+        idx = np.flatnonzero(pick & (self.loss > 0))
+        idx = idx[np.lexsort((self.move[idx], self.rec[idx], -self.loss[idx]))][:max(n, 0)]
+        return [self.decision(int(d)) for d in idx]
+
+    def decision(self, d: int) -> dict:
+        """One decision as a plain dict, with its position: game, file line, agent, the boxes filled before."""
+        i, s = int(self.rec[d]), int(self.seat[d])
+        return {"game": self.key(i), "line": self.lines[i], "agent": self.records[i]["agents"][s], **self._row(d),
+                "filled": filled_before(self.rules, self.records[i], int(self.sheet[d]), int(self.move[d]))}
+
+    def game(self, i: int) -> list[dict]:
+        """Every decision of record i, in the order played."""
+        idx = np.flatnonzero(self.rec == i)
+        return [{"move": int(self.move[d]), **self._row(d), "own": bool(self.own[d])}
+                for d in idx[np.argsort(self.move[idx], kind="stable")].tolist()]
+
+    def _row(self, d: int) -> dict:
+        roll, played = int(self.roll[d]), int(self.played[d])
+        best = played if self.loss[d] == 0 else int(self.best[d])  # a tie shows the move played
+        return {"seat": int(self.seat[d]), "turn": int(self.turn[d]) + 1,
+                "roll": self.rules.rolls_per_turn - int(self.left[d]), "dice": ROLLS[roll].tolist(),
+                "rolls_left": int(self.left[d]), "played": self.move_name(roll, played),
+                "best": self.move_name(roll, best), "played_value": float(self.played_value[d]),
+                "best_value": float(self.best_value[d]), "loss": float(self.loss[d]),
+                "class": classify(float(self.loss[d]))}
+
+
+def _faulted(record: dict, seat: int) -> bool:
+    """Whether `seat` forfeited the game (a fault is recorded for it)."""
+    faults = record.get("faults")
+    return bool(faults) and faults[seat] is not None
+
+
+def classify(loss: float) -> str:
+    """'' (fine), 'inaccuracy', 'mistake' or 'blunder' for the expected points one decision lost."""
+    return "blunder" if loss >= BLUNDER else "mistake" if loss >= MISTAKE else \
+        "inaccuracy" if loss >= INACCURACY else ""
+
+
+def move_name(rules: RuleSet, roll: int, action: int) -> str:
+    """A move in words: 'hold 3 3 5' (the faces kept), 're-roll all' or 'score full_house' (@column)."""
+    if action < NUM_HOLDS:
+        held = [str(int(f)) for k, f in enumerate(ROLLS[roll]) if action >> k & 1]
+        return "hold " + " ".join(held) if held else "re-roll all"
+    c, b = divmod(action - NUM_HOLDS, len(rules.boxes))
+    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
+
+
+def filled_before(rules: RuleSet, record: dict, sheet: int, move: int) -> dict:
+    """The boxes of `sheet` filled before log index `move`: {box (or box@column): points}."""
+    sheet_of = record.get("sheet_of") or list(range(len(record["agents"])))
+    out = {}
+    for e in record["log"][:move]:
+        if "box" in e and sheet_of[e["seat"]] == sheet:
+            out[e["box"] if rules.columns == 1 else f"{e['box']}@{e['column'] + 1}"] = e["points"]
+    return out
+
+
+def _check_reach(rules: RuleSet) -> RuleSet:
+    """The one-column rules whose solved table values `rules` (several columns: one column's)."""
+    try:
+        column = load(rules, columns=1) if rules.columns > 1 else rules
+        check_solvable(column)
+    except Unsolvable as e:
+        raise AnalysisError(f"rules {rules.name!r} cannot be analysed: {e}") from None
+    return column
+
+
+def solution_of(rules: RuleSet, progress: bool = False):
+    """The solved one-column table the analysis values `rules` with (from the solver's cache, else solved)."""
+    return solution_for(_check_reach(rules), progress=progress)
+
+
+def analyze(records, rules: RuleSet, solution=None, progress: bool = False) -> Analysis:
+    """Replay and value every decision of `records` (game records as the store holds them).
+
+    Raises AnalysisError naming the record and move when a record is malformed or a move is
+    impossible under `rules`, or when the rules are out of the solver's reach.
+    """
+    records = list(records)
+    lines = [i + 1 for i in range(len(records))]
+    return _analyze(records, lines, rules, solution, progress)
+
+
+def analyze_file(games: GameFile, solution=None, progress: bool = False) -> Analysis:
+    """`analyze` over a `read_games` result (errors name the file and line of a bad record)."""
+    return _analyze(games.records, games.lines, games.rules, solution, progress, where=str(games.path))
+
+
+def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
+    """One game move by move: {"decisions": [...], "seats": [per-seat figures]}."""
+    a = analyze([record], rules, solution)
+    seats = []
+    for s, name in enumerate(record["agents"]):
+        pick = a.own & (a.seat == s)
+        loss = a.loss[pick]
+        seats.append({"seat": s, "agent": name, "forfeit": _faulted(record, s), "decisions": int(pick.sum()),
+                      "loss": float(loss.sum()),
+                      "accuracy": 100.0 * (1.0 - float(loss.sum()) / a.optimal),
+                      **{cls: int(((loss >= lo) & (loss < hi)).sum()) for cls, lo, hi in CLASSES}})
+    return {"rules": rules_block(rules), "values": a.values, "optimal_expected_score": a.optimal,
+            "decisions": a.game(0), "seats": seats}
+
+
+def _analyze(records, lines, rules, solution, progress, where: str | None = None) -> Analysis:
+    """The analysis; `where` names the file the records come from (None: records given by the caller)."""
+    if not records:
+        raise AnalysisError(f"{where}: no games to analyse" if where else "no games to analyse")
+    _check_reach(rules)
+    t0 = time.perf_counter()
+    T = rules.tables
+    sp = StateSpace.of(T)  # the solved table's shape, known before solving: bad logs fail first
+    dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
+    events, starts, players, sheets = _flatten(records, lines, rules, where)
+    n_max = int((events[:, 0] == 0).sum())
+    cols = rules.columns
+    rec, move, seat, sheet, turn, roll, left, played = (np.zeros(n_max, dtype=np.int64) for _ in range(8))
+    state = np.zeros((n_max, cols), dtype=np.int64)
+    banked = np.zeros(n_max, dtype=np.int64)
+    final = np.zeros((len(records), 8, 3 + cols * len(rules.boxes)), dtype=np.int64)
+    error = np.zeros(4, dtype=np.int64)
+    n = replay_logs(T, dims, cols, rules.rolls_per_turn, events, starts, players, sheets, rec, move, seat, sheet,
+                    turn, roll, left, played, state, banked, final, error)
+    if error[2]:
+        raise AnalysisError(_problem(records, lines, rules, where, error))
+    _check_results(records, lines, rules, where, final)
+    if solution is None:
+        start = time.perf_counter()
+        solution = solution_of(rules, progress)
+        t0 += time.perf_counter() - start  # solving (or loading the table) is not the analysis
+    if solution.space != sp:
+        raise AnalysisError(f"the solution given is for other rules than {rules.name!r}")
+    rec, move, seat, sheet, turn, roll, left, played, state, banked = (
+        x[:n] for x in (rec, move, seat, sheet, turn, roll, left, played, state, banked))
+    order = np.lexsort(state.T[::-1]) if cols > 1 else np.argsort(state[:, 0], kind="stable")
+    ss = state[order]
+    change = (ss[1:] != ss[:-1]).any(axis=1)
+    group_starts = np.flatnonzero(np.r_[True, change, True])
+    best_value, played_value = np.empty(n), np.empty(n)
+    best = np.empty(n, dtype=np.int64)
+    value_decisions(T, solution.values, dims, prepare(T, sp.n_upper), rules.rolls_per_turn - 1, order,
+                    group_starts, state, roll, left, played, best_value, played_value, best)
+    loss = best_value - played_value
+    loss[loss < TOLERANCE] = 0.0
+    forfeited = [i * 8 + s for i, r in enumerate(records) for s in range(len(r["agents"])) if _faulted(r, s)]
+    own = ~np.isin(rec * 8 + seat, forfeited)
+    return Analysis(rules=rules, records=records, lines=lines, exact=cols == 1,
+                    optimal=float(solution.expected_score) * cols, rec=rec, move=move, seat=seat, sheet=sheet,
+                    turn=turn, roll=roll, left=left, played=played, best=best,
+                    played_value=played_value + banked, best_value=best_value + banked, loss=loss, own=own,
+                    states=len(group_starts) - 1, seconds=time.perf_counter() - t0)
+
+
+def _where(records, lines, where, i) -> str:
+    """'FILE line N (game KEY)' or 'record i (game KEY)', for messages."""
+    key = records[i].get("key") if isinstance(records[i], dict) else None
+    at = f"{where} line {lines[i]}" if where else f"record {i}"
+    return at + (f" (game {key})" if key is not None else "")
+
+
+def _flatten(records, lines, rules, where):
+    """Events of every record as one int array (rows as `values.EVENT_WIDTH`), offsets and seat counts."""
+    box = {b: k for k, b in enumerate(rules.boxes)}
+    flat = []
+    starts = [0]
+    players = np.zeros(len(records), dtype=np.int64)
+    sheets = np.zeros(len(records), dtype=np.int64)
+    for i, r in enumerate(records):
+        ok = isinstance(r, dict) and isinstance(r.get("log"), list) and isinstance(r.get("agents"), list) \
+            and 1 <= len(r["agents"]) <= 8 and all(isinstance(a, str) for a in r["agents"])
+        if not ok:
+            raise AnalysisError(f"{_where(records, lines, where, i)}: a record needs 'agents' (1 to 8 agent names) "
+                                f"and 'log' (the list of moves)")
+        seats = len(r["agents"])
+        if not rules.min_players <= seats <= rules.max_players or (rules.teams and seats % rules.teams):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: {seats} seats do not fit rules "
+                                f"{rules.name!r} ({rules.min_players} to {rules.max_players} players"
+                                + (f", {rules.teams} teams of equal size)" if rules.teams else ")"))
+        players[i] = seats
+        sheets[i] = rules.teams or seats
+        faults = r.get("faults")
+        if faults is not None and not (isinstance(faults, list) and len(faults) == seats and all(
+                f is None or (isinstance(f, dict) and type(f.get("move", 0)) is int and f.get("move", 0) >= 0)
+                for f in faults)):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: faults must be a list with one entry per seat: "
+                                f"null, or {{\"error\": ..., \"move\": log index}}")
+        if "key" in r and not isinstance(r["key"], str):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: key must be a string, got {_show(r['key'])}")
+        sheet_of = r.get("sheet_of")
+        if sheet_of is not None and sheet_of != [s % sheets[i] for s in range(seats)]:
+            raise AnalysisError(f"{_where(records, lines, where, i)}: sheet_of {sheet_of!r} is not how rules "
+                                f"{rules.name!r} seat {seats} players ({[s % sheets[i] for s in range(seats)]})")
+        try:
+            for e in r["log"]:
+                keys = e.keys()
+                if keys == ROLL_KEYS:
+                    d0, d1, d2, d3, d4 = e["dice"]
+                    flat += (0, e["seat"], e["hold"], d0, d1, d2, d3, d4)
+                elif keys == SCORE_KEYS:
+                    flat += (1, e["seat"], box[e["box"]], e["column"], e["points"], e["bonus"], 0, 0)
+                else:
+                    raise ValueError
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise AnalysisError(f"{_where(records, lines, where, i)}: {_event_problem(r['log'], box)}") from None
+        starts.append(len(flat) // EVENT_WIDTH)
+    if not set(map(type, flat)) <= {int}:  # a float, a string, a bool, null or a list where a number goes
+        for i, r in enumerate(records):
+            problem = _event_problem(r["log"], box)
+            if problem:
+                raise AnalysisError(f"{_where(records, lines, where, i)}: {problem}")
+    try:
+        events = np.array(flat, dtype=np.int64).reshape(-1, EVENT_WIDTH)
+        huge = np.abs(events).max(initial=0) >= 2 ** 31
+    except OverflowError:  # beyond 64 bits
+        huge = True
+    if huge:
+        bad = next(k for k, v in enumerate(flat) if abs(v) >= 2 ** 31) // EVENT_WIDTH
+        i = bisect.bisect_right(starts, bad) - 1
+        raise AnalysisError(f"{_where(records, lines, where, i)}: log[{bad - starts[i]}] "
+                            f"{_show(records[i]['log'][bad - starts[i]])}: a number out of range")
+    return events, np.array(starts, dtype=np.int64), players, sheets
+
+
+def _event_problem(log, box) -> str:
+    """Why the first malformed move of a log is malformed ('' when every move is well formed)."""
+    for j, e in enumerate(log):
+        at = f"log[{j}] {_show(e)}"
+        if not isinstance(e, dict):
+            return f"{at}: a move must be a JSON object"
+        keys = set(e)
+        if keys not in (ROLL_KEYS, SCORE_KEYS):
+            return (f"{at}: a move is a roll {{{', '.join(sorted(ROLL_KEYS))}}} or a scoring "
+                    f"{{{', '.join(sorted(SCORE_KEYS))}}}")
+        for k in sorted(keys - {"dice", "box"}):
+            if type(e[k]) is not int:
+                return f"{at}: {k} must be a whole number"
+        if keys == ROLL_KEYS:
+            d = e["dice"]
+            if not isinstance(d, list) or len(d) != 5 or any(type(f) is not int for f in d):
+                return f"{at}: dice must be a list of five whole numbers"
+        elif e["box"] not in box:
+            return f"{at}: no box {e['box']!r} in these rules; boxes: {', '.join(box)}"
+    return ""
+
+
+def _show(e) -> str:
+    """A short JSON rendering of a value from a record, for messages (any value, cyclic ones too)."""
+    try:
+        text = json.dumps(e, default=str)
+    except (ValueError, RecursionError):
+        text = reprlib.repr(e)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _problem(records, lines, rules, where, error) -> str:
+    i, at, code, expected = (int(x) for x in error)
+    log = records[i]["log"]
+    move = f"log[{at}] {_show(log[at])}" if at < len(log) else f"after log[{at - 1}]"
+    text = PROBLEMS[code]
+    if code in (POINTS, BONUS):
+        text += f" (expected {expected})"
+    return f"{_where(records, lines, where, i)}: {move}: impossible under rules {rules.name!r}: {text}"
+
+
+def _check_results(records, lines, rules, where, final) -> None:
+    """The totals, sheets and bonuses a record states (when it states them) are those of its log."""
+    nbox, cols = len(rules.boxes), rules.columns
+    for i, r in enumerate(records):
+        seats = len(r["agents"])
+        sheet = [s % (rules.teams or seats) for s in range(seats)]
+        got = {"totals": [int(final[i, k, 0]) for k in sheet],
+               "upper_bonus": [int(final[i, k, 1]) for k in sheet],
+               "extra_bonus": [int(final[i, k, 2]) for k in sheet],
+               "sheets": [final[i, k, 3:].reshape(cols, nbox).tolist() for k in sheet]}
+        for name, value in got.items():
+            if name in r and r[name] != value:
+                raise AnalysisError(f"{_where(records, lines, where, i)}: {name} {_show(r[name])} are not what its "
+                                    f"log gives under rules {rules.name!r} ({_show(value)})")
+
+
+# ---- the tournament report's section -------------------------------------------------------------
+
+def report_section(records, rules: RuleSet, order=None) -> dict:
+    """The analysis section of a tournament's results.json: per agent (in `order`, default: as they
+    appear) accuracy, loss per game, counts by class, loss split holds / boxes; {"skipped": reason}
+    when the games cannot be analysed (rules out of the solver's reach, a damaged record)."""
+    records = sorted(records, key=lambda r: str(r.get("key")))  # the same sums whatever order the store holds
+    try:
+        a = analyze(records, rules)
+    except AnalysisError as e:
+        return {"skipped": str(e)}
+    doc = a.summary(worst=0)
+    keep = ("games", "decisions", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
+            "inaccuracies_per_game", "mistakes_per_game", "blunders_per_game")
+    names = [n for n in (order or doc["agents"]) if n in doc["agents"]]
+    return {"values": doc["values"], "note": doc["note"], "optimal_expected_score": doc["optimal_expected_score"],
+            "thresholds": doc["thresholds"],
+            "agents": {n: {**{k: doc["agents"][n][k] for k in keep},
+                           "holds_loss_per_game": doc["agents"][n]["holds"]["loss_per_game"],
+                           "boxes_loss_per_game": doc["agents"][n]["boxes"]["loss_per_game"]} for n in names}}
+
+
+def report_blocks(section: dict) -> tuple[list[str], tuple | None]:
+    """The report's text for `report_section`'s result: (paragraphs, (head, rows, align) or None)."""
+    if "skipped" in section:
+        return [f"Skipped: {section['skipped']}"], None
+    t = section["thresholds"]
+    text = [f"Expected points each decision lost against the best move ({section['note']}). Accuracy = 100 × "
+            f"(1 − points lost per game / {section['optimal_expected_score']:.2f}, the optimal expected score of a "
+            f"sheet); optimum − lost estimates the mean score without the luck of the dice. Inaccuracy ≥ "
+            f"{t['inaccuracy']:g}, mistake ≥ {t['mistake']:g}, blunder ≥ {t['blunder']:g} expected points "
+            f"(docs/analysis.md; yacht analyze DIR says where the points go and lists the costliest moves)."]
+    head = ["agent", "decisions", "accuracy %", "lost / game", "in holds", "in boxes", "inaccuracies / game",
+            "mistakes / game", "blunders / game", "optimum − lost"]
+    rows = [[name, str(f["decisions"]), f"{f['accuracy']:.2f}", f"{f['loss_per_game']:.2f}",
+             f"{f['holds_loss_per_game']:.2f}", f"{f['boxes_loss_per_game']:.2f}", f"{f['inaccuracies_per_game']:.2f}",
+             f"{f['mistakes_per_game']:.2f}", f"{f['blunders_per_game']:.2f}", f"{f['expected_score']:.1f}"]
+            for name, f in section["agents"].items()]
+    return text, (head, rows, "l" + "r" * (len(head) - 1))

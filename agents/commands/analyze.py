@@ -1,0 +1,117 @@
+"""`yacht analyze DIR|FILE`: every decision of stored games against the exact solver, per agent.
+
+Reads a tournament folder (games.jsonl + tournament.json), an `evaluate --out` folder (games.jsonl +
+evaluate.json) or a games.jsonl file (rules from --rules/--set). Prints per agent the points lost
+per game and per decision, accuracy, inaccuracies / mistakes / blunders, where the points go
+(holds against box choices, by box, by turn) and the costliest moves. Thresholds and figures:
+docs/analysis.md.
+"""
+import json
+from pathlib import Path
+
+from yacht_env.cli_common import CommandError, emit_json
+from yacht_env.rules import load, parse_sets
+
+from ..analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
+
+
+def add_parser(sub):
+    p = sub.add_parser("analyze", help="points lost by every move of stored games, against the exact solver",
+                       description=__doc__.split("\n\n")[1].replace("\n", " "))
+    p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
+    add_rules(p)
+    p.add_argument("--agent", default=None, metavar="NAME", help="only this agent (an entrant name)")
+    p.add_argument("--worst", type=int, default=10, metavar="N", help="list the N costliest moves (default: 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="also write analysis.json and analysis.txt (the printed tables) to DIR")
+
+
+def add_rules(p) -> None:
+    """--rules/--set for a games.jsonl with no tournament.json or evaluate.json beside it."""
+    p.add_argument("--rules", default=None, metavar="NAME|PATH",
+                   help="rules of a bare games.jsonl (default: yacht); a folder's tournament.json or "
+                        "evaluate.json names its own")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="override a rule key of --rules (repeatable)")
+
+
+def games_from_args(args):
+    """The `read_games` result for the path and --rules/--set of a command."""
+    given = args.rules is not None or bool(args.overrides)
+    sets = parse_sets(args.overrides)
+    rules = load(args.rules or "yacht", **sets) if given else None
+    return read_games(args.path, rules, rules_from="--rules", overrides=sets)
+
+
+def run(args) -> int:
+    if args.worst < 0:
+        raise CommandError(f"--worst must be >= 0, got {args.worst}")
+    games = games_from_args(args)
+    result = analyze_file(games, progress=not args.json)
+    result.source = {"path": str(games.path), "rules_from": games.rules_from}
+    doc = {**result.summary(agent=args.agent, worst=args.worst), "rules": games.rules_block}
+    text = render(doc)
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "analysis.json").write_text(json.dumps(doc, indent=2) + "\n")
+            (out / "analysis.txt").write_text(text + "\n")
+        except OSError as e:
+            raise CommandError(f"cannot write to --out {str(out)!r}: {e.strerror}") from None
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(text)
+    if args.out:
+        print(f"wrote {Path(args.out) / 'analysis.json'} and {Path(args.out) / 'analysis.txt'}")
+    return 0
+
+
+def render(doc: dict) -> str:
+    """The terminal tables of an analysis document."""
+    agents = doc["agents"]
+    w = max([len(n) for n in agents] + [5])
+    rules = doc["rules"]["name"] if isinstance(doc["rules"], dict) else doc["rules"]
+    lines = [f"{doc.get('path', 'games')}: {doc['games']} games, {doc['decisions']} decisions, rules {rules} "
+             f"(from {doc.get('rules_from', 'the caller')}); {doc['note']}",
+             f"optimal expected score {doc['optimal_expected_score']:.2f} per sheet; accuracy = 100 x (1 - lost per "
+             f"game / optimum); opt-lost = optimum - lost per game, the mean score without the luck of the dice",
+             f"inaccuracy ?! >= {INACCURACY:g}, mistake ? >= {MISTAKE:g}, blunder ?? >= {BLUNDER:g} expected points "
+             f"lost by one decision; optimal = share of decisions that lost nothing", ""]
+    forfeits = sum(a["forfeits"] for a in agents.values())
+    if forfeits:
+        lines[1:1] = [f"{forfeits} forfeited games (a seat faulted; the harness played on for it) are left out of "
+                      f"that seat's figures"]
+    lines.append(f"{'agent':<{w}} {'games':>6} {'decisions':>9} {'accuracy':>9} {'lost/game':>9} {'lost/dec':>8} "
+                 f"{'optimal':>8} {'?!/game':>8} {'?/game':>7} {'??/game':>8} {'opt-lost':>8} {'mean':>7}")
+    for n, a in agents.items():
+        mean = "–" if a["mean_score"] is None else f"{a['mean_score']:.1f}"
+        opt = "–" if a["optimal_decisions"] is None else f"{100 * a['optimal_decisions']:.1f}%"
+        lines.append(f"{n:<{w}} {a['games']:>6} {a['decisions']:>9} {a['accuracy']:>8.2f}% {a['loss_per_game']:>9.2f} "
+                     f"{a['loss_per_decision']:>8.3f} {opt:>8} {a['inaccuracies_per_game']:>8.2f} "
+                     f"{a['mistakes_per_game']:>7.2f} {a['blunders_per_game']:>8.2f} {a['expected_score']:>8.1f} "
+                     f"{mean:>7}")
+    lines += ["", "where the points go (expected points lost per game):",
+              f"{'':<{w}} " + " ".join(f"{n:>10}" for n in agents)]
+    lines.append(f"{'holds':<{w}} " + " ".join(f"{a['holds']['loss_per_game']:>10.2f}" for a in agents.values()))
+    lines.append(f"{'boxes':<{w}} " + " ".join(f"{a['boxes']['loss_per_game']:>10.2f}" for a in agents.values()))
+    boxes = list(next(iter(agents.values()))["by_box"]) if agents else []
+    bw = max([len(b) for b in boxes] + [w])
+    lines += ["", "box decisions by the box scored (expected points lost per game):",
+              f"{'box':<{bw}} " + " ".join(f"{n:>10}" for n in agents)]
+    for b in boxes:
+        lines.append(f"{b:<{bw}} " + " ".join(f"{a['by_box'][b]['loss_per_game']:>10.2f}" for a in agents.values()))
+    lines += ["", "by turn (expected points lost per game):", f"{'turn':<{w}} " + " ".join(f"{n:>10}" for n in agents)]
+    turns = len(next(iter(agents.values()))["by_turn"]) if agents else 0
+    for t in range(turns):
+        lines.append(f"{t + 1:<{w}} " + " ".join(f"{a['by_turn'][t]['loss_per_game']:>10.2f}" for a in agents.values()))
+    if doc["worst"]:
+        lines += ["", f"costliest moves (seats from 1; `yacht show {doc.get('path', 'FILE')} GAME` replays a game):"]
+        for m in doc["worst"]:
+            lines.append(f"  {m['loss']:6.2f} {MARKS[m['class']]:<2} {m['game']} seat {m['seat'] + 1} ({m['agent']}) "
+                         f"turn {m['turn']} roll {m['roll']}: dice {' '.join(map(str, m['dice']))}, "
+                         f"{m['rolls_left']} re-roll(s) left: played {m['played']}, best {m['best']}")
+    lines += ["", f"analysed in {doc['seconds']:.2f} s"]
+    return "\n".join(lines)

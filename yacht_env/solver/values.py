@@ -1,0 +1,331 @@
+"""The decisions of stored games and what the solver thinks of them (numba kernels over arrays).
+
+Two steps, both over every game at once:
+
+`replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks
+every move against the rules with the engine's kernels (`box_options`, `upper_bonus_gain`), and
+emits one row per decision: the sheet's state before the turn (one solver state per column), the
+roll in hand, the re-rolls left and the move played (Game action encoding). A decision is what a
+seat does after a roll: hold some dice and re-roll, or score a box.
+
+`value_decisions` values each decision from a solved table: decisions are grouped by sheet state
+(the caller sorts them), each group's turn widget is computed once, and every decision of the
+group reads it. The value of a move is the expected final points still to come, this turn's
+included: a hold is worth the expected value of keeping those dice and re-rolling with the rolls
+that remain, a box its points + bonuses + the value of the state it leads to. With several
+columns the sheet is valued as the sum of each column's solitaire value (the strong agent's
+approximation, see `policy`); with one column the values are exact.
+"""
+import numba as nb
+import numpy as np
+
+from ..dice import HOLD_KEEP, NUM_HOLDS, NUM_KEEPS, NUM_ROLLS, ROLL_INDEX
+from ..jit_cache import drop_stale
+from ..kernels import box_options, upper_bonus_gain
+from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
+
+# Event rows of the flattened logs: ROLL = (0, seat, hold, d0, d1, d2, d3, d4),
+# SCORE = (1, seat, box, column, points, bonus, 0, 0).
+EVENT_WIDTH = 8
+ROLL, SCORE = 0, 1
+
+# hold patterns 0..30 by the number of dice they keep, most first (the widget's tie rule)
+HOLDS_BY_SIZE = np.array(sorted(range(NUM_HOLDS), key=lambda h: (-bin(h).count("1"), h)), dtype=np.int64)
+
+# What `replay_logs` found wrong with a record (0: nothing); `PROBLEMS` says it in words.
+OK, WRONG_SEAT, FIRST_HOLD, NO_ROLLS, BAD_HOLD, BAD_DICE, UNSORTED, NOT_HELD, NO_ROLL, BAD_COLUMN, BAD_BOX, \
+    FILLED, NOT_ALLOWED, POINTS, BONUS, AFTER_END, UNFINISHED, BAD_SEATS = range(18)
+PROBLEMS = {
+    WRONG_SEAT: "it is not this seat's turn",
+    FIRST_HOLD: "the first roll of a turn rolls all five dice (hold must be 0)",
+    NO_ROLLS: "no rolls left this turn",
+    BAD_HOLD: "a hold pattern must be 0..30",
+    BAD_DICE: "dice must be five faces 1..6",
+    UNSORTED: "dice must be listed sorted (hold bits refer to the sorted dice)",
+    NOT_HELD: "the dice held are not among the dice after the roll",
+    NO_ROLL: "a box is scored before the dice are rolled",
+    BAD_COLUMN: "no such column",
+    BAD_BOX: "no such box",
+    FILLED: "the box is already filled",
+    NOT_ALLOWED: "the box is not allowed for this roll (joker rule)",
+    POINTS: "the points differ from what the rules score for these dice",
+    BONUS: "the bonus differs from what the rules pay",
+    AFTER_END: "a move after the game is over",
+    UNFINISHED: "the log ends before the game does",
+    BAD_SEATS: "the first move is not by a seat of the game",
+}
+
+
+@nb.njit(cache=True)
+def _fail(error, rec, at, code, detail):
+    error[0], error[1], error[2], error[3] = rec, at, code, detail
+
+
+@nb.njit(cache=True)
+def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheets, out_rec, out_move, out_seat,
+                out_sheet, out_turn, out_roll, out_left, out_action, out_state, out_banked, final, error):
+    """Replay the logs of every record; return the number of decisions written.
+
+    events[starts[i]:starts[i + 1]] is record i's log (rows as `EVENT_WIDTH`); players[i] seats
+    write on sheets[i] sheets (seat s on sheet s % sheets[i]); turns go round the seats from the
+    seat of the first move. Per decision d: out_rec[d] record, out_move[d] log index of the move,
+    seat, sheet, turn (the sheet's turn number, from 0), roll index, re-rolls left, the action
+    played, out_state[d, c] the solver state of column c (capped upper total, flag as `dims`
+    needs) and out_banked[d] the sheet's points so far. final[i, sheet] = (total, upper bonus,
+    extra bonus) at the end, final[i, sheet, 3:] the box scores column by column.
+    On the first illegal move: error = (record, log index, problem code, the points or bonus the rules
+    give for a POINTS or BONUS problem) and the count so far.
+    """
+    n_upper, n_flag, threshold, yacht_points = dims
+    nbox = T.n_boxes
+    y = T.yacht_box
+    scores = np.full((8, columns, nbox), -1, dtype=np.int64)
+    upper = np.zeros((8, columns), dtype=np.int64)
+    banked = np.zeros(8, dtype=np.int64)
+    ubonus = np.zeros(8, dtype=np.int64)
+    ebonus = np.zeros(8, dtype=np.int64)
+    opts = np.empty(nbox, dtype=np.int32)
+    dice = np.zeros(5, dtype=np.int64)
+    held = np.zeros(7, dtype=np.int64)
+    n = 0
+    for i in range(starts.shape[0] - 1):
+        lo, hi = starts[i], starts[i + 1]
+        P, NS = players[i], sheets[i]
+        scores[:] = -1
+        upper[:] = 0
+        banked[:] = 0
+        ubonus[:] = 0
+        ebonus[:] = 0
+        first = events[lo, 1] if hi > lo else 0
+        if first < 0 or first >= P:
+            _fail(error, i, 0, BAD_SEATS, 0)
+            return n
+        turn = 0
+        rolled = 0            # rolls made this turn; 0: the turn starts with a roll
+        over = False
+        roll = 0
+        pending = -1          # the decision row waiting for its move
+        for j in range(lo, hi):
+            ev = events[j]
+            at = j - lo
+            if over:
+                _fail(error, i, at, AFTER_END, 0)
+                return n
+            seat = (first + turn) % P
+            if ev[1] != seat:
+                _fail(error, i, at, WRONG_SEAT, 0)
+                return n
+            sheet = seat % NS
+            if ev[0] == ROLL:
+                hold = ev[2]
+                if rolled == 0 and hold != 0:
+                    _fail(error, i, at, FIRST_HOLD, 0)
+                    return n
+                if rolled > 0 and rolled >= rolls_per_turn:
+                    _fail(error, i, at, NO_ROLLS, 0)
+                    return n
+                if hold < 0 or hold > 30:
+                    _fail(error, i, at, BAD_HOLD, 0)
+                    return n
+                held[:] = 0
+                for k in range(5):
+                    if (hold >> k) & 1:
+                        held[dice[k]] += 1
+                code = 0
+                for k in range(5):
+                    f = ev[3 + k]
+                    if f < 1 or f > 6:
+                        _fail(error, i, at, BAD_DICE, 0)
+                        return n
+                    if k > 0 and f < ev[2 + k]:
+                        _fail(error, i, at, UNSORTED, 0)
+                        return n
+                    held[f] -= 1
+                    dice[k] = f
+                    code += (f - 1) * 6 ** k
+                for f in range(7):
+                    if held[f] > 0:
+                        _fail(error, i, at, NOT_HELD, 0)
+                        return n
+                if pending >= 0:
+                    out_action[pending] = hold
+                    out_move[pending] = at
+                roll = ROLL_INDEX[code]
+                rolled += 1
+                out_rec[n] = i
+                out_seat[n] = seat
+                out_sheet[n] = sheet
+                out_turn[n] = turn // NS
+                out_roll[n] = roll
+                out_left[n] = rolls_per_turn - rolled
+                out_banked[n] = banked[sheet]
+                for c in range(columns):
+                    mask = 0
+                    for b in range(nbox):
+                        if scores[sheet, c, b] >= 0:
+                            mask |= 1 << b
+                    u = min(upper[sheet, c], threshold) if n_upper > 1 else 0
+                    flag = 1 if n_flag > 1 and y >= 0 and scores[sheet, c, y] == yacht_points else 0
+                    out_state[n, c] = (mask * n_upper + u) * n_flag + flag
+                pending = n
+                n += 1
+            else:
+                if rolled == 0:
+                    _fail(error, i, at, NO_ROLL, 0)
+                    return n
+                b, c, pts, bonus = ev[2], ev[3], ev[4], ev[5]
+                if c < 0 or c >= columns:
+                    _fail(error, i, at, BAD_COLUMN, 0)
+                    return n
+                if b < 0 or b >= nbox:
+                    _fail(error, i, at, BAD_BOX, 0)
+                    return n
+                if scores[sheet, c, b] >= 0:
+                    _fail(error, i, at, FILLED, 0)
+                    return n
+                mask = 0
+                for k in range(nbox):
+                    if scores[sheet, c, k] >= 0:
+                        mask |= 1 << k
+                yacht50 = y >= 0 and scores[sheet, c, y] == yacht_points
+                extra = box_options(T, mask, yacht50, roll, opts)
+                if opts[b] < 0:
+                    _fail(error, i, at, NOT_ALLOWED, 0)
+                    return n
+                if pts != opts[b]:
+                    _fail(error, i, at, POINTS, opts[b])
+                    return n
+                ub = upper_bonus_gain(T, upper[sheet, c], pts, b)
+                if bonus != ub + extra:
+                    _fail(error, i, at, BONUS, ub + extra)
+                    return n
+                scores[sheet, c, b] = pts
+                if T.box_face[b] > 0:
+                    upper[sheet, c] += pts
+                ubonus[sheet] += ub
+                ebonus[sheet] += extra
+                banked[sheet] += pts + ub + extra
+                out_action[pending] = NUM_HOLDS + c * nbox + b
+                out_move[pending] = at
+                pending = -1
+                turn += 1
+                rolled = 0
+                over = True
+                for s in range(NS):
+                    for cc in range(columns):
+                        for k in range(nbox):
+                            if scores[s, cc, k] < 0:
+                                over = False
+        if not over:
+            _fail(error, i, hi - lo, UNFINISHED, 0)
+            return n
+        for s in range(NS):
+            final[i, s, 0] = banked[s]
+            final[i, s, 1] = ubonus[s]
+            final[i, s, 2] = ebonus[s]
+            for c in range(columns):
+                for k in range(nbox):
+                    final[i, s, 3 + c * nbox + k] = scores[s, c, k]
+    return n
+
+
+@nb.njit(cache=True, parallel=True)
+def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left, action, best_value,
+                    played_value, best_action):
+    """Value every decision: decisions order[starts[g]:starts[g + 1]] share the sheet state state[d].
+
+    best_value[d] / played_value[d]: expected points still to come after the best move / the move
+    played (this turn's points included); best_action[d]: the best move (Game encoding; a hold as
+    its lowest pattern; ties go to scoring now, then to the larger keep, then to the lower column
+    and box, as in the widget). Each group runs the turn widget (`reroll_stages`) up to the stage
+    below the first roll; the first roll's stage is read only at the rolls the group's games saw.
+    """
+    n_upper, n_flag = dims[0], dims[1]
+    gain = prep[0]
+    nbox = T.n_boxes
+    columns = state.shape[1]
+    top = gain.shape[2]
+    for g in nb.prange(starts.shape[0] - 1):
+        opts = np.empty((columns, NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty((columns, NUM_ROLLS), dtype=np.int32)
+        W = np.empty((columns, nbox, top))
+        NX = np.empty((nbox, top), dtype=np.int64)
+        rest = np.empty(columns)
+        S = np.empty((n_stages + 1, NUM_ROLLS))
+        S0 = np.empty(NUM_ROLLS)
+        pick = np.empty(NUM_ROLLS, dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        best = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
+        K = np.empty(NUM_KEEPS)
+        kb = np.empty(NUM_KEEPS, dtype=np.int32)
+        KL = np.empty((n_stages + 1, NUM_KEEPS))   # KL[L, k]: keep k with L re-rolls left, once computed
+        have = np.zeros(n_stages + 1, dtype=np.bool_)
+        first = order[starts[g]]
+        total = 0.0
+        for c in range(columns):
+            total += V[state[first, c]]
+        for r in range(NUM_ROLLS):
+            S[0, r] = -1e300
+            choice[r] = -1
+        for c in range(columns):
+            s = state[first, c]
+            flag = s % n_flag
+            u = (s // n_flag) % n_upper
+            mask = s // (n_flag * n_upper)
+            rest[c] = total - V[s]
+            box_table(T, mask, flag == 1, opts[c], extra[c])
+            score_stage(T, V, dims, prep, mask, u, flag, opts[c], extra[c], W[c], NX, S0, pick)
+            for r in range(NUM_ROLLS):
+                if pick[r] >= 0:
+                    v = S0[r] + rest[c]  # the column-additive value; for one column rest is 0
+                    if v > S[0, r]:
+                        S[0, r] = v
+                        choice[r] = c * nbox + pick[r]
+        if n_stages > 0:
+            reroll_stages(S, K, kb, best, n_stages - 1)
+            keep_values(S[n_stages - 1], KL[n_stages])
+            have[n_stages] = True
+        for i in range(starts[g], starts[g + 1]):
+            d = order[i]
+            r, L, a = roll[d], left[d], action[d]
+            if L > 0 and not have[L]:
+                keep_values(S[L - 1], KL[L])
+                have[L] = True
+            # the best move: score now (S[0]) or the best keep of the roll, SMALL + r meaning "score now"
+            v = S[0, r]
+            keep = SMALL + r
+            if L == n_stages and L > 0:
+                for h in HOLDS_BY_SIZE:  # every hold pattern, larger keeps first: ties go to keeping more
+                    x = KL[L, HOLD_KEEP[r, h]]
+                    if x > v:
+                        v = x
+                        keep = HOLD_KEEP[r, h]
+            elif L > 0:
+                v = S[L, r]
+                keep = best[L, r]
+            best_value[d] = v
+            if keep == SMALL + r:
+                best_action[d] = NUM_HOLDS + choice[r]
+            else:
+                h = 0
+                while HOLD_KEEP[r, h] != keep:  # the lowest pattern that keeps these dice
+                    h += 1
+                best_action[d] = h
+            if a < NUM_HOLDS:
+                played_value[d] = KL[L, HOLD_KEEP[r, a]]
+            else:
+                c = (a - NUM_HOLDS) // nbox
+                b = (a - NUM_HOLDS) % nbox
+                p = opts[c, r, b]
+                played_value[d] = p + extra[c, r] + W[c, b, p] + rest[c]
+
+
+def _drop_stale() -> bool:
+    """Flush these kernels' numba cache when the solver, the kernels, the dice or the tables change."""
+    from pathlib import Path
+    here = Path(__file__).resolve().parent
+    sources = sorted(here.glob("*.py")) + [here.parent / f for f in ("kernels.py", "dice.py", "rules/tables.py")]
+    return drop_stale([replay_logs, value_decisions, _fail], sources, tag="values")
+
+
+_drop_stale()
