@@ -495,6 +495,13 @@ def test_docstring_space_formulas_match_the_spaces(rules, columns):
     assert env.action_space.n == 31 + columns * n_boxes
     assert env.observation_space.shape == (13 + columns * (2 * n_boxes + 2),)
     assert YachtEnv().action_space.n == 44 and YachtEnv().observation_space.shape == (41,)
+    from yacht_env import obs
+    assert (obs.DICE, obs.FACE_COUNTS, obs.ROLLS_LEFT, obs.TURNS_PLAYED) == (slice(0, 5), slice(5, 11), 11, 12)
+    for c in range(columns):                                   # the table's base + ... rows
+        base = 13 + c * (2 * n_boxes + 2)
+        b = n_boxes
+        assert obs.column_layout(env.rules, c) == (slice(base, base + b), slice(base + b, base + 2 * b),
+                                                   base + 2 * b, base + 2 * b + 1)
     from yacht_env.pettingzoo import raw_env
     if env.rules.max_players >= 4:
         seat = raw_env(num_players=4, rules=rules, columns=columns).observation_space("player_0")

@@ -108,7 +108,9 @@ class YachtEnv(gym.Env):
     |                        | when the rules pay no upper bonus)                                    |
     | base + 2 * n_boxes + 1 | 1 once column c's Yacht box holds its full points (extra-Yacht bonus) |
 
-    with base = 13 + c * (2 * n_boxes + 2) for column c.
+    with base = 13 + c * (2 * n_boxes + 2) for column c. `yacht_env.obs` exports these offsets: `DICE`,
+    `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED` and `column_layout(rules, c)` (`open`, `preview`,
+    `upper`, `yacht50`).
 
     `obs_mode="dict"`: the same state unscaled, a `Dict` of `dice` (int8, sorted), `rolls_left`,
     `turn`, `scores` (int32, columns x boxes, -1 = open), `preview` (int32, -1 = not allowed now),
