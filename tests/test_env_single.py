@@ -1,4 +1,8 @@
 """Yacht-v0: Gymnasium API, masks, rewards against the Game model, illegal actions, seeding."""
+import copy
+import pickle
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -37,10 +41,17 @@ def replay_in_game(env, actions, seed):
     return gains, g
 
 
+VARIANTS = [{}, {"obs_mode": "dict"}, {"reward": "terminal"}, {"illegal_action": "raise"},
+            {"render_mode": "ansi"}]
+
+
 @pytest.mark.parametrize("rules", presets())
 def test_check_env_every_preset(rules):
-    check_env(make(rules=rules))
-    check_env(make(rules=rules, obs_mode="dict"))
+    """Gymnasium's check_env, render check included, passes without a warning for every preset and mode."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kw in VARIANTS:
+            check_env(make(rules=rules, **kw), skip_render_check=False)
 
 
 @pytest.mark.parametrize("knobs", KNOBS, ids=str)
@@ -109,7 +120,7 @@ def test_mask_invariants(seed, rules, rolls):
             assert len(set(m[:31])) == 1 and m[31:].any()
         assert np.array_equal(env.action_masks(), infos[-1]["action_mask"].astype(bool))
         assert infos[-1]["action_mask"].all()  # game over: every action marked legal, never all false
-        assert len(actions) >= env.rules.rounds
+        assert env.rules.rounds <= len(actions) <= env.rules.rounds * env.rules.rolls_per_turn
 
 
 def test_dice_are_sorted_and_obs_in_unit_box():
@@ -153,6 +164,7 @@ def test_dict_observation():
 def test_terminal_reward_mode():
     env = make(rules="yacht", reward="terminal")
     for actions, rewards, infos in play_random(env, seed=4):
+        assert all(type(r) is float for r in rewards)
         assert all(r == 0 for r in rewards[:-1])
         assert rewards[-1] == infos[-1]["total"] > 0
 
@@ -189,11 +201,56 @@ def test_bad_arguments_have_clear_messages():
     with pytest.raises(ValueError, match="a solitaire game has one sheet"):
         make(teams=2)
     env = make()
-    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+    with pytest.raises(RuntimeError, match=r"no episode has started; call reset\(\) before step\(\)"):
         env.step(0)
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"action 44 is not in 0..43"):
         env.step(44)
+    for bad, shown in ((31.9, r"31.9 \(float\)"), ("31", r"'31' \(str\)"), (True, r"True \(bool\)"),
+                       (np.float32(31), r"(np.float32\()?31.0\)? \(float32\)"), (None, r"None \(NoneType\)"),
+                       ([31], r"\[31\] \(list\)")):
+        with pytest.raises(ValueError, match=rf"an action must be an integer 0..43, got {shown}"):
+            env.step(bad)
+    obs, r, *_ = env.step(np.int64(43))                      # numpy integers are actions; nothing above counted
+    assert r > 0 and obs[12] == pytest.approx(1 / 13)
+
+
+def test_seeds_and_reset_options_are_checked():
+    env = make()
+    for bad, shown in ((-1, "-1"), (2 ** 64, str(2 ** 64)), (2.0, "2.0"), ("5", "'5'"), (True, "True"),
+                       (10 ** 100, "1" + "0" * 36 + r"\.\.\.")):
+        with pytest.raises(ValueError, match=rf"a seed must be an integer 0 .. 2\*\*64 - 1, got {shown}$"):
+            env.reset(seed=bad)
+    _, info = env.reset(seed=2 ** 64 - 1)
+    assert info["game_seed"] == game_seed(2 ** 64 - 1, 0)
+    _, info = env.reset(seed=np.uint64(9))                   # numpy integers are seeds too
+    assert info["game_seed"] == game_seed(9, 0)
+    for bad, shown in (({"level": 2}, r"\['level'\]"), ({"reset_mask": None}, r"\['reset_mask'\]"),
+                       ("fast", "'fast'")):
+        with pytest.raises(ValueError, match=rf"Yacht-v0 reset takes no options, got {shown}"):
+            env.reset(seed=1, options=bad)
+    env.reset(seed=1, options={})
+    env.reset(options=None)
+
+
+def test_pickle_and_deepcopy_keep_the_game_in_progress():
+    env = gym.make("Yacht-v0", rules="yacht", columns=2)
+    obs, info = env.reset(seed=31)
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        obs, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    runs = []
+    for e in [env, *copies]:
+        r = np.random.default_rng(5)
+        mask, trace, done = info["action_mask"], [], False
+        while not done:
+            o, reward, done, _, inf = e.step(int(r.choice(np.flatnonzero(mask))))
+            mask = inf["action_mask"]
+            trace.append((o.tobytes(), reward, inf["total"], int(inf["game_seed"])))
+        trace.append(int(e.reset()[1]["game_seed"]))          # and the stream goes on alike
+        runs.append(trace)
+    assert runs[0] == runs[1] == runs[2] and runs[0][-1] == game_seed(31, 1)
 
 
 def test_step_after_game_over_raises():
@@ -209,6 +266,10 @@ def test_seeding_streams_and_episodes():
     _, i0 = env.reset(seed=42)
     _, i1 = env.reset()
     assert i0["game_seed"] == game_seed(42, 0) and i1["game_seed"] == game_seed(42, 1)
+    assert type(i0["game_seed"]) is np.uint64
+    _, big = env.reset(seed=1)
+    assert big["game_seed"] == game_seed(1, 0) > 2 ** 63      # all 64 bits are used: no int64 could hold it
+    assert Game("yacht", 1, seed=int(big["game_seed"])).seed == game_seed(1, 0)
     a = [(acts, rews, [i["total"] for i in infos]) for acts, rews, infos in play_random(make(), 42, 2)]
     b = [(acts, rews, [i["total"] for i in infos]) for acts, rews, infos in play_random(make(), 42, 2)]
     assert a == b and a[0][0] != a[1][0]
@@ -222,6 +283,8 @@ def test_render_ansi():
     assert text.startswith("turn 2/26  total ")
     assert "col 1" in text and "col 2" in text and "chance" in text
     assert make(rules="yacht").render() is None
+    with pytest.raises(RuntimeError, match=r"no episode has started; call reset\(\) before render\(\)"):
+        make(render_mode="ansi").render()
 
 
 def test_rules_arguments():

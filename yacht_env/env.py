@@ -1,30 +1,10 @@
-"""`Yacht-v0`: one player fills a Yacht score sheet, with masked actions.
+"""`Yacht-v0`: one player fills a Yacht score sheet under any rule set, with masked actions.
 
     env = gymnasium.make("Yacht-v0", rules="yacht", rolls_per_turn=2)   # any preset, any knob
 
-Actions (one Discrete, the encoding of `yacht_env.game`): 0..30 re-roll, keeping the dice whose bits
-are set (bit i = the i-th smallest die; legal while rolls remain); 31 + column * n_boxes + box scores
-that box (legal when open and allowed by the joker rule). Holding all five dice is not an action:
-score instead. Dice are kept sorted after every roll, so a hold pattern means the same keep whenever
-the dice are the same. After a scoring move the next turn's first roll is made at once: every
-observation has dice to decide on.
-
-Mask: `env.action_masks()` (bool, what MaskablePPO calls) and `info["action_mask"]` (int8, for
-`env.action_space.sample(mask)`). It is never all false: once the game is over every action is
-marked legal (no action may be taken; call `reset`).
-
-Observation: `obs_mode="flat"` (default) is a float32 Box in [0, 1] laid out as in `yacht_env.obs`;
-`obs_mode="dict"` is a readable Dict with the same state unscaled.
-
-Reward: `reward="points"` (default) pays the points each move gains (box + upper bonus + extra-Yacht
-bonus), so the return is the final score; `reward="terminal"` pays the final score on the last move.
-
-Illegal actions: `illegal_action="penalize"` (default) gives `-illegal_penalty`, leaves the state
-unchanged and sets `info["illegal_action"]`; `"raise"` raises `IllegalMove` naming the legal actions.
-
-Seeding: `reset(seed=s)` starts stream s; each later `reset()` starts its next episode. Episode k of
-stream s deals the dice of `Game(rules, seed=yacht_env.dice_source.game_seed(s, k))`
-(`info["game_seed"]`). Without a seed, the stream is drawn from `np_random`.
+The environment is `YachtEnv` (its docstring has the Gymnasium sections: spaces, rewards, episode
+end, info, arguments); `yacht_env.vector.YachtVectorEnv` is its batched form, what
+`gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point")` builds.
 """
 import gymnasium as gym
 import numpy as np
@@ -39,6 +19,7 @@ from .rules import RuleSet, load
 OBS_MODES = ("flat", "dict")
 REWARDS = ("points", "terminal")
 ILLEGAL = ("penalize", "raise")
+SEED_LIMIT = 2 ** 64   # game seeds and streams are 64-bit: seeds are 0 .. SEED_LIMIT - 1
 
 
 def check_choice(name: str, value, choices) -> None:
@@ -47,13 +28,162 @@ def check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
+class RenderModeError(ValueError, TypeError):
+    """An unsupported render_mode. It is also a TypeError because Stable-Baselines3's `make_vec_env`
+    asks every env for render_mode="rgb_array" and makes it without one when that raises TypeError."""
+
+
+def check_render_mode(render_mode, modes) -> None:
+    """Raise RenderModeError naming the modes when render_mode is neither None nor one of them."""
+    if render_mode is not None and render_mode not in modes:
+        raise RenderModeError(f"render_mode must be one of {', '.join(map(repr, (None, *modes)))}, "
+                              f"got {render_mode!r}")
+
+
+def check_seed(seed) -> int:
+    """`seed` as an int 0 .. 2**64 - 1 (a stream of episodes); ValueError naming the range otherwise."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:37] + "..."
+        raise ValueError(f"a seed must be an integer 0 .. 2**64 - 1, got {shown}")
+    return int(seed)
+
+
+def check_no_options(options, env_id: str) -> None:
+    """Refuse reset options other than None or {} with a ValueError naming them."""
+    if options is None or (isinstance(options, dict) and not options):
+        return
+    shown = sorted(map(str, options)) if isinstance(options, dict) else repr(options)[:40]
+    raise ValueError(f"{env_id} reset takes no options, got {shown}")
+
+
 def resolve_rules(rules, overrides) -> RuleSet:
     """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
     return load(rules, **overrides)
 
 
 class YachtEnv(gym.Env):
-    """Solitaire Yacht under any rule set (see the module docstring)."""
+    """Solitaire Yacht: one player fills one score sheet, under any rule set, with masked actions.
+
+    ## Description
+    Yacht is the dice game Yahtzee comes from. A turn starts with a roll of five dice; the player may
+    re-roll any of them while rolls remain (`rolls_per_turn` rolls in all, 3 under every preset), then
+    must score the dice in one open box of the sheet. The game ends when every box is filled, and
+    the score is the boxes plus the bonuses the rules pay (upper-section bonus, extra-Yacht bonus).
+    The rules are data: any preset (`yacht_env.rules.presets()`), a YAML rule file, a dict or a
+    `RuleSet`, with any knob changed by keyword. The dice are kept sorted after every roll and the
+    first roll of every turn is made for the player, so every observation has dice to decide on.
+
+    ## Action Space
+    `Discrete(31 + columns * n_boxes)` (44 under the `yacht` preset), the encoding of
+    `yacht_env.actions`:
+
+    | Action                          | Meaning                                        | Legal when                  |
+    |---------------------------------|------------------------------------------------|-----------------------------|
+    | 0 .. 30                         | re-roll, keeping the dice whose bits are set   | rolls remain this turn      |
+    |                                 | (bit i = the i-th smallest die; 0 rolls all)   |                             |
+    | 31 + column * n_boxes + box     | score the dice in `box` of `column`            | the box is open and the     |
+    |                                 |                                                | joker rule allows it        |
+
+    Holding all five dice (pattern 31) is not an action: score instead. The legal actions are in
+    `info["action_mask"]` (int8, for `env.action_space.sample(mask)`) and `action_masks()` (bool,
+    MaskablePPO's protocol; on an env from `gymnasium.make` call `env.unwrapped.action_masks()`).
+    The mask is never all zero: once the game is over every action is marked legal (none may be
+    taken; call `reset`). An action that is not an integer 0 .. n-1 (a float such as 31.9, a string,
+    a bool, a number out of range) raises ValueError whatever `illegal_action` says.
+
+    ## Observation Space
+    `obs_mode="flat"` (default): `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)`, 41 entries
+    under `yacht`, laid out as in `yacht_env.obs`:
+
+    | Index                  | Observation                                                           |
+    |------------------------|-----------------------------------------------------------------------|
+    | 0 - 4                  | the five dice, sorted, / 6                                            |
+    | 5 - 10                 | how many dice show each face 1 .. 6, / 5                              |
+    | 11                     | rolls left this turn / rolls per turn                                 |
+    | 12                     | turns played / turns in the game                                      |
+    | base + b               | 1 where box b of column c is open                                     |
+    | base + n_boxes + b     | what box b would score now / the most it can score (0 when filled or  |
+    |                        | not allowed now)                                                      |
+    | base + 2 * n_boxes     | column c's upper-section total / the bonus threshold, capped at 1 (0  |
+    |                        | when the rules pay no upper bonus)                                    |
+    | base + 2 * n_boxes + 1 | 1 once column c's Yacht box holds its full points (extra-Yacht bonus) |
+
+    with base = 13 + c * (2 * n_boxes + 2) for column c. `yacht_env.obs` exports these offsets: `DICE`,
+    `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED` and `column_layout(rules, c)` (`open`, `preview`,
+    `upper`, `yacht50`).
+
+    `obs_mode="dict"`: the same state unscaled, a `Dict` of `dice` (int8, sorted), `rolls_left`,
+    `turn`, `scores` (int32, columns x boxes, -1 = open), `preview` (int32, -1 = not allowed now),
+    `upper` (int32 per column) and `yacht50` (`MultiBinary` per column).
+
+    ## Rewards
+    `reward="points"` (default): each move pays the points it gains, the box plus any upper bonus or
+    extra-Yacht bonus it earns; re-rolls pay 0, so the return is the final score. `reward="terminal"`:
+    0 until the last move, which pays the final score. An illegal action pays `-illegal_penalty`
+    (with `illegal_action="penalize"`). Rewards are Python floats.
+
+    ## Starting State
+    An empty sheet at turn 0 with the first roll of the game made (`rolls_per_turn - 1` re-rolls left).
+    The dice come from the seed: after `reset(seed=s)` episode k of stream s deals the dice of
+    `Game(rules, seed=yacht_env.dice_source.game_seed(s, k))`; each `reset()` without a seed starts the
+    stream's next episode; the first reset without a seed draws the stream from `np_random`. A fresh
+    die depends only on the game seed, the turn, the roll and its place among the dice re-rolled, so
+    two policies that hold the same dice see the same rolls.
+
+    ## Episode End
+    Termination: the move that fills the last box (`columns * n_boxes` turns). The last observation
+    shows the full sheet with no rolls left. An episode takes between `turns` and
+    `turns * rolls_per_turn` legal steps. Truncation: never (no time limit is registered;
+    `gymnasium.make(..., max_episode_steps=n)` adds one). `step` after the end, or before the first
+    `reset`, raises RuntimeError.
+
+    ## Information
+    `reset` and every `step` return the same keys:
+
+    - `"action_mask"`: int8 array, the legal actions now (all 1 once the game is over)
+    - `"total"`: int, the score so far, bonuses included
+    - `"game_seed"`: `numpy.uint64`, the dice seed of this episode (`Game(rules, seed=int(info["game_seed"]))`
+      replays it). It is a numpy uint64, not an int, because game seeds use all 64 bits and Gymnasium's
+      vector envs batch a Python int into an int64 array.
+    - `"illegal_action"`: bool, the action was illegal and penalized
+
+    ## Arguments
+    ```python
+    import gymnasium as gym
+    import yacht_env
+    gym.make("Yacht-v0", rules="yacht", obs_mode="flat", reward="points", illegal_action="penalize",
+             illegal_penalty=1.0, render_mode=None, **knobs)
+    ```
+    - `rules`: a preset name (`cheerio`, `classic`, `extended`, `kirakuken`, `knizia`, `verhoeff`,
+      `yacht`), a YAML rule file, a dict or a `RuleSet`. Team rules and rules for two or more players
+      are refused (use `YachtVs-v0` or `yacht_env.pettingzoo`).
+    - `**knobs`: rule overrides, as `--set` on the command line (`rolls_per_turn=2`, `columns=2`,
+      `joker="free"`, `extra_yacht_bonus=False`, ...); an unknown knob raises `RuleError` naming the
+      allowed ones.
+    - `obs_mode`: `"flat"` or `"dict"` (above).
+    - `reward`: `"points"` or `"terminal"` (above).
+    - `illegal_action`: `"penalize"` (the state is unchanged, the reward is `-illegal_penalty` and
+      `info["illegal_action"]` is True) or `"raise"` (`IllegalMove` naming the legal actions).
+    - `illegal_penalty`: the penalty, 1.0 by default.
+    - `render_mode`: None or `"ansi"` (`render()` returns the dice and the sheet as text). Another mode
+      raises `RenderModeError`, a ValueError that is also a TypeError: Stable-Baselines3's
+      `make_vec_env("Yacht-v0")` asks for `"rgb_array"` and, on a TypeError, makes the env without
+      a render mode.
+
+    `reset(seed=s)` takes an integer 0 .. 2**64 - 1; `reset(options=...)` takes none (None or `{}`;
+    anything else raises ValueError). The env pickles with its game in progress (`pickle`,
+    `copy.deepcopy`); `vectorization_mode="async"` pickles only the function that makes it, which
+    works under every start method (`context="spawn"` included).
+
+    ## Vectorized
+    `gymnasium.make_vec("Yacht-v0", num_envs=N, vectorization_mode=...)`: `"vector_entry_point"` builds
+    `yacht_env.vector.YachtVectorEnv` (one compiled loop for all N games); `"sync"` and `"async"` wrap
+    N of these envs. Every mode plays the same games for the same seed; what each does at the end of
+    an episode is in the README ("Environments for training") and `YachtVectorEnv`.
+
+    ## Version History
+    * v0: Initial version.
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
@@ -62,7 +192,7 @@ class YachtEnv(gym.Env):
         check_choice("obs_mode", obs_mode, OBS_MODES)
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
-        check_choice("render_mode", render_mode, (None, "ansi"))
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         self.obs_mode, self.reward_mode, self.illegal_action = obs_mode, reward, illegal_action
         self.render_mode = render_mode
@@ -76,6 +206,9 @@ class YachtEnv(gym.Env):
         self._over = True
 
     def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            seed = check_seed(seed)
+        check_no_options(options, "Yacht-v0")
         super().reset(seed=seed)
         if seed is not None or self._stream is None:
             self._stream = seed if seed is not None else int(self.np_random.integers(2 ** 63))
@@ -83,11 +216,12 @@ class YachtEnv(gym.Env):
         else:
             self._batch.next_episode()
         self._over = False
-        self._game_seed = self._batch.game_seed(0)
         return self._obs(), self._info(False)
 
     def step(self, action):
         if self._over:
+            if self._stream is None:
+                raise RuntimeError("no episode has started; call reset() before step()")
             raise RuntimeError("the episode is over; call reset() before step()")
         a = as_action(action, self._n)
         b = self._batch
@@ -100,7 +234,11 @@ class YachtEnv(gym.Env):
         return self._obs(), b.rewards.item(0), self._over, False, self._info(b.illegal.item(0))
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions now, as bool (MaskablePPO's `action_masks` protocol)."""
+        """Legal actions now, as bool (MaskablePPO's `action_masks` protocol).
+
+        `gymnasium.make` returns this env inside wrappers that do not forward attributes: reach it
+        with `env.unwrapped.action_masks()` (or `env.get_wrapper_attr("action_masks")()`).
+        """
         return self._batch.mask[0].astype(bool)
 
     def _obs(self):
@@ -113,12 +251,14 @@ class YachtEnv(gym.Env):
 
     def _info(self, illegal: bool) -> dict:
         b = self._batch
-        return {"action_mask": b.mask[0].copy(), "total": b.total(0), "game_seed": self._game_seed,
+        return {"action_mask": b.mask[0].copy(), "total": b.total(0), "game_seed": b.engine.seeds[0],
                 "illegal_action": illegal}
 
     def render(self):
         if self.render_mode != "ansi":
             return None
+        if self._stream is None:
+            raise RuntimeError("no episode has started; call reset() before render()")
         b, e = self._batch, self._batch.engine
         return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],
                             e.preview[0], b.total(0), over=self._over)

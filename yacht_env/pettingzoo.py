@@ -8,16 +8,8 @@
         action = None if termination else e.action_space(agent).sample(obs["action_mask"])
         e.step(action)
 
-Agents are "player_0" .. "player_{n-1}" (seat order; seat 0 moves first). Each observation is
-{"observation": the seat's flat view (`yacht_env.table_obs`), "action_mask": int8}; the mask is all
-zero for every agent but the one to move. Actions are the joint encoding of `Yacht-v0`
-(0..30 re-roll holding bit-marked sorted dice, 31 + column * n_boxes + box scores); the first roll
-of every turn is made automatically. An illegal action raises `IllegalMove` naming the legal ones.
-
-Reward: `reward="points"` gives each agent the points its sheet gained on the step (teammates share
-a sheet, so they share its points); `reward="win"` gives at the end +1 for an outright win, 0 for a
-shared first place and -1 for a loss (as `YachtVs-v0`). Episode k after `reset(seed=s)` plays
-`Game(seed=dice_source.game_seed(s, k))`.
+The environment is `raw_env` (its docstring has the Gymnasium sections); `env(...)` wraps it as
+PettingZoo's classic games are wrapped.
 """
 import numpy as np
 from gymnasium import spaces
@@ -27,7 +19,7 @@ from pettingzoo.utils import wrappers
 
 from .dice_source import game_seed
 from .actions import action_name, as_action, legal_summary, num_actions
-from .env import check_choice, resolve_rules
+from .env import check_choice, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
 from .table_obs import render_table, seat_obs, seat_space
 from .vs_env import VS_REWARDS
@@ -41,14 +33,66 @@ def env(**kwargs):
 
 
 class raw_env(AECEnv):
-    """Multi-player Yacht as an AEC game (see the module docstring)."""
+    """Multi-player Yacht as a PettingZoo AEC game: the seats of one table take turns.
+
+    ## Description
+    The Yacht of `yacht_env.env.YachtEnv` for 1 to 8 players (the rules' `min_players` ..
+    `max_players`) at one table, with every seat an agent: "player_0" .. "player_{n-1}", in seat
+    order; seat 0 moves first and turns go round the seats. A turn is one seat's: the first roll is
+    made for it, then it re-rolls while rolls remain and scores one box of its sheet. In team games
+    (`teams` knob) the seats of a team write on the team's sheet, in turn. `env(...)` adds PettingZoo's
+    `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`; `raw_env(...)` is the bare game.
+
+    ## Action Space
+    `Discrete(31 + columns * n_boxes)` for every agent, the encoding of `yacht_env.actions`: 0 .. 30
+    re-roll keeping the bit-marked sorted dice (legal while rolls remain), 31 + column * n_boxes + box
+    scores that box (legal when open and allowed by the joker rule). An illegal action, or one that is
+    not an integer 0 .. n-1, raises `IllegalMove` naming the legal actions; agents whose game is over
+    step `None`.
+
+    ## Observation Space
+    `Dict({"observation": Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 2 * sheets - 1,), float32),
+    "action_mask": Box(0, 1, (A,), int8)})` for every agent: the seat's flat view of
+    `yacht_env.table_obs` (its sheet in the layout of `yacht_env.obs`, the dice on the table, then its
+    total and each other sheet's total and progress) and the legal actions, all zero for every agent
+    but the one to move.
+
+    ## Rewards
+    `reward="points"` (default): each agent gets the points its sheet gained on the step (teammates
+    share a sheet, so they share its points), so an agent's return is its sheet's final total.
+    `reward="win"`: 0 until the end, then +1 for an outright win, 0 for a first place shared with
+    others and -1 for a loss (`tiebreak: sudden_death` rules break ties with dice rolls first).
+
+    ## Starting State
+    Empty sheets; seat 0 to move with its first roll made. After `reset(seed=s)` episode k plays
+    `Game(rules, num_players, seed=yacht_env.dice_source.game_seed(s, k))`; each `reset()` without a seed
+    plays the stream's next episode; the first reset without a seed draws the stream at random. Seeds
+    are integers 0 .. 2**64 - 1; reset options are ignored (PettingZoo's `api_test` passes some).
+
+    ## Episode End
+    Every agent terminates when the last box of the last sheet is filled; nothing truncates. The final
+    `infos` of every agent hold `totals` (per seat; teammates share their team's) and `winners` (the
+    seats that won).
+
+    ## Arguments
+    ```python
+    from yacht_env.pettingzoo import env, raw_env
+    env(num_players=2, rules="yacht", reward="points", render_mode=None, **knobs)
+    ```
+    `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`
+    and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`;
+    `render_mode`: None or `"ansi"` (`render()` returns the table as text).
+
+    ## Version History
+    * v0: Initial version (`metadata["name"]` is "yacht_v0").
+    """
 
     metadata = {"render_modes": ["ansi"], "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
 
     def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None, **overrides):
         super().__init__()
         check_choice("reward", reward, VS_REWARDS)
-        check_choice("render_mode", render_mode, (None, "ansi"))
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
         r.check_players(num_players)
@@ -70,6 +114,8 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed=None, options=None):
+        if seed is not None:
+            check_seed(seed)
         if seed is not None or self._stream is None:
             rng, _ = seeding.np_random(seed)
             self._stream = seed if seed is not None else int(rng.integers(2 ** 63))

@@ -5,15 +5,8 @@
     env = YachtVecEnv(64, rules="yacht", seed=0)            # any preset, any rules knob
     MaskablePPO("MlpPolicy", env).learn(10_000)
 
-`YachtVecEnv(num_envs, rules="yacht", seed=None, reward="points", illegal_penalty=1.0, num_threads=1,
-**overrides)` (num_threads: see `yacht_env.vector`):
-num_envs games of `Yacht-v0` (flat observation) stepped in one compiled call. Masks:
-`env_method("action_masks")` gives one bool row per env, `has_attr("action_masks")` is True.
-Done games restart at once (SB3's convention): the returned observation is the new game's, and
-`infos[i]` holds `terminal_observation`, `episode` = {"r": return, "l": length, "t": seconds} (what
-SB3 logs as ep_rew_mean) and `final_total` (the score). Sub-env i plays stream seed + i (see
-`yacht_env.vector`); `seed(s)` before `reset()` restarts the streams at s. This module is the only
-one that imports stable_baselines3.
+The environment is `YachtVecEnv` (its docstring has the Gymnasium sections). This module is the only
+one in `yacht_env` that imports stable_baselines3.
 """
 import time
 
@@ -22,12 +15,62 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from .batch import Batch
-from .env import REWARDS, check_choice, resolve_rules
+from .actions import as_actions
+from .env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
 from .obs import flat_space
 
 
 class YachtVecEnv(VecEnv):
-    """num_envs solitaire Yacht games as one SB3 VecEnv (see the module docstring)."""
+    """num_envs games of `Yacht-v0` as one Stable-Baselines3 `VecEnv`, stepped in one compiled call.
+
+    ## Description
+    The solitaire Yacht of `yacht_env.env.YachtEnv` (same rules, dice, actions, flat observations,
+    rewards and illegal-action penalty) for SB3 and sb3-contrib: `MaskablePPO("MlpPolicy", env)` trains
+    on it directly, with no `ActionMasker` and no `DummyVecEnv`. It runs on the engine of
+    `yacht_env.vector.YachtVectorEnv` (one compiled call steps every game; `num_threads` as there).
+    Sub-env i plays stream `seed + i`: the games of `gymnasium.make("Yacht-v0")` after
+    `reset(seed=seed + i)` followed by plain `reset()`s.
+
+    ## Action Space
+    `Discrete(31 + columns * n_boxes)` per env (SB3's `action_space` is the single env's); `step`
+    takes num_envs integer actions, shape (num_envs,) or (num_envs, 1). A float, bool or string
+    array, another size or an action outside 0 .. n-1 raises ValueError. Masks, what MaskablePPO
+    reads: `env_method("action_masks")` gives one bool row per env, `has_attr("action_masks")` is
+    True, and `action_masks()` gives them all as one (num_envs, A) array.
+
+    ## Observation Space
+    `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)` per env: `YachtEnv`'s flat observation
+    (layout in `yacht_env.obs`); `reset` and `step` return (num_envs, D) arrays, new on every step.
+
+    ## Rewards
+    float32, shape (num_envs,): `reward="points"` pays the points of each move (the return is the final
+    score), `reward="terminal"` the final score on the last move; an illegal action pays
+    `-illegal_penalty` and changes nothing.
+
+    ## Starting State
+    `reset()` starts episode 0 of stream `seed + i` in env i, with the constructor's `seed` (SB3's
+    `seed(s)` just before a `reset()` makes that reset use s + i; with neither, the base stream is drawn
+    from the OS). Every `reset()` starts episode 0 of its streams, so resetting twice with the same
+    seed replays the same games; SB3 resets once per `learn` call. Seeds are integers 0 .. 2**64 - 1;
+    reset options (`set_options`) are refused with a ValueError.
+
+    ## Episode End
+    A game terminates when its sheet is full and never truncates. Done games restart at once (SB3's
+    convention): `dones[i]` is True, the returned observation is the new game's first, and `infos[i]`
+    holds `terminal_observation`, `final_total` (the score), `TimeLimit.truncated` = False and
+    `episode` = {"r": return, "l": length, "t": seconds} (what SB3 logs as ep_rew_mean).
+
+    ## Arguments
+    ```python
+    YachtVecEnv(num_envs, rules="yacht", seed=None, reward="points", illegal_penalty=1.0,
+                num_threads=1, **knobs)
+    ```
+    `rules`, `**knobs`, `reward` and `illegal_penalty` are those of `YachtEnv`; `seed`: the base
+    stream; `num_threads`: threads that step the games (the same games for any count).
+
+    ## Version History
+    * v0: Initial version.
+    """
 
     render_mode = None
 
@@ -36,6 +79,9 @@ class YachtVecEnv(VecEnv):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         check_choice("reward", reward, REWARDS)
+        if seed is not None and check_seed(seed) + num_envs > SEED_LIMIT:
+            raise ValueError(f"seed {seed} gives streams up to {seed + num_envs - 1}; a seed must be an integer "
+                             f"0 .. 2**64 - {num_envs} for {num_envs} envs")
         self.rules = resolve_rules(rules, overrides)
         self.batch = Batch(self.rules, int(num_envs), terminal_reward=reward == "terminal",
                            penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
@@ -47,8 +93,10 @@ class YachtVecEnv(VecEnv):
         self._started = time.time()
 
     def reset(self):
+        for options in self._options:
+            check_no_options(options, "YachtVecEnv")
         if self._seeds[0] is not None:
-            streams = [int(s) for s in self._seeds]
+            streams = [check_seed(s) for s in self._seeds]
         else:
             base = self._base_seed if self._base_seed is not None else int(np.random.SeedSequence().entropy % 2 ** 63)
             streams = [base + i for i in range(self.num_envs)]
@@ -60,7 +108,10 @@ class YachtVecEnv(VecEnv):
         return self.batch.obs.copy()
 
     def step_async(self, actions) -> None:
-        np.copyto(self._actions, np.asarray(actions).reshape(self.num_envs), casting="unsafe")
+        a = np.asarray(actions)
+        if a.shape == (self.num_envs, 1):
+            a = a[:, 0]
+        np.copyto(self._actions, as_actions(a, self.batch.num_actions, self.num_envs))
 
     def step_wait(self):
         b = self.batch

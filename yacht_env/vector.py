@@ -3,43 +3,132 @@
     envs = gymnasium.make_vec("Yacht-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                               rules="yacht")
 
-Same actions, observation (flat only), rewards (float32) and illegal-action penalty as `Yacht-v0`;
-illegal actions are always penalized (never raised) and flagged in `info["illegal_action"]`. Masks:
-`info["action_mask"]`, int8 of shape (N, A), and `envs.action_masks()` (bool). Every step returns
-new arrays: nothing returned earlier is overwritten.
-
-Autoreset (`AutoresetMode.SAME_STEP`): when game i ends, the step returns its reward and
-terminated[i] = True, the observation row i is already the first one of the next game, and the last
-observation is in `info["final_obs"][i]` (rows marked by `info["_final_obs"]`); `info["final_total"]`
-holds the final scores on the same rows. Games never truncate.
-
-Threads: `num_threads=2` steps two slices of the games at once on two threads (the compiled step
-releases the GIL); the games are the same for any number of threads. The default is 1, so several
-env processes side by side do not oversubscribe the cores.
-
-Seeding: `reset(seed=s)` gives sub-env i the stream s + i (a list of seeds gives one stream each), so
-sub-env i plays exactly the games of `gymnasium.make("Yacht-v0").reset(seed=s + i)` followed by
-plain `reset()`s: episode k deals the dice of `Game(seed=dice_source.game_seed(s + i, k))`.
+The environment is `YachtVectorEnv` (its docstring has the Gymnasium sections, autoreset included).
 """
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .actions import as_actions
 from .batch import Batch
-from .env import REWARDS, check_choice, resolve_rules
+from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .obs import flat_space
+
+INFO_KEYS = ("action_mask", "total", "game_seed", "illegal_action")
+
+
+def as_autoreset_mode(value) -> AutoresetMode:
+    """An `AutoresetMode` from the enum or its value ("SameStep", "NextStep", "Disabled")."""
+    if isinstance(value, AutoresetMode):
+        return value
+    try:
+        return AutoresetMode(value)
+    except ValueError:
+        choices = ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in AutoresetMode)
+        raise ValueError(f"autoreset_mode must be one of {choices}, got {value!r}") from None
+
+
+def reset_mask_of(options, num_envs: int) -> np.ndarray | None:
+    """The `reset_mask` option (bool array of shape (num_envs,), at least one True) or None; a
+    ValueError for any other option, a TypeError for a mask that is not a bool array."""
+    if options is None or (isinstance(options, dict) and not options):
+        return None
+    if not isinstance(options, dict) or set(options) != {"reset_mask"}:
+        shown = sorted(map(str, options)) if isinstance(options, dict) else repr(options)[:40]
+        raise ValueError(f"the batched Yacht-v0 reset takes only options={{'reset_mask': ...}}, got {shown}")
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError(f"options['reset_mask'] must be a numpy bool array, got {type(mask).__name__}"
+                        + (f" of {mask.dtype}" if isinstance(mask, np.ndarray) else ""))
+    if mask.shape != (num_envs,):
+        raise ValueError(f"options['reset_mask'] must have shape ({num_envs},), got {mask.shape}")
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must mark at least one env")
+    return mask
 
 
 class YachtVectorEnv(VectorEnv):
-    """N games of solitaire Yacht stepped together (see the module docstring)."""
+    """N games of `Yacht-v0` in arrays, stepped by one compiled loop: `make_vec`'s native mode.
+
+    ## Description
+    The solitaire Yacht of `yacht_env.env.YachtEnv` (same rules, dice, actions, observations, rewards
+    and illegal-action penalty), N games at once: one step is one compiled call for all N games, with
+    no Python per game. Sub-env i seeded s plays exactly the games of `gymnasium.make("Yacht-v0")`
+    after `reset(seed=s + i)`, so results do not depend on the number of envs, the mode or the
+    number of threads. `num_threads=2` steps two slices of the games at once on two threads (the
+    compiled step releases the GIL); the default is 1, so env processes side by side do not
+    oversubscribe the cores.
+
+    ## Action Space
+    `MultiDiscrete([31 + columns * n_boxes] * N)`: one action of `YachtEnv` per game, as an integer
+    array of shape (N,). A float, bool or string array, another shape or an action outside 0 .. n-1
+    raises ValueError. Masks: `info["action_mask"]` (int8, shape (N, A)) and `action_masks()` (bool).
+
+    ## Observation Space
+    `Box(0, 1, (N, 13 + columns * (2 * n_boxes + 2)), float32)`: row i is `YachtEnv`'s flat
+    observation of game i (layout in `yacht_env.obs`; only `obs_mode="flat"`). Every step returns
+    new arrays: nothing a step returned is overwritten by a later step.
+
+    ## Rewards
+    float32, shape (N,): as `YachtEnv` (`reward="points"`: the points of each move, so the return is the
+    final score; `reward="terminal"`: the final score on the last move). An illegal action is always
+    penalized (`-illegal_penalty`, nothing changes, `info["illegal_action"][i]` is True), never raised.
+
+    ## Starting State
+    `reset(seed=s)` starts episode 0 of stream s + i in game i (a list of N seeds gives one stream each;
+    a None entry continues that game's stream); `reset()` without a seed starts the next episode of
+    every stream, as `"sync"` and `"async"` do; the first reset without a seed draws s from
+    `np_random`. Seeds are integers 0 .. 2**64 - 1. `reset(options={"reset_mask": m})` (a bool array
+    of shape (N,)) restarts only the games marked, and its info marks them in the `_key` arrays.
+
+    ## Episode End
+    A game terminates when its sheet is full; games never truncate (`max_episode_steps` is refused).
+    What happens next is `autoreset_mode` (Gymnasium's `AutoresetMode`):
+
+    - `SAME_STEP` (default): the terminal step returns the last move's reward and `terminated[i] = True`,
+      but row i of the observation is already the first one of the game's next episode. The last
+      observation is `info["final_obs"][i]` and the last step's info is in `info["final_info"]`
+      (rows marked by `info["_final_obs"]` and `info["_final_info"]`; `final_obs` is one float32 array
+      with zero rows for the games that did not end).
+    - `NEXT_STEP` (Gymnasium's default for `"sync"`/`"async"`): the terminal step returns the last
+      observation and info; the next step ignores game i's action, starts its next episode and returns
+      its first observation with reward 0 and `terminated[i] = False`.
+    - `DISABLED`: a finished game stays over until `reset(options={"reset_mask": m})` restarts it;
+      stepping it raises RuntimeError naming the games.
+
+    ## Information
+    `reset` and every step return, for all N games, the keys of `YachtEnv` batched as Gymnasium's
+    vector envs batch them: `action_mask` (int8, (N, A)), `total` (int64), `game_seed` (uint64) and
+    `illegal_action` (bool), each with its `_key` bool array; plus, under `SAME_STEP`, `final_obs` and
+    `final_info` (the same four keys for the games that ended) when a game ended.
+
+    ## Arguments
+    ```python
+    import gymnasium as gym
+    import yacht_env
+    gym.make_vec("Yacht-v0", num_envs=N, vectorization_mode="vector_entry_point", rules="yacht",
+                 reward="points", illegal_penalty=1.0, num_threads=1,
+                 autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, **knobs)
+    ```
+    `rules`, `**knobs`, `reward` and `illegal_penalty` are those of `YachtEnv`; `obs_mode` must be
+    `"flat"`, `illegal_action` `"penalize"` and `render_mode` None (the batched env does not render).
+    `num_threads`: threads that step the games (the same games for any count). `autoreset_mode`: an
+    `AutoresetMode` or its value (`"SameStep"`, `"NextStep"`, `"Disabled"`); `make_vec` refuses
+    `vector_kwargs` in this mode, so pass it as a keyword. An env with `num_threads=1` pickles.
+
+    ## Version History
+    * v0: Initial version.
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
-                 max_episode_steps=None, num_threads: int = 1, **overrides):
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+                 max_episode_steps=None, num_threads: int = 1, autoreset_mode=AutoresetMode.SAME_STEP,
+                 **overrides):
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode != "flat":
             raise ValueError(f"the batched env supports obs_mode='flat' only, got {obs_mode!r}")
@@ -51,10 +140,13 @@ class YachtVectorEnv(VectorEnv):
             raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}")
         if max_episode_steps is not None:
             raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
+        self.autoreset_mode = as_autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.rules = resolve_rules(rules, overrides)
         self.num_envs = int(num_envs)
         self.batch = Batch(self.rules, self.num_envs, terminal_reward=reward == "terminal",
-                           penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
+                           penalty=illegal_penalty, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP,
+                           num_threads=num_threads)
         self.single_observation_space = flat_space(self.rules)
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -62,42 +154,108 @@ class YachtVectorEnv(VectorEnv):
         self.render_mode = None
         self._actions = np.zeros(self.num_envs, np.int64)
         self._truncated = np.zeros(self.num_envs, np.bool_)
+        self._has_stream = np.zeros(self.num_envs, np.bool_)   # game i has a stream (a reset started it)
+        self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: game i ended, not restarted
 
     def reset(self, *, seed=None, options=None):
-        """Start episode 0 of every stream: seed s gives streams s, s+1, ...; a list gives one each."""
+        """Start episodes (see the class docstring, Starting State): returns (obs, info)."""
+        which = reset_mask_of(options, self.num_envs)
+        which = np.ones(self.num_envs, np.bool_) if which is None else which.copy()
+        seeds = self._seeds_of(seed)
+        seeded = np.array([s is not None for s in seeds]) & which
+        fresh = which & ~seeded & ~self._has_stream
+        if fresh.any():
+            base = int(self.np_random.integers(2 ** 63))
+            seeds = [base + i if fresh[i] else s for i, s in enumerate(seeds)]
+            seeded |= fresh
+        streams = [0 if s is None else s for s in seeds]
+        b = self.batch
+        # the batch writes the new games into its obs and mask: give it new arrays, so those a step
+        # returned keep their rows (a finished game's last observation, say)
+        b.obs, b.mask = b.obs.copy(), b.mask.copy()
+        if seeded.any():
+            b.reset(streams, which=seeded)
+        following = which & ~seeded
+        if following.any():
+            b.next_episode(which=following)
+        self._has_stream |= which
+        self._ended &= ~which
+        return b.obs, self._info(which, b.mask, np.zeros(self.num_envs, np.bool_))
+
+    def _seeds_of(self, seed) -> list:
+        """One seed (int or None) per game from reset's `seed`; seeds np_random from the first int."""
+        if seed is None:
+            return [None] * self.num_envs
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != self.num_envs:
                 raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs")
-            streams = [int(s) for s in seed]
-            self._np_random, self._np_random_seed = np.random.default_rng(streams[0]), streams[0]
+            seeds = [None if s is None else check_seed(s) for s in seed]
+            first = next((s for s in seeds if s is not None), None)
         else:
-            if seed is not None:
-                self._np_random, self._np_random_seed = np.random.default_rng(seed), int(seed)
-            base = int(seed) if seed is not None else int(self.np_random.integers(2 ** 63))
-            streams = [base + i for i in range(self.num_envs)]
-        self.batch.reset(streams)
-        return self.batch.obs.copy(), {"action_mask": self.batch.mask.copy()}
+            first = check_seed(seed)
+            if first + self.num_envs > SEED_LIMIT:
+                raise ValueError(f"seed {first} gives streams up to {first + self.num_envs - 1}; "
+                                 f"a seed must be an integer 0 .. 2**64 - {self.num_envs} for {self.num_envs} envs")
+            seeds = [first + i for i in range(self.num_envs)]
+        if first is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(first)
+        return seeds
 
     def step(self, actions):
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"expected {self.num_envs} actions, got shape {a.shape}")
-        np.copyto(self._actions, a, casting="unsafe")
+        """Play one action per game (see the class docstring for autoreset): (obs, rewards,
+        terminated, truncated, info)."""
         b = self.batch
+        np.copyto(self._actions, as_actions(actions, b.num_actions, self.num_envs))
+        mode = self.autoreset_mode
+        if mode == AutoresetMode.DISABLED and self._ended.any():
+            over = np.flatnonzero(self._ended).tolist()
+            raise RuntimeError(f"games {over[:10]}{' ...' if len(over) > 10 else ''} are over (autoreset_mode="
+                               f"DISABLED); restart them with reset(options={{'reset_mask': mask}}) before step()")
+        seeds_before = b.engine.seeds.copy() if mode == AutoresetMode.SAME_STEP else None
         b.step(self._actions, fresh=True)
-        info = {"action_mask": b.mask}
-        if b.illegal.any():
-            info["illegal_action"] = b.illegal.copy()
-        if b.terminated.any():
-            done = b.terminated.copy()
-            info["final_obs"], info["_final_obs"] = b.final_obs, done
-            info["final_total"] = np.where(done, b.final_total, 0)
-        return b.obs, b.rewards.copy(), b.terminated.copy(), self._truncated.copy(), info
+        rewards, terminated, illegal = b.rewards.copy(), b.terminated.copy(), b.illegal.copy()
+        if mode == AutoresetMode.NEXT_STEP and self._ended.any():
+            restart = self._ended                 # their actions met a finished game: nothing was played
+            b.next_episode(which=restart)
+            rewards[restart] = 0.0
+            illegal[restart] = False
+        if mode != AutoresetMode.SAME_STEP:
+            self._ended = terminated.copy()
+        every = np.ones(self.num_envs, np.bool_)
+        info = self._info(every, b.mask, illegal)
+        if mode == AutoresetMode.SAME_STEP and terminated.any():
+            done = terminated
+            info["final_obs"], info["_final_obs"] = b.final_obs, done.copy()
+            over_mask = np.zeros((self.num_envs, b.num_actions), np.int8)
+            over_mask[done] = 1                   # a finished game marks every action legal
+            last = {"action_mask": over_mask, "total": np.where(done, b.final_total, 0),
+                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(self.num_envs, np.bool_)}
+            info["final_info"], info["_final_info"] = self._with_marks(last, done), done.copy()
+        return b.obs, rewards, terminated, self._truncated.copy(), info
+
+    def _info(self, rows, mask, illegal) -> dict:
+        """The info of every game (marked valid on `rows`): YachtEnv's keys, batched."""
+        e = self.batch.engine
+        info = {"action_mask": mask, "total": e.totals[:, 0].copy(), "game_seed": e.seeds.copy(),
+                "illegal_action": illegal}
+        return self._with_marks(info, rows)
+
+    @staticmethod
+    def _with_marks(info: dict, rows) -> dict:
+        """info plus Gymnasium's `_key` arrays, True on `rows`."""
+        for key in INFO_KEYS:
+            info[f"_{key}"] = rows.copy()
+        return info
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the legal actions now."""
         return self.batch.mask.astype(bool)
 
-    def close(self, **kwargs):
+    def close_extras(self, **kwargs) -> None:
         self.batch.close()
-        super().close(**kwargs)
+
+    def __getstate__(self):
+        if self.batch.threads.num_threads > 1:
+            raise TypeError(f"a YachtVectorEnv stepping on {self.batch.threads.num_threads} threads cannot be "
+                            "pickled; make it with num_threads=1 to pickle it")
+        return self.__dict__
