@@ -472,7 +472,9 @@ def env_classes():
     from yacht_env.pettingzoo import raw_env
     from yacht_env.sb3 import YachtVecEnv
     from yacht_env.vector import YachtVectorEnv
-    return [YachtEnv, YachtVectorEnv, YachtVecEnv, raw_env]
+    from yacht_env.vs_env import YachtVsEnv
+    from yacht_env.vs_vector import YachtVsVectorEnv
+    return [YachtEnv, YachtVectorEnv, YachtVecEnv, raw_env, YachtVsEnv, YachtVsVectorEnv]
 
 
 @pytest.mark.parametrize("cls", env_classes(), ids=lambda c: c.__name__)

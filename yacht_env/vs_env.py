@@ -4,49 +4,9 @@
     envs = gymnasium.make_vec("YachtVs-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                               num_players=2, opponents=["strong"])          # `yacht_env.vs_vector`
 
-## Description
-A table of `num_players` seats under any rule set; the learner plays one seat, the opponents the others
-(in team games, teammates are opponents' players too and the learner's sheet is its team's). Opponents
-move inside `step`, in the table's exact turn order, every opponent deciding for all the tables where
-it is to move at once, so the batched env trains against the CPU levels at engine speed.
-
-## Opponents
-`opponents`: one entry for every other seat (in seat order, skipping the learner's) or one for all;
-each an agent spec (`"strong"`, `"normal?strength=0.5"`, `"learned:PATH"`, `"external:CMD"`), an agent
-object, or a callable `policy(game) -> action` (`yacht_env.players`). The default plays uniformly
-random legal actions. An opponent that answers with an illegal action raises `IllegalMove`.
-
-## Action Space
-`Discrete(31 + columns * boxes)`, the encoding of `yacht_env.actions`: 0..30 re-roll holding the dice
-whose bits are set (legal while rolls remain), 31 + column * boxes + box scores that box.
-
-## Observation Space
-`obs_mode="flat"`: a float32 `Box` in [0, 1], the learner's sheet in the layout of `yacht_env.obs` plus
-the other sheets' totals and progress (`yacht_env.table_obs`); `obs_mode="dict"`: the same state unscaled.
-Once the game is over the dice shown are the last the learner decided on, with no rolls left.
-
-## Rewards
-`reward="points"`: the points the learner's sheet gained since its last step (its own moves and its
-teammates'), so the return is its final total; `reward="win"`: at the end +1 for an outright win, 0 for
-a first place shared with others (ties under `tiebreak: share`) and -1 for a loss (`tiebreak:
-sudden_death` breaks ties with dice rolls first). An illegal action gives `-illegal_penalty` and
-changes nothing (or raises `IllegalMove` with `illegal_action="raise"`).
-
-## Starting State
-Episode k after `reset(seed=s)` plays the dice of `Game(seed=dice_source.game_seed(s, k))`; the
-opponents before the learner's seat have moved and the learner's first roll is made.
-
-## Episode End
-When every sheet is full (`terminated`); episodes never truncate. `info["winners"]` names the winning
-seats; the mask is all true once the game is over (never all false).
-
-## Arguments
-`rules` (a preset, a rules file or a RuleSet) and any rules knob as a keyword; `num_players`;
-`opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`; `obs_mode`;
-`illegal_action`; `illegal_penalty`; `render_mode` ("ansi").
-
-## Version History
-v0: opponents as agent specs, agents or callables, played through the engine's lockstep runner.
+`SeatTables` holds N tables of the engine (`yacht_env.engine.State`) seen from the learner's seat and
+moves the opponents with the lockstep runner (`yacht_env.lockstep`); `YachtVsEnv` is its one-table
+form, `yacht_env.vs_vector.YachtVsVectorEnv` its batched form.
 """
 import gymnasium as gym
 import numpy as np
@@ -54,7 +14,7 @@ import numpy as np
 from .actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
 from .dice_source import stream_seeds
 from .engine import State
-from .env import ILLEGAL, OBS_MODES, check_choice, resolve_rules
+from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
 from .lockstep import PlayerError, play, sheet_ranks
 from .players import Uniform, batched_player
@@ -182,7 +142,54 @@ class SeatTables:
 
 
 class YachtVsEnv(gym.Env):
-    """A seat at a multi-player Yacht table (see the module docstring)."""
+    """A seat at a multi-player Yacht table, opponents inside the step.
+
+    ## Description
+    A table of `num_players` seats under any rule set; the learner plays one seat, the opponents the
+    others, in the table's exact turn order (in team games, teammates are opponents' players too and the
+    learner's sheet is its team's: seat i plays for team i % teams).
+
+    Opponents (`opponents`): one for every other seat, or a list of one per other seat in seat order;
+    each an agent spec (`"strong"`, `"normal"`, `"learned:PATH"`, `"external:CMD"`: made by the factory
+    registered as the `yacht_arena.agents` entry point), an agent object, or a callable
+    `policy(game) -> action` (`yacht_env.players`). The default plays uniformly random legal actions.
+    An opponent that answers with an illegal action raises `IllegalMove`.
+
+    ## Action Space
+    `Discrete(31 + columns * n_boxes)`, the encoding of `yacht_env.actions`: 0..30 re-roll holding the
+    dice whose bits are set (legal while rolls remain), 31 + column * n_boxes + box scores that box.
+
+    ## Observation Space
+    `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 2 * (sheets - 1),), float32)`,
+    the learner's sheet in the layout of `yacht_env.obs`, then its total and every other sheet's total
+    and boxes filled (`yacht_env.table_obs`); `obs_mode="dict"`: the same state unscaled. Once the game
+    is over the dice shown are the last the learner decided on, with no rolls left.
+
+    ## Rewards
+    `reward="points"`: the points the learner's sheet gained since its last step (its own moves and its
+    teammates'), so the return is its final total; `reward="win"`: at the end +1 for an outright win,
+    0 for a first place shared with others (ties under `tiebreak: share`) and -1 for a loss
+    (`tiebreak: sudden_death` breaks ties with dice rolls first). An illegal action gives
+    `-illegal_penalty` and changes nothing, or raises `IllegalMove` with `illegal_action="raise"`.
+
+    ## Starting State
+    Episode k after `reset(seed=s)` plays the dice of `Game(seed=dice_source.game_seed(s, k))`; the
+    opponents seated before the learner have moved and the learner's first roll is made.
+
+    ## Episode End
+    Termination: when every sheet is full; truncation: never. `info["winners"]` names the winning
+    seats; the mask is all true once the game is over (never all false).
+
+    ## Arguments
+    `rules` (a preset, a rules file or a RuleSet) and any rules knob as a keyword; `num_players`
+    (2-8); `opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`
+    ("points" or "win"); `obs_mode`; `illegal_action` ("penalize" or "raise"); `illegal_penalty`;
+    `render_mode` ("ansi").
+
+    ## Version History
+    * v0: opponents as agent specs, agents or callables, played through the engine's lockstep
+      runner; a batched form for `gymnasium.make_vec`.
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
@@ -192,7 +199,7 @@ class YachtVsEnv(gym.Env):
         check_choice("obs_mode", obs_mode, OBS_MODES)
         check_choice("reward", reward, VS_REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
-        check_choice("render_mode", render_mode, (None, "ansi"))
+        check_render_mode(render_mode, ("ansi",))
         self.rules = resolve_rules(rules, overrides)
         self.tables = SeatTables(self.rules, 1, num_players, opponents, seat, reward)
         self.num_players, self.num_sheets = num_players, self.tables.state.num_sheets
@@ -209,6 +216,9 @@ class YachtVsEnv(gym.Env):
         return int(self.tables.seat[0])
 
     def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            seed = check_seed(seed)
+        check_no_options(options, "YachtVs-v0")
         super().reset(seed=seed)
         t = self.tables
         if seed is not None or self.game is None:
@@ -245,8 +255,8 @@ class YachtVsEnv(gym.Env):
 
     def _info(self, illegal: bool) -> dict:
         g = self.game
-        info = {"action_mask": self.tables.masks()[0], "seat": self.seat, "totals": g.totals(), "game_seed": g.seed,
-                "illegal_action": illegal}
+        info = {"action_mask": self.tables.masks()[0], "seat": self.seat, "totals": g.totals(),
+                "game_seed": np.uint64(g.seed), "illegal_action": illegal}
         if g.is_over:
             info["winners"] = g.winners()
         return info

@@ -29,7 +29,38 @@ from .vs_env import VS_REWARDS, SeatTables
 
 
 class YachtVsVectorEnv(VectorEnv):
-    """N multi-player tables with the learner at one seat of each (see the module docstring)."""
+    """N multi-player tables with the learner at one seat of each, opponents stepped inside the step.
+
+    ## Description
+    `num_envs` tables of `yacht_env.vs_env.YachtVsEnv`: the same seats, opponents, observations and
+    rewards; every opponent decides for all the tables where it is to move in one call.
+
+    ## Action Space
+    `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.actions`).
+
+    ## Observation Space
+    `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 2 * (sheets - 1))` float32 in [0, 1], the flat
+    observation of `YachtVs-v0` (`yacht_env.table_obs`); masks in `info["action_mask"]` (int8) and
+    `action_masks()` (bool).
+
+    ## Rewards
+    As `YachtVs-v0` ("points" or "win"), float32; illegal actions are always penalized.
+
+    ## Starting State
+    `reset(seed=s)`: table i plays the stream s + i (a list gives one stream each), the games of
+    `YachtVs-v0` reset with seed s + i and then plain `reset()`s.
+
+    ## Episode End
+    Same-step autoreset: terminated[i] is set on the last move, observation row i is already the next
+    game's, the last one is in `info["final_obs"][i]` (rows in `info["_final_obs"]`) and
+    `info["final_total"]` holds the learner's final totals. Never truncated.
+
+    ## Arguments
+    `num_envs` and the arguments of `YachtVs-v0` (obs_mode "flat" only, no render_mode).
+
+    ## Version History
+    * v0: opponents as agent specs, agents or callables, stepped by the lockstep runner.
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 

@@ -1,0 +1,94 @@
+"""The batched YachtVs-v0: opponents as agent specs inside the step, the games of the single env, autoreset."""
+import gymnasium as gym
+import numpy as np
+import pytest
+from solver_tables import solve_once, temp_cache
+
+import yacht_env  # noqa: F401 - registers the ids
+from agents.registry import make_agent
+from yacht_env.rules import load
+from yacht_env.vs_env import YachtVsEnv
+from yacht_env.vs_vector import YachtVsVectorEnv
+
+
+@pytest.fixture(autouse=True)
+def cache():
+    with temp_cache():
+        solve_once(load("yacht"))
+        yield
+
+
+def last_legal(mask):
+    return np.array([np.flatnonzero(m)[-1] for m in mask], np.int64)
+
+
+def first_legal(mask):
+    return np.array([np.flatnonzero(m)[0] for m in mask], np.int64)
+
+
+@pytest.mark.parametrize("kw", [
+    {"num_players": 2, "opponents": ["strong"]},
+    {"num_players": 3, "opponents": ["random", "greedy"], "seat": 1, "reward": "win"},
+    {"num_players": 4, "opponents": "strong", "teams": 2, "seat": "rotate"},
+    {"num_players": 2, "opponents": ["normal"], "rolls_per_turn": 2},          # a per-game agent, one per table
+], ids=["strong", "three-seats-win", "teams-rotate", "per-game-opponent"])
+def test_every_table_plays_the_single_env_games(kw):
+    n, steps = 3, 90
+    vec = YachtVsVectorEnv(num_envs=n, **kw)
+    obs, info = vec.reset(seed=10)
+    singles = [YachtVsEnv(**kw) for _ in range(n)]
+    outs = [e.reset(seed=10 + i) for i, e in enumerate(singles)]
+    assert np.array_equal(obs, np.stack([o for o, _ in outs]))
+    ended = 0
+    for step in range(steps):
+        actions = last_legal(info["action_mask"]) if step % 3 else first_legal(info["action_mask"])
+        obs, rewards, term, trunc, info = vec.step(actions)
+        for i, e in enumerate(singles):
+            o, r, t, _, inf = e.step(int(actions[i]))
+            assert r == pytest.approx(float(rewards[i])) and t == term[i]
+            if t:
+                ended += 1
+                assert np.array_equal(info["final_obs"][i], o) and info["final_total"][i] == inf["totals"][e.seat]
+                o, inf = e.reset()
+            assert np.array_equal(obs[i], o), (step, i)
+            assert np.array_equal(info["action_mask"][i], inf["action_mask"])
+    assert ended >= n
+
+
+def test_points_returns_are_the_final_totals_and_strong_beats_random():
+    vec = gym.make_vec("YachtVs-v0", num_envs=64, vectorization_mode="vector_entry_point", num_players=2,
+                       opponents=["strong"])
+    obs, info = vec.reset(seed=0)
+    returns, finals = np.zeros(64), []
+    rng = np.random.default_rng(0)
+    while len(finals) < 64:
+        mask = info["action_mask"]
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, r, term, _, info = vec.step(actions)
+        returns += r
+        for i in np.flatnonzero(term):
+            assert returns[i] == info["final_total"][i]
+            finals.append(returns[i])
+            returns[i] = 0
+    assert np.mean(finals) < 100          # a random learner; its opponent plays the optimum
+
+
+def test_opponents_errors_are_clear():
+    with pytest.raises(ValueError, match="plays one game at a time and cannot sit at 4 tables"):
+        YachtVsVectorEnv(num_envs=4, opponents=[make_agent("normal")])
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        YachtVsVectorEnv(num_envs=2, opponents=["nobody"])
+    with pytest.raises(ValueError, match="a list of 2, one per other seat"):
+        YachtVsVectorEnv(num_envs=2, num_players=3, opponents=["strong"])
+    vec = YachtVsVectorEnv(num_envs=2)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="actions must be integers"):
+        vec.step(np.array([31.0, 31.0]))
+
+
+def test_sync_vectorization_works_too():
+    envs = gym.make_vec("YachtVs-v0", num_envs=2, vectorization_mode="sync", num_players=2, opponents="greedy")
+    obs, info = envs.reset(seed=3)
+    for _ in range(40):
+        obs, r, term, trunc, info = envs.step(last_legal(info["action_mask"]))
+    envs.close()
