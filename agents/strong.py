@@ -47,3 +47,7 @@ class StrongAgent(Agent):
 
     def act_batch(self, view: BatchView):
         return self.policy_for(view.rules).act_batch(view)
+
+    def advance(self, state, rows, seating, me: int) -> None:
+        """The lockstep runner's fast path: the policy plays this agent's moves ahead (`Policy.advance`)."""
+        self.policy_for(state.rules).advance(state, rows, seating, me)

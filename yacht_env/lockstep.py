@@ -9,7 +9,9 @@ one is due, then asks each player for the decisions of its tables and plays them
 Tables are independent: within a table the moves come in exactly its turn order, so a player that
 looks at the other sheets sees them as they stand at that moment, and a table's game is the same
 whatever else is in the batch. `until` stops tables at a seat's decision instead (an environment's
-learner); `record` keeps every table's move log in the form of `Game.log`.
+learner); `record` keeps every table's move log in the form of `Game.log`. A player with an
+`advance(state, rows, seating, index)` method may play its own moves ahead in compiled code (the
+strong agent's kept plans): the same moves through the same transition, only without a pass each.
 """
 import numpy as np
 
@@ -96,8 +98,13 @@ def play(state: State, players, seating=None, rows=None, until=None, record: Rec
         seating = np.zeros((state.num_tables, state.num_players), np.int64)
     live = np.arange(state.num_tables) if rows is None else np.asarray(rows, np.int64)
     stopped = []
+    fast = [(p, player) for p, player in enumerate(players) if hasattr(player, "advance")] if record is None else []
     while True:
         live = live[~state.over(live)]
+        if fast and len(live):
+            for p, player in fast:
+                player.advance(state, live, seating, p)
+            live = live[~state.over(live)]
         if not len(live):
             break
         fresh = live[state.ints[live, ROLLS_USED] == 0]

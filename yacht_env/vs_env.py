@@ -55,6 +55,7 @@ class SeatTables:
         self.streams = np.zeros(num_tables, np.uint64)
         self.episodes = np.zeros(num_tables, np.int64)
         self.seat = np.zeros(num_tables, np.int64)
+        self.sheet = np.zeros(num_tables, np.int64)       # the learner's sheet
         self.seating = np.zeros((num_tables, num_players), np.int64)
         self.banked = np.zeros(num_tables, np.int64)
         self.shown = np.ones((num_tables, 5), np.int8)
@@ -73,6 +74,7 @@ class SeatTables:
         P = self.num_players
         seat = self.episodes[rows] % P if self.seat_rule == "rotate" else np.full(len(rows), self.seat_rule)
         self.seat[rows] = seat
+        self.sheet[rows] = seat % self.state.num_sheets
         seats = np.arange(P)[None, :]
         # the learner's seat holds player 0; the others, in seat order, players 1..P-1
         self.seating[rows] = np.where(seats == seat[:, None], 0, seats + (seats < seat[:, None]))
@@ -94,8 +96,9 @@ class SeatTables:
         waiting = ~self.state.over(rows)
         self.shown[rows[waiting]] = self.state.dice[rows[waiting]]
 
-    def learner_totals(self, rows=slice(None)) -> np.ndarray:
-        return self.state.totals[rows][np.arange(len(self.seat[rows])), self.seat[rows] % self.state.num_sheets]
+    def learner_totals(self, rows=None) -> np.ndarray:
+        rows = self.rows if rows is None else rows
+        return self.state.totals[rows, self.sheet[rows]]
 
     def step(self, actions, rows=None):
         """Play actions[j] at table rows[j] (default: all); returns (rewards, terminated, illegal)."""
@@ -120,7 +123,7 @@ class SeatTables:
     def outcomes(self, rows) -> np.ndarray:
         """+1 outright win, 0 shared first place, -1 loss, for finished tables."""
         ranks = sheet_ranks(self.state, rows)
-        mine = ranks[np.arange(len(rows)), self.seat[rows] % self.state.num_sheets]
+        mine = ranks[np.arange(len(rows)), self.sheet[rows]]
         firsts = (ranks == 1).sum(axis=1)
         return np.where(mine != 1, -1.0, np.where(firsts == 1, 1.0, 0.0)).astype(np.float32)
 

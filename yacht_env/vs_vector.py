@@ -119,7 +119,9 @@ class YachtVsVectorEnv(VectorEnv):
             info["illegal_action"] = illegal
         if over.any():
             done = np.flatnonzero(over)
-            info["final_obs"], info["_final_obs"] = np.where(over[:, None], obs, 0.0).astype(np.float32), over.copy()
+            final = np.zeros_like(obs)
+            final[done] = obs[done]
+            info["final_obs"], info["_final_obs"] = final, over.copy()
             info["final_total"] = np.where(over, t.learner_totals(), 0)
             t.episodes[done] += 1
             t.start(done)

@@ -17,6 +17,8 @@ import numpy as np
 
 from ..actions import NUM_HOLDS, score_action, score_action_of
 from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
+from ..engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
+from ..rules.tables import Tables
 from .solution import Solution
 from .widget import SMALL, box_table, keep_values, next_state, prepare, reroll_stages, score_stage
 
@@ -126,6 +128,32 @@ def plan_states(T, V, space, prep, n_stages, masks, uppers, flags, hold_of, plan
 MANY = 16   # states per call from which the parallel `plan_states` pays off
 
 
+@nb.njit(cache=True, _nrt=False)
+def advance_planned(rows, me, seating, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
+                    seeds, ints, dice, faces, scores, cols, totals, preview, extra, *tables):
+    """Play every move of tables `rows` while the seat to move is player `me`'s (seating[i, seat] == me)
+    and its plan is kept (slot[state] >= 0; one column): first rolls and decisions, through the engine's
+    transition, as `lockstep.play` would play them one pass at a time."""
+    T = Tables(*tables)
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        while ints[i, TURN] < turns:
+            seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
+            if seating[i, seat] != me:
+                break
+            s = seat % num_sheets
+            if ints[i, ROLLS_USED] == 0:
+                roll_seeded(T, i, s, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+            u = min(cols[i, s, 0, UPPER], threshold) if n_upper > 1 else 0
+            f = cols[i, s, 0, YACHT50] if n_flag > 1 else 0
+            p = slot[(cols[i, s, 0, FILLED] * n_upper + u) * n_flag + f]
+            if p < 0:
+                break                    # no plan kept for this state: the caller's next pass makes one
+            a = plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]]
+            play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals,
+                        preview, extra)
+
+
 class Policy:
     """Optimal (one column) or column-additive (several columns) play from a `Solution`.
 
@@ -231,6 +259,17 @@ class Policy:
         """The optimal action at every table of a `yacht_env.view.BatchView` (the batched player protocol)."""
         keys = self.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
         return self.actions(keys, view.roll, view.rolls_left)
+
+    def advance(self, state, rows, seating, me: int) -> None:
+        """Play in compiled code every move of tables `rows` that is player `me`'s and has a kept plan
+        (the lockstep runner's fast path; one-column rules only, else nothing is played)."""
+        if not self._dense:
+            return
+        sp = self.solution.space
+        advance_planned(np.ascontiguousarray(rows, np.int64), me, seating, sp.n_upper, sp.n_flag, sp.threshold,
+                        self._slot, self.plans, state.ypts, state.num_players, state.num_sheets, state.turns,
+                        state.seeds, state.ints, state.dice, state.faces, state.scores, state.cols, state.totals,
+                        state.preview, state.extra, *state.tables)
 
     def action(self, scores, upper, roll: int, rolls_left: int) -> int:
         """The best action for one sheet (columns x boxes scores, upper totals) and roll index `roll`."""
