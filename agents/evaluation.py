@@ -13,9 +13,9 @@ import numpy as np
 from tqdm import tqdm
 
 from yacht_env.dice_source import game_seeds
-from yacht_env.engine import UPPER_BONUS, State
+from yacht_env.engine import EXTRA_BONUS, UPPER_BONUS, State
 from yacht_env.game import Game
-from yacht_env.lockstep import play, sheet_ranks
+from yacht_env.lockstep import Record, play, sheet_ranks
 
 from .base import play_game
 
@@ -39,32 +39,43 @@ def _chunks(total: int, size: int):
         yield lo, min(total, lo + size)
 
 
-def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
-    """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), bonus."""
+def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "",
+              logs: bool = False) -> dict:
+    """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), upper and
+    extra-Yacht bonus points, seeds, and with `logs` every game's move log (as `Game.log`)."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    seeds = game_seeds(seed, last=np.arange(games))
     totals = np.zeros(games, dtype=np.int64)
     boxes = np.zeros((games, rules.columns, len(rules.boxes)), dtype=np.int64)
-    bonus = np.zeros(games, dtype=bool)
+    upper, extra = np.zeros(games, np.int64), np.zeros(games, np.int64)
+    moves = [] if logs else None
     with tqdm(total=games, desc=desc or "games", unit="game", disable=not progress, leave=False) as bar:
         if agent.batched:
             agent.prepare(rules, 1)
             for lo, hi in _chunks(games, CHUNK):
                 state = State(rules, hi - lo, 1)
-                state.reset(game_seeds(seed, last=np.arange(lo, hi)))
-                play(state, [agent])
+                state.reset(seeds[lo:hi])
+                record = Record(hi - lo) if logs else None
+                play(state, [agent], record=record)
                 totals[lo:hi] = state.totals[:, 0]
                 boxes[lo:hi] = state.scores[:, 0]
-                bonus[lo:hi] = state.cols[:, 0, :, UPPER_BONUS].sum(axis=1) > 0
+                upper[lo:hi] = state.cols[:, 0, :, UPPER_BONUS].sum(axis=1)
+                extra[lo:hi] = state.cols[:, 0, :, EXTRA_BONUS].sum(axis=1)
+                if logs:
+                    moves += record.logs(rules)
                 bar.update(hi - lo)
         else:
-            for i, s in enumerate(game_seeds(seed, last=np.arange(games)).tolist()):
+            for i, s in enumerate(seeds.tolist()):
                 g = play_game(Game(rules, 1, seed=s), [agent])
                 totals[i] = g.totals()[0]
                 boxes[i] = g.sheets[0].scores
-                bonus[i] = g.sheets[0].upper_bonus.sum() > 0
+                upper[i], extra[i] = g.sheets[0].upper_bonus.sum(), g.sheets[0].extra_bonus.sum()
+                if logs:
+                    moves.append(g.log)
                 bar.update(1)
-    return {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
+    return {"totals": totals, "boxes": boxes, "upper_bonus": upper, "extra_bonus": extra, "seeds": seeds,
+            "logs": moves}
 
 
 def fault_note(name: str, agent) -> str | None:
@@ -93,7 +104,9 @@ def summarize(name: str, rules, run: dict) -> dict:
     return {"agent": name, "rules": rules.name, "games": int(len(t)), "mean": mean, "ci95": ci, "std": sd,
             "median": float(np.median(t)),
             "quantiles": {f"p{round(q * 100)}": float(np.quantile(t, q)) for q in QUANTILES},
-            "per_box_mean": per_box_mean, "p_upper_bonus": float(run["upper_bonus"].mean())}
+            "per_box_mean": per_box_mean, "upper_bonus_mean": float(run["upper_bonus"].mean()),
+            "extra_bonus_mean": float(run["extra_bonus"].mean()),
+            "p_upper_bonus": float((run["upper_bonus"] > 0).mean())}
 
 
 def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:

@@ -10,8 +10,8 @@ from agents.registry import make_agent
 from tournaments.cli import main
 from yacht_env.rules import load
 
-EVALUATE_KEYS = {"agent", "rules", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
-                 "p_upper_bonus"}
+EVALUATE_KEYS = {"agent", "rules", "seed", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
+                 "upper_bonus_mean", "extra_bonus_mean", "p_upper_bonus", "faults"}
 
 
 def run_json(argv, capsys):
@@ -22,13 +22,15 @@ def run_json(argv, capsys):
 def test_evaluate_json_keys_and_values(capsys):
     doc = run_json(["evaluate", "greedy", "--games", "30", "--seed", "4", "--json", "--no-progress"], capsys)
     assert set(doc) == EVALUATE_KEYS
-    assert doc["agent"] == "greedy" and doc["rules"] == "yacht" and doc["games"] == 30
+    assert doc["agent"] == "greedy" and doc["rules"]["name"] == "yacht" and doc["games"] == 30
+    assert set(doc["rules"]) == {"name", "set", "hash"} and doc["faults"]["count"] == 0
     lo, hi = doc["ci95"]
     assert lo < doc["mean"] < hi and doc["std"] > 0
     assert list(doc["per_box_mean"]) == list(load("yacht").boxes)
     assert 0 <= doc["p_upper_bonus"] <= 1
     assert doc["quantiles"]["p5"] <= doc["median"] <= doc["quantiles"]["p95"]
-    assert abs(sum(doc["per_box_mean"].values()) - doc["mean"]) < 200   # boxes + bonuses = total
+    boxes = sum(doc["per_box_mean"].values()) + doc["upper_bonus_mean"] + doc["extra_bonus_mean"]
+    assert abs(boxes - doc["mean"]) < 1e-9       # the lines add up to the mean
 
 
 def test_evaluate_is_seeded(capsys):
@@ -48,7 +50,7 @@ def test_evaluate_text(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["evaluate", "greedy", "--games", "0"], "--games must be >= 1, got 0"),
+    (["evaluate", "greedy", "--games", "0"], "--games must be from 1 to 10,000,000, got 0"),
     (["evaluate", "wizard"], "unknown agent 'wizard'"),
     (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
     (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
@@ -108,6 +110,9 @@ def test_evaluate_reports_bot_faults(tmp_path, capsys):
     argv = ["evaluate", f"external:{sys.executable} {bot}", "--games", "1", "--json", "--no-progress"]
     assert main(argv) == 0
     captured = capsys.readouterr()
-    assert set(json.loads(captured.out)) == EVALUATE_KEYS
-    assert "13 fault(s) (13 garbage), fallback moves played; first in game 1, move 1: reply is not JSON: 'nope'" \
-        in captured.err
+    doc = json.loads(captured.out)
+    assert set(doc) == EVALUATE_KEYS
+    assert doc["faults"]["count"] == 13 and doc["faults"]["games"] == 1 and doc["faults"]["by_kind"] == {"garbage": 13}
+    assert doc["faults"]["first"][0] == {"game": 0, "move": 1, "kind": "garbage", "cause": "reply is not JSON: 'nope'"}
+    assert ("13 fault(s) in 1 of 1 games (13 garbage); their fallback moves are in the scores; first in game 0, "
+            "move 1: reply is not JSON: 'nope'") in captured.err

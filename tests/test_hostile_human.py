@@ -1,9 +1,6 @@
 """A person at the terminal who is not there: stdin at its end before the first move."""
 import io
 
-import pytest
-
-from agents.human import HumanQuit
 from tournaments.cli import main
 
 
@@ -21,8 +18,6 @@ def test_play_abandoned_after_some_input_is_not_an_error(monkeypatch, capsys):
     assert capsys.readouterr().out.rstrip().endswith("game abandoned")
 
 
-@pytest.mark.xfail(strict=True, raises=HumanQuit,
-                   reason="agents/commands/evaluate.py lets HumanQuit through (not this branch's file)")
 def test_evaluate_human_with_no_input_is_one_clear_error(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["evaluate", "human", "--games", "1", "--no-progress"]) == 2

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import play_game
+from agents.records import game_record
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.game import Game
 
@@ -309,11 +310,9 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
 
 
 def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_bonus, faults, log) -> dict:
-    """The store record of a finished game: every list has one entry per seat (a seat's sheet is its
-    team's, `sheet_of` says which; teammates share it)."""
-    return {"key": job.key, "table": job.table, "deal": job.deal, "rotation": job.rotation, "seed": job.seed,
-            "agents": list(job.agents), "sheet_of": sheet_of, "totals": totals, "places": places, "sheets": sheets,
-            "upper_bonus": upper_bonus, "extra_bonus": extra_bonus, "faults": faults, "log": log}
+    """The store record of a finished job (`agents.records.game_record`)."""
+    return game_record(job.key, job.table, job.deal, job.rotation, job.seed, job.agents, sheet_of, totals, places,
+                       sheets, upper_bonus, extra_bonus, faults, log)
 
 
 def _play(game: Game, seats: list[Guarded]) -> None:

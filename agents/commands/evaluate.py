@@ -1,45 +1,114 @@
-"""`yacht evaluate AGENT`: one agent's solitaire score distribution."""
+"""`yacht evaluate AGENT`: one agent's solitaire score distribution.
+
+Game i uses the dice seed `game_seed(seed, i)`, so every agent evaluated with the same seed sees the
+same dice. Batched agents play all games at once (`agents.evaluation`). An agent that records faults
+(an external bot: a timeout, a crash, garbage or an illegal move) has them reported: its fallback moves
+are counted in the scores, and the text and `--json` say how many games they touched. `--out DIR`
+writes every game as a record (`agents.records`) to `DIR/games.jsonl` with `DIR/evaluate.json`, which
+`yacht analyze DIR` and `yacht show DIR GAME` read.
+"""
+import json
 import sys
+from pathlib import Path
 
-from yacht_env.cli_common import CommandError, add_common, emit_json, rules_from_args
+from yacht_env.cli_common import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
-from ..evaluation import fault_note, solitaire, summarize
+from ..evaluation import solitaire, summarize
+from ..human import HumanQuit
+from ..records import game_record
 from ..registry import list_specs, make_agent
 
+MAX_GAMES = 10_000_000
+LISTED_FAULTS = 20
 
 def add_parser(sub):
     specs = "; ".join(p for p, _ in list_specs())
     p = sub.add_parser("evaluate", help="solitaire score distribution of one agent",
                        description=f"Play N one-player games and report the score distribution. Agent specs: {specs}.")
-    p.add_argument("agent", metavar="AGENT", help="agent spec, e.g. normal or easy?skill=0.5")
-    p.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
-    add_common(p)
+    p.add_argument("agent", metavar="AGENT", help="agent spec, e.g. normal or learned:models/ppo-yacht.pt")
+    p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,} (default: 1000)")
+    add_common(p, out="write every game to DIR/games.jsonl and the run to DIR/evaluate.json (for yacht analyze)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+def faults_of(agent, before: int, first_game: int) -> list[dict]:
+    """The faults an agent recorded during this run, with the index of the game (0-based) each hit."""
+    out = []
+    for f in (getattr(agent, "faults", None) or [])[before:]:
+        out.append({"game": int(f.game) - first_game, "move": int(f.move), "kind": f.kind, "cause": f.cause})
+    return out
 
 def run(args) -> int:
-    if args.games < 1:
-        raise CommandError(f"--games must be >= 1, got {args.games}")
+    if not 1 <= args.games <= MAX_GAMES:
+        raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and (not out.is_dir() or any(p.name not in ("games.jsonl", "evaluate.json")
+                                                                      for p in out.iterdir())):
+        raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
     agent = make_agent(args.agent)
+    before, first = len(getattr(agent, "faults", None) or []), getattr(agent, "games", 0) + 1
     try:
-        doc = summarize(args.agent, rules, solitaire(agent, rules, args.games, args.seed,
-                                                     progress=not args.no_progress, desc=args.agent))
+        run_ = solitaire(agent, rules, args.games, args.seed, progress=not (args.no_progress or args.json),
+                         desc=args.agent, logs=out is not None)
+    except HumanQuit as e:
+        raise CommandError(f"{args.agent}: {e}; the human agent reads moves from a terminal (or one command per "
+                           f"line from a pipe)") from None
     finally:
         agent.close()
-    note = fault_note(args.agent, agent)
-    if note:
-        print(f"yacht evaluate: warning: {note}", file=sys.stderr)
+    faults = faults_of(agent, before, first)
+    doc = summarize(args.agent, rules, run_)
+    doc["rules"] = rules_block_from_args(args)
+    doc["seed"] = args.seed
+    doc["faults"] = {"count": len(faults), "games": len({f["game"] for f in faults}),
+                     "by_kind": {k: sum(f["kind"] == k for f in faults) for k in sorted({f["kind"] for f in faults})},
+                     "first": faults[:LISTED_FAULTS]}
+    if out is not None:
+        _write(out, args, rules, run_, faults, doc)
+        doc["out"] = str(out)
+    if faults:
+        f = faults[0]
+        print(f"yacht evaluate: warning: {args.agent}: {len(faults)} fault(s) in {doc['faults']['games']} of "
+              f"{args.games} games ({', '.join(f'{n} {k}' for k, n in doc['faults']['by_kind'].items())}); their "
+              f"fallback moves are in the scores; first in game {f['game']}, move {f['move']}: {f['cause']}",
+              file=sys.stderr)
     if args.json:
         emit_json(doc)
         return 0
+    _print(doc, args)
+    return 0
+
+def _write(out: Path, args, rules, run_, faults, doc) -> None:
+    by_game = {}
+    for f in faults:
+        by_game.setdefault(f["game"], {"error": f"{f['kind']}: {f['cause']}", "move": f["move"]})
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / "games.jsonl", "w", encoding="utf-8") as fh:
+            for i in range(len(run_["totals"])):
+                rec = game_record(f"g{i}", 0, i, 0, int(run_["seeds"][i]), [args.agent], [0],
+                                  [int(run_["totals"][i])], [1], [run_["boxes"][i].tolist()],
+                                  [int(run_["upper_bonus"][i])], [int(run_["extra_bonus"][i])], [by_game.get(i)],
+                                  run_["logs"][i])
+                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
+                "resolved_rules": rules.to_dict()}
+        (out / "evaluate.json").write_text(json.dumps(meta, indent=2) + "\n")
+    except OSError as e:
+        raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None
+
+def _print(doc, args) -> None:
     lo, hi = doc["ci95"]
     q = doc["quantiles"]
-    print(f"{doc['agent']} under {doc['rules']}: {doc['games']} games, seed {args.seed}")
+    print(f"{doc['agent']} under {doc['rules']['name']}: {doc['games']} games, seed {args.seed}")
     print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}")
     print("  quantiles " + "  ".join(f"{k} {v:.0f}" for k, v in q.items()))
     print(f"  upper bonus in {100 * doc['p_upper_bonus']:.1f}% of games")
-    width = max(len(k) for k in doc["per_box_mean"])
-    for box, mean in doc["per_box_mean"].items():
+    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"], "extra-Yacht bonus": doc["extra_bonus_mean"]}
+    width = max(len(k) for k in lines)
+    for box, mean in lines.items():
         print(f"  {box:<{width}}  {mean:6.2f}")
-    return 0
+    print(f"  {'total':<{width}}  {doc['mean']:6.2f}")
+    if doc["faults"]["count"]:
+        print(f"  faults: {doc['faults']['count']} in {doc['faults']['games']} games (fallback moves counted)")
+    if "out" in doc:
+        print(f"  wrote {doc['out']}/games.jsonl and {doc['out']}/evaluate.json")
