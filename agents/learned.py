@@ -10,9 +10,11 @@ features the model was trained with (`agents.features`). Each move is the most l
 (`deterministic=True`, the first on ties) or a sample from the policy, drawn with the decision's
 uniform number (`yacht_env.dice_source.decision_uniforms`).
 
-Safety: a model file comes from whoever made it. It is read with `torch.load(weights_only=True)`
-(no pickle, so no code runs while loading) and only arrays of the shapes its config describes are
-used; still, the weights decide every move, so play only models from sources you trust.
+Safety: a model file comes from whoever made it. It is read by `agents.model_file.read_model`, which
+unpickles nothing but a state dict of arrays (no code in the file runs) and checks every field before
+the network is built; still, the weights decide every move, so play only models from sources you trust.
+A model refuses rules other than the ones it was trained under, unless told to insist
+(`learned?insist=1:PATH`), which plays them with a warning.
 """
 import numba as nb
 import numpy as np
@@ -23,6 +25,7 @@ from yacht_env.obs import obs_size, observe
 
 from .base import Agent, BatchView
 from .features import extra_size, narrow_masks, policy_input
+from .model_file import check_rules, read_model
 
 ACTIVATIONS = ("relu", "tanh")
 
@@ -165,20 +168,16 @@ class NetPlayer(Agent):
 class LearnedAgent(NetPlayer):
     """A policy trained by `yacht train` (a `.pt` model file), played as it was trained."""
 
-    def __init__(self, path, deterministic: bool = True):
-        from .training.checkpoint import load_checkpoint
-        self.path = str(path)
-        self.doc = load_checkpoint(path)
+    def __init__(self, path, deterministic: bool = True, insist: bool = False):
+        self.path, self.insist = str(path), bool(insist)
+        self.doc = read_model(path)
+        self.warnings: list[str] = []
         super().__init__(PolicyNet(self.doc["policy"], self.doc["config"]["policy"]), self.doc["config"],
                          deterministic, source=f"model {self.path}")
 
     def prepare(self, rules, num_players) -> None:
-        try:
-            super().prepare(rules, num_players)
-        except ValueError:
-            from .training.errors import ModelFileError
-            trained = self.doc["rules"].get("name", "?") if isinstance(self.doc["rules"], dict) else "?"
-            raise ModelFileError(f"model {self.path} was trained on rules {trained!r} (observation "
-                                 f"{self.net.inputs}, actions {self.net.outputs}) and cannot play rules {rules.name!r} "
-                                 f"(observation {obs_size(rules) + extra_size(self.config)}, actions "
-                                 f"{num_actions(rules)})") from None
+        """Refuse rules the model cannot play; other rules of the same shape only with `insist` (then
+        the warning is kept in `warnings`)."""
+        warning = check_rules(self.doc, rules, self.path, self.insist)
+        if warning and warning not in self.warnings:
+            self.warnings.append(warning)

@@ -39,6 +39,12 @@ def _skill(value: float) -> float:
     return value
 
 
+def _flag(value: float) -> bool:
+    if value not in (0.0, 1.0):
+        raise ValueError(f"must be 0 or 1, got {value:g}")
+    return bool(value)
+
+
 def _positive(value: float) -> float:
     if not value > 0:
         raise ValueError(f"must be > 0, got {value:g}")
@@ -54,7 +60,8 @@ AGENTS: dict[str, Entry] = {
                     {"skill": _skill}),
     "strong": Entry("agents.styles:make_strong", "the exact solver's optimal play (solitaire-optimal)",
                     {"skill": _skill}),
-    "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file)", {},
+    "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file); "
+                     "insist=1 plays rules of the same shape it was not trained on", {"insist": _flag},
                      argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
                       {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from agents.training.checkpoint import (MAX_FILE_BYTES, ModelFileError, check_model, check_rules,  # noqa: E402
                                         load_checkpoint, model_rules, policy_shapes)
+from agents.model_file import read_model  # noqa: E402
 from tournaments.cli import main  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
 
@@ -91,19 +92,23 @@ CRAFTED = {
     "policy a list of numbers": (lambda d: d["policy"].update({"value_net.bias": [0.0]}),
                                  "policy[value_net.bias]: must be a floating-point tensor, got list"),
     "policy int tensor": (lambda d: d["policy"].update({"value_net.bias": torch.zeros(1, dtype=torch.int64)}),
-                          "policy[value_net.bias]: must be a floating-point tensor, got Tensor"),
+                          "policy[value_net.bias]: must be a floating-point tensor, got int64"),
     "policy nan": (lambda d: d["policy"].update({"value_net.bias": torch.tensor([float("nan")])}),
                    "policy[value_net.bias]: holds NaN or infinite weights"),
     "optimizer garbage": (lambda d: {**d, "optimizer": [1, 2]}, "optimizer: must be an optimizer state dict"),
 }
 
 
+LOADERS = pytest.mark.parametrize("loader", [load_checkpoint, read_model], ids=["torch", "play"])
+
+
+@LOADERS
 @pytest.mark.parametrize("kind", list(CRAFTED))
-def test_crafted_model_files_are_refused_with_one_line(tmp_path, raw, kind):
+def test_crafted_model_files_are_refused_with_one_line(tmp_path, raw, kind, loader):
     change, message = CRAFTED[kind]
     path = crafted(tmp_path, raw, change)
     with pytest.raises(ModelFileError) as e:
-        load_checkpoint(path)
+        loader(path)
     text = str(e.value)
     assert message in text and "\n" not in text and text.startswith(f"{path}: "), text
 
@@ -123,7 +128,8 @@ def test_crafted_model_files_on_the_command_line(tmp_path, raw, capsys, kind):
     ("HALF", "not a model file saved by `yacht train`"),
     ("PICKLE", "not a model file saved by `yacht train`"),
 ])
-def test_unreadable_files(tmp_path, content, message):
+@LOADERS
+def test_unreadable_files(tmp_path, content, message, loader):
     path = tmp_path / "m.pt"
     if content == "HALF":
         content = SHIPPED.read_bytes()[:SHIPPED.stat().st_size // 2]
@@ -132,15 +138,30 @@ def test_unreadable_files(tmp_path, content, message):
         content = path.read_bytes()
     path.write_bytes(content)
     with pytest.raises(ModelFileError, match=message):
-        load_checkpoint(path)
+        loader(path)
 
 
-def test_a_file_larger_than_any_model_is_refused_unread(tmp_path):
+@LOADERS
+def test_a_file_larger_than_any_model_is_refused_unread(tmp_path, loader):
     path = tmp_path / "big.pt"
     with open(path, "wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)    # sparse: no disk used, and never read
     with pytest.raises(ModelFileError, match=r"big.pt: 1073741825 bytes is larger than any model file"):
-        load_checkpoint(path)
+        loader(path)
+
+
+def test_the_play_reader_gives_the_torch_weights_and_refuses_short_storages(tmp_path, raw):
+    import zipfile
+    doc = read_model(SHIPPED)
+    for name, t in raw["policy"].items():
+        assert (doc["policy"][name] == t.numpy()).all() and doc["policy"][name].dtype == t.numpy().dtype
+    cut = tmp_path / "cut.pt"
+    with zipfile.ZipFile(SHIPPED) as src, zipfile.ZipFile(cut, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, data[:-4] if info.filename.endswith("/data/0") else data)
+    with pytest.raises(ModelFileError, match=r"storage '0' holds \d+ bytes, not \d+ values"):
+        read_model(cut)
 
 
 def test_shipped_models_pass_and_their_shapes_are_the_sb3_policys(raw):

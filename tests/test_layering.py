@@ -68,3 +68,29 @@ def test_missing_extra_at_run_time_explains_itself(tmp_path):
     assert out.returncode == 2, out.stderr
     assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_stable_baselines3_is_imported_only_for_training():
+    """Only the training code and the SB3 VecEnv adapter import SB3; playing a learned model needs neither it nor
+    torch (`agents.model_file` reads the file)."""
+    allowed = {ROOT / "yacht_env" / "sb3.py"}
+    for package in ("yacht_env", "agents", "tournaments"):
+        for path in (ROOT / package).rglob("*.py"):
+            if "training" in path.relative_to(ROOT).parts or path in allowed:
+                continue
+            names = set()
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    names |= {a.name.split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+            assert not names & {"stable_baselines3", "sb3_contrib"}, path
+
+
+def test_a_learned_model_plays_without_torch():
+    code = ("import sys; from agents.learned import LearnedAgent; from agents.evaluation import solitaire; "
+            "from yacht_env.rules import load; "
+            "r = solitaire(LearnedAgent('models/ppo-yacht.pt'), load('yacht'), 4, progress=False); "
+            "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules, 'imported torch'; "
+            "assert r['totals'].min() > 0")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

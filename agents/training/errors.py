@@ -1,6 +1,4 @@
 """Training errors that need no torch to name (the CLI imports them on every run)."""
-from yacht_env.config import ConfigError
+from ..model_file import ModelFileError
 
-
-class ModelFileError(ConfigError):
-    """A file that is not a model saved by `yacht train`, or does not fit the rules (a user error)."""
+__all__ = ["ModelFileError"]

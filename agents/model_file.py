@@ -1,0 +1,301 @@
+"""Model files written by `yacht train`, read and checked without torch or stable-baselines3.
+
+A model file is a `torch.save` of plain data: the format tag, the training config and rule set as
+JSON text, the observation size and action count, the policy's `state_dict` and (in checkpoints, for
+resuming) the optimizer's state and the step count. `read_model` opens it as the zip file it is and
+unpickles only what such a file holds -- an OrderedDict of tensors rebuilt from typed storages
+(`torch._utils._rebuild_tensor_v2`, `torch.<Type>Storage`) -- as numpy arrays; any other object in the
+pickle is refused, as `torch.load(weights_only=True)` would refuse it, so no code in the file runs.
+`check_model` then checks every field before a network is built. A model file still comes from
+whoever made it: the weights decide every move, so only play models from sources you trust.
+"""
+import json
+import math
+import pickle
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env.actions import num_actions
+from yacht_env.obs import obs_size
+from yacht_env.rules import RuleError, RuleSet, load, rules_hash
+
+from yacht_env.config import ConfigError
+
+from .features import extra_size
+
+FORMAT = "yacht-maskable-ppo/1"
+ACTIVATIONS = ("tanh", "relu")
+MAX_FILE_BYTES = 1 << 30            # weights and Adam's two moments of MAX_PARAMS float32, with room
+MAX_PICKLE_BYTES = 1 << 26
+MAX_JSON_CHARS = 1 << 20
+MAX_WIDTH = 8192                    # units in one hidden layer
+MAX_LAYERS = 16                     # hidden layers per head
+MAX_PARAMS = 64_000_000
+MAX_OBS = 1 << 16
+MAX_ACTIONS = 1 << 12
+STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
+            "BFloat16Storage": None, "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,
+            "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_}
+
+
+class ModelFileError(ConfigError):
+    """A file that is not a model saved by `yacht train`, or does not fit the rules (a user error)."""
+
+
+class _StateDict(dict):
+    """An OrderedDict of a state dict (torch sets its `_metadata` attribute while unpickling)."""
+
+
+class _Storage:
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
+    """A tensor of a model file as a numpy array (a copy), after checking it lies inside its storage."""
+    data = storage
+    size, stride = tuple(int(x) for x in size), tuple(int(x) for x in stride)
+    if len(size) != len(stride) or any(s < 0 for s in size) or any(s < 0 for s in stride) or offset < 0:
+        raise pickle.UnpicklingError("a tensor with a negative size, stride or offset")
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
+    if last >= len(data):
+        raise pickle.UnpicklingError("a tensor reaches past the end of its storage")
+    item = data.itemsize
+    return np.lib.stride_tricks.as_strided(data[offset:], shape=size, strides=tuple(s * item for s in stride)).copy()
+
+
+class _Reader(pickle.Unpickler):
+    """Unpickles the data of a torch.save file, allowing only what a state dict needs."""
+
+    def __init__(self, file, archive: zipfile.ZipFile, prefix: str):
+        super().__init__(file)
+        self.archive, self.prefix = archive, prefix
+
+    def find_class(self, module, name):
+        if (module, name) == ("collections", "OrderedDict"):
+            return _StateDict
+        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+            return _rebuild_tensor
+        if module == "torch" and name in STORAGES and STORAGES[name] is not None:
+            return _Storage(name)
+        raise pickle.UnpicklingError(f"refused object {module}.{name}")
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and isinstance(pid[1], _Storage)):
+            raise pickle.UnpicklingError("a storage reference of an unknown form")
+        dtype = np.dtype(STORAGES[pid[1].name])
+        key, numel = str(pid[2]), int(pid[4])
+        try:
+            info = self.archive.getinfo(f"{self.prefix}data/{key}")
+        except KeyError:
+            raise pickle.UnpicklingError(f"storage {key!r} is missing") from None
+        if numel < 0 or info.file_size != numel * dtype.itemsize:
+            raise pickle.UnpicklingError(f"storage {key!r} holds {info.file_size} bytes, not {numel} values")
+        return np.frombuffer(self.archive.read(info), dtype=dtype.newbyteorder("<"))
+
+
+def read_model(path) -> dict:
+    """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays."""
+    p = Path(path)
+    if not p.is_file():
+        raise ModelFileError(f"no model file at {str(path)!r}")
+    size = p.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ModelFileError(f"{path}: {size} bytes is larger than any model file `yacht train` writes "
+                             f"(at most {MAX_FILE_BYTES})")
+    try:
+        with zipfile.ZipFile(p) as archive:
+            names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]
+            if len(names) != 1:
+                raise ValueError("no data.pkl record")
+            prefix = names[0][:-len("data.pkl")]
+            if prefix + "byteorder" in archive.namelist() and archive.read(prefix + "byteorder") != b"little":
+                raise ValueError("weights stored big-endian")
+            info = archive.getinfo(names[0])
+            if info.file_size > MAX_PICKLE_BYTES:
+                raise ValueError(f"a data record of {info.file_size} bytes")
+            with archive.open(info) as f:
+                doc = _Reader(f, archive, prefix).load()
+    except (zipfile.BadZipFile, pickle.UnpicklingError, ValueError, EOFError, OSError, KeyError, TypeError,
+            IndexError, AttributeError, RecursionError, MemoryError, UnicodeDecodeError) as e:
+        raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+    return check_model(doc, path)
+
+
+def check_model(doc, path="<model>") -> dict:
+    """A loaded model file checked field by field before any network is built; returns it with the JSON
+    fields decoded. Each problem is a one-line `ModelFileError` naming the file and the field.
+
+    format: FORMAT. rules: JSON text of a mapping that `yacht_env.rules.load` accepts. config: JSON
+    text of a mapping whose `policy` has `pi` and `vf` (lists of 1..MAX_LAYERS layer sizes, each
+    1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot`, when present, true or
+    false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give.
+    num_timesteps: a whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
+    a state dict whose names and shapes are those of that network, finite floating-point tensors.
+    optimizer (checkpoints only): a state dict mapping.
+    """
+    def bad(field, problem):
+        return ModelFileError(f"{path}: {field}: {problem}")
+
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFileError(f"{path}: not a model file saved by `yacht train` (expected format {FORMAT!r})")
+    out = dict(doc)
+    for key in ("config", "rules", "extra"):
+        out[key] = _json_mapping(doc.get(key), key, bad)
+    try:
+        trained = load(out["rules"])
+    except RuleError as e:
+        raise bad("rules", f"not a rule set yacht_env.rules.load accepts ({e})") from None
+    config = out["config"]
+    pi, vf, _ = _network(config, bad)
+    for key in ("distinct_holds", "dice_onehot"):
+        if not isinstance(config.get(key, False), bool):
+            raise bad(f"config.{key}", f"must be true or false, got {_short(config[key])}")
+    for key, lo, hi in (("obs_dim", 1, MAX_OBS), ("n_actions", 1, MAX_ACTIONS), ("num_timesteps", 0, 1 << 62)):
+        v = doc.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise bad(key, f"must be a whole number from {lo} to {hi}, got {_short(v)}")
+    need = _sizes(trained, config)
+    if (doc["obs_dim"], doc["n_actions"]) != need:
+        raise bad("obs_dim/n_actions", f"{doc['obs_dim']}/{doc['n_actions']} do not fit its own rules "
+                                       f"{trained.name!r} and config ({need[0]}/{need[1]})")
+    shapes = policy_shapes(out)
+    params = sum(math.prod(s) for s in shapes.values())
+    if params > MAX_PARAMS:
+        raise bad("config.policy", f"a network of {params} parameters is larger than the {MAX_PARAMS} allowed")
+    weights = doc.get("policy")
+    if not isinstance(weights, dict):
+        raise bad("policy", f"must be the network's state dict, got {type(weights).__name__}")
+    missing = [n for n in shapes if n not in weights]
+    extra = [n for n in weights if n not in shapes]
+    if missing or extra:
+        raise bad("policy", f"names do not match the network its config describes (missing "
+                            f"{missing[:2] or 'none'}, unexpected {[str(n)[:60] for n in extra[:2]] or 'none'})")
+    for name, shape in shapes.items():
+        t = weights[name]
+        if not _floating(t):
+            kind = str(t.dtype).replace("torch.", "") if hasattr(t, "dtype") else type(t).__name__
+            raise bad(f"policy[{name}]", f"must be a floating-point tensor, got {kind}")
+        if tuple(t.shape) != shape:
+            raise bad(f"policy[{name}]", f"shape {tuple(t.shape)}, the network its config describes needs {shape}")
+        if not np.isfinite(np.asarray(t, np.float64)).all():
+            raise bad(f"policy[{name}]", "holds NaN or infinite weights")
+    if "optimizer" in doc and not (isinstance(doc["optimizer"], dict) and isinstance(doc["optimizer"].get("state"), dict)
+                                   and isinstance(doc["optimizer"].get("param_groups"), list)):
+        raise bad("optimizer", "must be an optimizer state dict (state, param_groups)")
+    return out
+
+
+def _floating(t) -> bool:
+    """A dense floating-point array: a numpy array (as `read_model` gives) or a strided torch tensor."""
+    if isinstance(t, np.ndarray):
+        return np.issubdtype(t.dtype, np.floating)
+    return type(t).__name__ in ("Tensor", "Parameter") and str(getattr(t, "layout", "")) == "torch.strided" \
+        and bool(t.is_floating_point())
+
+
+def _short(x) -> str:
+    return repr(x)[:60]
+
+
+def _json_mapping(text, key: str, bad) -> dict:
+    if not isinstance(text, str):
+        raise bad(key, f"must be JSON text, got {type(text).__name__}")
+    if len(text) > MAX_JSON_CHARS:
+        raise bad(key, f"{len(text)} characters is more than the {MAX_JSON_CHARS} allowed")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise bad(key, "not valid JSON (nested too deeply)") from None
+    except ValueError as e:
+        raise bad(key, f"not valid JSON ({str(e).splitlines()[0][:120]})") from None
+    if not isinstance(value, dict):
+        raise bad(key, f"must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _network(config: dict, bad) -> tuple[list[int], list[int], str]:
+    """(pi, vf, activation) of a decoded config, checked."""
+    policy = config.get("policy")
+    if not isinstance(policy, dict):
+        raise bad("config.policy", f"must be a mapping with pi, vf and activation, got {_short(policy)}")
+    for head in ("pi", "vf"):
+        sizes = policy.get(head)
+        if not (isinstance(sizes, list) and 1 <= len(sizes) <= MAX_LAYERS and all(
+                isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_WIDTH for n in sizes)):
+            raise bad(f"config.policy.{head}", f"must be a list of 1 to {MAX_LAYERS} layer sizes from 1 to "
+                                               f"{MAX_WIDTH}, got {_short(sizes)}")
+    if not isinstance(policy.get("activation"), str) or policy["activation"] not in ACTIVATIONS:
+        raise bad("config.policy.activation", f"must be one of {', '.join(ACTIVATIONS)}, got "
+                                              f"{_short(policy.get('activation'))}")
+    return policy["pi"], policy["vf"], policy["activation"]
+
+
+def _sizes(rules, config: dict) -> tuple[int, int]:
+    """(observation size, action count) a policy trained with `config` needs to play `rules`."""
+    return obs_size(rules) + extra_size(config), num_actions(rules)
+
+
+def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor in the policy state dict of a (decoded) model file: the MLP heads
+    `mlp_extractor.policy_net` / `value_net` (Linear layers at even indices), `action_net`, `value_net`."""
+    pi, vf = doc["config"]["policy"]["pi"], doc["config"]["policy"]["vf"]
+    shapes = {}
+    for head, sizes in (("policy_net", pi), ("value_net", vf)):
+        n_in = doc["obs_dim"]
+        for i, n in enumerate(sizes):
+            shapes[f"mlp_extractor.{head}.{2 * i}.weight"] = (n, n_in)
+            shapes[f"mlp_extractor.{head}.{2 * i}.bias"] = (n,)
+            n_in = n
+    shapes["action_net.weight"] = (doc["n_actions"], pi[-1])
+    shapes["action_net.bias"] = (doc["n_actions"],)
+    shapes["value_net.weight"] = (1, vf[-1])
+    shapes["value_net.bias"] = (1,)
+    return shapes
+
+
+@dataclass(frozen=True)
+class ModelRules:
+    """The rules a model was trained under."""
+    name: str          # the rule set's name in the model file
+    hash: str          # rules_hash of them as one sheet's game (`yacht_env.solver.solitaire`)
+    ruleset: RuleSet
+
+
+def model_rules(doc: dict) -> ModelRules:
+    """The rules a (checked) model file was trained under: name, hash and RuleSet."""
+    trained = load(doc["rules"])
+    return ModelRules(trained.name, _play_hash(trained), trained)
+
+
+def _play_hash(rules) -> str:
+    from yacht_env.solver.solve import solitaire
+    return rules_hash(solitaire(rules))
+
+
+def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:
+    """Whether the model in `doc` may play `rules`.
+
+    None: they are the rules it was trained under (compared by meaning, as one sheet's game: the
+    name, seats, teams and tiebreak do not matter). A ModelFileError when its observation or action
+    size does not fit `rules` (always), or when the rules are other rules of the same shape and not
+    `insist`; with `insist`, a one-line warning to show instead."""
+    trained = model_rules(doc)
+    need, have = _sizes(rules, doc["config"]), (doc["obs_dim"], doc["n_actions"])
+    if need != have:
+        raise ModelFileError(f"model {path} was trained on rules {trained.name!r} (observation {have[0]}, actions "
+                             f"{have[1]}) and cannot play rules {rules.name!r} (observation {need[0]}, actions "
+                             f"{need[1]})")
+    if _play_hash(rules) == trained.hash:
+        return None
+    message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {rules.name!r} "
+               f"(hash {_play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
+    if not insist:
+        raise ModelFileError(message + "; insist to play them anyway")
+    return message
+
+
