@@ -48,6 +48,10 @@ class StrongAgent(Agent):
     def act_batch(self, view: BatchView):
         return self.policy_for(view.rules).act_batch(view)
 
+    def plan_tables(self, rules):
+        """Where the policy of `rules` keeps its plans (`Policy.plan_tables`)."""
+        return self.policy_for(rules).plan_tables()
+
     def advance(self, state, rows, seating, me: int) -> None:
         """The lockstep runner's fast path: the policy plays this agent's moves ahead (`Policy.advance`)."""
         self.policy_for(state.rules).advance(state, rows, seating, me)

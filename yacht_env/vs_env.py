@@ -9,18 +9,49 @@ moves the opponents with the lockstep runner (`yacht_env.lockstep`); `YachtVsEnv
 form, `yacht_env.vs_vector.YachtVsVectorEnv` its batched form.
 """
 import gymnasium as gym
+import numba as nb
 import numpy as np
 
 from .actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
 from .dice_source import stream_seeds
-from .engine import State
+from .engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
 from .lockstep import PlayerError, play, sheet_ranks
 from .players import Uniform, batched_player
+from .rules.tables import Tables
+from .solver.policy import advance_table
+from .step_threads import SliceThreads, post
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observations, seat_space
 
 VS_REWARDS = ("points", "win")
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def step_planned(lo, hi, ctrl, rows, actions, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                 num_sheets, turns, gains, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
+                 *tables):
+    """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves from
+    their kept plans (side[i, seat] = 1 for an opponent's seat: `advance_table`) and the learner's next
+    first roll. gains[j]: the learner's points (-1: illegal, nothing played); stuck[j]: an opponent
+    reached a state without a kept plan (the caller plays on from there). Runs as one slice of
+    `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
+    post(ctrl)
+    T = Tables(*tables)
+    for j in range(lo, hi):
+        i = rows[j]
+        a = actions[j]
+        gains[j] = play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals,
+                               preview, extra)
+        stuck[j] = False
+        if gains[j] < 0 or a < NUM_HOLDS:
+            continue
+        if not advance_table(T, i, 1, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
+                             turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+            stuck[j] = True
+        elif ints[i, TURN] < turns and ints[i, ROLLS_USED] == 0:
+            seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
+            roll_seeded(T, i, seat % num_sheets, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
 
 
 class SeatTables:
@@ -31,7 +62,7 @@ class SeatTables:
     next one. The learner's seat of table i is `seat[i]`.
     """
 
-    def __init__(self, rules, num_tables: int, num_players: int, opponents, seat, reward: str):
+    def __init__(self, rules, num_tables: int, num_players: int, opponents, seat, reward: str, num_threads: int = 1):
         if not isinstance(num_players, int) or isinstance(num_players, bool) or num_players < 2:
             raise ValueError(f"YachtVs-v0 needs {max(2, rules.min_players)} to {rules.max_players} players under "
                              f"rules {rules.name!r}, got {num_players!r}")
@@ -52,11 +83,20 @@ class SeatTables:
                              f"other seat in seat order, got a list of {len(opponents)}")
         # players[0] stands for the learner (never asked); players[1 + k]: the k-th other seat's opponent
         self.players = [None] + [self._player(o, num_tables, k) for k, o in enumerate(opponents)]
+        # one opponent playing from kept plans at every other seat: its moves are played in compiled code
+        # inside the learner's step (`step_planned`)
+        planned = {id(p) for p in self.players[1:]}
+        self.planned = self.players[1] if len(planned) == 1 and hasattr(self.players[1], "plan_tables") \
+            and self.players[1].plan_tables(rules) is not None else None
+        self.threads = SliceThreads(num_threads)
+        self._gains = np.zeros(num_tables, np.int64)
+        self._stuck = np.zeros(num_tables, np.bool_)
         self.streams = np.zeros(num_tables, np.uint64)
         self.episodes = np.zeros(num_tables, np.int64)
         self.seat = np.zeros(num_tables, np.int64)
         self.sheet = np.zeros(num_tables, np.int64)       # the learner's sheet
         self.seating = np.zeros((num_tables, num_players), np.int64)
+        self.side = np.zeros((num_tables, num_players), np.int64)     # 1 at the opponents' seats
         self.banked = np.zeros(num_tables, np.int64)
         self.shown = np.ones((num_tables, 5), np.int8)
         self.rows = np.arange(num_tables)
@@ -78,6 +118,7 @@ class SeatTables:
         seats = np.arange(P)[None, :]
         # the learner's seat holds player 0; the others, in seat order, players 1..P-1
         self.seating[rows] = np.where(seats == seat[:, None], 0, seats + (seats < seat[:, None]))
+        self.side[rows] = self.seating[rows] > 0
         for p in self.players[1:]:
             if hasattr(p, "start"):
                 p.start(self.state, rows)
@@ -103,12 +144,26 @@ class SeatTables:
     def step(self, actions, rows=None):
         """Play actions[j] at table rows[j] (default: all); returns (rewards, terminated, illegal)."""
         rows = self.rows if rows is None else np.asarray(rows, np.int64)
-        gains = self.state.play(rows, actions)
-        illegal = gains < 0
-        ended = rows[~illegal & (actions >= NUM_HOLDS)]
-        ended = ended[~self.state.over(ended)]
-        if len(ended):
-            self._advance(ended)
+        if self.planned is not None:
+            st = self.state
+            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            gains, stuck = self._gains[:len(rows)], self._stuck[:len(rows)]
+            self.threads.run(step_planned, len(rows), (
+                rows, np.ascontiguousarray(actions, np.int64), self.side, n_upper, n_flag, threshold, slot, plans,
+                st.ypts, st.num_players, st.num_sheets, st.turns, gains, stuck, st.seeds, st.ints, st.dice, st.faces,
+                st.scores, st.cols, st.totals, st.preview, st.extra, *st.tables))
+            if stuck.any():
+                self._advance(rows[stuck])
+            waiting = rows[~st.over(rows)]
+            self.shown[waiting] = st.dice[waiting]
+            illegal = gains < 0
+        else:
+            gains = self.state.play(rows, actions)
+            illegal = gains < 0
+            ended = rows[~illegal & (actions >= NUM_HOLDS)]
+            ended = ended[~self.state.over(ended)]
+            if len(ended):
+                self._advance(ended)
         over = self.state.over(rows)
         total = self.learner_totals(rows)
         if self.reward_mode == "points":
@@ -139,6 +194,7 @@ class SeatTables:
         return masks
 
     def close(self) -> None:
+        self.threads.close()
         for p in self.players[1:]:
             if hasattr(p, "close"):
                 p.close()

@@ -56,7 +56,10 @@ class YachtVsVectorEnv(VectorEnv):
     `info["final_total"]` holds the learner's final totals. Never truncated.
 
     ## Arguments
-    `num_envs` and the arguments of `YachtVs-v0` (obs_mode "flat" only, no render_mode).
+    `num_envs`, `num_threads` (when one opponent plays every other seat from kept plans, as `strong`
+    does, its moves are played in compiled code inside the step, in slices on that many threads: the
+    same games for any count; `yacht_env.step_threads`), and the arguments of `YachtVs-v0` (obs_mode
+    "flat" only, no render_mode).
 
     ## Version History
     * v0: opponents as agent specs, agents or callables, stepped by the lockstep runner.
@@ -66,7 +69,8 @@ class YachtVsVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules="yacht", num_players: int = 2, opponents=None, seat=0,
                  reward: str = "points", obs_mode: str = "flat", illegal_action: str = "penalize",
-                 illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, **overrides):
+                 illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, num_threads: int = 1,
+                 **overrides):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode != "flat":
@@ -81,7 +85,7 @@ class YachtVsVectorEnv(VectorEnv):
             raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
         self.rules = resolve_rules(rules, overrides)
         self.num_envs = int(num_envs)
-        self.tables = SeatTables(self.rules, self.num_envs, num_players, opponents, seat, reward)
+        self.tables = SeatTables(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads)
         self.illegal_penalty = float(illegal_penalty)
         self.single_observation_space = seat_space(self.rules, self.tables.state.num_sheets)
         self.single_action_space = spaces.Discrete(self.tables.num_actions)

@@ -99,7 +99,7 @@ def tournament() -> dict:
     return {"games_per_second": run["games_per_second"], "play": run["seconds"], "whole": wall, "report": report}
 
 
-def vs_env(tables: int, warmup: int, steps: int) -> float:
+def vs_env(tables: int, warmup: int, steps: int, threads: int) -> float:
     import gymnasium as gym
     import numpy as np
 
@@ -107,7 +107,7 @@ def vs_env(tables: int, warmup: int, steps: int) -> float:
     from yacht_env.batch import random_legal
 
     envs = gym.make_vec("YachtVs-v0", num_envs=tables, vectorization_mode="vector_entry_point", num_players=2,
-                        opponents=["strong"])
+                        opponents=["strong"], num_threads=threads)
     _, info = envs.reset(seed=0)
     rng, actions = np.random.default_rng(0), np.zeros(tables, np.int64)
     spent = 0.0
@@ -151,7 +151,8 @@ def run(args):
             note("tournament", t["games_per_second"])
             extra.setdefault("tournament", []).append(t)
         if "vs" not in args.skip:
-            note("vs", vs_env(args.vs_tables, args.vs_warmup if r == 0 else 200, args.vs_steps))
+            for threads in (1, 2):
+                note(f"vs {threads}", vs_env(args.vs_tables, args.vs_warmup, args.vs_steps, threads))
     best = {k: max(v) for k, v in rounds.items()}
     spread = {k: (min(v), max(v)) for k, v in rounds.items()}
     print(f"\n{'contender':<58}{'games/s':>11}{'spread':>22}{'vs yatzy-solver':>17}")
@@ -171,10 +172,11 @@ def run(args):
     for t in extra.get("tournament", []):
         print(f"  tournament round: play {t['play']:.2f} s, whole process {t['whole']:.2f} s, "
               f"yacht report {t['report']:.2f} s")
-    if "vs" in best:
-        lo, hi = spread["vs"]
-        print(f"\nYachtVs-v0 batched, {args.vs_tables} tables, learner + strong: {best['vs'] / 1e6:.2f} M learner "
-              f"steps/s (spread {lo / 1e6:.2f}..{hi / 1e6:.2f})")
+    for threads in (1, 2):
+        if f"vs {threads}" in best:
+            lo, hi = spread[f"vs {threads}"]
+            print(f"YachtVs-v0 batched, {args.vs_tables} tables, learner + strong, num_threads={threads}: "
+                  f"{best[f'vs {threads}'] / 1e6:.2f} M learner steps/s (spread {lo / 1e6:.2f}..{hi / 1e6:.2f})")
     if "per-game" not in args.skip:
         specs = [["random", args.per_game], ["greedy", args.per_game], ["strong", args.per_game],
                  [f"learned:{args.model}", max(1, args.per_game // 10)]]

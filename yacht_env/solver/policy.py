@@ -128,30 +128,39 @@ def plan_states(T, V, space, prep, n_stages, masks, uppers, flags, hold_of, plan
 MANY = 16   # states per call from which the parallel `plan_states` pays off
 
 
+@nb.njit(cache=True, inline="always")
+def advance_table(T, i, me, seating, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
+                  seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+    """Play every move of table i while the seat to move is player `me`'s (seating[i, seat] == me) and its
+    plan is kept (slot[state] >= 0; one column): first rolls and decisions, through the engine's
+    transition, as `lockstep.play` would play them one pass at a time. Returns False when it stopped at
+    a state without a kept plan."""
+    while ints[i, TURN] < turns:
+        seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
+        if seating[i, seat] != me:
+            return True
+        s = seat % num_sheets
+        if ints[i, ROLLS_USED] == 0:
+            roll_seeded(T, i, s, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+        u = min(cols[i, s, 0, UPPER], threshold) if n_upper > 1 else 0
+        f = cols[i, s, 0, YACHT50] if n_flag > 1 else 0
+        p = slot[(cols[i, s, 0, FILLED] * n_upper + u) * n_flag + f]
+        if p < 0:
+            return False
+        a = plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]]
+        play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals, preview,
+                    extra)
+    return True
+
+
 @nb.njit(cache=True, _nrt=False)
 def advance_planned(rows, me, seating, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
                     seeds, ints, dice, faces, scores, cols, totals, preview, extra, *tables):
-    """Play every move of tables `rows` while the seat to move is player `me`'s (seating[i, seat] == me)
-    and its plan is kept (slot[state] >= 0; one column): first rolls and decisions, through the engine's
-    transition, as `lockstep.play` would play them one pass at a time."""
+    """`advance_table` at every table of `rows` (a state without a kept plan is left to the caller's next pass)."""
     T = Tables(*tables)
     for j in range(rows.shape[0]):
-        i = rows[j]
-        while ints[i, TURN] < turns:
-            seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
-            if seating[i, seat] != me:
-                break
-            s = seat % num_sheets
-            if ints[i, ROLLS_USED] == 0:
-                roll_seeded(T, i, s, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
-            u = min(cols[i, s, 0, UPPER], threshold) if n_upper > 1 else 0
-            f = cols[i, s, 0, YACHT50] if n_flag > 1 else 0
-            p = slot[(cols[i, s, 0, FILLED] * n_upper + u) * n_flag + f]
-            if p < 0:
-                break                    # no plan kept for this state: the caller's next pass makes one
-            a = plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]]
-            play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals,
-                        preview, extra)
+        advance_table(T, rows[j], me, seating, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
+                      turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra)
 
 
 class Policy:
@@ -259,6 +268,15 @@ class Policy:
         """The optimal action at every table of a `yacht_env.view.BatchView` (the batched player protocol)."""
         keys = self.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
         return self.actions(keys, view.roll, view.rolls_left)
+
+    def plan_tables(self):
+        """(slot, plans, n_upper, n_flag, threshold): where the kept plans are, for compiled code that plays
+        them (`advance_table`); None with several columns (no dense index). `plans` may be replaced when it
+        grows: ask again after plans are computed."""
+        if not self._dense:
+            return None
+        sp = self.solution.space
+        return self._slot, self.plans, sp.n_upper, sp.n_flag, sp.threshold
 
     def advance(self, state, rows, seating, me: int) -> None:
         """Play in compiled code every move of tables `rows` that is player `me`'s and has a kept plan
