@@ -34,7 +34,8 @@ import numpy as np
 
 from yacht_env.cli_common import CommandError
 from yacht_env.config import ConfigError
-from yacht_env.dice import NUM_HOLDS, ROLLS
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import ROLLS
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import EVENT_WIDTH, PROBLEMS, POINTS, BONUS, replay_logs, value_decisions

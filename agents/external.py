@@ -49,6 +49,8 @@ from pathlib import Path
 import numpy as np
 
 from . import bot_supervisor
+from yacht_env.actions import num_actions
+
 from .base import Agent, View
 from .simple import greedy_action
 
@@ -281,7 +283,7 @@ class ExternalAgent(Agent):
             self._kill()
             self._start()
         hello = {"type": "hello", "protocol": PROTOCOL, "rules": rules.to_dict(), "seat": seat,
-                 "num_players": num_players, "seed": seed, "num_actions": 31 + len(rules.boxes) * rules.columns}
+                 "num_players": num_players, "seed": seed, "num_actions": num_actions(rules)}
         wait = self.timeout + self._grace
         try:
             self._send(hello, time.monotonic() + wait)

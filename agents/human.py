@@ -17,7 +17,7 @@ the person who just scored is asked whether to undo it.
 import difflib
 import sys
 
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS, score_action
 
 from .base import Agent, View
 
@@ -207,7 +207,7 @@ def _score(view: View, words) -> int:
         why = "is already filled" if filled else "cannot be scored now (joker rule)"
         raise ValueError(f"{box}{'@' + str(column + 1) if rules.columns > 1 else ''} {why}; "
                          f"open: {', '.join(game.legal_boxes())}")
-    return NUM_HOLDS + column * len(rules.boxes) + rules.boxes.index(box)
+    return score_action(rules, column, rules.boxes.index(box))
 
 
 def _box_name(text: str, boxes) -> str:

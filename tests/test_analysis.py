@@ -11,7 +11,8 @@ from agents.analysis import (BLUNDER, INACCURACY, MISTAKE, AnalysisError, analyz
                              move_name)
 from agents.base import play_game
 from agents.registry import make_agent
-from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.game import Game
 from yacht_env.rules import load
 from yacht_env.solver.policy import Policy, hold_of

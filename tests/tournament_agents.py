@@ -4,7 +4,7 @@ import time
 import numpy as np
 
 from agents.base import Agent
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS, score_action
 
 
 class FirstBox(Agent):
@@ -29,7 +29,7 @@ class BestBox(Agent):
                 return hold
         pts = view.game.preview()
         (col, box), _ = max(pts.items(), key=lambda kv: kv[1])
-        return NUM_HOLDS + col * len(view.rules.boxes) + view.rules.boxes.index(box)
+        return score_action(view.rules, col, view.rules.boxes.index(box))
 
 
 class UpperFirst(BestBox):
@@ -43,7 +43,7 @@ class UpperFirst(BestBox):
         counts = np.bincount(view.dice, minlength=7)
         box = ("ones", "twos", "threes", "fours", "fives", "sixes")[int(np.argmax(counts[1:]))]
         if (0, box) in view.game.preview():
-            return NUM_HOLDS + view.rules.boxes.index(box)
+            return score_action(view.rules, 0, view.rules.boxes.index(box))
         return action
 
 

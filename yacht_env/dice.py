@@ -42,9 +42,6 @@ def _code(counts):
 
 
 _KEEP_INDEX = {_code(c): i for i, c in enumerate(KEEP_COUNTS)}
-ROLL_OF_KEEP = np.array([i - (NUM_KEEPS - NUM_ROLLS) if s == 5 else -1 for i, s in enumerate(KEEP_SIZES)],
-                        dtype=np.int32)  # keep index -> roll index (size-5 keeps are the last 252, in ROLLS order)
-KEEP_OF_ROLL = np.arange(NUM_KEEPS - NUM_ROLLS, NUM_KEEPS, dtype=np.int32)
 
 # KEEP_ADD[k, f] = keep k plus one die showing f+1 (-1 when k holds five dice).
 KEEP_ADD = np.full((NUM_KEEPS, FACES), -1, dtype=np.int32)
@@ -102,8 +99,3 @@ def roll_index(dice) -> int:
     if len(dice) != NUM_DICE or any(not 1 <= int(d) <= 6 for d in dice):
         raise ValueError(f"five dice with faces 1..6 are needed, got {list(dice)}")
     return int(ROLL_INDEX[sum((int(d) - 1) * 6 ** i for i, d in enumerate(dice))])
-
-
-def keep_index(faces) -> int:
-    """Index (0..461) of a keep given as faces in any order."""
-    return _KEEP_INDEX[_code(_counts(faces))]

@@ -7,7 +7,7 @@ in loops.
 import numba as nb
 import numpy as np
 
-from .dice import HOLD_KEEP, ROLL_INDEX
+from .dice import ROLL_INDEX
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -82,29 +82,6 @@ def decision_uniforms_of(seeds, seats, rounds, rolls_used, stream, out):
 
 
 @nb.njit(cache=True, inline="always")
-def reroll(dice, hold, seed, sheet, turn, roll):
-    """Re-roll the dice not held (bit i of `hold` keeps sorted die i); dice stay sorted. Returns the roll index."""
-    k = 0
-    for i in range(5):
-        if not (hold >> i) & 1:
-            dice[i] = die_value(seed, sheet, turn, roll, k)
-            k += 1
-    d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
-    # a sorting network: nine compare-exchanges, no data-dependent branches
-    d0, d1 = min(d0, d1), max(d0, d1)
-    d3, d4 = min(d3, d4), max(d3, d4)
-    d2, d4 = min(d2, d4), max(d2, d4)
-    d2, d3 = min(d2, d3), max(d2, d3)
-    d0, d3 = min(d0, d3), max(d0, d3)
-    d0, d2 = min(d0, d2), max(d0, d2)
-    d1, d4 = min(d1, d4), max(d1, d4)
-    d1, d3 = min(d1, d3), max(d1, d3)
-    d1, d2 = min(d1, d2), max(d1, d2)
-    dice[0], dice[1], dice[2], dice[3], dice[4] = d0, d1, d2, d3, d4
-    return roll_of(dice)
-
-
-@nb.njit(cache=True, inline="always")
 def roll_of(dice):
     """Roll index of five dice in any order."""
     code = 0
@@ -113,12 +90,6 @@ def roll_of(dice):
         code += (dice[i] - 1) * m
         m *= 6
     return ROLL_INDEX[code]
-
-
-@nb.njit(cache=True)
-def keep_of(roll, hold):
-    """Keep index when roll is held with pattern `hold`."""
-    return HOLD_KEEP[roll, hold]
 
 
 @nb.njit(cache=True, inline="always")

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from yacht_env.cli_common import CommandError, add_common, rules_from_args
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS
 from yacht_env.game import Game
 from yacht_env.rules import parse_sets, rules_hash
 

@@ -18,7 +18,8 @@ from gymnasium import spaces
 from tqdm import tqdm
 
 from yacht_env import Game
-from yacht_env.dice import HOLD_KEEP, NUM_HOLDS, roll_index
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.dice_source import game_seed
 from yacht_env.obs import dice_of_obs, flat_space, observe_game
 from yacht_env.rules import rules_block

@@ -17,7 +17,8 @@ import re
 import numpy as np
 
 from ..cli_common import CommandError, add_common, emit_json, rules_from_args
-from ..dice import NUM_HOLDS, ROLLS, roll_index
+from ..actions import NUM_HOLDS
+from ..dice import ROLLS, roll_index
 from ..obs import yacht_points
 from ..solver import Unsolvable, solution_for
 from ..solver.policy import Policy

@@ -19,7 +19,8 @@ approximation, see `policy`); with one column the values are exact.
 import numba as nb
 import numpy as np
 
-from ..dice import HOLD_KEEP, NUM_HOLDS, NUM_KEEPS, NUM_ROLLS, ROLL_INDEX
+from ..actions import NUM_HOLDS, score_action_of
+from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS, ROLL_INDEX
 from ..jit_cache import drop_stale
 from ..kernels import box_options, upper_bonus_gain
 from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
@@ -205,7 +206,7 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 ubonus[sheet] += ub
                 ebonus[sheet] += extra
                 banked[sheet] += pts + ub + extra
-                out_action[pending] = NUM_HOLDS + c * nbox + b
+                out_action[pending] = score_action_of(nbox, c, b)
                 out_move[pending] = at
                 pending = -1
                 turn += 1
@@ -305,7 +306,7 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
                 keep = best[L, r]
             best_value[d] = v
             if keep == SMALL + r:
-                best_action[d] = NUM_HOLDS + choice[r]
+                best_action[d] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox)
             else:
                 h = 0
                 while HOLD_KEEP[r, h] != keep:  # the lowest pattern that keeps these dice
