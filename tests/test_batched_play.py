@@ -113,3 +113,18 @@ def test_an_illegal_batched_answer_is_refused_and_not_played():
     with pytest.raises(PlayerError, match="illegal action"):
         play(state, [Cheater()])
     assert (state.ints[:, 0] == 1).all()       # the first turn was played; the illegal second move was not
+
+
+def test_first_player_by_roll_off():
+    """Seed 003: every seat rolls one die, the highest starts, ties roll again; the same in batches."""
+    rules = load("classic", first_player="roll_off")
+    starts = [Game(rules, 3, seed=int(s)).first_seat for s in game_seeds(2, last=np.arange(60))]
+    assert set(starts) == {0, 1, 2}
+    g = Game(rules, 3, seed=5)
+    rounds = g.roll_off_dice
+    assert rounds and len(rounds[-1]) >= 1 and all(len(r) >= 2 for r in rounds[:-1] or [[0, 0]])
+    winner_round = rounds[-1]
+    assert winner_round.count(max(winner_round)) == 1
+    assert Game(rules, 3, seed=5, first_seat=2).first_seat == 2 and Game(load("classic"), 3, seed=5).first_seat == 0
+    assert g.rematch().first_seat == (g.first_seat + 1) % 3
+    assert_same(*both_ways(rules, ["strong", "random", "greedy"], game_seeds(9, last=np.arange(6))))

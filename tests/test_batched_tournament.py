@@ -70,3 +70,17 @@ def test_a_batched_run_resumes(tmp_path):
     fresh = tmp_path / "fresh"
     run_tournament(cfg, out=fresh, progress=False)
     assert_same_records(out, fresh)
+
+
+def test_roll_off_for_the_first_turn_is_balanced_by_the_rotations(tmp_path):
+    """first_player: roll_off (seed 003): a deal's roll-off is the same in every rotation, so each entrant
+    starts the same number of games; batched and per-game records agree."""
+    cfg, (a, _), (b, _) = both_paths(tmp_path, {"entrants": ["random", "greedy", "strong"], "games": 4, "seats": 3,
+                                                 "set": {"first_player": "roll_off"}})
+    assert_same_records(a, b)
+    starts = {}
+    for r in Store(a).records().values():
+        name = r["agents"][r["log"][0]["seat"]]
+        starts[name] = starts.get(name, 0) + 1
+    assert starts == {"random": 4, "greedy": 4, "strong": 4}
+    assert len({r["log"][0]["seat"] for r in Store(a).records().values()}) > 1      # not always seat 0

@@ -34,6 +34,7 @@ import numba as nb
 import numpy as np
 
 from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
+from .dice_source import SeededDice
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
 from .rules.tables import Tables
 
@@ -220,10 +221,36 @@ def play_many(rows, actions, gains, ypts, num_players, num_sheets, seeds, ints, 
                                scores, cols, totals, preview, extra)
 
 
+ROLL_OFF = 7    # the `roll` index of roll-off dice (a turn's own rolls are 0 .. rolls_per_turn - 1)
+
+
+def roll_off(rules, num_players: int, dice_source) -> tuple[int, list[list[int]]]:
+    """Who plays first: seat 0, or under `first_player: roll_off` (seed 003) every seat rolls one die,
+    the highest starts and tied seats roll again (at most 100 rounds; then the lowest tied seat).
+
+    Returns (first seat, the dice of each round: one face per seat still in, in seat order). Round k of
+    seat s is the dice source's `draw(s, k, ROLL_OFF, 1)`, apart from every die of the game itself."""
+    if rules.first_player != "roll_off" or num_players == 1:
+        return 0, []
+    tied, rounds = list(range(num_players)), []
+    while len(tied) > 1 and len(rounds) < 100:
+        faces = [int(dice_source.draw(s, len(rounds), ROLL_OFF, 1)[0]) for s in tied]
+        rounds.append(faces)
+        tied = [s for s, f in zip(tied, faces) if f == max(faces)]
+    return tied[0], rounds
+
+
+def first_seats(rules, num_players: int, seeds) -> np.ndarray:
+    """The first seat of the game of each seed (`roll_off` with seeded dice), for batches of tables."""
+    if rules.first_player != "roll_off" or num_players == 1:
+        return np.zeros(len(seeds), np.int64)
+    return np.array([roll_off(rules, num_players, SeededDice(int(s)))[0] for s in seeds], np.int64)
+
+
 class State:
     """N tables of one rule set with `num_players` seats each, as arrays (see the module docstring).
 
-    `reset(seeds, first_seats)` starts a game at every table (no dice rolled yet); `roll(rows)` makes
+    `reset(seeds)` starts a game at every table (no dice rolled yet); `roll(rows)` makes
     the first roll of the turn at those tables; `play(rows, actions)` plays one decision at each.
     """
 
@@ -245,18 +272,19 @@ class State:
         self.cols = np.zeros((n, s, c, N_COLS), np.int64)
         self.totals = np.zeros((n, s), np.int64)
 
-    def reset(self, seeds, first_seats=0, rows=None) -> None:
-        """A new game at every table (or at tables `rows`): seeds[i] its dice seed, first_seats (one, or one
-        per table reset) its first seat."""
+    def reset(self, seeds, first=None, rows=None) -> None:
+        """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
+        table reset) its first seat, by default the one the rules give (`first_seats`)."""
         rows = slice(None) if rows is None else np.asarray(rows, np.int64)
         seeds = np.atleast_1d(seeds)
         if seeds.dtype != np.uint64:
             seeds = np.asarray([int(x) & 0xFFFFFFFFFFFFFFFF for x in seeds], np.uint64)
         if seeds.shape != self.seeds[rows].shape:
             raise ValueError(f"expected {self.seeds[rows].shape[0]} seeds, got {seeds.shape[0]}")
+        first_seats_ = first_seats(self.rules, self.num_players, seeds) if first is None else first
         self.seeds[rows] = seeds
         self.ints[rows] = 0
-        self.ints[rows, FIRST] = first_seats
+        self.ints[rows, FIRST] = first_seats_
         self.preview[rows] = -1
         self.extra[rows] = 0
         self.scores[rows] = -1

@@ -15,7 +15,7 @@ from . import actions
 from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
-                     roll_one, score_one)
+                     first_seats, roll_off, roll_one, score_one)
 from .rules import RuleSet, load
 
 
@@ -85,18 +85,23 @@ class Game:
     rules: a RuleSet, a preset name or a YAML path (with `overrides`).
     seed / dice: dice come from `dice` (any object with `draw(sheet, turn, roll, n)`),
     by default `SeededDice(seed)`.
-    first_seat: the seat that plays the first turn.
+    first_seat: the seat that plays the first turn; by default seat 0, or under `first_player: roll_off`
+    the winner of the roll-off (`roll_off`, recorded in `roll_off_dice`).
     """
 
-    def __init__(self, rules="yacht", num_players: int = 1, seed: int = 0, dice=None, first_seat: int = 0,
+    def __init__(self, rules="yacht", num_players: int = 1, seed: int = 0, dice=None, first_seat: int | None = None,
                  **overrides):
         rules = rules if isinstance(rules, RuleSet) and not overrides else load(rules, **overrides)
         rules.check_players(num_players)
+        source = dice if dice is not None else SeededDice(seed)
+        self.roll_off_dice: list[list[int]] = []
+        if first_seat is None:
+            first_seat, self.roll_off_dice = roll_off(rules, num_players, source)
         if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat < num_players:
             raise ValueError(f"first_seat must be 0..{num_players - 1}, got {first_seat!r}")
         state = State(rules, 1, num_players)
         state.reset([seed], first_seat)
-        self._bind(state, 0, dice if dice is not None else SeededDice(seed))
+        self._bind(state, 0, source)
         self.seed = seed
 
     @classmethod
@@ -344,7 +349,8 @@ class Game:
         return [s for s in range(self.num_players) if r[self.sheet_of(s)] == 1]
 
     def rematch(self, seed: int | None = None) -> "Game":
-        """A new game with the same rules and seats; the first turn passes to the next seat."""
+        """A new game with the same rules and seats; the first turn passes to the next seat (seed 000),
+        under any `first_player` rule."""
         return Game(self.rules, self.num_players, seed=self.seed + 1 if seed is None else seed,
                     first_seat=(self.first_seat + 1) % self.num_players)
 

@@ -110,7 +110,7 @@ class SeatTables:
     def start(self, rows) -> None:
         """The next episode (episodes[i]) of stream streams[i] at tables `rows`, up to the learner's decision."""
         rows = np.asarray(rows, np.int64)
-        self.state.reset(stream_seeds(self.streams[rows], self.episodes[rows]), 0, rows)
+        self.state.reset(stream_seeds(self.streams[rows], self.episodes[rows]), rows=rows)
         P = self.num_players
         seat = self.episodes[rows] % P if self.seat_rule == "rotate" else np.full(len(rows), self.seat_rule)
         self.seat[rows] = seat

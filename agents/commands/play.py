@@ -228,6 +228,14 @@ def log_event(events: Events, game: Game, entry: dict, names, number: int) -> No
 
 # ---- the command -----------------------------------------------------------------------------------
 
+def _still_in(rounds, k: int, n: int) -> list[int]:
+    """The seats rolling in round k of a roll-off (every seat first, then the ones tied for highest)."""
+    seats = list(range(n))
+    for faces in rounds[:k]:
+        seats = [s for s, f in zip(seats, faces) if f == max(faces)]
+    return seats
+
+
 def run(args, inp=None, out=None, events=None) -> int:
     rules = rules_from_args(args)
     specs, names = seating(args, rules)
@@ -246,6 +254,10 @@ def run(args, inp=None, out=None, events=None) -> int:
         for number in itertools.count(1):
             for seat, a in enumerate(agents):
                 a.reset(rules, seat, n, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
+            if game.roll_off_dice:
+                terminal.say("roll-off for the first turn: " + "; then ".join(
+                    ", ".join(f"{names[s]} {f}" for s, f in zip(_still_in(game.roll_off_dice, k, n), faces))
+                    for k, faces in enumerate(game.roll_off_dice)))
             terminal.say(f"Yacht ({rules.name}: {rules.description}) -- {', '.join(names[s] for s in range(n))}; "
                          f"first to play: {names[game.first_seat]}. Type help for commands.")
             if best is not None:

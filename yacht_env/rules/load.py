@@ -17,10 +17,10 @@ from ..config import (ConfigError, choice, find, mapping, names_a_file, parse_ya
                       whole)
 from .boxes import KINDS, SCORES, Box
 from .errors import RuleError
-from .ruleset import JOKERS, TIEBREAKS, RuleSet
+from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
-            "rolls_per_turn", "columns", "teams", "tiebreak", "players", "full_house_flat")
+            "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat")
 BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike")
 RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
@@ -304,6 +304,7 @@ def _build(data: dict, source: str) -> RuleSet:
     if teams and hi < 2 * teams:
         raise RuleError(source, "teams", f"{teams} teams need at least {2 * teams} players; players.max is {hi}")
     tiebreak = choice(source, "tiebreak", data.get("tiebreak", "share"), TIEBREAKS)
+    first_player = choice(source, "first_player", data.get("first_player", "fixed"), FIRST_PLAYERS)
     name = text(source, "name", data.get("name") or Path(source).stem, max_len=100)
     description = data.get("description")
     description = "" if description in (None, "") else text(source, "description", description, 2000, lines=True)
@@ -313,7 +314,7 @@ def _build(data: dict, source: str) -> RuleSet:
         extra_yacht_bonus=eyb, joker=joker,
         rolls_per_turn=whole(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),
         columns=whole(source, "columns", data.get("columns", 1), 1, 3),
-        teams=teams, tiebreak=tiebreak, min_players=lo, max_players=hi, source=source)
+        teams=teams, tiebreak=tiebreak, first_player=first_player, min_players=lo, max_players=hi, source=source)
 
 
 def ruleset_to_dict(rules: RuleSet) -> dict:
@@ -335,7 +336,8 @@ def ruleset_to_dict(rules: RuleSet) -> dict:
             "upper_bonus": {"threshold": rules.upper_bonus_threshold, "points": rules.upper_bonus},
             "extra_yacht_bonus": rules.extra_yacht_bonus, "joker": rules.joker,
             "rolls_per_turn": rules.rolls_per_turn, "columns": rules.columns, "teams": rules.teams,
-            "tiebreak": rules.tiebreak, "players": {"min": rules.min_players, "max": rules.max_players}}
+            "tiebreak": rules.tiebreak, "players": {"min": rules.min_players, "max": rules.max_players},
+            **({"first_player": rules.first_player} if rules.first_player != "fixed" else {})}
 
 
 def rules_hash(rules: RuleSet) -> str:

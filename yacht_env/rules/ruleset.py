@@ -6,6 +6,7 @@ from .boxes import Box
 
 JOKERS = ("none", "forced", "free", "verhoeff", "kirakuken")
 TIEBREAKS = ("share", "sudden_death")
+FIRST_PLAYERS = ("fixed", "roll_off")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class RuleSet:
     columns: int = 1
     teams: int = 0
     tiebreak: str = "share"
+    first_player: str = "fixed"   # fixed: the game's first seat (seat 0 unless given); roll_off: seed 003's roll-off
     min_players: int = 1
     max_players: int = 8
     source: str = field(default="", compare=False)
