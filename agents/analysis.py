@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 from yacht_env.config import ConfigError
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import ROLLS
@@ -55,7 +55,7 @@ ROLL_KEYS = frozenset(("seat", "hold", "dice"))
 SCORE_KEYS = frozenset(("seat", "box", "column", "points", "bonus"))
 
 
-class AnalysisError(CommandError):
+class AnalysisError(ConfigError):
     """Stored games that cannot be analysed: a missing or damaged log, impossible moves, rules out of reach."""
 
 

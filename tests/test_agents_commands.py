@@ -79,7 +79,7 @@ def test_levels_json_and_files(tmp_path, capsys):
 
 
 def test_levels_skips_an_unavailable_ladder_agent_with_a_warning(capsys, monkeypatch):
-    monkeypatch.setattr("agents.commands.levels.LADDER", ("random", "greedy", "learned:/no/such/model.zip"))
+    monkeypatch.setattr("tournaments.cli.levels.LADDER", ("random", "greedy", "learned:/no/such/model.zip"))
     assert main(["levels", "--games", "2", "--no-progress"]) == 0
     captured = capsys.readouterr()
     assert "warning: skipping 'learned:/no/such/model.zip'" in captured.err

@@ -238,6 +238,7 @@ def test_bad_seeds_options_and_actions_are_clear_errors_in_every_mode(mode):
         closing(make_vec(mode), scenario)                     # a failed async worker is gone: new envs
 
 
+@pytest.mark.slow
 def test_async_pickles_the_env_functions_for_spawned_workers():
     """`context="spawn"` pickles every env function into a fresh interpreter: the same games as sync."""
     runs = {}
@@ -319,6 +320,7 @@ def test_readme_environment_block_runs():
     within(SECONDS, names["envs"].close)
 
 
+@pytest.mark.slow
 def test_readme_action_masker_recipe_learns():
     """The README's recipe, read from the README: ActionMasker(gym.make("Yacht-v0"), <its lambda>)."""
     from sb3_contrib.common.maskable.utils import get_action_masks

@@ -57,6 +57,7 @@ def interruptible(tmp_path_factory):
 
 @pytest.mark.parametrize("agent", ["swallow", "blocked_sleep", "numba_spin", "ignore_alarm", "endless_message",
                                    "late"])
+@pytest.mark.slow
 def test_an_agent_that_cannot_be_interrupted_still_loses_on_time(tmp_path, interruptible, agent):
     res, records = run(["first", agent], tmp_path)
     check_complete(res, records, 2)
@@ -74,6 +75,7 @@ def test_a_reset_that_never_returns_is_a_forfeit_at_move_zero(tmp_path):
     assert by_seat == {0: None, 1: {"error": "reset: " + TIMEOUT, "move": 0}}
 
 
+@pytest.mark.slow
 def test_every_other_game_is_intact(tmp_path):
     res, records = run(["first", "best", "swallow"], tmp_path / "hostile")
     check_complete(res, records, 6)
@@ -103,6 +105,7 @@ def test_an_agent_that_ends_its_process_forfeits(tmp_path):
     assert faults_of(records, "first") == [None] * 4
 
 
+@pytest.mark.slow
 def test_same_records_with_hostile_agents_for_one_and_two_workers(tmp_path):
     one = run(["first", "swallow", "die"], tmp_path / "one", workers=1)[1]
     two = run(["first", "swallow", "die"], tmp_path / "two", workers=2)[1]
@@ -169,6 +172,7 @@ def gone(group: int, within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
     out = tmp_path / "interrupted"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}

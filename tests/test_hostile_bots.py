@@ -468,6 +468,7 @@ def test_nothing_of_a_bot_is_left_after_a_tournament(tmp_path, nothing_left):
     assert pidfile.exists()                # nothing_left checks the grandchild is gone
 
 
+@pytest.mark.slow
 def test_nothing_of_a_bot_is_left_when_its_game_worker_is_killed(tmp_path, nothing_left):
     """`swallow` makes the watcher kill the game worker while the bot and its escaped grandchild run in it."""
     command, pidfile = escaping_bot(tmp_path)

@@ -178,6 +178,7 @@ for _ in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_leave_a_broken_file(tiny, tmp_path):
     _, rules, reference = tiny
     source = cache_path(rules)
@@ -195,6 +196,7 @@ def test_concurrent_writers_never_leave_a_broken_file(tiny, tmp_path):
     assert [p.name for p in target.parent.iterdir()] == [target.name], "no temporary file left"
 
 
+@pytest.mark.slow
 def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
     path, rules, reference = tiny
     cache = Path(tmp_path / "fresh-cache")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from solver_tables import solved, temp_cache
 
 from tournaments.cli import main
-from yacht_env.commands.advise import _sheet
+from tournaments.cli.advise import _sheet
 from yacht_env.game import Game
 from yacht_env.rules import load
 

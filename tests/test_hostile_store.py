@@ -22,7 +22,8 @@ from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, LOCK, META, Store
-from yacht_env.cli_common import USER_ERRORS, CommandError
+from tournaments.cli.options import USER_ERRORS
+from yacht_env.config import ConfigError
 
 TESTS = Path(__file__).resolve().parent
 FACTORY = "tournament_agents:make_agent"
@@ -76,6 +77,7 @@ run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:
 """
 
 
+@pytest.mark.slow
 def test_second_run_is_refused_naming_the_first_and_a_killed_runs_lock_is_taken_over(tmp_path):
     cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
     out = tmp_path / "shared"
@@ -88,7 +90,7 @@ def test_second_run_is_refused_naming_the_first_and_a_killed_runs_lock_is_taken_
             time.sleep(0.05)
         assert proc.poll() is None, "the first run should still be playing"
         before = (out / GAMES).read_bytes()
-        with pytest.raises(CommandError, match=rf"shared: another `yacht tournament` is writing this folder "
+        with pytest.raises(ConfigError, match=rf"shared: another `yacht tournament` is writing this folder "
                                                rf"\(pid {proc.pid} on .+, since .+\); wait for it to finish"):
             run(cfg, out, factory=FAST)
         assert (out / GAMES).read_bytes()[:len(before)] == before, "the refused run wrote nothing"
@@ -108,7 +110,7 @@ def test_second_run_is_refused_naming_the_first_and_a_killed_runs_lock_is_taken_
 def test_second_store_in_the_same_process_is_refused_until_the_first_closes(tmp_path):
     cfg = parse_config(CONFIG)
     first = Store(tmp_path).open(cfg)
-    with pytest.raises(CommandError, match="another `yacht tournament` is writing this folder"):
+    with pytest.raises(ConfigError, match="another `yacht tournament` is writing this folder"):
         Store(tmp_path).open(cfg)
     first.open(cfg)  # reopening the store that holds the lock is fine
     first.close()
@@ -269,20 +271,20 @@ def test_a_record_that_is_not_a_game_of_this_tournament_is_an_error_with_its_lin
                                                                                   change, message):
     out = copy_of(played, tmp_path)
     n = append_line(out, json.dumps(change(first_record(out))).encode())
-    with pytest.raises(CommandError) as e:
+    with pytest.raises(ConfigError) as e:
         Store(out).records()
     assert f"games.jsonl: line {n}: " in str(e.value) and message in str(e.value), str(e.value)
     assert "the store is damaged or was written by another version (remove that line and rerun, or play into " \
            "a new folder)" in str(e.value)
     assert f"line {n}: " in cli_error(capsys, ["report", str(out)])
-    with pytest.raises(CommandError, match=f"line {n}: "):
+    with pytest.raises(ConfigError, match=f"line {n}: "):
         run(parse_config(CONFIG), out)
 
 
 def test_a_record_of_another_tournament_with_the_same_names_and_seeds_is_refused(played, tmp_path):
     out = copy_of(played, tmp_path)
     n = append_line(out, json.dumps(other_tournament_record(tmp_path)).encode())
-    with pytest.raises(CommandError, match=f"line {n}: written for another tournament"):
+    with pytest.raises(ConfigError, match=f"line {n}: written for another tournament"):
         Store(out).records()
 
 
@@ -295,7 +297,7 @@ def test_a_record_of_another_tournament_with_the_same_names_and_seeds_is_refused
 def test_hostile_lines(played, tmp_path, line, message):
     out = copy_of(played, tmp_path)
     n = append_line(out, line)
-    with pytest.raises(CommandError, match=f"line {n}: {message}"):
+    with pytest.raises(ConfigError, match=f"line {n}: {message}"):
         Store(out).records()
 
 
@@ -362,7 +364,7 @@ def test_generated_changes_to_a_record_are_refused_or_harmless(store_and_record,
     n = original.count(b"\n") + 1
     try:
         got = Store(out).records()
-    except CommandError as e:
+    except ConfigError as e:
         assert f"line {n}: " in str(e)
         return
     # accepted: then it is a duplicate of a stored game (first one wins) and changed nothing checked
@@ -385,7 +387,7 @@ def test_generated_lines_are_never_games(store_and_record, line):
     n = original.count(b"\n") + 1
     try:
         got = Store(out).records()
-    except CommandError as e:
+    except ConfigError as e:
         assert f"line {n}: " in str(e)
         return
     assert not raw.strip() and len(got) == original.count(b"\n")   # only a blank line is accepted
@@ -446,7 +448,7 @@ def test_disk_full_while_writing_the_report_is_a_clear_error(played, tmp_path, c
     monkeypatch.setattr(Path, "write_text", full)
     err = cli_error(capsys, ["report", str(out)])
     assert f"{out}: cannot write the report (No space left on device: {out / RESULTS})" in err
-    with pytest.raises(CommandError, match="cannot write the report"):
+    with pytest.raises(ConfigError, match="cannot write the report"):
         run(parse_config(CONFIG), out)
     monkeypatch.undo()
     assert (out / GAMES).read_bytes() == games
@@ -463,7 +465,7 @@ def test_disk_full_while_writing_tournament_json(tmp_path, monkeypatch):
 
     monkeypatch.setattr(store_module.os, "fsync", fsync)
     out = tmp_path / "new"
-    with pytest.raises(CommandError, match=r"cannot write .*tournament.json: No space left on device"):
+    with pytest.raises(ConfigError, match=r"cannot write .*tournament.json: No space left on device"):
         Store(out).open(parse_config(CONFIG))
     assert sorted(p.name for p in out.iterdir()) == [LOCK]
     monkeypatch.undo()
@@ -485,6 +487,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_really_full_disk_then_resume(small_disk, tmp_path, capsys):
     mnt, grow = small_disk
     cfg_file = tmp_path / "t.yaml"

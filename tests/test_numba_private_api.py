@@ -93,6 +93,7 @@ print(hits)
 """
 
 
+@pytest.mark.slow
 def test_flush_makes_the_next_process_compile_again(tmp_path):
     """What jit_cache.drop_stale needs from `_cache.flush()`: the next process does not load the old code."""
     (tmp_path / "kernel.py").write_text(textwrap.dedent(KERNEL))

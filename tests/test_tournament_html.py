@@ -141,6 +141,7 @@ def column(driver, table, col):
         table, col)
 
 
+@pytest.mark.slow
 def test_html_report_in_a_browser(report, tmp_path, monkeypatch):
     path, res = report
     monkeypatch.setenv("SE_AVOID_STATS", "true")

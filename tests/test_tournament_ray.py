@@ -8,6 +8,7 @@ from tournaments.store import Store
 pytest.importorskip("ray")
 
 
+@pytest.mark.slow
 def test_ray_matches_local(tmp_path):
     cfg = parse_config({"entrants": ["first", "best", "hang"], "games": 2, "seed": 3, "move_timeout": 0.3})
     kw = dict(progress=False, factory="tournament_agents:make_agent")

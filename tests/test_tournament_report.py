@@ -9,7 +9,6 @@ from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.report import histogram_name, render
 from tournaments.run import run_tournament
-from yacht_env.cli_common import CommandError
 from yacht_env.config import ConfigError
 
 FACTORY = "tournament_agents:make_agent"
@@ -172,7 +171,7 @@ def test_a_store_from_another_schedule_is_refused(tmp_path):
     rec = json.loads(lines[0])
     rec["agents"] = rec["agents"][::-1]
     (tmp_path / "games.jsonl").write_text("\n".join([json.dumps(rec)] + lines[1:]) + "\n")
-    with pytest.raises(CommandError, match=r"games.jsonl: line 1: game t0-d0-r0 does not match the schedule: agents "
+    with pytest.raises(ConfigError, match=r"games.jsonl: line 1: game t0-d0-r0 does not match the schedule: agents "
                                            r"\['best', 'first'\], expected \['first', 'best'\]; the store is damaged"):
         render(tmp_path)
 

@@ -13,7 +13,7 @@ from tournaments.config import parse_config
 from tournaments.report import render
 from tournaments.run import run_tournament
 from tournaments.store import Store
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 FACTORY = "tournament_agents:make_agent"
 FAST = "tournament_agents:make_fast_agent"
@@ -94,7 +94,7 @@ def test_report_rerender_is_identical(tmp_path):
 
 def test_other_config_in_same_folder_is_refused(tmp_path):
     run(parse_config({"entrants": ["first", "best"], "games": 1}), tmp_path)
-    with pytest.raises(CommandError, match=r"holds a different tournament \(config hash [0-9a-f]{16}, this config "
+    with pytest.raises(ConfigError, match=r"holds a different tournament \(config hash [0-9a-f]{16}, this config "
                                            r"is [0-9a-f]{16}\); use another --out folder or delete this one"):
         run(parse_config({"entrants": ["first", "best"], "games": 2}), tmp_path)
 
@@ -120,6 +120,7 @@ def gone(group: int, within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_sigkill(tmp_path, workers):
     cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})

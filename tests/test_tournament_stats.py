@@ -9,8 +9,8 @@ from tournaments.play import fallback_action, placements
 from tournaments.ratings import bradley_terry_elo, elo, openskill
 from tournaments.stats import describe_scores, duplicate_effect, head_to_head, wilson
 from tournaments.store import Store
-from yacht_env.cli_common import CommandError
 from yacht_env.game import Game
+from yacht_env.config import ConfigError
 
 
 def rec(table, deal, rotation, agents, totals, places=None, faults=None):
@@ -116,12 +116,12 @@ def test_store_dedupes_and_rejects_damage(tmp_path):
     assert store.games_path.read_text().endswith("}\n")
     with open(store.games_path, "a") as f:
         f.write("garbage\n" + line + "\n")
-    with pytest.raises(CommandError, match=r"games.jsonl: line 3: not valid JSON; the store is damaged"):
+    with pytest.raises(ConfigError, match=r"games.jsonl: line 3: not valid JSON; the store is damaged"):
         store.records()
 
 
 def test_report_of_a_folder_without_a_store(tmp_path):
-    with pytest.raises(CommandError, match="no tournament.json; not a tournament folder"):
+    with pytest.raises(ConfigError, match="no tournament.json; not a tournament folder"):
         Store(tmp_path).config()
 
 
@@ -135,11 +135,11 @@ def test_teammates_are_not_opponents():
 def test_store_folder_errors(tmp_path):
     cfg = parse_config({"entrants": ["a", "b"], "games": 1})
     (tmp_path / "file").write_text("x")
-    with pytest.raises(CommandError, match="file: exists and is not a folder"):
+    with pytest.raises(ConfigError, match="file: exists and is not a folder"):
         Store(tmp_path / "file").open(cfg)
-    with pytest.raises(CommandError, match="cannot create the tournament folder"):
+    with pytest.raises(ConfigError, match="cannot create the tournament folder"):
         Store(tmp_path / "file" / "sub").open(cfg)
     (tmp_path / "stray").mkdir()
     (tmp_path / "stray" / "games.jsonl").write_text("")
-    with pytest.raises(CommandError, match="games.jsonl without tournament.json; not a tournament folder"):
+    with pytest.raises(ConfigError, match="games.jsonl without tournament.json; not a tournament folder"):
         Store(tmp_path / "stray").open(cfg)

@@ -23,10 +23,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from agents.external import describe_exit
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 from .config import TournamentConfig
 from .batched import batchable, play_batched
+from .errors import RunError
 from .play import CallClock, Forfeit, describe, play_job, timeout_error
 
 EXECUTORS = ("local", "ray")
@@ -47,7 +48,7 @@ def resolve_factory(path: str):
     try:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as e:
-        raise CommandError(f"cannot load the agent factory {path!r}: {e}") from None
+        raise ConfigError(f"cannot load the agent factory {path!r}: {e}") from None
 
 
 _WORKER: dict = {}
@@ -192,9 +193,9 @@ class GameWorker:
         if self.closed:
             raise WorkerClosed
         if message is not None:
-            raise CommandError(f"the process playing game {key} failed: {message[1]}")
+            raise RunError(f"the process playing game {key} failed: {message[1]}")
         if running is None:
-            raise CommandError(f"the process playing game {key} {describe_exit(code)} outside any agent call")
+            raise RunError(f"the process playing game {key} {describe_exit(code)} outside any agent call")
         (call, seat, move, _), _ = running
         return seat, Forfeit(call, move, f"crash: the process playing the game {describe_exit(code)} during this call")
 
@@ -225,9 +226,9 @@ def chunked(jobs, workers: int) -> list[list]:
 def check_executor(workers: int, executor: str) -> None:
     """Refuse an unknown executor or a worker count below one."""
     if executor not in EXECUTORS:
-        raise CommandError(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
+        raise ConfigError(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise CommandError(f"workers must be a whole number of at least 1, got {workers!r}")
+        raise ConfigError(f"workers must be a whole number of at least 1, got {workers!r}")
 
 
 def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
@@ -334,7 +335,7 @@ def _ray(setup: Setup, chunks, workers: int):
     try:
         import ray
     except ImportError:
-        raise CommandError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
+        raise ConfigError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
     started = not ray.is_initialized()
     if started and os.environ.get("RAY_ADDRESS"):
         ray.init(log_to_driver=False)  # join the cluster named by RAY_ADDRESS; it decides the CPUs

@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.analysis import report_blocks, report_section
-from yacht_env.cli_common import CommandError
-from yacht_env.config import slug
+from yacht_env.config import ConfigError, slug
 from yacht_env.rules import rules_hash
 
 from . import document as doc
@@ -38,7 +37,7 @@ def check_schedule(records, jobs) -> None:
         j = planned.get(r["key"])
         if j is None or list(j.agents) != list(r["agents"]) or j.seed != r["seed"]:
             seats = "not in the schedule" if j is None else f"scheduled for {list(j.agents)}"
-            raise CommandError(f"game {r['key']} was played by {r['agents']} but is {seats}: the store was "
+            raise ConfigError(f"game {r['key']} was played by {r['agents']} but is {seats}: the store was "
                                f"written by another version of the schedule; play the tournament into a new folder")
 
 
@@ -479,5 +478,5 @@ def render(folder, analysis: bool = True) -> dict:
             else:
                 path.write_text(content, encoding="utf-8")
     except OSError as e:
-        raise CommandError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
+        raise ConfigError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
     return res

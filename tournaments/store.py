@@ -10,7 +10,7 @@ game key (first one wins), and a torn last line left by a killed run is cut off 
 - **Checked records.** Every line read (and every record appended) is checked against the folder's
   config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
   config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
-  the rules allow. A line that fails is a `CommandError` naming the file and line, never a game.
+  the rules allow. A line that fails is a `ConfigError` naming the file and line, never a game.
 - **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
   into; in a tournament folder only the store, the lock and the report's own files are written.
 - **Disk errors.** A failed write (no space, quota, I/O error) ends the run with one line; the games
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from yacht_env.cli_common import CommandError
+from yacht_env.config import ConfigError
 
 from .config import TournamentConfig, parse_config
 from .schedule import schedule
@@ -57,7 +57,7 @@ class Expected(NamedTuple):
         return cls(config, config.hash, rules, {j.key: j for j in schedule(config)}, points)
 
 
-def disk_error(what: str, err: OSError) -> CommandError:
+def disk_error(what: str, err: OSError) -> ConfigError:
     """The one-line message for a failed write: what could not be written, why, and what to do."""
     where = f" ({err.filename})" if err.filename else ""
     if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
@@ -66,7 +66,7 @@ def disk_error(what: str, err: OSError) -> CommandError:
         hint = "check the disk"
     else:
         hint = "fix the cause"
-    return CommandError(f"cannot write {what}{where}: {err.strerror or err}; every game stored so far is kept: "
+    return ConfigError(f"cannot write {what}{where}: {err.strerror or err}; every game stored so far is kept: "
                         f"{hint}, then rerun the same command to resume")
 
 
@@ -98,19 +98,19 @@ class Store:
         written for another config, and a folder another run holds. Returns the store (usable as a
         context manager that closes it)."""
         if self.folder.exists() and not self.folder.is_dir():
-            raise CommandError(f"{self.folder}: exists and is not a folder")
+            raise ConfigError(f"{self.folder}: exists and is not a folder")
         self._refuse_foreign_folder()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise CommandError(f"{self.folder}: cannot create the tournament folder ({e.strerror})") from None
+            raise ConfigError(f"{self.folder}: cannot create the tournament folder ({e.strerror})") from None
         self._lock()
         try:
             self._refuse_foreign_folder()   # again, now that no other run can be writing it
             if self.meta_path.exists():
                 have = self.meta().get("config_hash")
                 if have != config.hash:
-                    raise CommandError(
+                    raise ConfigError(
                         f"{self.folder} holds a different tournament (config hash {have}, this config is "
                         f"{config.hash}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
@@ -145,13 +145,13 @@ class Store:
         try:
             names = sorted(p.name for p in self.folder.iterdir())
         except OSError as e:
-            raise CommandError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
+            raise ConfigError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
         if GAMES in names:
-            raise CommandError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
+            raise ConfigError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
         stray = [n for n in names if n not in OWN_FILES]
         if stray:
             more = f" and {len(stray) - 1} more" if len(stray) > 1 else ""
-            raise CommandError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
+            raise ConfigError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
                                f"nothing was written: give --out a new or empty folder")
 
     def _lock(self) -> None:
@@ -160,17 +160,17 @@ class Store:
         try:
             fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as e:
-            raise CommandError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
+            raise ConfigError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
             os.close(fd)
-            raise CommandError(f"{self.folder}: another `yacht tournament` is writing this folder ({holder}); "
+            raise ConfigError(f"{self.folder}: another `yacht tournament` is writing this folder ({holder}); "
                                f"wait for it to finish, or stop it and rerun") from None
         except OSError as e:
             os.close(fd)
-            raise CommandError(f"{self.lock_path}: cannot lock the folder ({e.strerror}); is it on a filesystem "
+            raise ConfigError(f"{self.lock_path}: cannot lock the folder ({e.strerror}); is it on a filesystem "
                                f"without file locks?") from None
         self._lock_fd = fd
         note = f"pid {os.getpid()} on {socket.gethostname()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}"
@@ -224,26 +224,26 @@ class Store:
     def meta(self) -> dict:
         """`tournament.json`, checked to be a JSON object with `config` (a mapping) and `config_hash`."""
         if not self.meta_path.is_file():
-            raise CommandError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)")
+            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)")
         try:
             with open(self.meta_path, "rb") as f:
                 raw = f.read(MAX_META_BYTES + 1)
         except OSError as e:
-            raise CommandError(f"{self.meta_path}: cannot read ({e.strerror})") from None
+            raise ConfigError(f"{self.meta_path}: cannot read ({e.strerror})") from None
         if len(raw) > MAX_META_BYTES:
-            raise CommandError(f"{self.meta_path}: larger than {MAX_META_BYTES} bytes; not a file this program wrote")
+            raise ConfigError(f"{self.meta_path}: larger than {MAX_META_BYTES} bytes; not a file this program wrote")
         try:
             doc = json.loads(raw)
         except (ValueError, RecursionError) as e:   # JSONDecodeError, bad UTF-8, absurd nesting
-            raise CommandError(f"{self.meta_path}: not valid JSON ({_reason(e)})") from None
+            raise ConfigError(f"{self.meta_path}: not valid JSON ({_reason(e)})") from None
         if not isinstance(doc, dict):
-            raise CommandError(f"{self.meta_path}: expected a JSON object with config and config_hash, "
+            raise ConfigError(f"{self.meta_path}: expected a JSON object with config and config_hash, "
                                f"got {type(doc).__name__}")
         for key, kind in (("config", dict), ("config_hash", str)):
             if key not in doc:
-                raise CommandError(f"{self.meta_path}: no {key!r}; not a file this program wrote")
+                raise ConfigError(f"{self.meta_path}: no {key!r}; not a file this program wrote")
             if not isinstance(doc[key], kind):
-                raise CommandError(f"{self.meta_path}: {key!r} must be a JSON {'object' if kind is dict else 'string'}, "
+                raise ConfigError(f"{self.meta_path}: {key!r} must be a JSON {'object' if kind is dict else 'string'}, "
                                    f"got {type(doc[key]).__name__}")
         return doc
 
@@ -257,14 +257,14 @@ class Store:
             meta = self.meta()
             config = parse_config(meta["config"], str(self.meta_path))
             if config.hash != meta["config_hash"]:
-                raise CommandError(f"{self.meta_path}: config_hash {meta['config_hash']!r} does not match its config "
+                raise ConfigError(f"{self.meta_path}: config_hash {meta['config_hash']!r} does not match its config "
                                    f"(hash {config.hash}); the file was changed after the run wrote it")
             self._expected = Expected.of(config)
         return self._expected
 
     def records(self) -> dict[str, dict]:
         """Every finished game by key, each line checked (see `check_record`); a torn last line is not a
-        game. A line that is not a game of this tournament raises `CommandError` with its line number."""
+        game. A line that is not a game of this tournament raises `ConfigError` with its line number."""
         expected = self.expected()
         out: dict[str, dict] = {}
         try:
@@ -272,7 +272,7 @@ class Store:
         except FileNotFoundError:
             return out
         except OSError as e:
-            raise CommandError(f"{self.games_path}: cannot read ({e.strerror})") from None
+            raise ConfigError(f"{self.games_path}: cannot read ({e.strerror})") from None
         with f:
             number = 0
             while True:
@@ -297,7 +297,7 @@ class Store:
         return out
 
     def _damaged(self, number: int, problem: str):
-        raise CommandError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
+        raise ConfigError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
                            f"another version (remove that line and rerun, or play into a new folder)")
 
     # ---- writing ---------------------------------------------------------------------------------
@@ -316,7 +316,7 @@ class Store:
                 rec = {**json.loads(line), "config_hash": expected.config_hash}
                 problem = check_record(rec, expected)
                 if problem:
-                    raise CommandError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
+                    raise ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
                                        f"changed by an agent?")
                 data = memoryview((json.dumps(rec, separators=(",", ":")) + "\n").encode())
                 while data:

@@ -4,10 +4,11 @@ import sys
 from itertools import combinations
 from pathlib import Path
 
-from yacht_env.cli_common import CommandError, add_common, emit_json, rules_from_args
+from agents.evaluation import fault_note, head_to_head, mean_ci, solitaire
+from agents.registry import AgentSpecError, make_agent
 
-from ..evaluation import fault_note, head_to_head, mean_ci, solitaire
-from ..registry import AgentSpecError, make_agent
+from .options import CommandError, add_common, emit_json, rules_from_args
+
 
 LADDER = ("random", "easy", "normal", "strong")
 

@@ -4,23 +4,12 @@ import importlib
 import os
 import sys
 
-from yacht_env.cli_common import USER_ERRORS, Parser
+from .options import USER_ERRORS, Parser
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
-COMMANDS = {
-    "odds": "yacht_env.commands.odds",
-    "rules": "yacht_env.commands.rules_cmd",
-    "solve": "yacht_env.commands.solve",
-    "advise": "yacht_env.commands.advise",
-    "tournament": "tournaments.commands.tournament_cmd",
-    "report": "tournaments.commands.report_cmd",
-    "train": "agents.training.command",
-    "evaluate": "agents.commands.evaluate",
-    "levels": "agents.commands.levels",
-    "play": "agents.commands.play",
-    "analyze": "agents.commands.analyze",
-    "show": "agents.commands.show",
-}
+COMMANDS = {name: f"tournaments.cli.{name}" for name in (
+    "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
+    "train")}
 
 
 def _module(name):

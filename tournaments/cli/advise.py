@@ -16,12 +16,13 @@ import re
 
 import numpy as np
 
-from ..cli_common import CommandError, add_common, emit_json, rules_from_args
-from ..actions import NUM_HOLDS
-from ..dice import ROLLS, roll_index
-from ..obs import yacht_points
-from ..solver import Unsolvable, solution_for
-from ..solver.policy import Policy
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import ROLLS, roll_index
+from yacht_env.obs import yacht_points
+from yacht_env.solver import Unsolvable, solution_for
+from yacht_env.solver.policy import Policy
+
+from .options import CommandError, add_common, emit_json, rules_from_args
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
 MAX_STATE_BYTES = 64 << 10
@@ -256,5 +257,5 @@ def run(args):
 
 
 def _one_column(rules):
-    from ..rules import load
+    from yacht_env.rules import load
     return load(rules, columns=1)

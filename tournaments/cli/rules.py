@@ -1,6 +1,7 @@
 """`yacht rules`: list the presets, or show one rule set after overrides."""
-from ..cli_common import add_common, emit_json, rules_from_args
-from ..rules import presets
+from yacht_env.rules import presets
+
+from .options import add_common, emit_json, rules_from_args
 
 
 def add_parser(sub):

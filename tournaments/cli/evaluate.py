@@ -11,12 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from yacht_env.cli_common import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
+from agents.evaluation import solitaire, summarize
+from agents.human import HumanQuit
+from agents.records import game_record
+from agents.registry import list_specs, make_agent
 
-from ..evaluation import solitaire, summarize
-from ..human import HumanQuit
-from ..records import game_record
-from ..registry import list_specs, make_agent
+from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
+
 
 MAX_GAMES = 10_000_000
 LISTED_FAULTS = 20

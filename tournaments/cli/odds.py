@@ -1,6 +1,7 @@
 """`yacht odds`: seed 000's odds table and its two turn facts, computed exactly."""
-from ..cli_common import add_common, emit_json, rules_from_args
-from ..odds import chance_only_points, chase_one_number_dice, combination_odds
+from yacht_env.odds import chance_only_points, chase_one_number_dice, combination_odds
+
+from .options import add_common, emit_json, rules_from_args
 
 LABELS = {"three_of_a_kind": "Three of a Kind or better", "four_of_a_kind": "Four of a Kind or better"}
 

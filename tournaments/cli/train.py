@@ -1,11 +1,12 @@
 """`yacht train CONFIG`: train a MaskablePPO agent from a YAML config (see configs/train/)."""
 from dataclasses import replace
 
-from yacht_env.cli_common import CommandError, add_common, emit_json
 from yacht_env.rules import parse_sets, rules_block, rules_hash
 
-from .config import MAX_EVAL_GAMES, load_config
-from .errors import ModelFileError
+from agents.training.config import MAX_EVAL_GAMES, load_config
+from agents.training.errors import ModelFileError
+
+from .options import CommandError, add_common, emit_json
 
 
 def add_parser(sub) -> None:
@@ -51,17 +52,17 @@ def _train(cfg, args):
     if cfg.algo == "bc":
         if args.resume:
             raise CommandError("--resume works with algo 'ppo' only; a bc run is short: run it again")
-        from .imitate import imitate
+        from agents.training.imitate import imitate
         return imitate(cfg, progress=not args.no_progress).evaluation
-    from .run import train
+    from agents.training.run import train
     return train(cfg, resume=args.resume, progress=not args.no_progress).evaluation
 
 
 def _evaluate(cfg, path, games: int):
     from yacht_env.rules import load
 
-    from .checkpoint import load_checkpoint
-    from .evaluate import evaluate_model
+    from agents.training.checkpoint import load_checkpoint
+    from agents.training.evaluate import evaluate_model
     doc = load_checkpoint(path)
     rules = cfg.ruleset
     if load(doc["rules"]) != rules:

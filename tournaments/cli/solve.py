@@ -1,6 +1,7 @@
 """`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
-from ..cli_common import CommandError, add_common, emit_json, rules_from_args
-from ..solver import Unsolvable, cache_path, solution_for
+from yacht_env.solver import Unsolvable, cache_path, solution_for
+
+from .options import CommandError, add_common, emit_json, rules_from_args
 
 
 def add_parser(sub):

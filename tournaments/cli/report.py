@@ -3,9 +3,9 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from yacht_env.cli_common import CommandError, add_common, emit_json
 
 from ..report import REPORT, REPORT_HTML, render, terminal_table
+from .options import CommandError, add_common, emit_json
 
 
 def add_parser(sub):

@@ -1,15 +1,17 @@
-"""Options every `yacht` command shares, and how a command reports a clean error.
+"""Options every `yacht` command shares (declared once, here), and how a command reports a clean error.
 
-Library code raises `yacht_env.config.ConfigError` (rule files, configs, values) and command modules
-raise `CommandError` (a command-line problem); `tournaments.cli.main` prints either as one line
-`yacht CMD: error: ...` and exits with status 2.
+Library code raises `yacht_env.config.ConfigError` (bad input: rule files, configs, stores, model files,
+values) or `tournaments.errors.RunError` (a run that cannot go on); command modules raise `CommandError`
+(a command-line problem). `tournaments.cli.main` alone prints them, as one line `yacht CMD: error: ...`,
+and exits with status 2.
 """
 import argparse
 import json
 import sys
 
-from .config import MAX_SEED, ConfigError
-from .rules import load, parse_sets, rules_block
+from yacht_env.config import MAX_SEED, ConfigError
+from ..errors import RunError
+from yacht_env.rules import load, parse_sets, rules_block
 
 RULES_HELP = ("rule set: a preset name (yacht, classic, ...: `yacht rules --list`) or a rules file named "
               "with a path or a .yaml suffix (./mine.yaml)")
@@ -19,7 +21,7 @@ class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2, no traceback."""
 
 
-USER_ERRORS = (CommandError, ConfigError)
+USER_ERRORS = (CommandError, ConfigError, RunError)
 
 
 class Parser(argparse.ArgumentParser):

@@ -9,10 +9,10 @@ docs/analysis.md.
 import json
 from pathlib import Path
 
-from yacht_env.cli_common import CommandError, emit_json
+from .options import CommandError, emit_json
 from yacht_env.rules import load, parse_sets
 
-from ..analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
 
 
 def add_parser(sub):

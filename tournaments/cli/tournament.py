@@ -1,13 +1,13 @@
 """`yacht tournament`: a round robin with duplicate dice, resumable, with a report in the output folder."""
 import os
 
-from yacht_env.cli_common import add_common, emit_json
 from yacht_env.rules import parse_sets
 
 from ..config import MAX_GAMES, load_config, presets
 from ..executors import EXECUTORS
 from ..report import terminal_table
 from ..run import run_tournament
+from .options import add_common, emit_json
 
 
 def add_parser(sub):

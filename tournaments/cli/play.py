@@ -19,14 +19,15 @@ import os
 import sys
 from pathlib import Path
 
-from yacht_env.cli_common import CommandError, add_common, rules_from_args
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.game import Game
 from yacht_env.rules import parse_sets, rules_hash
 
-from ..base import View
-from ..human import HumanAgent, HumanQuit, scorecard
-from ..registry import make_agent, parse_spec
+from agents.base import View
+from agents.human import HumanAgent, HumanQuit, scorecard
+from agents.registry import make_agent, parse_spec
+
+from .options import CommandError, add_common, rules_from_args
 
 DATA_ENV = "YACHT_DATA_DIR"
 BEST_FILE = "best.json"

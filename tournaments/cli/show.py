@@ -7,13 +7,14 @@ GAME is the record's key (t0-d3-r1) or its line number in games.jsonl.
 """
 from collections import Counter
 
-from yacht_env.cli_common import CommandError, emit_json
 from yacht_env.dice_source import ScriptedDice
 from yacht_env.game import Game
 
-from ..analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze, read_games
-from ..human import scorecard
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze, read_games
+from agents.human import scorecard
+
 from .analyze import add_rules, games_from_args
+from .options import CommandError, emit_json
 
 
 def add_parser(sub):

@@ -1,1 +1,0 @@
-"""`yacht` subcommands that belong to the agents package: evaluate, levels, play."""

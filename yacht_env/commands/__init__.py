@@ -1,1 +1,0 @@
-"""`yacht` subcommands that need only the rules engine."""
