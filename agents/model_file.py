@@ -97,8 +97,8 @@ class _Reader(pickle.Unpickler):
         return np.frombuffer(self.archive.read(info), dtype=dtype.newbyteorder("<"))
 
 
-def read_model(path) -> dict:
-    """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays."""
+def model_path(path) -> Path:
+    """The path of a model file that exists and is not larger than any model file (ModelFileError otherwise)."""
     p = Path(path)
     if not p.is_file():
         raise ModelFileError(f"no model file at {str(path)!r}")
@@ -106,6 +106,12 @@ def read_model(path) -> dict:
     if size > MAX_FILE_BYTES:
         raise ModelFileError(f"{path}: {size} bytes is larger than any model file `yacht train` writes "
                              f"(at most {MAX_FILE_BYTES})")
+    return p
+
+
+def read_model(path) -> dict:
+    """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays."""
+    p = model_path(path)
     try:
         with zipfile.ZipFile(p) as archive:
             names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]

@@ -49,6 +49,22 @@ def reset_mask_of(options, num_envs: int) -> np.ndarray | None:
     return mask
 
 
+def check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps) -> None:
+    """The arguments every batched env fixes: a positive num_envs, flat observations, penalized illegal
+    actions, no rendering, no time limit (ValueError naming the one that is off)."""
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if obs_mode != "flat":
+        raise ValueError(f"the batched env supports obs_mode='flat' only, got {obs_mode!r}")
+    if illegal_action != "penalize":
+        raise ValueError(f"the batched env penalizes illegal actions (illegal_action='penalize'), "
+                         f"got {illegal_action!r}")
+    if render_mode is not None:
+        raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}")
+    if max_episode_steps is not None:
+        raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
+
+
 class YachtVectorEnv(VectorEnv):
     """N games of `Yacht-v0` in arrays, stepped by one compiled loop: `make_vec`'s native mode.
 
@@ -128,18 +144,8 @@ class YachtVectorEnv(VectorEnv):
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
                  max_episode_steps=None, num_threads: int = 1, autoreset_mode=AutoresetMode.SAME_STEP,
                  **overrides):
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if obs_mode != "flat":
-            raise ValueError(f"the batched env supports obs_mode='flat' only, got {obs_mode!r}")
+        check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, REWARDS)
-        if illegal_action != "penalize":
-            raise ValueError(f"the batched env penalizes illegal actions (illegal_action='penalize'), "
-                             f"got {illegal_action!r}")
-        if render_mode is not None:
-            raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}")
-        if max_episode_steps is not None:
-            raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
         self.autoreset_mode = as_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.rules = resolve_rules(rules, overrides)

@@ -25,6 +25,7 @@ from gymnasium.vector.utils import batch_space
 from .actions import as_actions
 from .env import check_choice, resolve_rules
 from .table_obs import seat_space
+from .vector import check_batched_args
 from .vs_env import VS_REWARDS, SeatTables
 
 
@@ -71,18 +72,8 @@ class YachtVsVectorEnv(VectorEnv):
                  reward: str = "points", obs_mode: str = "flat", illegal_action: str = "penalize",
                  illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, num_threads: int = 1,
                  **overrides):
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if obs_mode != "flat":
-            raise ValueError(f"the batched env supports obs_mode='flat' only, got {obs_mode!r}")
+        check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, VS_REWARDS)
-        if illegal_action != "penalize":
-            raise ValueError(f"the batched env penalizes illegal actions (illegal_action='penalize'), "
-                             f"got {illegal_action!r}")
-        if render_mode is not None:
-            raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}")
-        if max_episode_steps is not None:
-            raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
         self.rules = resolve_rules(rules, overrides)
         self.num_envs = int(num_envs)
         self.tables = SeatTables(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads)

@@ -7,8 +7,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_rules,  # noqa: F401
-                          policy_shapes, read_model)
+from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
+                          model_rules, policy_shapes, read_model)
 from .errors import ModelFileError
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -46,13 +46,7 @@ def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict,
 def load_checkpoint(path) -> dict:
     """Read a model file with torch (tensors, the optimizer's state: what a resume needs), safely
     (`weights_only`), and check it (`check_model`); JSON fields come back decoded."""
-    p = Path(path)
-    if not p.is_file():
-        raise ModelFileError(f"no model file at {str(path)!r}")
-    size = p.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ModelFileError(f"{path}: {size} bytes is larger than any model file `yacht train` writes "
-                             f"(at most {MAX_FILE_BYTES})")
+    p = model_path(path)
     try:
         doc = torch.load(p, map_location="cpu", weights_only=True, mmap=True)  # tensors read only when checked
     except Exception as e:  # noqa: BLE001 - any unreadable file is the same user error
