@@ -3,8 +3,8 @@
 Two steps, both over every game at once:
 
 `replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks
-every move against the rules with the engine's kernels (`box_options`, `upper_bonus_gain`), and
-emits one row per decision: the sheet's state before the turn (one solver state per column), the
+every move against the rules and plays it through the engine's transition (`engine.roll_dice`,
+`engine.score_box`), and emits one row per decision: the sheet's state before the turn (one solver state per column), the
 roll in hand, the re-rolls left and the move played (Game action encoding). A decision is what a
 seat does after a roll: hold some dice and re-roll, or score a box.
 
@@ -19,10 +19,12 @@ approximation, see `policy`); with one column the values are exact.
 import numba as nb
 import numpy as np
 
-from ..actions import NUM_HOLDS, score_action_of
-from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS, ROLL_INDEX
+from ..actions import NUM_HOLDS, box_of_action, score_action_of
+from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..jit_cache import drop_stale
-from ..kernels import box_options, upper_bonus_gain
+from ..engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50, roll_dice,
+                      score_box)
+from ..kernels import upper_bonus_gain
 from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
 
 # Event rows of the flattened logs: ROLL = (0, seat, hold, d0, d1, d2, d3, d4),
@@ -35,7 +37,7 @@ HOLDS_BY_SIZE = np.array(sorted(range(NUM_HOLDS), key=lambda h: (-bin(h).count("
 
 # What `replay_logs` found wrong with a record (0: nothing); `PROBLEMS` says it in words.
 OK, WRONG_SEAT, FIRST_HOLD, NO_ROLLS, BAD_HOLD, BAD_DICE, UNSORTED, NOT_HELD, NO_ROLL, BAD_COLUMN, BAD_BOX, \
-    FILLED, NOT_ALLOWED, POINTS, BONUS, AFTER_END, UNFINISHED, BAD_SEATS = range(18)
+    BOX_FILLED, NOT_ALLOWED, POINTS, BONUS, AFTER_END, UNFINISHED, BAD_SEATS = range(18)
 PROBLEMS = {
     WRONG_SEAT: "it is not this seat's turn",
     FIRST_HOLD: "the first roll of a turn rolls all five dice (hold must be 0)",
@@ -47,7 +49,7 @@ PROBLEMS = {
     NO_ROLL: "a box is scored before the dice are rolled",
     BAD_COLUMN: "no such column",
     BAD_BOX: "no such box",
-    FILLED: "the box is already filled",
+    BOX_FILLED: "the box is already filled",
     NOT_ALLOWED: "the box is not allowed for this roll (joker rule)",
     POINTS: "the points differ from what the rules score for these dice",
     BONUS: "the bonus differs from what the rules pay",
@@ -65,58 +67,59 @@ def _fail(error, rec, at, code, detail):
 @nb.njit(cache=True)
 def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheets, out_rec, out_move, out_seat,
                 out_sheet, out_turn, out_roll, out_left, out_action, out_state, out_banked, final, error):
-    """Replay the logs of every record; return the number of decisions written.
+    """Replay the logs of every record through the engine's transition; return the number of decisions.
 
     events[starts[i]:starts[i + 1]] is record i's log (rows as `EVENT_WIDTH`); players[i] seats
     write on sheets[i] sheets (seat s on sheet s % sheets[i]); turns go round the seats from the
-    seat of the first move. Per decision d: out_rec[d] record, out_move[d] log index of the move,
-    seat, sheet, turn (the sheet's turn number, from 0), roll index, re-rolls left, the action
-    played, out_state[d, c] the solver state of column c (capped upper total, flag as `dims`
-    needs) and out_banked[d] the sheet's points so far. final[i, sheet] = (total, upper bonus,
-    extra bonus) at the end, final[i, sheet, 3:] the box scores column by column.
+    seat of the first move. Each roll is played with `engine.roll_dice` (the fresh dice are the logged
+    ones the hold did not keep) and each scoring with `engine.score_box`, after checking the move is
+    legal and the logged points and bonus are the ones the rules give. Per decision d: out_rec[d]
+    record, out_move[d] log index of the move, seat, sheet, turn (the sheet's turn number, from 0), roll
+    index, re-rolls left, the action played, out_state[d, c] the solver state of column c (capped upper
+    total, flag as `dims` needs) and out_banked[d] the sheet's points so far. final[i, sheet] = (total,
+    upper bonus, extra bonus) at the end, final[i, sheet, 3:] the box scores column by column.
     On the first illegal move: error = (record, log index, problem code, the points or bonus the rules
     give for a POINTS or BONUS problem) and the count so far.
     """
     n_upper, n_flag, threshold, yacht_points = dims
     nbox = T.n_boxes
-    y = T.yacht_box
-    scores = np.full((8, columns, nbox), -1, dtype=np.int64)
-    upper = np.zeros((8, columns), dtype=np.int64)
-    banked = np.zeros(8, dtype=np.int64)
-    ubonus = np.zeros(8, dtype=np.int64)
-    ebonus = np.zeros(8, dtype=np.int64)
-    opts = np.empty(nbox, dtype=np.int32)
-    dice = np.zeros(5, dtype=np.int64)
+    # one table of up to 8 sheets, in the engine's layout, replayed record after record
+    ints = np.zeros((1, N_INTS), dtype=np.int64)
+    dice = np.ones((1, 5), dtype=np.int8)
+    faces = np.zeros((1, 5), dtype=np.int8)
+    preview = np.full((1, columns, nbox), -1, dtype=np.int32)
+    extra = np.zeros((1, columns), dtype=np.int64)
+    scores = np.full((1, 8, columns, nbox), -1, dtype=np.int32)
+    cols = np.zeros((1, 8, columns, N_COLS), dtype=np.int64)
+    totals = np.zeros((1, 8), dtype=np.int64)
     held = np.zeros(7, dtype=np.int64)
     n = 0
     for i in range(starts.shape[0] - 1):
         lo, hi = starts[i], starts[i + 1]
         P, NS = players[i], sheets[i]
+        turns = nbox * columns * NS
+        ints[:] = 0
         scores[:] = -1
-        upper[:] = 0
-        banked[:] = 0
-        ubonus[:] = 0
-        ebonus[:] = 0
+        cols[:] = 0
+        totals[:] = 0
+        preview[:] = -1
         first = events[lo, 1] if hi > lo else 0
         if first < 0 or first >= P:
             _fail(error, i, 0, BAD_SEATS, 0)
             return n
-        turn = 0
-        rolled = 0            # rolls made this turn; 0: the turn starts with a roll
-        over = False
-        roll = 0
         pending = -1          # the decision row waiting for its move
         for j in range(lo, hi):
             ev = events[j]
             at = j - lo
-            if over:
+            if ints[0, TURN] >= turns:
                 _fail(error, i, at, AFTER_END, 0)
                 return n
-            seat = (first + turn) % P
+            seat = (first + ints[0, TURN]) % P
             if ev[1] != seat:
                 _fail(error, i, at, WRONG_SEAT, 0)
                 return n
             sheet = seat % NS
+            rolled = ints[0, ROLLS_USED]
             if ev[0] == ROLL:
                 hold = ev[2]
                 if rolled == 0 and hold != 0:
@@ -131,8 +134,7 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 held[:] = 0
                 for k in range(5):
                     if (hold >> k) & 1:
-                        held[dice[k]] += 1
-                code = 0
+                        held[dice[0, k]] += 1
                 for k in range(5):
                     f = ev[3 + k]
                     if f < 1 or f > 6:
@@ -141,9 +143,14 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                     if k > 0 and f < ev[2 + k]:
                         _fail(error, i, at, UNSORTED, 0)
                         return n
-                    held[f] -= 1
-                    dice[k] = f
-                    code += (f - 1) * 6 ** k
+                m = 0                 # the fresh dice: the logged ones the hold does not account for
+                for k in range(5):
+                    f = ev[3 + k]
+                    if held[f] > 0:
+                        held[f] -= 1
+                    else:
+                        faces[0, m] = f
+                        m += 1
                 for f in range(7):
                     if held[f] > 0:
                         _fail(error, i, at, NOT_HELD, 0)
@@ -151,23 +158,18 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 if pending >= 0:
                     out_action[pending] = hold
                     out_move[pending] = at
-                roll = ROLL_INDEX[code]
-                rolled += 1
+                roll = roll_dice(T, 0, sheet, hold, ints, dice, faces, cols, preview, extra)
                 out_rec[n] = i
                 out_seat[n] = seat
                 out_sheet[n] = sheet
-                out_turn[n] = turn // NS
+                out_turn[n] = ints[0, TURN] // NS
                 out_roll[n] = roll
-                out_left[n] = rolls_per_turn - rolled
-                out_banked[n] = banked[sheet]
+                out_left[n] = rolls_per_turn - ints[0, ROLLS_USED]
+                out_banked[n] = totals[0, sheet]
                 for c in range(columns):
-                    mask = 0
-                    for b in range(nbox):
-                        if scores[sheet, c, b] >= 0:
-                            mask |= 1 << b
-                    u = min(upper[sheet, c], threshold) if n_upper > 1 else 0
-                    flag = 1 if n_flag > 1 and y >= 0 and scores[sheet, c, y] == yacht_points else 0
-                    out_state[n, c] = (mask * n_upper + u) * n_flag + flag
+                    u = min(cols[0, sheet, c, UPPER], threshold) if n_upper > 1 else 0
+                    flag = cols[0, sheet, c, YACHT50] if n_flag > 1 else 0
+                    out_state[n, c] = (cols[0, sheet, c, FILLED] * n_upper + u) * n_flag + flag
                 pending = n
                 n += 1
             else:
@@ -181,52 +183,33 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 if b < 0 or b >= nbox:
                     _fail(error, i, at, BAD_BOX, 0)
                     return n
-                if scores[sheet, c, b] >= 0:
-                    _fail(error, i, at, FILLED, 0)
+                if scores[0, sheet, c, b] >= 0:
+                    _fail(error, i, at, BOX_FILLED, 0)
                     return n
-                mask = 0
-                for k in range(nbox):
-                    if scores[sheet, c, k] >= 0:
-                        mask |= 1 << k
-                yacht50 = y >= 0 and scores[sheet, c, y] == yacht_points
-                extra = box_options(T, mask, yacht50, roll, opts)
-                if opts[b] < 0:
+                if preview[0, c, b] < 0:
                     _fail(error, i, at, NOT_ALLOWED, 0)
                     return n
-                if pts != opts[b]:
-                    _fail(error, i, at, POINTS, opts[b])
+                if pts != preview[0, c, b]:
+                    _fail(error, i, at, POINTS, preview[0, c, b])
                     return n
-                ub = upper_bonus_gain(T, upper[sheet, c], pts, b)
-                if bonus != ub + extra:
-                    _fail(error, i, at, BONUS, ub + extra)
+                due = upper_bonus_gain(T, cols[0, sheet, c, UPPER], pts, b) + extra[0, c]
+                if bonus != due:
+                    _fail(error, i, at, BONUS, due)
                     return n
-                scores[sheet, c, b] = pts
-                if T.box_face[b] > 0:
-                    upper[sheet, c] += pts
-                ubonus[sheet] += ub
-                ebonus[sheet] += extra
-                banked[sheet] += pts + ub + extra
+                score_box(T, yacht_points, 0, sheet, c, b, ints, cols, scores, totals, preview, extra)
                 out_action[pending] = score_action_of(nbox, c, b)
                 out_move[pending] = at
                 pending = -1
-                turn += 1
-                rolled = 0
-                over = True
-                for s in range(NS):
-                    for cc in range(columns):
-                        for k in range(nbox):
-                            if scores[s, cc, k] < 0:
-                                over = False
-        if not over:
+        if ints[0, TURN] < turns:
             _fail(error, i, hi - lo, UNFINISHED, 0)
             return n
         for s in range(NS):
-            final[i, s, 0] = banked[s]
-            final[i, s, 1] = ubonus[s]
-            final[i, s, 2] = ebonus[s]
+            final[i, s, 0] = totals[0, s]
+            final[i, s, 1] = cols[0, s, :, UPPER_BONUS].sum()
+            final[i, s, 2] = cols[0, s, :, EXTRA_BONUS].sum()
             for c in range(columns):
                 for k in range(nbox):
-                    final[i, s, 3 + c * nbox + k] = scores[s, c, k]
+                    final[i, s, 3 + c * nbox + k] = scores[0, s, c, k]
     return n
 
 
@@ -315,8 +298,7 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
             if a < NUM_HOLDS:
                 played_value[d] = KL[L, HOLD_KEEP[r, a]]
             else:
-                c = (a - NUM_HOLDS) // nbox
-                b = (a - NUM_HOLDS) % nbox
+                c, b = box_of_action(nbox, a)
                 p = opts[c, r, b]
                 played_value[d] = p + extra[c, r] + W[c, b, p] + rest[c]
 
@@ -325,7 +307,8 @@ def _drop_stale() -> bool:
     """Flush these kernels' numba cache when the solver, the kernels, the dice or the tables change."""
     from pathlib import Path
     here = Path(__file__).resolve().parent
-    sources = sorted(here.glob("*.py")) + [here.parent / f for f in ("kernels.py", "dice.py", "rules/tables.py")]
+    sources = sorted(here.glob("*.py")) + [here.parent / f for f in ("kernels.py", "engine.py", "actions.py", "dice.py",
+                                                                     "rules/tables.py")]
     return drop_stale([replay_logs, value_decisions, _fail], sources, tag="values")
 
 
