@@ -478,12 +478,11 @@ def _flatten(records, lines, rules, where):
             raise AnalysisError(f"{_where(records, lines, where, i)}: a record needs 'agents' (1 to 8 agent names) "
                                 f"and 'log' (the list of moves)")
         seats = len(r["agents"])
-        if not rules.min_players <= seats <= rules.max_players or (rules.teams and seats % rules.teams):
-            raise AnalysisError(f"{_where(records, lines, where, i)}: {seats} seats do not fit rules "
-                                f"{rules.name!r} ({rules.min_players} to {rules.max_players} players"
-                                + (f", {rules.teams} teams of equal size)" if rules.teams else ")"))
+        try:
+            sheets[i] = rules.check_players(seats)
+        except ValueError as e:
+            raise AnalysisError(f"{_where(records, lines, where, i)}: {seats} seats do not fit: {e}") from None
         players[i] = seats
-        sheets[i] = rules.teams or seats
         faults = r.get("faults")
         if faults is not None and not (isinstance(faults, list) and len(faults) == seats and all(
                 f is None or (isinstance(f, dict) and type(f.get("move", 0)) is int and f.get("move", 0) >= 0)

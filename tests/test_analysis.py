@@ -267,7 +267,7 @@ def test_records_that_are_not_records(cache):
     for bad in (5, None, [], {"agents": "ab", "log": []}, {"agents": [], "log": []}, {"agents": [1], "log": []}):
         with pytest.raises(AnalysisError, match=r"record 0: a record needs 'agents' \(1 to 8 agent names\)"):
             analyze([bad], rules, solution)
-    with pytest.raises(AnalysisError, match="3 seats do not fit rules 'classic'"):
+    with pytest.raises(AnalysisError, match="3 seats do not fit: 3 players cannot split into 2 teams"):
         analyze([{"agents": ["a"] * 3, "log": []}], load("classic", teams=2), solution)
 
 

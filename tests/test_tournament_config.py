@@ -54,7 +54,7 @@ def test_seats_out_of_range_and_more_than_entrants():
 
 
 def test_teams_must_divide_seats():
-    fails(r"t.yaml: seats: 3 seats cannot split into 2 teams", seats=3, set={"teams": 2})
+    fails(r"t.yaml: seats: 3 players cannot split into 2 teams", seats=3, set={"teams": 2})
 
 
 @pytest.mark.parametrize("games", [0, -1, True, 2.5, "10", math.nan, MAX_GAMES + 1, 1_000_000_000_000])

@@ -174,11 +174,10 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
         raise ConfigError(source if record else rules_source, "resolved_rules" if record else "rules", str(e)) from None
 
     seats = whole(source, "seats", data.get("seats", 2), 2, 8)
-    if not ruleset.min_players <= seats <= ruleset.max_players:
-        raise ConfigError(source, "seats", f"rules {ruleset.name!r} allow {ruleset.min_players} to "
-                                           f"{ruleset.max_players} players, got {seats}")
-    if ruleset.teams and seats % ruleset.teams:
-        raise ConfigError(source, "seats", f"{seats} seats cannot split into {ruleset.teams} teams of equal size")
+    try:
+        ruleset.check_players(seats)
+    except ValueError as e:
+        raise ConfigError(source, "seats", str(e)) from None
     if seats > len(entrants):
         raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, "
                                            f"got {len(entrants)}")
