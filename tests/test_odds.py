@@ -33,8 +33,9 @@ def test_cli_text_and_json(capsys):
         assert row in text
     assert main(["odds", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == set(SEED_000) | {"chase_one_number_dice", "chance_only_points"}
-    assert all(0 <= p <= 1 for box in SEED_000 for p in doc[box])
+    assert set(doc) == {"rules", "odds", "chase_one_number_dice", "chance_only_points"}
+    assert set(doc["odds"]) == set(SEED_000) and doc["rules"]["name"] == "yacht"
+    assert all(0 <= p <= 1 for box in SEED_000 for p in doc["odds"][box])
 
 
 def test_cli_bad_rules(capsys):

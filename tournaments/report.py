@@ -63,6 +63,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         ratings_["elo_unavailable"] = elo_unavailable(config.seats, rules.teams) or "no two-seat games played yet"
     splits = balanced_splits(config.seats, rules.teams)
     return {
+        "rules": config.rules_block,
         "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
                        "teams": rules.teams, "tables": len(tables(config)), "deals_per_table": config.games,

@@ -22,7 +22,7 @@ from yacht_env.obs import yacht_points
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
-from .options import CommandError, add_common, emit_json, rules_from_args
+from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
 MAX_STATE_BYTES = 64 << 10
@@ -244,7 +244,7 @@ def run(args):
     if args.top > 0:
         rows = rows[:args.top]
     if args.json:
-        emit_json({"rules": rules.name, "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
+        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
                    "best": rows[0], "alternatives": rows})
         return 0
     print(f"Dice {' '.join(map(str, sorted(dice)))}, {rolls_left} re-roll(s) left, {banked} points on the sheet "

@@ -1,7 +1,7 @@
 """`yacht odds`: seed 000's odds table and its two turn facts, computed exactly."""
 from yacht_env.odds import chance_only_points, chase_one_number_dice, combination_odds
 
-from .options import add_common, emit_json, rules_from_args
+from .options import add_common, emit_json, rules_block_from_args, rules_from_args
 
 LABELS = {"three_of_a_kind": "Three of a Kind or better", "four_of_a_kind": "Four of a Kind or better"}
 
@@ -21,7 +21,8 @@ def run(args):
     dice = chase_one_number_dice(rules)
     chance = chance_only_points(rules)
     if args.json:
-        emit_json({**odds, "chase_one_number_dice": dice, "chance_only_points": chance})
+        emit_json({"rules": rules_block_from_args(args), "odds": odds, "chase_one_number_dice": dice,
+                   "chance_only_points": chance})
         return 0
     n = rules.rolls_per_turn
     heads = ["First roll"] + [f"By roll {k}" for k in range(2, n + 1)]

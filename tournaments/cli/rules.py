@@ -1,7 +1,7 @@
 """`yacht rules`: list the presets, or show one rule set after overrides."""
 from yacht_env.rules import presets
 
-from .options import add_common, emit_json, rules_from_args
+from .options import add_common, emit_json, rules_block_from_args, rules_from_args
 
 
 def add_parser(sub):
@@ -20,7 +20,7 @@ def run(args):
     rules = rules_from_args(args)
     doc = rules.to_dict()
     if args.json:
-        emit_json(doc)
+        emit_json({**doc, "rules": rules_block_from_args(args)})
         return 0
     print(f"{rules.name}: {rules.description}")
     for b in rules.boxes_spec:

@@ -1,7 +1,7 @@
 """`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
 from yacht_env.solver import Unsolvable, cache_path, solution_for
 
-from .options import CommandError, add_common, emit_json, rules_from_args
+from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 
 def add_parser(sub):
@@ -21,7 +21,7 @@ def run(args):
         s = solution_for(rules, use_cache=not args.no_cache, progress=not args.no_progress)
     except Unsolvable as e:
         raise CommandError(str(e)) from None
-    doc = {"rules": rules.name, "expected_score": s.expected_score, "std": s.std,
+    doc = {"rules": rules_block_from_args(args), "expected_score": s.expected_score, "std": s.std,
            "p_upper_bonus": s.p_upper_bonus, "p_yacht_50": s.p_yacht_50,
            "expected_extra_yachts": s.expected_extra_yachts, "seconds": s.seconds}
     if args.json:
