@@ -39,12 +39,16 @@ def run(args) -> int:
         raise CommandError(f"--games needs --evaluate and a whole number from 1 to {MAX_EVAL_GAMES:,}")
     if args.evaluate:
         result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
+        wrote = None                                     # an evaluation writes no files
     else:
         result = _train(cfg, args)
+        wrote = str(cfg.out_dir)
     if args.json:
-        emit_json({**result.summary(), "rules": rules_block(cfg.ruleset, cfg.set)})
+        emit_json({**result.summary(), "rules": rules_block(cfg.ruleset, cfg.set), "out": wrote})
     else:
         print(result.line())
+        print(f"wrote the run to {wrote}/ (best.pt, final.pt, last.pt, curve.png, run.json, tb/)" if wrote
+              else "wrote no files")
     return 0
 
 
