@@ -28,7 +28,7 @@ from yacht_env.config import ConfigError
 from .config import TournamentConfig
 from .batched import batchable, play_batched
 from .errors import RunError
-from .play import CallClock, Forfeit, describe, play_job, timeout_error
+from .play import CallClock, Forfeit, error_text, play_job, timeout_error
 
 EXECUTORS = ("local", "ray")
 DEFAULT_FACTORY = "agents.registry:make_agent"
@@ -99,7 +99,7 @@ def _serve(setup: Setup, conn, shared_clock, watcher: int) -> None:
         pass
     except BaseException as e:  # noqa: BLE001 - outside any agent call: a failure of the harness, reported
         try:
-            conn.send(("error", describe(e)))
+            conn.send(("error", error_text(e)))
         except OSError:
             pass
     finally:

@@ -49,7 +49,7 @@ class CallFailed(Exception):
         self.error = error
 
 
-def describe(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
     """'Type: message' of an exception, cut to MAX_ERROR characters."""
     try:
         message = str(exc)
@@ -61,7 +61,7 @@ def describe(exc: BaseException) -> str:
 
 def timeout_error(seconds: float) -> str:
     """How a timeout reads in a record, whichever layer caught it."""
-    return describe(MoveTimeout(f"no move within the {seconds:g} s limit"))
+    return error_text(MoveTimeout(f"no move within the {seconds:g} s limit"))
 
 
 def kill_after(seconds: float) -> float:
@@ -185,7 +185,7 @@ class CallBudget:
             except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
-                raise CallFailed(describe(e)) from None
+                raise CallFailed(error_text(e)) from None
         with self.clock.running(self.seconds, tag):
             start = time.monotonic()
             try:
@@ -199,7 +199,7 @@ class CallBudget:
             except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
-                raise CallFailed(describe(e)) from None
+                raise CallFailed(error_text(e)) from None
             if time.monotonic() - start > self.seconds:
                 raise CallFailed(timeout_error(self.seconds))
         return result
@@ -318,7 +318,7 @@ def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_b
 def _play(game: Game, seats: list[Guarded]) -> None:
     def on_error(seat, exc, g):                 # the game refused the move (an illegal action)
         if seats[seat].fault is None:
-            seats[seat].fault, seats[seat].fault_move = describe(exc), len(g.log)
+            seats[seat].fault, seats[seat].fault_move = error_text(exc), len(g.log)
         return fallback_action(g.legal_mask())
 
     play_game(game, seats, on_error=on_error)

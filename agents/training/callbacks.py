@@ -73,15 +73,15 @@ class TrainLoop(BaseCallback):
         return {"wall_seconds": round(self.wall(), 1), "games": len(self.returns)}
 
     def save_checkpoint(self) -> Path:
-        from .run import describe
-        cfg_d, rules_d = describe(self.cfg, self.rules)
+        from .run import model_record
+        cfg_d, rules_d = model_record(self.cfg, self.rules)
         pol, n = self.model.policy, self.num_timesteps
         path = save_checkpoint(pol, n, self.out / "checkpoints" / f"step_{n}.pt", cfg_d, rules_d, extra=self.extra())
         save_checkpoint(pol, n, self.out / "last.pt", cfg_d, rules_d, extra=self.extra())
         return path
 
     def run_eval(self):
-        from .run import describe
+        from .run import model_record
         res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed,
                        distinct_holds=self.cfg.distinct_holds, dice_onehot=self.cfg.dice_onehot,
                        activation=self.cfg.policy.activation)
@@ -102,7 +102,7 @@ class TrainLoop(BaseCallback):
         self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}", file=sys.stderr)
         if res.mean > self.best:
             self.best = res.mean
-            cfg_d, rules_d = describe(self.cfg, self.rules)
+            cfg_d, rules_d = model_record(self.cfg, self.rules)
             save_checkpoint(self.model.policy, self.num_timesteps, self.out / "best.pt", cfg_d, rules_d,
                             with_optimizer=False,
                             extra={**self.extra(), "timesteps": self.num_timesteps, "eval": res.summary()})

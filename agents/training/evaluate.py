@@ -60,7 +60,7 @@ def play_games(player, rules, seeds) -> State:
     return state
 
 
-def summarize(state: State, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
+def eval_result(state: State, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
     """Mean, 95% CI, bonus and Yacht rates of finished solitaire games."""
     t = state.rules.tables
     scores = state.totals[:, 0].astype(np.float64)
@@ -76,7 +76,7 @@ def evaluate_player(player, rules, games: int, seed: int) -> EvalResult:
     """Play `games` games (streams seed, seed+1, ...) with a batched player and summarize them."""
     from .optimum import optimal_mean
     opt, src = optimal_mean(rules)
-    res = summarize(play_games(player, rules, range(seed, seed + games)))
+    res = eval_result(play_games(player, rules, range(seed, seed + games)))
     return EvalResult(**{**asdict(res), "optimum": opt, "optimum_source": src})
 
 

@@ -78,13 +78,13 @@ def imitate(cfg, progress: bool = True):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from torch.utils.tensorboard import SummaryWriter
 
-    from .run import Trained, _versions, describe
+    from .run import Trained, _versions, model_record
     rules = cfg.ruleset
     out = cfg.out_dir
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    cfg_d, rules_d = describe(cfg, rules)
+    cfg_d, rules_d = model_record(cfg, rules)
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)

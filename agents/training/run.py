@@ -37,7 +37,7 @@ class Trained:
     out: Path
 
 
-def describe(cfg: TrainConfig, rules) -> tuple[dict, dict]:
+def model_record(cfg: TrainConfig, rules) -> tuple[dict, dict]:
     """(config as a dict, rule set as a dict): what a model file records about its training."""
     return cfg.to_dict(), rules.to_dict()
 
@@ -118,7 +118,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         model.policy.load_state_dict(doc["policy"])
         model.policy.optimizer.load_state_dict(doc["optimizer"])
         model.num_timesteps = start
-    cfg_d, rules_d = describe(cfg, rules)
+    cfg_d, rules_d = model_record(cfg, rules)
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     run_file = out / "run.json"
     run = json.loads(run_file.read_text()) if (doc and run_file.exists()) else {"versions": _versions(), "starts": []}
