@@ -11,6 +11,7 @@ import yacht_env  # noqa: F401 - registers the ids
 from vector_play import assert_same_info, random_actions
 from yacht_env.dice_source import game_seed
 from yacht_env.rules import presets
+from yacht_env.batch import random_legal
 
 N = 6
 
@@ -396,3 +397,15 @@ def test_sb3_adapter_with_threads_matches_one_thread():
         ended += d1.sum()
     assert ended > 0                           # 45 steps cross the end of games (13 turns, <= 39 steps)
     two.close()
+
+
+def test_the_batch_keeps_stepping_its_own_arrays_after_a_vector_reset():
+    """After the vector env's reset (new arrays, so earlier returns keep their rows), the batch steps the
+    arrays it shows: random legal play from `batch.mask` makes no illegal move."""
+    envs = gym.make_vec("Yacht-v0", num_envs=64, vectorization_mode="vector_entry_point")
+    envs.reset(seed=3)
+    batch, rng, actions = envs.unwrapped.batch, np.random.default_rng(0), np.zeros(64, np.int64)
+    for _ in range(100):
+        random_legal(batch.mask, rng.random(64), actions)
+        batch.step(actions)
+        assert not batch.illegal.any()

@@ -194,22 +194,28 @@ class Batch:
         self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
                       self.final_total, *self.tables)
 
-    def _reset(self, which) -> None:
+    def _reset(self, which, fresh: bool) -> None:
+        if fresh:
+            self.obs, self.mask = self.obs.copy(), self.mask.copy()
+            self._bind()
         reset_games(self.inv_scale, self.rounds, which, *self._game, self.obs, self.mask, *self.tables)
 
-    def reset(self, streams, which=None) -> None:
-        """Start episode 0 of `streams[i]` in every game i (or only where which[i])."""
+    def reset(self, streams, which=None, fresh: bool = False) -> None:
+        """Start episode 0 of `streams[i]` in every game i (or only where which[i]).
+
+        fresh: write the new games' rows into copies of obs and mask, so the arrays an earlier step
+        returned keep their rows."""
         which = self._all if which is None else np.asarray(which, np.bool_)
         streams = np.asarray([int(s) & 0xFFFFFFFFFFFFFFFF for s in streams], dtype=np.uint64)
         self.streams[which, STREAM] = streams[which]
         self.streams[which, EPISODE] = 0
-        self._reset(which)
+        self._reset(which, fresh)
 
-    def next_episode(self, which=None) -> None:
-        """Start the next episode of their stream in every game i (or only where which[i])."""
+    def next_episode(self, which=None, fresh: bool = False) -> None:
+        """Start the next episode of their stream in every game i (or only where which[i]); fresh as `reset`."""
         which = self._all if which is None else np.asarray(which, np.bool_)
         self.streams[which, EPISODE] += np.uint64(1)
-        self._reset(which)
+        self._reset(which, fresh)
 
     def step(self, actions, fresh: bool = False) -> None:
         """Play actions[i] in game i (int64 array of length N).

@@ -176,14 +176,12 @@ class YachtVectorEnv(VectorEnv):
             seeded |= fresh
         streams = [0 if s is None else s for s in seeds]
         b = self.batch
-        # the batch writes the new games into its obs and mask: give it new arrays, so those a step
-        # returned keep their rows (a finished game's last observation, say)
-        b.obs, b.mask = b.obs.copy(), b.mask.copy()
+        # the new games go into new obs and mask arrays, so those a step returned keep their rows
         if seeded.any():
-            b.reset(streams, which=seeded)
+            b.reset(streams, which=seeded, fresh=True)
         following = which & ~seeded
         if following.any():
-            b.next_episode(which=following)
+            b.next_episode(which=following, fresh=not seeded.any())
         self._has_stream |= which
         self._ended &= ~which
         return b.obs, self._info(which, b.mask, np.zeros(self.num_envs, np.bool_))

@@ -94,6 +94,8 @@ class Batched:
             self.cpu += (time.process_time() - c) / n
             if not self.bare:
                 self.mask = info["action_mask"]
+            if batch.illegal.any():   # a stale mask would time steps that do nothing
+                raise RuntimeError("the batched contender played an illegal action: its mask is stale")
         return spent / n  # seconds per game-step, so steps / spent counts every game's step
 
 
