@@ -15,7 +15,7 @@ from tqdm import tqdm
 from yacht_env.dice_source import game_seeds
 from yacht_env.engine import UPPER_BONUS, State
 from yacht_env.game import Game
-from yacht_env.lockstep import play, sheet_ranks
+from yacht_env.lockstep import Record, play, sheet_ranks
 
 from .base import play_game
 
@@ -39,20 +39,26 @@ def _chunks(total: int, size: int):
         yield lo, min(total, lo + size)
 
 
-def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
-    """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), bonus."""
+def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "",
+              record: bool = False) -> dict:
+    """Play `games` one-player games; return arrays: totals, box scores (games, columns, boxes), bonus;
+    with `record`, also logs: every game's moves (as `Game.log`)."""
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     totals = np.zeros(games, dtype=np.int64)
     boxes = np.zeros((games, rules.columns, len(rules.boxes)), dtype=np.int64)
     bonus = np.zeros(games, dtype=bool)
+    logs = []
     with tqdm(total=games, desc=desc or "games", unit="game", disable=not progress, leave=False) as bar:
         if agent.batched:
             agent.prepare(rules, 1)
             for lo, hi in _chunks(games, CHUNK):
                 state = State(rules, hi - lo, 1)
                 state.reset(game_seeds(seed, last=np.arange(lo, hi)))
-                play(state, [agent])
+                moves = Record(hi - lo) if record else None
+                play(state, [agent], record=moves)
+                if record:
+                    logs += moves.logs(rules)
                 totals[lo:hi] = state.totals[:, 0]
                 boxes[lo:hi] = state.scores[:, 0]
                 bonus[lo:hi] = state.cols[:, 0, :, UPPER_BONUS].sum(axis=1) > 0
@@ -60,11 +66,16 @@ def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, de
         else:
             for i, s in enumerate(game_seeds(seed, last=np.arange(games)).tolist()):
                 g = play_game(Game(rules, 1, seed=s), [agent])
+                if record:
+                    logs.append(g.log)
                 totals[i] = g.totals()[0]
                 boxes[i] = g.sheets[0].scores
                 bonus[i] = g.sheets[0].upper_bonus.sum() > 0
                 bar.update(1)
-    return {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
+    run = {"totals": totals, "boxes": boxes, "upper_bonus": bonus}
+    if record:
+        run["logs"] = logs
+    return run
 
 
 def fault_note(name: str, agent) -> str | None:
