@@ -299,13 +299,18 @@ def calibrate(rules, target: Target, deals: int = DEALS, games: int = GAMES, see
         shared.prepare(rules, 1)
         best_possible = float(solitaire(shared, rules, games, seed, progress=False)["totals"].mean())
     runs = []
-    bar = tqdm(total=MAX_RUNS, desc=f"calibrate {target.key}", unit="run", disable=not progress, leave=False)
+    bar = tqdm(desc=f"calibrate {target.key} under {rules.name}", unit="run", disable=not progress, leave=False)
 
     def run(s: float):
-        figure, ci, n, how = _measure(rules, DialAgent(s, shared), target, opponent, deals, games, seed,
-                                      best_possible)
+        exact = _exact_at_one(target, rules, best_possible) if s == 1.0 else None
+        if exact is not None:      # known without playing
+            figure, ci, n, how = exact, [exact, exact], 0, "exact (strength 1 is strong)"
+        else:
+            figure, ci, n, how = _measure(rules, DialAgent(s, shared), target, opponent, deals, games, seed,
+                                          best_possible)
         runs.append((s, figure, ci, n, how))
         bar.update(1)
+        bar.set_postfix(strength=f"{s:.3f}", figure=f"{figure:.4g}")
         return figure
 
     with bar:
@@ -335,6 +340,17 @@ def calibrate(rules, target: Target, deals: int = DEALS, games: int = GAMES, see
     s, figure, ci, n, how = min(runs, key=lambda r: (abs(r[1] - target.value), r[0]))
     return Calibration(target=target.key, strength=s, measured=figure, ci95=ci, games=n, seed=seed, estimate=how,
                        runs=[[a, b] for a, b, *_ in runs])
+
+
+def _exact_at_one(target, rules, best_possible):
+    """The figure at strength 1 when it is known without playing, else None: against strong, each deal's two
+    games (seats swapped) mirror each other, so strong wins exactly half; with one column, strong loses
+    nothing, so its expected score is the optimum."""
+    if target.kind == "win":
+        return 0.5 if target.against == "strong" else None
+    if rules.columns == 1:
+        return best_possible if target.kind == "mean" else 100.0
+    return None
 
 
 def _measure(rules, agent, target, opponent, deals, games, seed, best_possible):

@@ -34,7 +34,7 @@ class Entry:
     help: str
     params: dict             # name -> type (float, int, str)
     argument: str = ""       # name of the ':' argument when required, else ""
-    retired: dict = field(default_factory=dict)   # parameter no longer taken -> what to write instead
+    instead: dict = field(default_factory=dict)   # parameter not taken -> what to write instead
 
 
 def _strength(value: float) -> float:
@@ -51,6 +51,8 @@ def _finite(value: float) -> float:
 
 SKILL = ("the skill knob was replaced by the strength dial: write strong?strength=S (S in [0, 1], 1 = optimal, "
          "0 = random-like) for a setting, level?pct=P or level?win=W for a target, or a named level (easy, normal)")
+POINT = ("it is a point on the strength dial, found for each rule set; for a setting of your own write "
+         "strong?strength=S (S in [0, 1]), or level?pct=P / level?win=W for a target")
 
 
 def _positive(value: float) -> float:
@@ -63,11 +65,11 @@ AGENTS: dict[str, Entry] = {
     "random": Entry("agents.simple:RandomAgent", "uniformly random legal action", {}),
     "greedy": Entry("agents.simple:GreedyAgent", "never re-rolls; scores the box that pays most now", {}),
     "easy": Entry("agents.levels:easy", "the dial setting that wins 20% of its games against normal "
-                  "(found per rule set)", {}, retired={"skill": SKILL}),
+                  "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
     "normal": Entry("agents.levels:normal", "the dial setting that wins 30% of its games against strong "
-                    "(found per rule set)", {}, retired={"skill": SKILL}),
+                    "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
     "strong": Entry("agents.levels:strong", "the exact solver's optimal play; strength=S < 1 plays its values "
-                    "with noise (the strength dial)", {"strength": _strength}, retired={"skill": SKILL}),
+                    "with noise (the strength dial)", {"strength": _strength}, instead={"skill": SKILL}),
     "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
                    "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
                    {"mean": _finite, "pct": _finite, "win": _finite}),
@@ -125,8 +127,8 @@ def make_agent(spec: str):
     params = {}
     for key, value in raw.items():
         check = entry.params.get(key)
-        if check is None and key in entry.retired:
-            raise AgentSpecError(f"agent spec {spec!r}: {name} no longer takes {key!r}: {entry.retired[key]}")
+        if check is None and key in entry.instead:
+            raise AgentSpecError(f"agent spec {spec!r}: {name} takes no {key!r}: {entry.instead[key]}")
         if check is None:
             allowed = ", ".join(entry.params) or "none"
             raise AgentSpecError(f"agent spec {spec!r}: unknown parameter {key!r} for {name} (allowed: {allowed})")

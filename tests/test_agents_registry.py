@@ -32,7 +32,7 @@ def test_every_listed_spec_has_help():
     ("strong?strength=1&strength=0", "parameter 'strength' is given twice"),
     ("strong?strength=high", "strength: 'high' is not a number"),
     ("strong?strength=1.5", "strength: must be in [0, 1] (1 = optimal, 0 = random-like), got 1.5"),
-    ("normal?skill=0.5", "normal no longer takes 'skill': the skill knob was replaced by the strength dial"),
+    ("normal?skill=0.5", "normal takes no 'skill': the skill knob was replaced by the strength dial"),
     ("greedy:fast", "greedy takes no ':' argument"),
     ("learned", "learned needs an argument, as learned:PATH"),
     ("learned:", "nothing after ':'"),

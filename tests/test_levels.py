@@ -275,10 +275,11 @@ def test_unreachable_targets_and_unsolvable_rules():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("easy?skill=0.5", "easy no longer takes 'skill': the skill knob was replaced by the strength dial: write "
+    ("easy?skill=0.5", "easy takes no 'skill': the skill knob was replaced by the strength dial: write "
                        "strong?strength=S"),
-    ("strong?skill=1", "strong no longer takes 'skill'"),
-    ("normal?strength=0.5", "unknown parameter 'strength' for normal"),
+    ("strong?skill=1", "strong takes no 'skill'"),
+    ("normal?strength=0.5", "normal takes no 'strength': it is a point on the strength dial, found for each rule "
+                            "set; for a setting of your own write strong?strength=S"),
     ("strong?strength=nan", "strength: must be in [0, 1]"),
     ("strong?strength=-0.1", "strength: must be in [0, 1]"),
     ("level", "level takes exactly one target"),

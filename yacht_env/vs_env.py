@@ -12,7 +12,7 @@ it is to move at once, so the batched env trains against the CPU levels at engin
 
 ## Opponents
 `opponents`: one entry for every other seat (in seat order, skipping the learner's) or one for all;
-each an agent spec (`"strong"`, `"normal?strength=0.5"`, `"learned:PATH"`, `"external:CMD"`), an agent
+each an agent spec (`"strong"`, `"strong?strength=0.5"`, `"learned:PATH"`, `"external:CMD"`), an agent
 object, or a callable `policy(game) -> action` (`yacht_env.players`). The default plays uniformly
 random legal actions. An opponent that answers with an illegal action raises `IllegalMove`.
 

@@ -11,7 +11,7 @@ def add_parser(sub):
     specs = "; ".join(p for p, _ in list_specs())
     p = sub.add_parser("evaluate", help="solitaire score distribution of one agent",
                        description=f"Play N one-player games and report the score distribution. Agent specs: {specs}.")
-    p.add_argument("agent", metavar="AGENT", help="agent spec, e.g. normal or easy?skill=0.5")
+    p.add_argument("agent", metavar="AGENT", help="agent spec, e.g. normal or strong?strength=0.7")
     p.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
     add_common(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

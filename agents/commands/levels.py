@@ -78,6 +78,8 @@ def run(args) -> int:
     rules = rules_from_args(args)
     if args.calibrate is not None:
         return _calibrate(args, rules)
+    if rules.max_players < 2:
+        raise CommandError(f"rules {rules.name!r} allow at most {rules.max_players} player; head-to-head needs 2")
     specs = list(args.only) if args.only else [*LADDER, *args.agent]
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
