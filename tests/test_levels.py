@@ -331,3 +331,11 @@ def test_levels_calibrate_json(capsys, tmp_path):
     assert main(argv[:-3] + ["--games", "200"]) == 0          # text; the settings are kept by now
     out = capsys.readouterr().out
     assert "pct=85" in out and "check:" in out and "wrote no files" in out
+
+
+def test_levels_under_team_rules_measure_own_sheets(capsys):
+    argv = ["levels", "--set", "teams=3", "--only", "random", "greedy", "--games", "4", "--json", "--no-progress"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rules"]["set"] == {"teams": 3} and "every seat on its own sheet" in doc["note"]
+    assert doc["agents"]["greedy"]["mean"] > doc["agents"]["random"]["mean"]

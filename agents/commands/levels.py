@@ -80,6 +80,10 @@ def run(args) -> int:
         return _calibrate(args, rules)
     if rules.max_players < 2:
         raise CommandError(f"rules {rules.name!r} allow at most {rules.max_players} player; head-to-head needs 2")
+    played_as = None
+    if rules.teams:        # solitaire and two-player games: every seat on its own sheet, as a team's sheet plays
+        played_as = f"teams={rules.teams}: measured with every seat on its own sheet (a team's sheet plays as one)"
+        rules = calibration_rules(rules)
     specs = list(args.only) if args.only else [*LADDER, *args.agent]
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
@@ -105,7 +109,7 @@ def run(args) -> int:
         note = fault_note(n, a)
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
-    doc = {"rules": rules_block_from_args(args), "games": args.games, "seed": args.seed, "agents": {},
+    doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed, "agents": {},
            "head_to_head": pairs, "ladder": _ladder(list(agents), pairs),
            "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
     for n, r in runs.items():
@@ -164,7 +168,7 @@ def _analysis(runs, rules) -> dict:
 
 def _print(doc, runs, rules, args, wrote):
     print(f"ladder under {rules.name}: {args.games} solitaire games per agent, {args.games} games per pair, "
-          f"seed {args.seed}; identical dice for all")
+          f"seed {args.seed}; identical dice for all" + (f" ({doc['note']})" if doc["note"] else ""))
     w = max(len(n) for n in doc["agents"])
     lost = "analysis" in doc and "skipped" not in doc["analysis"]
     print(f"  {'agent':<{w}}  strength   mean   95% CI          sd   p5  p50  p95" + ("   lost/game  accuracy"
@@ -260,12 +264,18 @@ def _calibrate(args, rules) -> int:
         return 0
     print(f"dial settings under {rules.name} (calibrated on their own dice; checked on seed {args.seed}, "
           f"{args.games} games):")
+    w = max(len(n) for n in doc["settings"])
     for n, c in doc["settings"].items():
         ck = c["check"]
         lo, hi = ck["ci95"]
-        scale = 100 if ck["kind"] == "win" else 1
-        print(f"  {n:<10} strength {c['strength']:.4f}: {_figure(c)}")
-        print(f"  {'':<10} check: {scale * ck['measured']:.2f} (95% CI {scale * lo:.2f}..{scale * hi:.2f})")
+        if ck["kind"] == "win":
+            against = c["target"].partition("@")[2] or "strong"
+            check = f"wins {100 * ck['measured']:.1f}% against {against} (95% CI {100 * lo:.1f}..{100 * hi:.1f})"
+        else:
+            unit = "% of the optimum" if ck["kind"] == "pct" else " points"
+            check = f"mean score {ck['measured']:.2f}{unit} (95% CI {lo:.2f}..{hi:.2f})"
+        print(f"  {n:<{w}}  strength {c['strength']:.4f}: {_figure(c)}")
+        print(f"  {'':<{w}}  check: {check}")
     print(_files_line(doc["files"], wrote))
     return 0
 
