@@ -339,3 +339,24 @@ def test_levels_under_team_rules_measure_own_sheets(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["rules"]["set"] == {"teams": 3} and "every seat on its own sheet" in doc["note"]
     assert doc["agents"]["greedy"]["mean"] > doc["agents"]["random"]["mean"]
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_kept_state_rows_stay_right_and_bounded(dense):
+    """StateRows (the plans' and the stage values' cache): every row handed out holds its state's entry,
+    at most max_rows are kept, and a call bigger than that still gets all its rows."""
+    from yacht_env.solver.policy import StateRows
+
+    def fill(keys, out, first):
+        out[first:first + len(keys), 0] = keys.sum(axis=1) * 10 + keys[:, 0]
+    columns = 1 if dense else 2
+    cache = StateRows(100, dense, (1,), np.int64, 16, fill)
+    rng = np.random.default_rng(3)
+    biggest = 0
+    for size in [*rng.integers(1, 30, 200).tolist(), 40, 5, 60, 3]:
+        keys = rng.integers(0, 100 if dense else 10, (size, columns))
+        rows = cache.rows(keys)
+        assert (cache.data[rows, 0] == keys.sum(axis=1) * 10 + keys[:, 0]).all()
+        biggest = max(biggest, len(np.unique(keys, axis=0)))
+        assert cache.count <= max(16, biggest) and len(set(rows.tolist())) == len(np.unique(keys, axis=0))
+    assert biggest > 16 and len(cache.data) == biggest

@@ -157,40 +157,36 @@ def stage_states(T, V, space, prep, n_stages, masks, uppers, flags, stages, firs
                     np.empty(NUM_KEEPS), np.empty(NUM_KEEPS, np.int32), stages[first + k], best, choice)
 
 
-BLOCK = 2048   # decisions per parallel task of `move_values_parallel` (fewer: one thread)
+BLOCK = 1024   # decisions per parallel task of the dial's kernels (a call with fewer than two blocks: one thread)
 
 
 @nb.njit(cache=True, inline="always")
-def _move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out, lo, hi, opts, K):
-    """`move_values` for decisions lo .. hi - 1, with scratch arrays opts (boxes) and K (keeps)."""
+def values_row(T, V, space, prep, stage, key, r, L, row, opts, K):
+    """row[a] = the value of action a at one decision (see `move_values`); -inf where a is not legal.
+    key: the sheet state per column; stage: the state's stage values (read when L > 0)."""
     n_upper, n_flag, threshold, yacht_points = space
     gain = prep[0]
     nbox = T.n_boxes
-    columns = keys.shape[1]
-    for j in range(lo, hi):
-        r, L = rolls[j], lefts[j]
-        row = out[j]
-        row[:] = -np.inf
-        if L > 0:
-            keep_values(stages[rows[j], L - 1], K)
-            for h in range(NUM_HOLDS):
-                row[h] = K[HOLD_KEEP[r, h]]
-        total = 0.0
-        for c in range(columns):
-            total += V[keys[j, c]]
-        for c in range(columns):
-            s = keys[j, c]
-            flag = s % n_flag
-            u = (s // n_flag) % n_upper
-            mask = s // (n_flag * n_upper)
-            e = box_options(T, mask, flag == 1, r, opts)
-            rest = total - V[s]
-            for b in range(nbox):
-                p = opts[b]
-                if p >= 0:
-                    nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag,
-                                    b, p)
-                    row[NUM_HOLDS + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
+    row[:] = -np.inf
+    if L > 0:
+        keep_values(stage[L - 1], K)
+        for h in range(NUM_HOLDS):
+            row[h] = K[HOLD_KEEP[r, h]]
+    total = 0.0
+    for c in range(key.shape[0]):
+        total += V[key[c]]
+    for c in range(key.shape[0]):
+        s = key[c]
+        flag = s % n_flag
+        u = (s // n_flag) % n_upper
+        mask = s // (n_flag * n_upper)
+        e = box_options(T, mask, flag == 1, r, opts)
+        rest = total - V[s]
+        for b in range(nbox):
+            p = opts[b]
+            if p >= 0:
+                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, p)
+                row[NUM_HOLDS + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
 
 
 @nb.njit(cache=True)
@@ -204,17 +200,42 @@ def move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out):
     the value of the state it leads to + the other columns' values (the column-additive sheet value;
     0 with one column) -- the values `value_decisions` gives the moves of stored games.
     """
-    _move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out, 0, keys.shape[0],
-                 np.empty(T.n_boxes, dtype=np.int32), np.empty(NUM_KEEPS))
+    opts = np.empty(T.n_boxes, dtype=np.int32)
+    K = np.empty(NUM_KEEPS)
+    for j in range(keys.shape[0]):
+        values_row(T, V, space, prep, stages[rows[j]], keys[j], rolls[j], lefts[j], out[j], opts, K)
 
 
-@nb.njit(cache=True, parallel=True)
-def move_values_parallel(T, V, space, prep, stages, rows, keys, rolls, lefts, out):
-    """`move_values` in blocks of `BLOCK` decisions, in parallel."""
-    n = keys.shape[0]
-    for g in nb.prange((n + BLOCK - 1) // BLOCK):
-        _move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out, g * BLOCK, min(n, (g + 1) * BLOCK),
-                     np.empty(T.n_boxes, dtype=np.int32), np.empty(NUM_KEEPS))
+@nb.njit(cache=True, inline="always")
+def pick_row(row, r, temperature, u, first_hold, val, w, act):
+    """(action, loss): the move drawn from one decision's action values `row` (see `pick_moves`)."""
+    m = 0
+    for a in range(row.shape[0]):
+        v = row[a]
+        if v == -np.inf or (a < NUM_HOLDS and not first_hold[r, a]):
+            continue
+        i = m  # insertion: best first, ties by action
+        while i > 0 and val[i - 1] < v:
+            val[i] = val[i - 1]
+            act[i] = act[i - 1]
+            i -= 1
+        val[i] = v
+        act[i] = a
+        m += 1
+    best = val[0]
+    total = 0.0
+    for i in range(m):
+        w[i] = math.exp(-(best - val[i]) / temperature)
+        total += w[i]
+    target = u * total
+    k = m - 1
+    acc = 0.0
+    for i in range(m):
+        acc += w[i]
+        if acc > target:
+            k = i
+            break
+    return act[k], best - val[k]
 
 
 @nb.njit(cache=True)
@@ -228,39 +249,42 @@ def pick_moves(values, rolls, temperature, uniforms, first_hold, actions, losses
     expected points the chosen move loses against the best one.
     """
     n_act = values.shape[1]
-    val = np.empty(n_act)
-    w = np.empty(n_act)
-    act = np.empty(n_act, dtype=np.int64)
+    val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
     for j in range(values.shape[0]):
-        r = rolls[j]
-        m = 0
-        for a in range(n_act):
-            v = values[j, a]
-            if v == -np.inf or (a < NUM_HOLDS and not first_hold[r, a]):
-                continue
-            i = m  # insertion: best first, ties by action
-            while i > 0 and val[i - 1] < v:
-                val[i] = val[i - 1]
-                act[i] = act[i - 1]
-                i -= 1
-            val[i] = v
-            act[i] = a
-            m += 1
-        best = val[0]
-        total = 0.0
-        for i in range(m):
-            w[i] = math.exp(-(best - val[i]) / temperature)
-            total += w[i]
-        target = uniforms[j] * total
-        k = m - 1
-        acc = 0.0
-        for i in range(m):
-            acc += w[i]
-            if acc > target:
-                k = i
-                break
-        actions[j] = act[k]
-        losses[j] = best - val[k]
+        actions[j], losses[j] = pick_row(values[j], rolls[j], temperature, uniforms[j], first_hold, val, w, act)
+
+
+@nb.njit(cache=True, inline="always")
+def _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
+                losses, lo, hi):
+    """`dial_moves` for decisions lo .. hi - 1."""
+    n_act = NUM_HOLDS + keys.shape[1] * T.n_boxes
+    opts = np.empty(T.n_boxes, dtype=np.int32)
+    K = np.empty(NUM_KEEPS)
+    row = np.empty(n_act)
+    val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
+    for j in range(lo, hi):
+        values_row(T, V, space, prep, stages[rows[j]], keys[j], rolls[j], lefts[j], row, opts, K)
+        actions[j], losses[j] = pick_row(row, rolls[j], temperature, uniforms[j], first_hold, val, w, act)
+
+
+@nb.njit(cache=True)
+def dial_moves(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
+               losses):
+    """`move_values` then `pick_moves` for every decision, without keeping the values: the same actions and
+    losses."""
+    _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
+                losses, 0, keys.shape[0])
+
+
+@nb.njit(cache=True, parallel=True)
+def dial_moves_parallel(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold,
+                        actions, losses):
+    """`dial_moves` in parallel blocks of `BLOCK` decisions."""
+    n = keys.shape[0]
+    for g in nb.prange((n + BLOCK - 1) // BLOCK):
+        _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
+                    losses, g * BLOCK, min(n, (g + 1) * BLOCK))
 
 
 MANY = 16   # states per call from which the parallel `plan_states` / `stage_states` pay off
@@ -269,12 +293,13 @@ STAGE_BYTES = 64 << 20   # memory for the kept stage values of one policy (`Poli
 
 class StateRows:
     """Arrays kept per sheet state: `rows(keys)` gives, for sheet states `keys` (games, columns), the rows
-    of `data` that hold their entries, computing the missing ones with `fill(new_keys, data, first)`
-    (which writes data[first:first + len(new_keys)]).
+    of `data` that hold their entries, computing the missing ones with `fill(new_keys, out, 0)` (which
+    writes out[:len(new_keys)]).
 
-    At most `max_rows` entries are kept: when a call needs more, the kept ones are dropped first and
-    computed again as needed (a single call that needs more than max_rows distinct states gets room for
-    them all), so memory stays bounded.
+    At most `max_rows` entries are kept: when a call needs room, the entries asked for least recently
+    give theirs up (never one the same call reads), so the states of the turns being played stay while
+    memory stays bounded (a single call that needs more than max_rows distinct states gets room for all).
+    The entries only depend on the state, so what is kept changes the speed, never a result.
     """
 
     def __init__(self, space_size: int, dense: bool, shape: tuple, dtype, max_rows: int, fill):
@@ -284,43 +309,74 @@ class StateRows:
 
     def clear(self) -> None:
         self.data = np.empty((self.max_rows, *self.shape), self.dtype)   # pages are taken as rows are written
-        self.count = 0
+        self.count = 0                                  # rows 0 .. count - 1 hold entries
+        self.used = np.zeros(self.max_rows, np.int64)   # the call that last asked for each row
+        self.held = None                                # the state key of each row (rows, columns)
+        self.calls = 0
         self._slot = np.full(self.space_size, -1, np.int64) if self.dense else {}
+
+    def _lookup(self, keys: np.ndarray) -> np.ndarray:
+        if self.dense:
+            return self._slot[keys[:, 0]]
+        return np.array([self._slot.get(k.tobytes(), -1) for k in keys], np.int64)
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
         if self.data is None:
             self.clear()
+        self.calls += 1
         keys = np.ascontiguousarray(keys, np.int64)
-        if self.dense:
-            rows = self._slot[keys[:, 0]]
-            if (rows >= 0).all():
-                return rows
-            new = np.unique(keys[rows < 0, 0])[:, None]
-        else:
-            rows = np.array([self._slot.get(k.tobytes(), -1) for k in keys], np.int64)
-            if (rows >= 0).all():
-                return rows
-            new = np.unique(keys[rows < 0], axis=0)
-        if self.count and self.count + len(new) > self.max_rows:
-            self.clear()
-            return self.rows(keys)
-        self._add(new)
-        return self.rows(keys)
+        rows = self._lookup(keys)
+        missing = rows < 0
+        if missing.any():
+            self.used[rows[~missing]] = self.calls        # not given up to make room below
+            self._add(np.unique(keys[missing], axis=0))
+            rows = self._lookup(keys)
+        self.used[rows] = self.calls
+        return rows
 
     def _add(self, keys: np.ndarray) -> None:
-        need = self.count + len(keys)
-        if need > len(self.data):      # one call with more states than max_rows
-            grown = np.empty((need, *self.shape), self.dtype)
-            grown[:self.count] = self.data[:self.count]
-            self.data = grown
-        self.fill(keys, self.data, self.count)
-        rows = np.arange(self.count, need)
+        if self.held is None:
+            self.held = np.empty((len(self.data), keys.shape[1]), np.int64)
+        k = len(keys)
+        held = self.count                                # rows that hold entries before this call
+        fresh = np.arange(held, min(held + k, len(self.data)))
+        self.count += len(fresh)
+        places = fresh
+        if len(fresh) < k:
+            need = k - len(fresh)
+            idle = np.flatnonzero(self.used[:held] < self.calls)
+            if len(idle) < need:                         # one call with more states than max_rows
+                self._grow(self.count + need - len(idle))
+                places = np.concatenate([fresh, np.arange(self.count, self.count + need - len(idle))])
+                self.count += need - len(idle)
+                need = len(idle)
+            given = idle[np.argpartition(self.used[idle], need - 1)[:need]] if need else idle[:0]
+            self._release(given)
+            places = np.concatenate([places, given])
+        out = np.empty((k, *self.shape), self.dtype)
+        self.fill(keys, out, 0)
+        self.data[places] = out
+        self.held[places] = keys
+        self.used[places] = self.calls
         if self.dense:
-            self._slot[keys[:, 0]] = rows
+            self._slot[keys[:, 0]] = places
         else:
-            for k, row in zip(keys, rows):
-                self._slot[k.tobytes()] = int(row)
-        self.count = need
+            for key, row in zip(keys, places.tolist()):
+                self._slot[key.tobytes()] = row
+
+    def _release(self, rows: np.ndarray) -> None:
+        if self.dense:
+            self._slot[self.held[rows, 0]] = -1
+        else:
+            for key in self.held[rows]:
+                del self._slot[key.tobytes()]
+
+    def _grow(self, size: int) -> None:
+        grown = np.empty((size, *self.shape), self.dtype)
+        grown[:self.count] = self.data[:self.count]
+        self.data = grown
+        self.used = np.concatenate([self.used, np.zeros(size - len(self.used), np.int64)])
+        self.held = np.concatenate([self.held, np.empty((size - len(self.held), self.held.shape[1]), np.int64)])
 
 
 class Policy:
@@ -437,32 +493,35 @@ class Policy:
             stage_state(*args, masks[k:k + 1], uppers[k:k + 1], flags[k:k + 1], stages, first + k, *sc[:8],
                         sc[9], sc[10])
 
-    def move_values(self, keys, rolls, rolls_left) -> np.ndarray:
-        """(games, actions) the value of every action at each game's decision (`move_values`, -inf where
-        illegal): sheet states `keys` (games, columns), roll indices, re-rolls left."""
+    def _stage_inputs(self, keys, rolls, rolls_left):
+        """(keys, rolls, re-rolls left, stage rows, stage values) as the dial's kernels take them."""
         keys = np.ascontiguousarray(keys, np.int64)
         rolls = np.ascontiguousarray(rolls, np.int64)
         lefts = np.minimum(np.ascontiguousarray(rolls_left, np.int64), self.n_stages)
-        out = np.empty((len(keys), num_actions(self.rules)))
+        rows = np.zeros(len(keys), np.int64)
         if self.n_stages > 0 and (lefts > 0).any():
-            rows = np.zeros(len(keys), np.int64)
             rows[lefts > 0] = self.stage_rows(keys[lefts > 0])
-            stages = self._stages.data
-        else:
-            rows, stages = np.zeros(len(keys), np.int64), np.zeros((1, 1, NUM_ROLLS))
-        kernel = move_values_parallel if len(keys) >= 2 * BLOCK else move_values
-        kernel(self.tables, self.solution.values, self.dims, self.prep, stages, rows, keys, rolls, lefts, out)
+            return keys, rolls, lefts, rows, self._stages.data
+        return keys, rolls, lefts, rows, np.zeros((1, 1, NUM_ROLLS))
+
+    def move_values(self, keys, rolls, rolls_left) -> np.ndarray:
+        """(games, actions) the value of every action at each game's decision (`move_values`, -inf where
+        illegal): sheet states `keys` (games, columns), roll indices, re-rolls left."""
+        keys, rolls, lefts, rows, stages = self._stage_inputs(keys, rolls, rolls_left)
+        out = np.empty((len(keys), num_actions(self.rules)))
+        move_values(self.tables, self.solution.values, self.dims, self.prep, stages, rows, keys, rolls, lefts, out)
         return out
 
     def sampled_actions(self, keys, rolls, rolls_left, temperature: float, uniforms):
         """(actions, losses): per game a move drawn from the softmax over its legal moves' values at this
         temperature (`pick_moves`, > 0; inf: uniform over the distinct moves) with its uniform number, and
-        the expected points it loses against the best move."""
-        values = self.move_values(keys, rolls, rolls_left)
-        actions = np.empty(len(values), np.int64)
-        losses = np.empty(len(values))
-        pick_moves(values, np.ascontiguousarray(rolls, np.int64), float(temperature),
-                   np.ascontiguousarray(uniforms, np.float64), FIRST_HOLD, actions, losses)
+        the expected points it loses against the best move (`dial_moves`)."""
+        keys, rolls, lefts, rows, stages = self._stage_inputs(keys, rolls, rolls_left)
+        actions = np.empty(len(keys), np.int64)
+        losses = np.empty(len(keys))
+        args = (self.tables, self.solution.values, self.dims, self.prep, stages, rows, keys, rolls, lefts,
+                float(temperature), np.ascontiguousarray(uniforms, np.float64), FIRST_HOLD, actions, losses)
+        (dial_moves_parallel if len(keys) >= 2 * BLOCK else dial_moves)(*args)
         return actions, losses
 
     # ---- values ---------------------------------------------------------------------------------
