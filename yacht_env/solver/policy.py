@@ -146,17 +146,23 @@ def stage_state(T, V, space, prep, n_stages, masks, uppers, flags, stages, first
 def stage_states(T, V, space, prep, n_stages, masks, uppers, flags, stages, first):
     """stages[first + k, L, r] = S[L, r], the turn widget's value of roll r with L re-rolls left at sheet state k
     (masks[k], uppers[k], flags[k]: per column), for L < n_stages: what the holds of a turn are valued from
-    (a hold with L re-rolls left is worth the expected S[L - 1] of the roll it leads to). In parallel."""
+    (a hold with L re-rolls left is worth the expected S[L - 1] of the roll it leads to). In parallel, in
+    blocks of `STATE_BLOCK` states that share their scratch arrays."""
     nbox, top = T.n_boxes, prep[0].shape[2]
-    for k in nb.prange(masks.shape[0]):
+    n = masks.shape[0]
+    for g in nb.prange((n + STATE_BLOCK - 1) // STATE_BLOCK):
         best = np.empty((n_stages, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        turn_widget(T, V, space, prep, masks[k], uppers[k], flags[k], n_stages - 1,
-                    np.empty((NUM_ROLLS, nbox), np.int32), np.empty(NUM_ROLLS, np.int32), np.empty((nbox, top)),
-                    np.empty((nbox, top), np.int64), np.empty(NUM_ROLLS), np.empty(NUM_ROLLS, np.int32),
-                    np.empty(NUM_KEEPS), np.empty(NUM_KEEPS, np.int32), stages[first + k], best, choice)
+        opts, extra = np.empty((NUM_ROLLS, nbox), np.int32), np.empty(NUM_ROLLS, np.int32)
+        W, NX = np.empty((nbox, top)), np.empty((nbox, top), np.int64)
+        S0c, choice_c = np.empty(NUM_ROLLS), np.empty(NUM_ROLLS, np.int32)
+        K, kb = np.empty(NUM_KEEPS), np.empty(NUM_KEEPS, np.int32)
+        for k in range(g * STATE_BLOCK, min(n, (g + 1) * STATE_BLOCK)):
+            turn_widget(T, V, space, prep, masks[k], uppers[k], flags[k], n_stages - 1, opts, extra, W, NX, S0c,
+                        choice_c, K, kb, stages[first + k], best, choice)
 
 
+STATE_BLOCK = 16   # states per parallel task of `stage_states` (they share their scratch arrays)
 BLOCK = 1024   # decisions per parallel task of the dial's kernels (a call with fewer than two blocks: one thread)
 
 
@@ -329,7 +335,8 @@ class StateRows:
         missing = rows < 0
         if missing.any():
             self.used[rows[~missing]] = self.calls        # not given up to make room below
-            self._add(np.unique(keys[missing], axis=0))
+            new = np.unique(keys[missing, 0])[:, None] if self.dense else np.unique(keys[missing], axis=0)
+            self._add(new)
             rows = self._lookup(keys)
         self.used[rows] = self.calls
         return rows
