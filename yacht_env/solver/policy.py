@@ -302,10 +302,12 @@ class StateRows:
     of `data` that hold their entries, computing the missing ones with `fill(new_keys, out, 0)` (which
     writes out[:len(new_keys)]).
 
-    At most `max_rows` entries are kept: when a call needs room, the entries asked for least recently
-    give theirs up (never one the same call reads), so the states of the turns being played stay while
-    memory stays bounded (a single call that needs more than max_rows distinct states gets room for all).
-    The entries only depend on the state, so what is kept changes the speed, never a result.
+    At most `max_rows` entries are kept: when a call needs room, the entries asked for by the fewest games
+    give theirs up, the least recently asked-for first among equals, never one the same call reads. So the
+    states many games pass through (the first turns of a sheet) stay for the next batch of games, as do the
+    states of the turns being played, while memory stays bounded (a single call that needs more than
+    max_rows distinct states gets room for all). The entries only depend on the state, so what is kept
+    changes the speed, never a result.
     """
 
     def __init__(self, space_size: int, dense: bool, shape: tuple, dtype, max_rows: int, fill):
@@ -317,6 +319,7 @@ class StateRows:
         self.data = np.empty((self.max_rows, *self.shape), self.dtype)   # pages are taken as rows are written
         self.count = 0                                  # rows 0 .. count - 1 hold entries
         self.used = np.zeros(self.max_rows, np.int64)   # the call that last asked for each row
+        self.asked = np.zeros(self.max_rows, np.int64)  # how many games have asked for each row
         self.held = None                                # the state key of each row (rows, columns)
         self.calls = 0
         self._slot = np.full(self.space_size, -1, np.int64) if self.dense else {}
@@ -339,6 +342,7 @@ class StateRows:
             self._add(new)
             rows = self._lookup(keys)
         self.used[rows] = self.calls
+        np.add.at(self.asked, rows, 1)
         return rows
 
     def _add(self, keys: np.ndarray) -> None:
@@ -357,7 +361,8 @@ class StateRows:
                 places = np.concatenate([fresh, np.arange(self.count, self.count + need - len(idle))])
                 self.count += need - len(idle)
                 need = len(idle)
-            given = idle[np.argpartition(self.used[idle], need - 1)[:need]] if need else idle[:0]
+            rank = np.minimum(self.asked[idle], 1 << 20) * (1 << 40) + self.used[idle]   # fewest games, then oldest
+            given = idle[np.argpartition(rank, need - 1)[:need]] if need else idle[:0]
             self._release(given)
             places = np.concatenate([places, given])
         out = np.empty((k, *self.shape), self.dtype)
@@ -365,6 +370,7 @@ class StateRows:
         self.data[places] = out
         self.held[places] = keys
         self.used[places] = self.calls
+        self.asked[places] = 0
         if self.dense:
             self._slot[keys[:, 0]] = places
         else:
@@ -383,6 +389,7 @@ class StateRows:
         grown[:self.count] = self.data[:self.count]
         self.data = grown
         self.used = np.concatenate([self.used, np.zeros(size - len(self.used), np.int64)])
+        self.asked = np.concatenate([self.asked, np.zeros(size - len(self.asked), np.int64)])
         self.held = np.concatenate([self.held, np.empty((size - len(self.held), self.held.shape[1]), np.int64)])
 
 
