@@ -4,9 +4,11 @@ Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
 
     random                         uniform over legal actions
     greedy                         never re-rolls; best immediate box (bonuses included)
-    easy?skill=0.5                 parameters after '?', joined by '&'
+    easy                           the named levels: points on the strength dial (agents/levels.py)
     normal
-    strong
+    strong                         the exact solver's optimal play
+    strong?strength=0.7            the strength dial: parameters after '?', joined by '&'
+    level?pct=90                   the dial setting that hits a target under the rules played
     learned:runs/ppo/model.pt      the argument is everything after the first ':'
     external?timeout=2:python scripts/example_bot.py
     human
@@ -16,7 +18,8 @@ any character. Unknown names, unknown parameters and bad values raise `AgentSpec
 message naming what was wrong and what is allowed.
 """
 import importlib
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 from yacht_env.config import ConfigError
 
@@ -31,11 +34,12 @@ class Entry:
     help: str
     params: dict             # name -> type (float, int, str)
     argument: str = ""       # name of the ':' argument when required, else ""
+    instead: dict = field(default_factory=dict)   # parameter not taken -> what to write instead
 
 
-def _skill(value: float) -> float:
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"skill must be in [0, 1], got {value:g}")
+def _strength(value: float) -> float:
+    if not 0.0 <= value <= 1.0:   # NaN too
+        raise ValueError(f"must be in [0, 1] (1 = optimal, 0 = random-like), got {value:g}")
     return value
 
 
@@ -43,6 +47,18 @@ def _flag(value: float) -> bool:
     if value not in (0.0, 1.0):
         raise ValueError(f"must be 0 or 1, got {value:g}")
     return bool(value)
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"must be a finite number, got {value:g}")
+    return value
+
+
+SKILL = ("the skill knob was replaced by the strength dial: write strong?strength=S (S in [0, 1], 1 = optimal, "
+         "0 = random-like) for a setting, level?pct=P or level?win=W for a target, or a named level (easy, normal)")
+POINT = ("it is a point on the strength dial, found for each rule set; for a setting of your own write "
+         "strong?strength=S (S in [0, 1]), or level?pct=P / level?win=W for a target")
 
 
 def _positive(value: float) -> float:
@@ -54,12 +70,15 @@ def _positive(value: float) -> float:
 AGENTS: dict[str, Entry] = {
     "random": Entry("agents.simple:RandomAgent", "uniformly random legal action", {}),
     "greedy": Entry("agents.simple:GreedyAgent", "never re-rolls; scores the box that pays most now", {}),
-    "easy": Entry("agents.styles:EasyAgent", "chases the pattern that looks best now; ignores the upper bonus",
-                  {"skill": _skill}),
-    "normal": Entry("agents.styles:NormalAgent", "rule-based: plans for the upper bonus and the straights",
-                    {"skill": _skill}),
-    "strong": Entry("agents.styles:make_strong", "the exact solver's optimal play (solitaire-optimal)",
-                    {"skill": _skill}),
+    "easy": Entry("agents.levels:easy", "the dial setting that wins 20% of its games against normal "
+                  "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
+    "normal": Entry("agents.levels:normal", "the dial setting that wins 30% of its games against strong "
+                    "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
+    "strong": Entry("agents.levels:strong", "the exact solver's optimal play; strength=S < 1 plays its values "
+                    "with noise (the strength dial)", {"strength": _strength}, instead={"skill": SKILL}),
+    "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
+                   "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
+                   {"mean": _finite, "pct": _finite, "win": _finite}),
     "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file); "
                      "insist=1 plays rules of the same shape it was not trained on", {"insist": _flag},
                      argument="PATH"),
@@ -115,6 +134,8 @@ def make_agent(spec: str):
     params = {}
     for key, value in raw.items():
         check = entry.params.get(key)
+        if check is None and key in entry.instead:
+            raise AgentSpecError(f"agent spec {spec!r}: {name} takes no {key!r}: {entry.instead[key]}")
         if check is None:
             allowed = ", ".join(entry.params) or "none"
             raise AgentSpecError(f"agent spec {spec!r}: unknown parameter {key!r} for {name} (allowed: {allowed})")

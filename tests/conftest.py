@@ -1,4 +1,5 @@
-"""Test session set-up: one solver cache folder for the whole run, shared by pytest-xdist workers."""
+"""Test session set-up: one solver cache folder for the whole run, shared by pytest-xdist workers, and the
+agents' cache folder (solved tables, the levels' dial settings) for every test that does not pick its own."""
 import os
 import shutil
 import tempfile
@@ -11,6 +12,8 @@ def pytest_configure(config):
     if CACHE_ENV not in os.environ and not hasattr(config, "workerinput"):
         os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="yacht-solver-tests-")
         config._yacht_cache_owner = True
+    if CACHE_ENV in os.environ:
+        os.environ["YACHT_CACHE_DIR"] = os.environ[CACHE_ENV]
 
 
 def pytest_unconfigure(config):

@@ -66,9 +66,15 @@ def test_command_errors(argv, message, capsys):
 def test_levels_json_and_files(tmp_path, capsys):
     doc = run_json(["levels", "--only", "random", "greedy", "easy", "--games", "6", "--out", str(tmp_path),
                     "--json", "--no-progress"], capsys)
-    assert set(doc) == {"agents", "head_to_head"}
-    assert list(doc["agents"]) == ["random", "greedy", "easy"]
-    assert all(set(v) == {"mean", "ci95", "std"} for v in doc["agents"].values())
+    assert set(doc) == {"rules", "note", "games", "seed", "agents", "head_to_head", "ladder", "settings", "analysis",
+                        "files"}
+    assert doc["rules"]["name"] == "yacht" and doc["games"] == 6
+    assert list(doc["agents"]) == ["random", "greedy", "easy"] and list(doc["settings"]) == ["easy"]
+    assert all({"mean", "ci95", "std", "strength", "loss_per_game", "accuracy"} <= set(v)
+               for v in doc["agents"].values())
+    assert doc["agents"]["easy"]["strength"] == doc["settings"]["easy"]["strength"]
+    assert [(s["upper"], s["lower"]) for s in doc["ladder"]] == [("greedy", "random"), ("easy", "greedy")]
+    assert str(tmp_path / "levels.json") in doc["files"]
     pairs = [(h["a"], h["b"]) for h in doc["head_to_head"]]
     assert pairs == [("greedy", "random"), ("easy", "random"), ("easy", "greedy")]
     for h in doc["head_to_head"]:

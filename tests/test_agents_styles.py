@@ -1,12 +1,12 @@
-"""Random, greedy, easy and normal: legal play for every rule set, seat count, column and team
-knob; determinism; the skill knob; and the ladder order on fixed dice."""
+"""Random, greedy, easy, normal and the dial: legal play for every rule set, seat count, column and team knob;
+determinism; greedy's choices; and the ladder order on fixed dice."""
 import numpy as np
 import pytest
+from solver_tables import temp_cache
 
 from agents.base import View, play_game
 from agents.registry import make_agent
 from agents.simple import greedy_action
-from agents.styles import EasyAgent, NormalAgent
 from yacht_env.dice import NUM_HOLDS
 from yacht_env.dice_source import ScriptedDice
 from yacht_env.game import Game
@@ -15,8 +15,14 @@ from yacht_env.rules import load, presets
 SPECS = ["random", "greedy", "easy", "normal"]
 
 
+@pytest.fixture(autouse=True)
+def cache():
+    with temp_cache():
+        yield
+
+
 @pytest.mark.parametrize("preset", presets())
-def test_every_style_finishes_every_preset(preset):
+def test_every_agent_finishes_every_preset(preset):
     rules = load(preset)
     n = min(2, rules.max_players)
     for spec in SPECS:
@@ -24,17 +30,18 @@ def test_every_style_finishes_every_preset(preset):
         assert g.is_over and all(t >= 0 for t in g.totals())
 
 
-@pytest.mark.parametrize("overrides, players", [({"columns": 3}, 2), ({"teams": 2}, 4), ({"rolls_per_turn": 4}, 1),
-                                                ({"joker": "free"}, 1), ({"extra_yacht_bonus": False}, 3)])
-def test_styles_follow_rule_knobs(overrides, players):
+@pytest.mark.parametrize("overrides, players, specs", [
+    ({"columns": 3}, 2, ["strong?strength=0.5", "greedy"]), ({"teams": 2}, 4, SPECS), ({"rolls_per_turn": 4}, 1, SPECS),
+    ({"joker": "free"}, 1, SPECS), ({"extra_yacht_bonus": False}, 3, SPECS)])
+def test_agents_follow_rule_knobs(overrides, players, specs):
     rules = load("yacht", **overrides)
-    agents = [make_agent(SPECS[i % len(SPECS)]) for i in range(players)]
+    agents = [make_agent(specs[i % len(specs)]) for i in range(players)]
     g = play_game(Game(rules, players, seed=2), agents)
     assert g.is_over
 
 
 def test_same_seed_same_game():
-    for spec in SPECS:
+    for spec in [*SPECS, "strong?strength=0.4"]:
         logs = [play_game(Game("yacht", 2, seed=7), [make_agent(spec), make_agent(spec)]).log for _ in range(2)]
         assert logs[0] == logs[1]
 
@@ -63,36 +70,15 @@ def test_greedy_counts_the_upper_bonus():
     assert g.action_name(greedy_action(View.of(g))) == "score fives"
 
 
-def test_skill_zero_plays_the_level_below():
-    def log(a):
-        return play_game(Game("yacht", 1, seed=5), [a]).log
-    assert log(EasyAgent(skill=0.0)) == log(make_agent("greedy"))
-    assert log(NormalAgent(skill=0.0)) == log(EasyAgent(skill=1.0))
-
-
-def test_skill_is_continuous_between_levels():
-    means = [np.mean([play_game(Game("yacht", 1, seed=s), [NormalAgent(skill=k)]).totals()[0] for s in range(12)])
-             for k in (0.0, 1.0)]
-    mixed = [play_game(Game("yacht", 1, seed=s), [NormalAgent(skill=0.5)]).log for s in range(3)]
-    pure = [play_game(Game("yacht", 1, seed=s), [NormalAgent(skill=1.0)]).log for s in range(3)]
-    assert mixed != pure and means[1] > means[0]
-
-
-@pytest.mark.parametrize("bad", [-0.1, 1.5])
-def test_skill_out_of_range(bad):
-    with pytest.raises(ValueError, match=r"skill must be in \[0, 1\]"):
-        NormalAgent(skill=bad)
-
-
 def test_ladder_order_on_fixed_dice():
     totals = {spec: np.mean([play_game(Game("yacht", 1, seed=s), [make_agent(spec)]).totals()[0]
-                             for s in range(25)]) for spec in SPECS}
-    assert totals["random"] < totals["greedy"] < totals["easy"] < totals["normal"]
+                             for s in range(25)]) for spec in [*SPECS, "strong"]}
+    assert totals["random"] < totals["greedy"] < totals["easy"] < totals["normal"] < totals["strong"]
 
 
 def test_agents_only_choose_legal_actions():
     rng = np.random.default_rng(0)
-    for spec in SPECS:
+    for spec in [*SPECS, "strong?strength=0.2"]:
         agent = make_agent(spec)
         for seed in rng.integers(0, 2**32, 3):
             g = Game("yacht", 1, seed=int(seed))

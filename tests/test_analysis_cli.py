@@ -83,7 +83,7 @@ def test_analyze_bare_file_takes_rules_from_the_command_line(tmp_path, cache, ca
     log = str(tmp_path / "games.jsonl")
     doc = run_json(["analyze", log, "--rules", "classic", "--set", "rolls_per_turn=2", "--json"], capsys)
     assert doc["rules_from"] == "--rules" and doc["agents"]["easy"]["loss"] > 0
-    fails(["analyze", log], capsys, "no box 'choice' in these rules")   # the default rules do not fit
+    fails(["analyze", log], capsys, "' in these rules; boxes: ones, twos")   # the default rules do not fit
 
 
 def test_tournament_folder_and_report_section(tmp_path, cache, capsys):

@@ -2,7 +2,8 @@
 
 Every built-in batched agent, under every preset and the knobs rolls_per_turn, columns, teams, joker,
 extra_yacht_bonus and tiebreak, alone and at mixed tables; the per-game side is `play_game` (the agent
-answers `act(view)`), the batched side the engine's lockstep runner.
+answers `act(view)`), the batched side the engine's lockstep runner. The named levels (easy, normal: the
+dial at a strength found per rule set) play under the configurations whose settings are quick to find.
 """
 import numpy as np
 import pytest
@@ -24,6 +25,10 @@ CONFIGS = [("yacht", {}), ("verhoeff", {}), ("kirakuken", {}), ("classic", {}), 
            ("yacht", {"joker": "free"}), ("yacht", {"joker": "none"}), ("yacht", {"extra_yacht_bonus": False}),
            ("classic", {"tiebreak": "sudden_death"})]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'preset'}" for n, o in CONFIGS]
+# the levels' settings are found once per rule set (a few seconds each): rule sets the ladder test finds too
+LEVEL_CONFIGS = [("yacht", {}), ("kirakuken", {}), ("classic", {}), ("knizia", {}), ("yacht", {"rolls_per_turn": 1}),
+                 ("yacht", {"rolls_per_turn": 2})]
+DIAL = "strong?strength=0.6"
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +39,7 @@ def cache():
 
 def both_ways(rules, specs, seeds):
     """(per-game Games, batched State, batched logs) for one table of len(specs) seats per seed."""
-    if "strong" in specs:
+    if any(s.split("?")[0] in ("strong", "easy", "normal", "level") for s in specs):
         solve_once(load(rules, columns=1))
     players = [make_agent(s) for s in specs]
     games = [play_game(Game(rules, len(specs), seed=int(s)), players) for s in seeds]
@@ -55,22 +60,29 @@ def assert_same(games, state, logs):
 
 
 @pytest.mark.parametrize("name,overrides", CONFIGS, ids=IDS)
-@pytest.mark.parametrize("spec", ["random", "greedy", "strong"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "strong", DIAL])
 def test_solitaire_games_are_the_same(name, overrides, spec):
     rules = load(name, **overrides)
     assert_same(*both_ways(rules, [spec], game_seeds(7, last=np.arange(6))))
+
+
+@pytest.mark.parametrize("name,overrides", LEVEL_CONFIGS, ids=[IDS[CONFIGS.index(c)] for c in LEVEL_CONFIGS])
+def test_the_levels_play_the_same_games(name, overrides):
+    rules = load(name, **overrides)
+    n = min(2, rules.max_players)
+    assert_same(*both_ways(rules, ["easy", "normal"][:n], game_seeds(9, last=np.arange(4))))
 
 
 @pytest.mark.parametrize("name,overrides", [("yacht", {}), ("classic", {"tiebreak": "sudden_death"}),
                                             ("yacht", {"columns": 2}), ("yacht", {"rolls_per_turn": 2})])
 def test_mixed_tables_are_the_same(name, overrides):
     rules = load(name, **overrides)
-    assert_same(*both_ways(rules, ["strong", "random", "greedy"], game_seeds(3, last=np.arange(5))))
+    assert_same(*both_ways(rules, ["strong", "random", "greedy", DIAL], game_seeds(3, last=np.arange(5))))
 
 
 def test_team_tables_are_the_same():
     rules = load("yacht", teams=2)
-    assert_same(*both_ways(rules, ["strong", "random", "greedy", "strong"], game_seeds(5, last=np.arange(4))))
+    assert_same(*both_ways(rules, ["strong", "random", "normal", DIAL], game_seeds(5, last=np.arange(4))))
 
 
 def test_ties_go_to_the_sudden_death_roll_off():
@@ -81,7 +93,7 @@ def test_ties_go_to_the_sudden_death_roll_off():
     assert any(g.tiebreak() for g in games)
 
 
-@pytest.mark.parametrize("spec", ["random", "greedy", "strong"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "strong", DIAL, "easy", "level?pct=80"])
 def test_evaluation_is_the_same_batched_or_not(spec):
     rules = load("yacht")
     agent = make_agent(spec)
@@ -93,7 +105,7 @@ def test_evaluation_is_the_same_batched_or_not(spec):
 
 def test_head_to_head_is_the_same_batched_or_not():
     rules = load("classic", tiebreak="sudden_death")
-    a, b = make_agent("strong"), make_agent("greedy")
+    a, b = make_agent("strong"), make_agent("normal")
     batched = head_to_head(a, b, rules, 30, seed=2, progress=False)
     assert head_to_head(OneGameAtATime(a), OneGameAtATime(b), rules, 30, seed=2, progress=False) == batched
 

@@ -1,6 +1,8 @@
 """Tournaments play tables of batched agents in lockstep: the stored records and the report are the ones
 the per-game path (every game in a watched game worker) writes, game by game."""
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from solver_tables import solve_once, temp_cache
@@ -11,6 +13,7 @@ from tournaments.store import Store
 from yacht_env.rules import load
 
 PER_GAME = "tournament_agents:make_per_game_agent"
+BOT = f"external:{sys.executable} {Path(__file__).resolve().parents[1] / 'scripts' / 'example_bot.py'}"
 
 
 @pytest.fixture(autouse=True)
@@ -35,10 +38,10 @@ def assert_same_records(a, b):
 
 
 @pytest.mark.parametrize("config", [
-    {"entrants": ["random", "greedy", "strong"], "games": 3},
-    {"entrants": ["random", "greedy", "strong"], "games": 2, "seats": 3, "rules": "classic",
-     "set": {"tiebreak": "sudden_death", "rolls_per_turn": 2}},
-    {"entrants": ["random", "greedy", "strong", {"name": "strong2", "agent": "strong"}], "games": 1, "seats": 4,
+    {"entrants": ["random", "easy", "normal"], "games": 3},
+    {"entrants": ["random", "greedy", "strong", {"name": "dial", "agent": "strong?strength=0.6"}], "games": 2,
+     "seats": 3, "rules": "classic", "set": {"tiebreak": "sudden_death", "rolls_per_turn": 2}},
+    {"entrants": ["random", "normal", "strong", {"name": "strong2", "agent": "strong"}], "games": 1, "seats": 4,
      "set": {"teams": 2}},
     {"entrants": ["greedy", "strong"], "games": 2, "set": {"columns": 2}},
 ], ids=["two-seats", "classic-three-seats", "teams", "two-columns"])
@@ -54,7 +57,7 @@ def test_batched_tables_store_the_per_game_records(tmp_path, config):
 
 def test_mixed_tournaments_play_per_game_tables_in_workers(tmp_path):
     """A table with a per-game agent goes to the game workers; the others stay batched; same records."""
-    config = {"entrants": ["greedy", "strong", {"name": "slow", "agent": "normal"}], "games": 2}
+    config = {"entrants": ["greedy", "normal", {"name": "bot", "agent": BOT}], "games": 2}
     cfg, (a, _), (b, _) = both_paths(tmp_path, config, workers=2)
     assert_same_records(a, b)
 

@@ -1,4 +1,7 @@
 """The batched YachtVs-v0: opponents as agent specs inside the step, the games of the single env, autoreset."""
+import sys
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -9,6 +12,8 @@ from agents.registry import make_agent
 from yacht_env.rules import load
 from yacht_env.vs_env import YachtVsEnv
 from yacht_env.vs_vector import YachtVsVectorEnv
+
+BOT = Path(__file__).resolve().parent.parent / "scripts" / "example_bot.py"
 
 
 @pytest.fixture(autouse=True)
@@ -30,8 +35,9 @@ def first_legal(mask):
     {"num_players": 2, "opponents": ["strong"]},
     {"num_players": 3, "opponents": ["random", "greedy"], "seat": 1, "reward": "win"},
     {"num_players": 4, "opponents": "strong", "teams": 2, "seat": "rotate"},
-    {"num_players": 2, "opponents": ["normal"], "rolls_per_turn": 2},          # a per-game agent, one per table
-], ids=["strong", "three-seats-win", "teams-rotate", "per-game-opponent"])
+    {"num_players": 2, "opponents": ["normal"], "rolls_per_turn": 2},
+    {"num_players": 2, "opponents": [f"external:{sys.executable} {BOT}"]},   # a per-game agent, one per table
+], ids=["strong", "three-seats-win", "teams-rotate", "normal", "per-game-opponent"])
 def test_every_table_plays_the_single_env_games(kw):
     n, steps = 3, 90
     vec = YachtVsVectorEnv(num_envs=n, **kw)
@@ -75,7 +81,7 @@ def test_points_returns_are_the_final_totals_and_strong_beats_random():
 
 def test_opponents_errors_are_clear():
     with pytest.raises(ValueError, match="plays one game at a time and cannot sit at 4 tables"):
-        YachtVsVectorEnv(num_envs=4, opponents=[make_agent("normal")])
+        YachtVsVectorEnv(num_envs=4, opponents=[make_agent(f"external:{sys.executable} {BOT}")])
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         YachtVsVectorEnv(num_envs=2, opponents=["nobody"])
     with pytest.raises(ValueError, match="a list of 2, one per other seat"):

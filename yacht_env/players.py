@@ -2,7 +2,7 @@
 
 The environments take their opponents as
 
-* agent specs (`"strong"`, `"normal?strength=0.5"`, `"learned:models/ppo-yacht.pt"`,
+* agent specs (`"strong"`, `"strong?strength=0.5"`, `"learned:models/ppo-yacht.pt"`,
   `"external:python bot.py"`): turned into agents by the factory registered under the entry-point
   group `yacht_arena.agents` (the `agents` package registers `agents.registry:make_agent`; this
   package imports nothing from it);

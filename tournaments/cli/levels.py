@@ -1,29 +1,47 @@
-"""`yacht levels`: the difficulty ladder random < easy < normal < strong, measured on identical dice."""
+"""`yacht levels`: the ladder random < easy < normal < strong on identical dice, and the dial settings behind it.
+
+Without --calibrate: solitaire score distributions of every agent, two-player head-to-head for every
+pair (each deal played twice, seats swapped; ties count half), the points each agent's decisions lose
+per game against the solver (`agents.analysis`), and the dial settings of the named levels under the
+rules (found on first use and kept in the solver's cache folder).
+
+With --calibrate [TARGET ...]: find the dial settings that hit the targets (mean=POINTS, pct=PERCENT of
+the optimum, win=RATE against strong, or a level name; default: the named levels), keep them, and check
+each on the --seed's dice (--games games).
+"""
 import json
 import sys
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
+
 from agents.evaluation import fault_note, head_to_head, mean_ci, solitaire
+from agents.levels import (LEVELS, DialAgent, Target, calibration_rules, check_reach, level_target, optimum,
+                          settings_path, settings_with)
 from agents.registry import AgentSpecError, make_agent
 
-from .options import CommandError, add_common, emit_json, rules_from_args
-
+from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 LADDER = ("random", "easy", "normal", "strong")
+STEP = 0.60     # each step of the ladder: the upper level wins at least this share of the games
 
 
 def add_parser(sub):
-    p = sub.add_parser("levels", help="score distributions and head-to-head win rates of the agent ladder",
-                       description="Evaluate random, easy, normal, strong (and any --agent) with identical dice: "
-                                   "solitaire score distributions and 2-player win rates for every pair "
-                                   "(ties count half). An unavailable ladder agent is skipped with a warning.")
+    p = sub.add_parser("levels", help="the agent ladder on identical dice, and the strength dial's settings",
+                       description=" ".join(__doc__.split("\n\n")[1:]).replace("\n", " "))
     p.add_argument("--games", type=int, default=1000,
-                   help="solitaire games per agent, and games per pair (seats swapped on each deal; default: 1000)")
+                   help="solitaire games per agent, and games per pair (seats swapped on each deal); with "
+                        "--calibrate, games of each check (default: 1000)")
     p.add_argument("--agent", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="more agents to put on the ladder (after the built-in levels)")
     p.add_argument("--only", nargs="+", default=None, metavar="SPEC",
                    help="evaluate exactly these agents instead of the built-in ladder")
+    p.add_argument("--calibrate", nargs="*", default=None, metavar="TARGET",
+                   help="find the dial settings that hit these targets under the rules and keep them where the "
+                        "levels find them: mean=POINTS (expected score), pct=PERCENT (of the optimum), win=RATE "
+                        "(win rate against strong, in (0, 0.5]), or a level name (easy, normal); no TARGET: "
+                        "the named levels")
     add_common(p, out=True)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -42,18 +60,42 @@ def _build(specs, required):
     return agents
 
 
+def _targets(texts) -> list[tuple[str, Target]]:
+    """(name, Target) for every --calibrate argument (a level name or KIND=VALUE), in order, no repeats."""
+    out = {}
+    for text in texts or list(LEVELS)[::-1]:
+        try:
+            target = level_target(text) if "=" not in text else Target.parse(text)
+        except ValueError as e:
+            raise CommandError(f"--calibrate {text}: {e}") from None
+        out.setdefault(text if "=" not in text else target.key, target)
+    return list(out.items())
+
+
 def run(args) -> int:
     if args.games < 2 or args.games % 2:
         raise CommandError(f"--games must be an even number >= 2, got {args.games}")
     rules = rules_from_args(args)
+    if args.calibrate is not None:
+        return _calibrate(args, rules)
     if rules.max_players < 2:
         raise CommandError(f"rules {rules.name!r} allow at most {rules.max_players} player; head-to-head needs 2")
+    played_as = None
+    if rules.teams:        # solitaire and two-player games: every seat on its own sheet, as a team's sheet plays
+        played_as = f"teams={rules.teams}: measured with every seat on its own sheet (a team's sheet plays as one)"
+        rules = calibration_rules(rules)
     specs = list(args.only) if args.only else [*LADDER, *args.agent]
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
         raise CommandError("need at least two agents to compare")
+    progress = not args.no_progress and not args.json
+    named = [n for n, a in agents.items() if getattr(a, "target", None) is not None]
+    settings, wrote = {}, None
+    if named:
+        _check_reach(rules)
+        settings, wrote = settings_with(rules, [(n, agents[n].target) for n in named], progress=progress)
     try:
-        runs = {n: solitaire(a, rules, args.games, args.seed, progress=not args.no_progress, desc=n)
+        runs = {n: solitaire(a, rules, args.games, args.seed, progress=not args.no_progress, desc=n, logs=True)
                 for n, a in agents.items()}
         pairs = []
         for lower, upper in combinations(agents, 2):          # a = the later (higher) level
@@ -67,43 +109,201 @@ def run(args) -> int:
         note = fault_note(n, a)
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
-    doc = {"agents": {}, "head_to_head": pairs}
+    doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed, "agents": {},
+           "head_to_head": pairs, "ladder": _ladder(list(agents), pairs),
+           "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
     for n, r in runs.items():
         mean, ci, sd = mean_ci(r["totals"])
-        doc["agents"][n] = {"mean": mean, "ci95": ci, "std": sd}
+        strength = getattr(agents[n], "strength", None)
+        strength = settings[n].strength if n in settings else strength
+        doc["agents"][n] = {"spec": n, "mean": mean, "ci95": ci, "std": sd, "strength": strength,
+                            **{k: v for k, v in doc["analysis"].get("agents", {}).get(n, {}).items()
+                               if k in ("loss_per_game", "loss_per_decision", "accuracy")}}
+    files = []
+    if wrote is not None:
+        files.append(str(wrote))
     if args.out:
-        _write_files(Path(args.out), rules, runs, doc, args)
+        files += _write_files(Path(args.out), rules, runs, doc, args)
+    doc["files"] = files
     if args.json:
         emit_json(doc)
         return 0
-    _print(doc, runs, rules, args)
+    _print(doc, runs, rules, args, wrote)
     return 0
 
 
-def _print(doc, runs, rules, args):
-    import numpy as np
+def _check_reach(rules) -> None:
+    try:
+        check_reach(rules)
+    except ValueError as e:
+        raise CommandError(f"rules {rules.name!r}: {e}") from None
+
+
+def _ladder(names, pairs) -> list[dict]:
+    """Each step of the ladder as listed (a level against the one listed before it)."""
+    by = {(h["a"], h["b"]): h for h in pairs}
+    steps = []
+    for lower, upper in zip(names, names[1:]):
+        h = by[(upper, lower)]
+        steps.append({"upper": upper, "lower": lower, "win_rate": h["win_rate_a"], "ci95": h["ci95"],
+                      "holds": h["win_rate_a"] >= STEP and h["ci95"][0] > 0.5})
+    return steps
+
+
+def _analysis(runs, rules) -> dict:
+    """Points lost per game and per decision of every agent's solitaire games (`agents.analysis`), with the
+    distribution of the points lost per decision; {"skipped": why} when the solver cannot value them."""
+    from agents.analysis import AnalysisError, analyze
+    records = [{"agents": [n], "log": log} for n, r in runs.items() for log in r["logs"]]
+    try:
+        a = analyze(records, rules)
+    except AnalysisError as e:
+        return {"skipped": str(e)}
+    doc = a.summary(worst=0)
+    keep = ("loss_per_game", "loss_per_decision", "accuracy", "expected_score", "optimal_decisions",
+            "inaccuracies_per_game", "mistakes_per_game", "blunders_per_game", "loss_histogram", "loss_quantiles")
+    return {"values": doc["values"], "note": doc["note"], "optimal_expected_score": doc["optimal_expected_score"],
+            "thresholds": doc["thresholds"], "agents": {n: {k: f[k] for k in keep} for n, f in doc["agents"].items()}}
+
+
+def _print(doc, runs, rules, args, wrote):
     print(f"ladder under {rules.name}: {args.games} solitaire games per agent, {args.games} games per pair, "
-          f"seed {args.seed}; identical dice for all")
+          f"seed {args.seed}; identical dice for all" + (f" ({doc['note']})" if doc["note"] else ""))
     w = max(len(n) for n in doc["agents"])
-    print(f"  {'agent':<{w}}   mean   95% CI         sd   p5  p50  p95")
+    lost = "analysis" in doc and "skipped" not in doc["analysis"]
+    print(f"  {'agent':<{w}}  strength   mean   95% CI          sd   p5  p50  p95" + ("   lost/game  accuracy"
+                                                                                          if lost else ""))
     for n, s in doc["agents"].items():
         p5, p50, p95 = np.quantile(runs[n]["totals"], [0.05, 0.5, 0.95])
-        print(f"  {n:<{w}}  {s['mean']:6.1f}  {s['ci95'][0]:6.1f}..{s['ci95'][1]:<6.1f} {s['std']:5.1f}"
-              f"  {p5:4.0f} {p50:4.0f} {p95:4.0f}")
+        strength = "" if s["strength"] is None else f"{s['strength']:.3f}"
+        line = (f"  {n:<{w}}  {strength:>8}  {s['mean']:6.1f}  {s['ci95'][0]:6.1f}..{s['ci95'][1]:<6.1f} "
+                f"{s['std']:5.1f}  {p5:4.0f} {p50:4.0f} {p95:4.0f}")
+        if lost:
+            line += f"  {s['loss_per_game']:10.2f}  {s['accuracy']:7.2f}%"
+        print(line)
+    print("  ladder (each level against the one below; a step holds at >= "
+          f"{100 * STEP:.0f}% with the 95% CI above 50%):")
+    for st in doc["ladder"]:
+        lo, hi = st["ci95"]
+        print(f"    {st['upper']} beats {st['lower']} in {100 * st['win_rate']:.1f}% (95% CI {100 * lo:.1f}.."
+              f"{100 * hi:.1f}) {'holds' if st['holds'] else 'DOES NOT HOLD'}")
     print("  head-to-head (ties count half):")
     for h in doc["head_to_head"]:
         lo, hi = h["ci95"]
         print(f"    {h['a']} beats {h['b']} in {100 * h['win_rate_a']:.1f}% of {h['games']} games "
               f"(95% CI {100 * lo:.1f}..{100 * hi:.1f})")
+    if lost:
+        _print_losses(doc["analysis"])
+    elif "analysis" in doc:
+        print(f"  points lost: {doc['analysis']['skipped']}")
+    if doc["settings"]:
+        print("  dial settings of the named levels (calibrated on their own dice):")
+        for n, c in doc["settings"].items():
+            print(f"    {n:<8} strength {c['strength']:.4f}: {_figure(c)}")
+    print("  " + _files_line(doc["files"], wrote))
+
+
+def _print_losses(analysis) -> None:
+    t = analysis["thresholds"]
+    print(f"  expected points lost per decision ({analysis['values']} values): share of decisions")
+    edges = [h["from"] for h in next(iter(analysis["agents"].values()))["loss_histogram"]]
+    heads = ["0"] + [f"<{b:g}" for b in edges[2:]] + [f">={edges[-1]:g}"]
+    print("    " + " " * 10 + "".join(f"{h:>8}" for h in heads))
+    for n, f in analysis["agents"].items():
+        counts = np.array([h["decisions"] for h in f["loss_histogram"]], float)
+        share = counts / max(counts.sum(), 1)
+        print(f"    {n:<10}" + "".join(f"{100 * x:7.1f}%" for x in share))
+    print(f"    (inaccuracy >= {t['inaccuracy']:g}, mistake >= {t['mistake']:g}, blunder >= {t['blunder']:g} "
+          f"points: docs/analysis.md)")
+
+
+def _figure(c: dict) -> str:
+    """A calibration's figure with its CI, in words."""
+    lo, hi = c["ci95"]
+    kind = c["target"].split("=")[0]
+    if kind == "win":
+        against = c["target"].partition("@")[2] or "strong"
+        return (f"wins {100 * c['measured']:.1f}% against {against} (95% CI {100 * lo:.1f}..{100 * hi:.1f}; "
+                f"target {c['target']}, {c['games']} games)")
+    unit = "%" if kind == "pct" else " points"
+    return (f"{c['measured']:.2f}{unit} (95% CI {lo:.2f}..{hi:.2f}; target {c['target']}, {c['games']} games: "
+            f"{c['estimate']})")
+
+
+def _files_line(files, wrote) -> str:
+    if not files:
+        return "wrote no files (the dial settings were already kept)"
+    return "wrote " + ", ".join(files)
+
+
+def _calibrate(args, rules) -> int:
+    if args.only or args.agent:
+        raise CommandError("--calibrate takes targets, not --only/--agent (run the ladder without --calibrate)")
+    targets = _targets(args.calibrate)
+    _check_reach(rules)
+    progress = not args.no_progress and not args.json
+    try:
+        settings, wrote = settings_with(rules, targets, progress=progress)
+    except ValueError as e:
+        raise CommandError(str(e)) from None
+    checks = {name: _check(rules, settings[name], target, args) for name, target in targets}
+    doc = {"rules": rules_block_from_args(args), "settings_file": str(settings_path(rules)),
+           "calibrated_under": calibration_rules(rules).name, "check": {"games": args.games, "seed": args.seed},
+           "settings": {n: {**c.to_json(), "check": checks[n]} for n, c in settings.items()},
+           "files": [str(wrote)] if wrote is not None else []}
     if args.out:
-        print(f"  wrote {Path(args.out) / 'levels.json'} and {Path(args.out) / 'levels_hist.png'}")
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "calibration.json").write_text(json.dumps(doc, indent=2) + "\n")
+        except OSError as e:
+            raise CommandError(f"cannot write to --out folder {str(out)!r}: {e.strerror}") from None
+        doc["files"].append(str(out / "calibration.json"))
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"dial settings under {rules.name} (calibrated on their own dice; checked on seed {args.seed}, "
+          f"{args.games} games):")
+    w = max(len(n) for n in doc["settings"])
+    for n, c in doc["settings"].items():
+        ck = c["check"]
+        lo, hi = ck["ci95"]
+        if ck["kind"] == "win":
+            against = c["target"].partition("@")[2] or "strong"
+            check = f"wins {100 * ck['measured']:.1f}% against {against} (95% CI {100 * lo:.1f}..{100 * hi:.1f})"
+        else:
+            unit = "% of the optimum" if ck["kind"] == "pct" else " points"
+            check = f"mean score {ck['measured']:.2f}{unit} (95% CI {lo:.2f}..{hi:.2f})"
+        print(f"  {n:<{w}}  strength {c['strength']:.4f}: {_figure(c)}")
+        print(f"  {'':<{w}}  check: {check}")
+    print(_files_line(doc["files"], wrote))
+    return 0
 
 
-def _write_files(out: Path, rules, runs, doc, args):
+def _check(rules, cal, target: Target, args) -> dict:
+    """The target's figure at the calibrated strength on other dice (--seed, --games): a win rate, or the
+    mean score with its CI."""
+    agent = DialAgent(cal.strength)
+    crules = calibration_rules(rules)
+    if target.kind == "win":
+        from agents.levels import level
+        opponent = make_agent("strong") if target.against == "strong" else level(target.against, crules)
+        h = head_to_head(agent, opponent, crules, args.games // 2, args.seed, progress=False)
+        return {"kind": "win", "measured": h["win_rate_a"], "ci95": h["ci95"], "games": h["games"]}
+    run = solitaire(agent, crules, args.games, args.seed, progress=False)
+    mean, ci, _ = mean_ci(run["totals"])
+    if target.kind == "pct":
+        best = optimum(crules) if crules.columns == 1 else None
+        if best is not None:
+            return {"kind": "pct", "measured": 100 * mean / best, "ci95": [100 * x / best for x in ci],
+                    "games": args.games, "mean": mean}
+    return {"kind": "mean", "measured": mean, "ci95": ci, "games": args.games}
+
+
+def _write_files(out: Path, rules, runs, doc, args) -> list[str]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -121,5 +321,5 @@ def _write_files(out: Path, rules, runs, doc, args):
     fig.tight_layout()
     fig.savefig(out / "levels_hist.png", dpi=100)
     plt.close(fig)
-    (out / "levels.json").write_text(json.dumps({"rules": rules.name, "games": args.games, "seed": args.seed,
-                                                 **doc}, indent=2) + "\n")
+    (out / "levels.json").write_text(json.dumps(doc, indent=2) + "\n")
+    return [str(out / "levels.json"), str(out / "levels_hist.png")]
