@@ -33,6 +33,10 @@ from .play import CallClock, Forfeit, error_text, play_job, timeout_error
 EXECUTORS = ("local", "ray")
 DEFAULT_FACTORY = "agents.registry:make_agent"
 TICK = 0.05            # seconds between two looks at a game worker's clock
+# Starting a process polls every other child of this process, and reading a child's exit code is not
+# safe from two threads at once (the forkserver sends it once; the loser reads 255): starting and
+# reaping the game workers' processes take turns.
+PROCESSES = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,8 @@ class GameWorker:
         proc = ctx.Process(target=_serve, args=(self.setup, theirs, self.clock.shared, os.getpid()),
                            name="yacht-games", daemon=True)
         try:
-            proc.start()
+            with PROCESSES:
+                proc.start()
         finally:
             theirs.close()
         self.proc = proc
@@ -141,10 +146,12 @@ class GameWorker:
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        proc.kill()
-        proc.join()
+        with PROCESSES:
+            proc.kill()
+            proc.join()
+            code = proc.exitcode
         self.conn.close()
-        return proc.exitcode
+        return code
 
     def play(self, chunk) -> list[str]:
         """The records of `chunk` (JSON lines), in order."""
@@ -211,7 +218,8 @@ class GameWorker:
             return
         try:
             self.conn.send(None)
-            self.proc.join(timeout=5)
+            with PROCESSES:
+                self.proc.join(timeout=5)
         except OSError:
             pass
         self._stop()
