@@ -7,7 +7,6 @@ agent plays each sheet's dice once; a win counts 1, a tie 1/2, a loss 0.
 Batched agents play many games at once through the engine (`yacht_env.lockstep`); any other agent
 plays one `Game` at a time. Both give the same games.
 """
-import math
 
 import numpy as np
 from tqdm import tqdm
@@ -18,20 +17,11 @@ from yacht_env.game import Game
 from yacht_env.lockstep import Record, play, sheet_ranks
 
 from .base import play_game
+from .stats import mean_ci, wilson
 
-Z95 = 1.959963984540054
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 CHUNK = 8192   # games played at once by batched agents
 
-
-def mean_ci(x) -> tuple[float, list[float], float]:
-    """(mean, [lo, hi] normal 95% interval of the mean, sample sd)."""
-    x = np.asarray(x, dtype=float)
-    n = len(x)
-    mean = float(x.mean())
-    sd = float(x.std(ddof=1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n)
-    return mean, [mean - half, mean + half], sd
 
 
 def _chunks(total: int, size: int):
@@ -78,17 +68,36 @@ def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, de
             "logs": moves}
 
 
-def fault_note(name: str, agent) -> str | None:
-    """One line on the faults an agent recorded (external bots), or None."""
-    faults = getattr(agent, "faults", None)
-    if not faults:
+LISTED_FAULTS = 20   # faults listed one by one in a fault summary
+
+
+def fault_count(agent) -> int:
+    """How many faults an agent has recorded so far (external bots record theirs; others none)."""
+    return len(getattr(agent, "faults", None) or [])
+
+
+def recorded_faults(agent, before: int = 0, first_game: int = 1) -> list[dict]:
+    """The faults an agent recorded after its first `before`, with the game (0-based, counted from the
+    agent's game `first_game`) and move each hit."""
+    return [{"game": int(f.game) - first_game, "move": int(f.move), "kind": f.kind, "cause": f.cause}
+            for f in (getattr(agent, "faults", None) or [])[before:]]
+
+
+def fault_summary(faults: list[dict]) -> dict:
+    """How many faults, in how many games, by kind, and the first LISTED_FAULTS of them."""
+    return {"count": len(faults), "games": len({f["game"] for f in faults}),
+            "by_kind": {k: sum(f["kind"] == k for f in faults) for k in sorted({f["kind"] for f in faults})},
+            "first": faults[:LISTED_FAULTS]}
+
+
+def fault_note(name: str, faults: dict, games: int) -> str | None:
+    """One line on a fault summary for the terminal, or None when there were none."""
+    if not faults["count"]:
         return None
-    kinds = {}
-    for f in faults:
-        kinds[f.kind] = kinds.get(f.kind, 0) + 1
-    first = faults[0]
-    return (f"{name}: {len(faults)} fault(s) ({', '.join(f'{n} {k}' for k, n in kinds.items())}), fallback moves "
-            f"played; first in game {first.game}, move {first.move}: {first.cause}")
+    f = faults["first"][0]
+    kinds = ", ".join(f"{n} {k}" for k, n in faults["by_kind"].items())
+    return (f"{name}: {faults['count']} fault(s) in {faults['games']} of {games} games ({kinds}); their fallback "
+            f"moves are in the scores; first in game {f['game']}, move {f['move']}: {f['cause']}")
 
 
 def summarize(name: str, rules, run: dict) -> dict:
@@ -148,12 +157,5 @@ def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: b
                 per_deal[i] = score / 2
                 bar.update(1)
     rate = float(per_deal.mean())
-    return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate, 2 * deals)}
+    return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate * 2 * deals, 2 * deals)}
 
-
-def wilson(p: float, n: int) -> list[float]:
-    """95% Wilson score interval for a proportion p observed over n trials."""
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return [max(0.0, centre - half), min(1.0, centre + half)]

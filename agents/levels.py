@@ -45,7 +45,8 @@ from yacht_env.rules import load, rules_hash
 from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvable, solution_for
 
 from .base import Agent, BatchView
-from .evaluation import Z95, head_to_head, mean_ci, solitaire
+from .evaluation import head_to_head, solitaire
+from .stats import Z95, mean_ci
 from .strong import StrongAgent
 
 DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random agent's is 0)

@@ -268,7 +268,7 @@ def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:
 class ModelRules:
     """The rules a model was trained under."""
     name: str          # the rule set's name in the model file
-    hash: str          # rules_hash of them as one sheet's game (`yacht_env.solver.solitaire`)
+    hash: str          # rules_hash of them as one sheet's game (`yacht_env.solver.solitaire_rules`)
     ruleset: RuleSet
 
 
@@ -279,8 +279,8 @@ def model_rules(doc: dict) -> ModelRules:
 
 
 def _play_hash(rules) -> str:
-    from yacht_env.solver.solve import solitaire
-    return rules_hash(solitaire(rules))
+    from yacht_env.solver.solve import solitaire_rules
+    return rules_hash(solitaire_rules(rules))
 
 
 def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from agents.evaluation import head_to_head, solitaire, wilson
+from agents.evaluation import head_to_head, solitaire
 from agents.registry import make_agent
 from tournaments.cli import main
 from yacht_env.rules import load
@@ -104,12 +104,6 @@ def test_head_to_head_of_an_agent_with_itself_is_even():
     assert h["win_rate_a"] == 0.5 and h["games"] == 10     # seats swapped on identical dice
 
 
-def test_wilson_interval():
-    lo, hi = wilson(0.5, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
-    assert wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 10)[0] == 0.0
-
-
 def test_evaluate_reports_bot_faults(tmp_path, capsys):
     bot = tmp_path / "bad.py"
     bot.write_text("import sys\nfor line in sys.stdin:\n    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
@@ -122,3 +116,16 @@ def test_evaluate_reports_bot_faults(tmp_path, capsys):
     assert doc["faults"]["first"][0] == {"game": 0, "move": 1, "kind": "garbage", "cause": "reply is not JSON: 'nope'"}
     assert ("13 fault(s) in 1 of 1 games (13 garbage); their fallback moves are in the scores; first in game 0, "
             "move 1: reply is not JSON: 'nope'") in captured.err
+
+
+def test_levels_reports_bot_faults(tmp_path, capsys):
+    bot = tmp_path / "crash.py"
+    bot.write_text("import sys\nsys.exit(3)\n")
+    spec = f"external:{sys.executable} {bot}"
+    assert main(["levels", "--only", "greedy", spec, "--games", "4", "--json", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["agents"]["greedy"]["faults"]["count"] == 0
+    faults = doc["agents"][spec]["faults"]
+    assert faults["count"] == faults["games"] == 8 and faults["by_kind"] == {"crash": 8}    # 4 alone + 4 v greedy
+    assert f"{spec}: 8 fault(s) in 8 of 8 games (8 crash)" in captured.err

@@ -16,7 +16,7 @@ from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, 
 from agents.registry import AgentSpecError, make_agent
 from agents.strong import StrongAgent
 from tournaments.cli import main
-from yacht_env.dice import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice_source import game_seeds
 from yacht_env.engine import State
 from yacht_env.game import Game

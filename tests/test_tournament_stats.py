@@ -7,7 +7,8 @@ import pytest
 from tournaments.config import parse_config
 from tournaments.play import fallback_action, placements
 from tournaments.ratings import bradley_terry_elo, elo, openskill
-from tournaments.stats import describe_scores, duplicate_effect, head_to_head, wilson
+from agents.stats import wilson
+from tournaments.stats import describe_scores, duplicate_effect, head_to_head
 from tournaments.store import Store
 from yacht_env.game import Game
 from yacht_env.config import ConfigError
@@ -31,6 +32,9 @@ def test_wilson_interval():
     assert wilson(0, 10)[0] == 0 and wilson(10, 10)[1] == pytest.approx(1)
     lo, hi = wilson(5, 10)
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(7.5, 10)[0] < 0.75 < wilson(7.5, 10)[1] and wilson(0, 0) == [0.0, 1.0]
 
 
 def test_head_to_head_counts_places():

@@ -12,7 +12,8 @@ from itertools import combinations
 
 import numpy as np
 
-Z95 = 1.959963984540054
+from agents.stats import Z95, mean_ci, wilson
+
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
@@ -27,23 +28,11 @@ def describe_scores(values) -> dict:
     n = len(x)
     if n == 0:
         return {"n": 0}
-    sd = float(x.std(ddof=1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n)
-    mean = float(x.mean())
-    return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "std": sd, "median": float(np.median(x)),
+    mean, ci, sd = mean_ci(x)
+    return {"n": n, "mean": mean, "ci95": ci, "std": sd, "median": float(np.median(x)),
             "quantiles": {f"p{round(q * 100)}": float(np.quantile(x, q)) for q in QUANTILES},
             "min": float(x.min()), "max": float(x.max())}
 
-
-def wilson(successes: float, n: int) -> list[float]:
-    """95% Wilson score interval for a proportion (draws may count as half successes)."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = successes / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
 def sheets_of(r) -> list[int]:

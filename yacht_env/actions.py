@@ -13,7 +13,7 @@ Holding all five dice (pattern 31) is not an action: score instead. The compiled
 import numba as nb
 import numpy as np
 
-NUM_HOLDS = 31
+NUM_HOLDS = 31  # hold patterns 0..30 (bit i keeps sorted die i); 31 would hold all: score instead
 
 
 def num_actions(rules) -> int:

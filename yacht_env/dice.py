@@ -13,7 +13,6 @@ NUM_DICE = 5
 FACES = 6
 NUM_ROLLS = 252
 NUM_KEEPS = 462
-NUM_HOLDS = 31  # hold patterns 0..30 (bit i keeps sorted die i); 31 = hold all = score
 
 ROLLS = np.array(list(combinations_with_replacement(range(1, 7), 5)), dtype=np.int8)
 

@@ -14,6 +14,7 @@ from yacht_env.engine import UPPER_BONUS, State
 from yacht_env.lockstep import play
 
 from ..learned import NetPlayer, PolicyNet
+from ..stats import mean_ci
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,8 @@ def eval_result(state: State, optimum: float | None = None, optimum_source: str 
     scores = state.totals[:, 0].astype(np.float64)
     bonus = (state.cols[:, 0, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
     yacht = (state.scores[:, 0, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
-    std = float(scores.std(ddof=1)) if len(scores) > 1 else 0.0
-    return EvalResult(games=len(scores), mean=float(scores.mean()), std=std,
-                      ci95=1.96 * std / np.sqrt(len(scores)), bonus_rate=float(bonus), yacht_rate=float(yacht),
+    mean, (lo, _), std = mean_ci(scores)
+    return EvalResult(games=len(scores), mean=mean, std=std, ci95=mean - lo, bonus_rate=float(bonus), yacht_rate=float(yacht),
                       optimum=optimum, optimum_source=optimum_source, scores=scores)
 
 

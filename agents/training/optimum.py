@@ -16,17 +16,17 @@ PUBLISHED = {"yacht": 254.5877}
 @lru_cache(maxsize=None)
 def _optimal(rules) -> tuple[float | None, str]:
     from yacht_env.rules import rules_hash
-    from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire, solution_for
+    from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire_rules, solution_for
     from yacht_env.solver.cache import load_file
     try:
         check_solvable(rules)
     except Unsolvable as e:
         return None, f"unknown ({e})"
     cached = load_file(cache_path(rules))
-    if cached is not None and cached.rules_key == rules_hash(solitaire(rules)):
+    if cached is not None and cached.rules_key == rules_hash(solitaire_rules(rules)):
         return cached.expected_score, "yacht_env.solver"
     for name, value in PUBLISHED.items():
-        if solitaire(rules) == solitaire(load(name)):
+        if solitaire_rules(rules) == solitaire_rules(load(name)):
             return value, f"published optimum for {name!r}; `yacht solve` caches the solver's value"
     return solution_for(rules).expected_score, "yacht_env.solver"
 

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from agents.evaluation import solitaire, summarize
+from agents.evaluation import fault_count, fault_note, fault_summary, recorded_faults, solitaire, summarize
 from agents.human import HumanQuit
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
@@ -20,7 +20,6 @@ from .options import CommandError, add_common, emit_json, rules_block_from_args,
 
 
 MAX_GAMES = 10_000_000
-LISTED_FAULTS = 20
 
 def add_parser(sub):
     specs = "; ".join(p for p, _ in list_specs())
@@ -31,13 +30,6 @@ def add_parser(sub):
     add_common(p, out="write every game to DIR/games.jsonl and the run to DIR/evaluate.json (for yacht analyze)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-def faults_of(agent, before: int, first_game: int) -> list[dict]:
-    """The faults an agent recorded during this run, with the index of the game (0-based) each hit."""
-    out = []
-    for f in (getattr(agent, "faults", None) or [])[before:]:
-        out.append({"game": int(f.game) - first_game, "move": int(f.move), "kind": f.kind, "cause": f.cause})
-    return out
-
 def run(args) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
@@ -47,7 +39,7 @@ def run(args) -> int:
                                                                       for p in out.iterdir())):
         raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
     agent = make_agent(args.agent)
-    before, first = len(getattr(agent, "faults", None) or []), getattr(agent, "games", 0) + 1
+    before, first = fault_count(agent), getattr(agent, "games", 0) + 1
     try:
         run_ = solitaire(agent, rules, args.games, args.seed, progress=not (args.no_progress or args.json),
                          desc=args.agent, logs=out is not None)
@@ -56,22 +48,17 @@ def run(args) -> int:
                            f"line from a pipe)") from None
     finally:
         agent.close()
-    faults = faults_of(agent, before, first)
+    faults = recorded_faults(agent, before, first)
     doc = summarize(args.agent, rules, run_)
     doc["rules"] = rules_block_from_args(args)
     doc["seed"] = args.seed
-    doc["faults"] = {"count": len(faults), "games": len({f["game"] for f in faults}),
-                     "by_kind": {k: sum(f["kind"] == k for f in faults) for k in sorted({f["kind"] for f in faults})},
-                     "first": faults[:LISTED_FAULTS]}
+    doc["faults"] = fault_summary(faults)
     if out is not None:
         _write(out, args, rules, run_, faults, doc)
         doc["out"] = str(out)
-    if faults:
-        f = faults[0]
-        print(f"yacht evaluate: warning: {args.agent}: {len(faults)} fault(s) in {doc['faults']['games']} of "
-              f"{args.games} games ({', '.join(f'{n} {k}' for k, n in doc['faults']['by_kind'].items())}); their "
-              f"fallback moves are in the scores; first in game {f['game']}, move {f['move']}: {f['cause']}",
-              file=sys.stderr)
+    note = fault_note(args.agent, doc["faults"], args.games)
+    if note:
+        print(f"yacht evaluate: warning: {note}", file=sys.stderr)
     if args.json:
         emit_json(doc)
         return 0

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluation import fault_note, head_to_head, mean_ci, solitaire
+from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire
+from agents.stats import mean_ci
 from agents.levels import (LEVELS, DialAgent, Target, calibration_rules, check_reach, level_target, optimum,
                           settings_path, settings_with)
 from agents.registry import AgentSpecError, make_agent
@@ -105,8 +106,9 @@ def run(args) -> int:
     finally:
         for a in agents.values():
             a.close()
-    for n, a in agents.items():
-        note = fault_note(n, a)
+    faults = {n: fault_summary(recorded_faults(a)) for n, a in agents.items()}
+    for n, f in faults.items():
+        note = fault_note(n, f, getattr(agents[n], "games", args.games))
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
     doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed, "agents": {},
@@ -116,7 +118,7 @@ def run(args) -> int:
         mean, ci, sd = mean_ci(r["totals"])
         strength = getattr(agents[n], "strength", None)
         strength = settings[n].strength if n in settings else strength
-        doc["agents"][n] = {"spec": n, "mean": mean, "ci95": ci, "std": sd, "strength": strength,
+        doc["agents"][n] = {"spec": n, "mean": mean, "ci95": ci, "std": sd, "strength": strength, "faults": faults[n],
                             **{k: v for k, v in doc["analysis"].get("agents", {}).get(n, {}).items()
                                if k in ("loss_per_game", "loss_per_decision", "accuracy")}}
     files = []

@@ -1,11 +1,11 @@
 """Exact optimal solitaire play for any one-column rule set (backward induction over the turn widget)."""
 from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
 from .solution import Solution
-from .solve import solitaire, solve
+from .solve import solitaire_rules, solve
 from .jit import drop_stale_solver
 from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
 
 drop_stale_solver()
 
 __all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
-           "check_solvable", "solitaire", "solution_for", "solve"]
+           "check_solvable", "solitaire_rules", "solution_for", "solve"]

@@ -22,7 +22,7 @@ import numpy.lib.format as npy
 
 from ..rules import rules_hash
 from .solution import Solution
-from .solve import solitaire, solve
+from .solve import solitaire_rules, solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
@@ -41,7 +41,7 @@ def cache_dir() -> Path:
 
 def cache_path(rules) -> Path:
     """Where the table of `rules` (as a one-column solitaire game) is stored."""
-    return cache_dir() / f"solver-v{SOLVER_VERSION}-{rules_hash(solitaire(rules))}.npz"
+    return cache_dir() / f"solver-v{SOLVER_VERSION}-{rules_hash(solitaire_rules(rules))}.npz"
 
 
 def _digest(values: np.ndarray) -> str:
@@ -72,7 +72,7 @@ def read_file(path: Path, rules=None) -> Solution:
     space (that of `rules` when given, else within the solver's limits), the values' dtype and shape
     (from the array header, before the array is read), finite values and their checksum.
     Raises FileNotFoundError when there is no file and DamagedCache when it cannot be used."""
-    expected = StateSpace.of(solitaire(rules).tables) if rules is not None else None
+    expected = StateSpace.of(solitaire_rules(rules).tables) if rules is not None else None
     try:
         with zipfile.ZipFile(path) as z:
             names = set(z.namelist())
@@ -120,7 +120,7 @@ def _meta(text, rules) -> dict:
         raise DamagedCache("meta is not a JSON object")
     if meta.get("version") != SOLVER_VERSION:
         raise DamagedCache(f"solver version {str(meta.get('version'))[:20]}, this solver is {SOLVER_VERSION}")
-    if rules is not None and meta.get("rules_key") != rules_hash(solitaire(rules)):
+    if rules is not None and meta.get("rules_key") != rules_hash(solitaire_rules(rules)):
         raise DamagedCache("written for other rules")
     if not isinstance(meta.get("rules_key"), str) or not isinstance(meta.get("sha256"), str):
         raise DamagedCache("meta lacks its rules key or checksum")
@@ -147,7 +147,7 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
     """The solved table of a one-column rule set: from the cache, else solved now and stored (replacing a
     damaged file)."""
     check_solvable(rules)
-    rules = solitaire(rules)
+    rules = solitaire_rules(rules)
     path = cache_path(rules)
     if use_cache:
         found = load_file(path, rules)

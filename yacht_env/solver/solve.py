@@ -14,7 +14,7 @@ from .space import StateSpace, check_solvable, reachable_upper
 CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
 
-def solitaire(rules):
+def solitaire_rules(rules):
     """The rule set as one player's one-column game: what the value table depends on."""
     from ..rules import load
     if rules.teams or rules.tiebreak != "share" or (rules.min_players, rules.max_players) != (1, 8):
