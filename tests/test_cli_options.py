@@ -1,5 +1,8 @@
 """The README's table of shared options is exactly what `yacht CMD --help` offers, for every command."""
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +66,10 @@ def test_usage_errors_are_one_line(capsys):
     assert e.value.code == 2
     assert capsys.readouterr().err == ("yacht evaluate: error: argument --seed: must be a whole number from 0 to "
                                        "9223372036854775807, got 'x' (see yacht evaluate --help)\n")
+
+
+def test_python_dash_m_runs_the_command():
+    """`python -m tournaments.cli` is the `yacht` command (the benchmarks start it that way)."""
+    out = subprocess.run([sys.executable, "-m", "tournaments.cli", "rules", "--json"], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parent.parent)
+    assert json.loads(out.stdout)["name"] == "yacht"

@@ -1,0 +1,6 @@
+"""`python -m tournaments.cli ...` runs the `yacht` command."""
+import sys
+
+from . import main
+
+sys.exit(main())
