@@ -402,16 +402,21 @@ def writes_to(fd, name: str) -> bool:
 def failing_write(monkeypatch, after: int, code: int):
     """os.write to games.jsonl: `after` whole lines, then half a line and OSError(code), as a full disk."""
     real = os.write
-    calls = {"n": 0}
+    lines = {"n": 0}
 
     def write(fd, data):
         if not writes_to(fd, GAMES):
             return real(fd, data)
-        calls["n"] += 1
-        if calls["n"] > after:
-            real(fd, bytes(data[:len(data) // 2]))
-            raise OSError(code, os.strerror(code))
-        return real(fd, data)
+        data = bytes(data)
+        room = after - lines["n"]
+        ends = [i for i, b in enumerate(data) if b == ord("\n")]
+        if len(ends) <= room:
+            lines["n"] += len(ends)
+            return real(fd, data)
+        start = ends[room - 1] + 1 if room > 0 else 0
+        real(fd, data[:start + (ends[room] + 1 - start) // 2])
+        lines["n"] = after
+        raise OSError(code, os.strerror(code))
 
     monkeypatch.setattr(store_module.os, "write", write)
 

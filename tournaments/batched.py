@@ -1,15 +1,17 @@
-"""Play a table's games all at once when every seat's agent is a trusted batched agent.
+"""Play tables' games all at once when every seat's agent is a trusted batched agent.
 
 The built-in agents decide for many games in one call (`agents.base.Agent.act_batch`) and are library
-code that returns in bounded time (`trusted`), so a table of them is played in this process, its games
-in lockstep through the engine (`yacht_env.lockstep`), without a game worker per table. The records are
+code that returns in bounded time (`trusted`), so the tables of them are played in this process, their
+games in lockstep through the engine (`yacht_env.lockstep`), without game workers. Tables are
+independent, so a game is the same whichever games share its batch. The records are
 the ones `tournaments.play.play_job` writes for the same jobs, field for field: same dice, same moves,
-same places. If a batched call fails or answers with an illegal move, the table's chunk is handed back
-to be played game by game in the watched game workers, where the fault is recorded exactly.
+same places. If a batched call fails or answers with an illegal move, the games not yet stored are
+handed back to be played game by game in the watched game workers, where the fault is recorded exactly.
 """
 import numpy as np
 
 from yacht_env.engine import EXTRA_BONUS, UPPER_BONUS, State
+from yacht_env.gc_pause import gc_paused
 from yacht_env.lockstep import PlayerError, Record, play, sheet_ranks
 
 from .play import make_record
@@ -22,8 +24,9 @@ def batchable(agents: dict, names) -> bool:
     return all(getattr(agents[n], "batched", False) and getattr(agents[n], "trusted", False) for n in names)
 
 
-def play_batched(jobs, rules, agents: dict) -> list[dict] | None:
-    """The records of `jobs` (games of one table size), played in lockstep; None if a player failed."""
+def play_batched(jobs, rules, agents: dict):
+    """Play `jobs` (games of one table size, from any tables) in lockstep, CHUNK games at a time; yield
+    (chunk, records), with records None when a player failed in that chunk (it plays no further chunk)."""
     names = sorted({n for job in jobs for n in job.agents})
     index = {n: i for i, n in enumerate(names)}
     players = [agents[n] for n in names]
@@ -32,20 +35,25 @@ def play_batched(jobs, rules, agents: dict) -> list[dict] | None:
         for p in players:
             p.prepare(rules, seats)
     except Exception:  # noqa: BLE001 - the per-game path records the failure as each game's forfeit
-        return None
-    records = []
+        yield jobs, None
+        return
     for lo in range(0, len(jobs), CHUNK):
         chunk = jobs[lo:lo + CHUNK]
         state = State(rules, len(chunk), seats)
         state.reset(np.array([job.seed for job in chunk], np.uint64))
         seating = np.array([[index[n] for n in job.agents] for job in chunk], np.int64)
         record = Record(len(chunk))
-        try:
-            play(state, players, seating, record=record)
-        except PlayerError:
-            return None
-        records += _records(chunk, state, record.logs(rules))
-    return records
+        with gc_paused():                     # thousands of small acyclic objects: moves and records
+            try:
+                play(state, players, seating, record=record)
+            except PlayerError:
+                failed = True
+            else:
+                failed, records = False, _records(chunk, state, record.logs(rules))
+        if failed:
+            yield jobs[lo:], None
+            return
+        yield chunk, records
 
 
 def _records(jobs, state: State, logs) -> list[dict]:

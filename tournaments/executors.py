@@ -240,7 +240,8 @@ def check_executor(workers: int, executor: str) -> None:
 
 
 def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
-    """Yield lists of records (JSON lines) as chunks finish.
+    """Yield lists of records as chunks finish: dicts for the tables played here, JSON lines from the
+    game workers (what `Store.append` takes).
 
     Tables whose seats all have trusted batched agents are played first, in this process, in lockstep
     (`tournaments.batched`); every other game goes to the game workers.
@@ -248,15 +249,20 @@ def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
     check_executor(workers, executor)
     if not jobs:
         return
-    rest = []
+    rules, agents = _worker_state(setup)
+    here, rest = {}, []
     for table_jobs in _by_table(jobs):
         names = {n for job in table_jobs for n in job.agents}
-        rules, agents = _worker_state(setup)
-        records = play_batched(table_jobs, rules, agents) if batchable(agents, names) else None
-        if records is None:
-            rest += table_jobs
+        if batchable(agents, names):
+            here.setdefault(len(table_jobs[0].agents), []).extend(table_jobs)
         else:
-            yield [json.dumps(r, separators=(",", ":")) for r in records]
+            rest += table_jobs
+    for seats in sorted(here):
+        for chunk, records in play_batched(here[seats], rules, agents):
+            if records is None:
+                rest += chunk
+            else:
+                yield records
     if not rest:
         return
     chunks = chunked(rest, workers)

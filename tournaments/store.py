@@ -1,5 +1,5 @@
 """The tournament store: `tournament.json` (the config and its hash) and `games.jsonl`, one finished game
-per line, fsynced as it is written.
+per line, each batch of finished games fsynced as it is written.
 
 The store is the source of truth: a rerun skips the games already in it, duplicates are dropped by
 game key (first one wins), and a torn last line left by a killed run is cut off before appending.
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from yacht_env.config import ConfigError
+from yacht_env.gc_pause import gc_paused
 
 from .config import TournamentConfig, parse_config
 from .schedule import schedule
@@ -273,7 +274,7 @@ class Store:
             return out
         except OSError as e:
             raise ConfigError(f"{self.games_path}: cannot read ({e.strerror})") from None
-        with f:
+        with f, gc_paused():
             number = 0
             while True:
                 line = f.readline(MAX_LINE_BYTES + 1)
@@ -301,27 +302,44 @@ class Store:
                            f"another version (remove that line and rerun, or play into a new folder)")
 
     # ---- writing ---------------------------------------------------------------------------------
-    def append(self, lines) -> None:
-        """Append finished games (records as JSON lines) durably, each checked and stamped with the config
-        hash, one write + fsync per game. Needs `open`."""
+    def append(self, records) -> None:
+        """Append finished games (records as dicts or JSON lines) durably, each checked and stamped with the
+        config hash: written in order, then one fsync for them all. A record that fails its check is
+        refused with `ConfigError` after the ones before it are written. Needs `open`."""
         if self._lock_fd is None:
             raise RuntimeError("Store.append needs the folder opened (Store.open) first")
         expected = self.expected()
+        with gc_paused():
+            lines, refused = self._lines(records, expected)
+        if lines:
+            self._write(lines)
+        if refused is not None:
+            raise refused
+
+    @staticmethod
+    def _lines(records, expected) -> tuple[list[str], ConfigError | None]:
+        """The checked, stamped JSON lines of records, up to the first refused (and why)."""
+        lines, refused = [], None
+        for record in records:
+            rec = {**(record if isinstance(record, dict) else json.loads(record)), "config_hash": expected.config_hash}
+            problem = check_record(rec, expected)
+            if problem:
+                refused = ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
+                                      f"changed by an agent?")
+                break
+            lines.append(json.dumps(rec, separators=(",", ":")) + "\n")
+        return lines, refused
+
+    def _write(self, lines: list[str]) -> None:
         try:
             fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as e:
             raise disk_error(f"{self.games_path}", e) from None
         try:
-            for line in lines:
-                rec = {**json.loads(line), "config_hash": expected.config_hash}
-                problem = check_record(rec, expected)
-                if problem:
-                    raise ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
-                                       f"changed by an agent?")
-                data = memoryview((json.dumps(rec, separators=(",", ":")) + "\n").encode())
-                while data:
-                    data = data[os.write(fd, data):]
-                os.fsync(fd)
+            data = memoryview("".join(lines).encode())
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
         except OSError as e:
             raise disk_error(f"{self.games_path}", e) from None
         finally:

@@ -19,6 +19,7 @@ from .actions import NUM_HOLDS, box_of_action
 from .dice_source import SeededDice
 from .engine import ROLLS_USED, State
 from .game import ranks, tiebreak_rolls
+from .gc_pause import gc_paused
 from .view import BatchView
 
 
@@ -46,8 +47,11 @@ class Record:
     def logs(self, rules) -> list[list[dict]]:
         """logs[i]: table i's moves as `Game.log` has them ({"seat", "hold", "dice"} per roll,
         {"seat", "box", "column", "points", "bonus"} per scoring)."""
+        with gc_paused():
+            return self._logs(rules.boxes)
+
+    def _logs(self, names) -> list[list[dict]]:
         out = [[] for _ in range(self.num_tables)]
-        names = rules.boxes
         for rows, seats, kind, a, b, c, d in self.events:
             if kind == "roll":
                 for i, seat, hold, dice in zip(rows.tolist(), seats.tolist(), a.tolist(), b.tolist()):

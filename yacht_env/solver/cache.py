@@ -135,12 +135,29 @@ def _meta(text, rules) -> dict:
     return meta
 
 
+_LOADED: dict = {}   # path -> (the file's identity when read, its Solution): one read per process
+
+
 def load_file(path: Path, rules=None) -> Solution | None:
-    """The solution stored at `path` (checked as in `read_file`), or None when it is missing or unusable."""
+    """The solution stored at `path` (checked as in `read_file`), or None when it is missing or unusable.
+    A file already read by this process, unchanged since (same inode, size and modification time), is
+    not read again; its table is shared read-only."""
     try:
-        return read_file(path, rules)
+        st = path.stat()
+    except OSError:
+        return None
+    ident = (st.st_ino, st.st_size, st.st_mtime_ns)
+    seen = _LOADED.get(path)
+    if seen is not None and seen[0] == ident and (
+            rules is None or seen[1].rules_key == rules_hash(solitaire_rules(rules))):
+        return seen[1]
+    try:
+        solution = read_file(path, rules)
     except (FileNotFoundError, DamagedCache):
         return None
+    solution.values.flags.writeable = False
+    _LOADED[path] = (ident, solution)
+    return solution
 
 
 def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Solution:
