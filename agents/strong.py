@@ -52,6 +52,10 @@ class StrongAgent(Agent):
         """Where the policy of `rules` keeps its plans (`Policy.plan_tables`)."""
         return self.policy_for(rules).plan_tables()
 
+    def plan_seats(self, state, rows) -> None:
+        """Compute the plans of the seats to move at tables `rows` (`Policy.plan_seats`)."""
+        self.policy_for(state.rules).plan_seats(state, rows)
+
     def advance(self, state, rows, seating, me: int) -> None:
         """The lockstep runner's fast path: the policy plays this agent's moves ahead (`Policy.advance`)."""
         self.policy_for(state.rules).advance(state, rows, seating, me)

@@ -27,14 +27,28 @@ from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observ
 VS_REWARDS = ("points", "win")
 
 
+@nb.njit(cache=True, _nrt=False, nogil=True, inline="always")
+def _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
+                         seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+    """The opponents' moves at table i from their kept plans (side[i, seat] = 1 at an opponent's seat:
+    `advance_table`), then the learner's first roll of its turn. False: an opponent reached a state
+    without a kept plan (its dice are rolled; nothing else is played)."""
+    if not advance_table(T, i, 1, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
+                         turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+        return False
+    if ints[i, TURN] < turns and ints[i, ROLLS_USED] == 0:
+        seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
+        roll_seeded(T, i, seat % num_sheets, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+    return True
+
+
 @nb.njit(cache=True, _nrt=False, nogil=True)
 def step_planned(lo, hi, ctrl, rows, actions, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
                  num_sheets, turns, gains, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
                  *tables):
-    """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves from
-    their kept plans (side[i, seat] = 1 for an opponent's seat: `advance_table`) and the learner's next
-    first roll. gains[j]: the learner's points (-1: illegal, nothing played); stuck[j]: an opponent
-    reached a state without a kept plan (the caller plays on from there). Runs as one slice of
+    """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves and
+    the learner's next first roll (`_opponents_then_roll`). gains[j]: the learner's points (-1: illegal,
+    nothing played); stuck[j]: an opponent reached a state without a kept plan. Runs as one slice of
     `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
     post(ctrl)
     T = Tables(*tables)
@@ -46,12 +60,23 @@ def step_planned(lo, hi, ctrl, rows, actions, side, n_upper, n_flag, threshold, 
         stuck[j] = False
         if gains[j] < 0 or a < NUM_HOLDS:
             continue
-        if not advance_table(T, i, 1, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
-                             turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
-            stuck[j] = True
-        elif ints[i, TURN] < turns and ints[i, ROLLS_USED] == 0:
-            seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
-            roll_seeded(T, i, seat % num_sheets, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+        stuck[j] = not _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                                            num_sheets, turns, seeds, ints, dice, faces, scores, cols, totals,
+                                            preview, extra)
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def advance_planned_seats(lo, hi, ctrl, rows, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                          num_sheets, turns, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
+                          *tables):
+    """`_opponents_then_roll` at tables rows[lo:hi] (stuck[j] as in `step_planned`); one slice of
+    `step_threads.SliceThreads` (ctrl)."""
+    post(ctrl)
+    T = Tables(*tables)
+    for j in range(lo, hi):
+        stuck[j] = not _opponents_then_roll(T, rows[j], side, n_upper, n_flag, threshold, slot, plans, ypts,
+                                            num_players, num_sheets, turns, seeds, ints, dice, faces, scores, cols,
+                                            totals, preview, extra)
 
 
 class SeatTables:
@@ -86,7 +111,7 @@ class SeatTables:
         # one opponent playing from kept plans at every other seat: its moves are played in compiled code
         # inside the learner's step (`step_planned`)
         planned = {id(p) for p in self.players[1:]}
-        self.planned = self.players[1] if len(planned) == 1 and hasattr(self.players[1], "plan_tables") \
+        self.planned = self.players[1] if len(planned) == 1 and hasattr(self.players[1], "plan_seats") \
             and self.players[1].plan_tables(rules) is not None else None
         self.threads = SliceThreads(num_threads)
         self._gains = np.zeros(num_tables, np.int64)
@@ -126,6 +151,10 @@ class SeatTables:
         self.banked[rows] = self.learner_totals(rows)
 
     def _advance(self, rows) -> None:
+        """Play the opponents at tables `rows` up to the learner's next decision (or the end)."""
+        if self.planned is not None:
+            self._advance_planned(rows)
+            return
         try:
             play(self.state, self.players, self.seating, rows=rows, until=self.seat)
         except PlayerError as e:
@@ -136,6 +165,25 @@ class SeatTables:
             raise IllegalMove(f"opponent at seat {seat} {what}; legal: {legal_summary(self.rules, mask)}") from None
         waiting = ~self.state.over(rows)
         self.shown[rows[waiting]] = self.state.dice[rows[waiting]]
+
+    def _advance_planned(self, rows) -> None:
+        """`_advance` for one planned opponent: its moves in compiled code; the plans it lacks are computed
+        in one batch per round (each round plays every stuck table at least one decision further), the
+        same moves as the lockstep runner plays."""
+        st = self.state
+        todo = np.asarray(rows, np.int64)
+        while len(todo):
+            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            stuck = self._stuck[:len(todo)]
+            self.threads.run(advance_planned_seats, len(todo), (
+                todo, self.side, n_upper, n_flag, threshold, slot, plans, st.ypts, st.num_players, st.num_sheets,
+                st.turns, stuck, st.seeds, st.ints, st.dice, st.faces, st.scores, st.cols, st.totals, st.preview,
+                st.extra, *st.tables))
+            todo = todo[stuck]
+            if len(todo):
+                self.planned.plan_seats(st, todo)
+        waiting = rows[~st.over(rows)]
+        self.shown[waiting] = st.dice[waiting]
 
     def learner_totals(self, rows=None) -> np.ndarray:
         rows = self.rows if rows is None else rows

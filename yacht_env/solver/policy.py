@@ -521,6 +521,13 @@ class Policy:
         keys = self.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
         return self.actions(keys, view.roll, view.rolls_left)
 
+    def plan_seats(self, state, rows) -> None:
+        """Compute (and keep) the plans of the sheets of the seats to move at tables `rows` of an engine
+        state (what compiled code that plays kept plans needs to go on)."""
+        sheets = state.seat_to_move(rows) % state.num_sheets
+        cols = state.cols[rows, sheets]
+        self.plan_rows(self.state_keys(cols[..., FILLED], cols[..., UPPER], cols[..., YACHT50]))
+
     def plan_tables(self):
         """(slot, plans, n_upper, n_flag, threshold): where the kept plans are, for compiled code that plays
         them (`advance_table`); None with several columns (no dense index). `plans` may be replaced when it
