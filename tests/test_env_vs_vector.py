@@ -10,6 +10,7 @@ from solver_tables import solve_once, temp_cache
 import yacht_env  # noqa: F401 - registers the ids
 from agents.registry import make_agent
 from yacht_env.rules import load
+from yacht_env.step_threads import MIN_SLICE
 from yacht_env.vs_env import YachtVsEnv
 from yacht_env.vs_vector import YachtVsVectorEnv
 
@@ -59,6 +60,28 @@ def test_every_table_plays_the_single_env_games(kw):
             assert np.array_equal(obs[i], o), (step, i)
             assert np.array_equal(info["action_mask"][i], inf["action_mask"])
     assert ended >= n
+
+
+@pytest.mark.parametrize("opponents", [["strong"], ["greedy"]], ids=["planned", "lockstep"])
+def test_two_threads_step_the_same_games(opponents):
+    """Enough tables for SliceThreads to split them (2 x MIN_SLICE): observations, rewards, ends and masks
+    are the same with one thread and two, step by step, through resets and new strong plans."""
+    n = 2 * MIN_SLICE + 5
+    envs = [YachtVsVectorEnv(num_envs=n, num_players=2, opponents=opponents, seat="rotate", num_threads=k)
+            for k in (1, 2)]
+    outs = [e.reset(seed=3) for e in envs]
+    assert np.array_equal(outs[0][0], outs[1][0])
+    rng = np.random.default_rng(0)
+    for step in range(120):
+        mask = outs[0][1]["action_mask"]
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int64)
+        outs = [e.step(actions) for e in envs]
+        (o1, r1, t1, _, i1), (o2, r2, t2, _, i2) = outs
+        assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(t1, t2), step
+        assert np.array_equal(i1["action_mask"], i2["action_mask"]), step
+        outs = [(o1, i1), (o2, i2)]
+    for e in envs:
+        e.close()
 
 
 def test_points_returns_are_the_final_totals_and_strong_beats_random():

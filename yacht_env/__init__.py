@@ -1,4 +1,11 @@
 """Yacht: rules engine, game model and Gymnasium environments."""
+import os
+
+# numba's parallel loops (the solver, the strong agent's plans) run on OpenMP, whose idle workers spin
+# after each loop by default and take the cores from the environments' step threads; unless the user
+# says otherwise, idle workers sleep. Read when OpenMP starts, so set before any parallel loop runs.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from .game import Game, IllegalMove
 from .registration import register_envs
 from .rules import RuleError, RuleSet, load

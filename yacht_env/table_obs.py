@@ -21,6 +21,9 @@ from gymnasium import spaces
 from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from .kernels import roll_of
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
+from .step_threads import SliceThreads, post
+
+ONE_THREAD = SliceThreads(1)   # the calling thread alone
 
 
 def num_extra(num_sheets: int) -> int:
@@ -40,14 +43,16 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
     return spaces.Dict(d)
 
 
-@nb.njit(cache=True)
-def write_seat_observations(T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows, seats, shown, ints,
-                            scores, preview, cols, totals, no_preview, out):
-    """out[j] = the flat observation (module docstring) of seat seats[j] at table rows[j]; shown[j] are
-    the dice it sees when its sheet is not the one to move."""
+@nb.njit(cache=True, nogil=True)
+def write_seat_observations(lo, hi, ctrl, T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows, seats,
+                            shown, ints, scores, preview, cols, totals, no_preview, out):
+    """out[j] = the flat observation (module docstring) of seat seats[j] at table rows[j], for j in lo..hi-1;
+    shown[j] are the dice it sees when its sheet is not the one to move. A slice of
+    `step_threads.SliceThreads` (ctrl)."""
+    post(ctrl)
     n = out.shape[1] - (1 + 2 * (num_sheets - 1))
     cells = scores.shape[2] * scores.shape[3]
-    for j in range(rows.shape[0]):
+    for j in range(lo, hi):
         i = rows[j]
         me = seats[j] % num_sheets
         to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns and sheet_to_move(ints, i, num_players,
@@ -75,16 +80,17 @@ def write_seat_observations(T, inv_scale, rounds, scale, turns, num_players, num
             out[j, n + 2 * k] = count / cells
 
 
-def seat_observations(state, rows, seats, shown) -> np.ndarray:
+def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = None) -> np.ndarray:
     """(len(rows), size) flat observations of seat seats[j] at table rows[j] of an engine state;
-    shown[j]: the dice it sees while its sheet is not to move."""
+    shown[j]: the dice it sees while its sheet is not to move. `threads` split the rows between them."""
     rules = state.rules
     rows = np.ascontiguousarray(rows, np.int64)
     out = np.empty((len(rows), obs_size(rules) + num_extra(state.num_sheets)), np.float32)
-    write_seat_observations(state.tables, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns,
-                            state.num_players, state.num_sheets, rows, np.ascontiguousarray(seats, np.int64),
-                            np.ascontiguousarray(shown, np.int8), state.ints, state.scores, state.preview, state.cols,
-                            state.totals, np.full(state.preview.shape[1:], -1, np.int32), out)
+    args = (state.tables, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns, state.num_players,
+            state.num_sheets, rows, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(shown, np.int8),
+            state.ints, state.scores, state.preview, state.cols, state.totals,
+            np.full(state.preview.shape[1:], -1, np.int32), out)
+    (threads or ONE_THREAD).run(write_seat_observations, len(rows), args)
     return out
 
 

@@ -232,7 +232,7 @@ class SeatTables:
 
     def observations(self, rows=None) -> np.ndarray:
         rows = self.rows if rows is None else np.asarray(rows, np.int64)
-        return seat_observations(self.state, rows, self.seat[rows], self.shown[rows])
+        return seat_observations(self.state, rows, self.seat[rows], self.shown[rows], self.threads)
 
     def masks(self, rows=None) -> np.ndarray:
         """Legal actions of the learner; all marked legal once a table's game is over."""
