@@ -10,11 +10,19 @@ the changed column's new value (the least value lost for what it scores); holds 
 widget built on those box values. Strong ignores the opponents' scores: it maximises its own
 expected total, which is what wins most often when the others cannot be influenced.
 """
+import weakref
+
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
 from .base import Agent, BatchView
+
+
+# The policies of the agents in this process, by rule set (and whether the solver's cache is used): every agent of a rule set (strong and the
+# dial's levels) shares one, so a plan or stage value computed for one serves all. They only depend
+# on the state, so sharing changes the speed, never a move. Freed once no agent holds them.
+_POLICIES: "weakref.WeakValueDictionary[object, Policy]" = weakref.WeakValueDictionary()
 
 
 class StrongAgent(Agent):
@@ -37,12 +45,15 @@ class StrongAgent(Agent):
     def policy_for(self, rules) -> Policy:
         """The policy of a rule set (its one-column table solved or loaded once per agent)."""
         if rules not in self._policies:
-            column = load(rules, columns=1) if rules.columns > 1 else rules
-            try:
-                solution = solution_for(column, use_cache=self.cache, progress=self.progress)
-            except Unsolvable as e:
-                raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None
-            self._policies[rules] = Policy(rules, solution)
+            policy = _POLICIES.get((rules, self.cache))
+            if policy is None:
+                column = load(rules, columns=1) if rules.columns > 1 else rules
+                try:
+                    solution = solution_for(column, use_cache=self.cache, progress=self.progress)
+                except Unsolvable as e:
+                    raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None
+                policy = _POLICIES[rules, self.cache] = Policy(rules, solution)
+            self._policies[rules] = policy
         return self._policies[rules]
 
     def act_batch(self, view: BatchView):

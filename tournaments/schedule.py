@@ -35,7 +35,9 @@ from functools import lru_cache
 from itertools import combinations
 from math import comb
 
-from yacht_env.dice_source import game_seed
+import numpy as np
+
+from yacht_env.dice_source import game_seeds
 
 
 Split = tuple[tuple[int, ...], ...]   # teams of table positions, each sorted, ordered by first member
@@ -157,7 +159,7 @@ def schedule(config) -> list[Job]:
     jobs = []
     for t, members in enumerate(tables(config)):
         seatings = arrangements(members, teams)
-        for d in range(config.games):
-            seed = game_seed(config.seed, t, d)
+        seeds = game_seeds(config.seed, t, last=np.arange(config.games)).tolist()   # game_seed(seed, t, d)
+        for d, seed in enumerate(seeds):
             jobs += [Job(t, d, r, seed, agents) for r, agents in enumerate(seatings)]
     return jobs

@@ -327,7 +327,7 @@ class Store:
                 refused = ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
                                       f"changed by an agent?")
                 break
-            lines.append(json.dumps(rec, separators=(",", ":")) + "\n")
+            lines.append(json.dumps(rec, separators=(",", ":"), check_circular=False) + "\n")   # records are trees
         return lines, refused
 
     def _write(self, lines: list[str]) -> None:
