@@ -7,7 +7,8 @@ Contenders, interleaved over `--repeat` rounds (best round of each counts; the s
 - `yacht evaluate strong --games N` and `yacht evaluate learned:MODEL --games M`: the whole command in a
   fresh process (Python start, imports, cached numba code and solver table), games / wall seconds;
 - the default `yacht tournament` (2000 games): its playing phase as the command prints it (games/s,
-  pool start included, report excluded), plus the whole process and the report rendering;
+  pool start included, report excluded), plus the whole process and the report rendering (with
+  `--baseline DIR`, also that tree's whole process and report, in the same rounds);
 - the batched multi-seat env (`YachtVs-v0` via make_vec, N tables, the learner plus one `strong`
   opponent): learner steps/s of the step call after a warm-up that fills strong's plans (random legal
   learner actions drawn off the clock);
@@ -75,10 +76,13 @@ def yatzy_rates(sizes) -> dict[int, float]:
     return out
 
 
-def yacht(*argv, cwd=None) -> tuple[float, str]:
+def yacht(*argv, tree: Path | None = None) -> tuple[float, str]:
+    """(wall seconds, stdout) of `yacht ARGV` in a fresh process, from this tree or another checkout."""
+    tree = tree or ROOT
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "tournaments.cli", *argv], capture_output=True, text=True, check=True,
-                         cwd=cwd or ROOT).stdout
+                         cwd=tree, env=env).stdout
     return time.perf_counter() - t, out
 
 
@@ -88,14 +92,17 @@ def evaluate(spec: str, games: int) -> float:
     return games / wall
 
 
-def tournament() -> dict:
+def tournament(tree: Path | None = None) -> dict:
+    """The default tournament in a fresh folder: its playing phase (this tree only), the whole process and
+    `yacht report` on the folder, from this tree or another checkout."""
     with tempfile.TemporaryDirectory() as d:
-        wall, out = yacht("tournament", "--out", str(Path(d) / "run"), "--json")
-        res = json.loads(out)
-        t = time.perf_counter()
-        yacht("report", str(Path(d) / "run"), "--json")
-        report = time.perf_counter() - t
-    run = res["run"]
+        if tree is None:
+            wall, out = yacht("tournament", "--out", str(Path(d) / "run"), "--json")
+            run = json.loads(out)["run"]
+        else:
+            wall, _ = yacht("tournament", "--out", str(Path(d) / "run"), "--quiet", tree=tree)
+            run = {"games_per_second": None, "seconds": None}
+        report, _ = yacht("report", str(Path(d) / "run"), tree=tree)
     return {"games_per_second": run["games_per_second"], "play": run["seconds"], "whole": wall, "report": report}
 
 
@@ -150,6 +157,8 @@ def run(args):
             t = tournament()
             note("tournament", t["games_per_second"])
             extra.setdefault("tournament", []).append(t)
+            if args.baseline:
+                extra.setdefault("baseline tournament", []).append(tournament(Path(args.baseline).resolve()))
         if "vs" not in args.skip:
             for threads in (1, 2):
                 note(f"vs {threads}", vs_env(args.vs_tables, args.vs_warmup, args.vs_steps, threads))
@@ -172,6 +181,8 @@ def run(args):
     for t in extra.get("tournament", []):
         print(f"  tournament round: play {t['play']:.2f} s, whole process {t['whole']:.2f} s, "
               f"yacht report {t['report']:.2f} s")
+    for t in extra.get("baseline tournament", []):
+        print(f"  baseline {args.baseline} round: whole process {t['whole']:.2f} s, yacht report {t['report']:.2f} s")
     for threads in (1, 2):
         if f"vs {threads}" in best:
             lo, hi = spread[f"vs {threads}"]
