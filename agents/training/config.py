@@ -132,6 +132,8 @@ def _layers(source, key, value) -> tuple[int, ...]:
 
 
 def _opponents(source, key, value) -> tuple[str, ...]:
+    if not isinstance(value, (str, list)):
+        raise ConfigError(source, key, f"must be an agent spec, or a list of one per other seat, got {value!r:.60}")
     specs = [value] if isinstance(value, str) else items(source, key, value, 1, MAX_PLAYERS - 1)
     out = []
     for i, spec in enumerate(specs):
