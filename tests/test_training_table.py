@@ -255,6 +255,19 @@ def test_the_model_plays_through_learned_at_its_table_and_refuses_others(run, tm
                  "--no-analysis"]) == 0
     done = json.loads((tmp_path / "t3" / "results.json").read_text())
     assert done["faults"] == [] and all(a["games"] == 2 * 3 and a["forfeits"] == 0 for a in done["agents"].values())
+    # the win shares of scripts/win_share.py: every game's shares sum to 1 over its seats
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("win_share", "scripts/win_share.py")
+    win_share = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(win_share)
+    shares = win_share.win_shares(tmp_path / "t3")
+    assert set(shares) == {"me", "s1", "s2"} and all(s["games"] == 6 and s["deals"] == 2 for s in shares.values())
+    assert sum(s["win_share"] for s in shares.values()) == pytest.approx(1.0)
+    assert win_share.paired(tmp_path / "t3", tmp_path / "t3", "me")["difference"] == 0.0
+    assert main(["tournament", str(cfg), "--out", str(tmp_path / "t3b"), "--quiet", "--workers", "1",
+                 "--no-analysis", "--seed", "1"]) == 0
+    with pytest.raises(ValueError, match="did not deal the same dice"):
+        win_share.paired(tmp_path / "t3", tmp_path / "t3b", "me")
 
 
 def test_solitaire_models_still_play_any_table():
@@ -359,3 +372,19 @@ def test_evaluate_table_shares():
     assert 0.05 < res.win_share < 0.5 and res.opponents == ("greedy",) and "an equal share: 25.00%" in res.line()
     hopeless = evaluate_table(make_agent("random"), rules, 3, ["strong", "greedy"], 12, 0)
     assert hopeless.win_share == 0.0 and hopeless.opponents == ("strong", "greedy") and hopeless.mean < 150
+
+
+def test_yacht_play_seats_the_model_at_its_table(run, monkeypatch, capsys):
+    import io
+    _, trained = run
+    path = trained.out / "best.pt"
+    boxes = Game("yacht").rules.boxes
+    script = "".join(f"score {b}\n\n" for b in reversed(boxes))
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    assert main(["play", "--vs", f"learned:{path}", "strong", "--seed", "3", "--no-best"]) == 0
+    text = capsys.readouterr().out
+    assert "winner:" in text and text.count("scored ") == len(boxes) and "-- you, learned:" in text
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    assert main(["play", "--vs", f"learned:{path}", "--seed", "3", "--no-best"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("yacht play: error: ") and "trained at tables of 3 sheets" in err[0]
