@@ -3,9 +3,11 @@
 Evaluation game j deals the dice of `Game(rules, seed=game_seed(seed + j, 0))`, so the numbers compare
 directly with any agent played on those seeds. A policy trained at a table is evaluated at that table
 (`evaluate_table`): in game j it sits at seat j % num_players, the opponents at the other seats in
-seat order, and the result is its win share (a first place shared by k sheets counts 1/k). The policy plays as `learned:` plays it (`agents.learned`:
-the same network code, features and masks), taking the most likely legal action (`deterministic`) or
-sampling one, so an evaluation and `yacht evaluate learned:MODEL` on the same games agree game by game.
+seat order, and the result is its win share (a first place shared by k sheets counts 1/k).
+
+The policy plays as `learned:` plays it (`agents.learned`: the same network code, observation,
+features and masks), taking the most likely legal action (`deterministic`) or sampling one, so an
+evaluation and `yacht evaluate learned:MODEL` on the same games agree game by game.
 """
 from dataclasses import asdict, dataclass
 
