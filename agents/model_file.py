@@ -292,6 +292,16 @@ def play_hash(rules) -> str:
     return rules_hash(solitaire_rules(rules))
 
 
+def trained_for(config: dict, rules: dict) -> dict:
+    """What a model with this config and rule set (as dicts) plays, as its file records it in `extra`
+    (for people reading the file; the checks derive the same from `config` and `rules`)."""
+    ruleset = load(rules)
+    sheets = trained_sheets(ruleset, config)
+    return {"rules": ruleset.name, "rules_hash": play_hash(ruleset), "num_players": config.get("num_players", 1),
+            "sheets": sheets, "observation": "yacht_env.obs (its own sheet)" if sheets == 1 else
+            f"yacht_env.table_obs (its sheet and the {sheets - 1} others)"}
+
+
 def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:
     """Whether the model in `doc` can see a table of `num_players` seats under `rules`: a model trained
     alone plays its own sheet at any table; one trained at a table of several seats sees every sheet and

@@ -8,7 +8,7 @@ import pytest
 from agents.base import play_game
 from agents.features import narrow_masks, observations, policy_input
 from agents.learned import LearnedAgent
-from agents.model_file import ModelFileError, check_model, read_model
+from agents.model_file import ModelFileError, check_model, play_hash, read_model
 from agents.registry import make_agent
 from agents.training.checkpoint import load_checkpoint
 from agents.training.config import ConfigError, load_config, parse_config
@@ -388,3 +388,11 @@ def test_yacht_play_seats_the_model_at_its_table(run, monkeypatch, capsys):
     assert main(["play", "--vs", f"learned:{path}", "--seed", "3", "--no-best"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("yacht play: error: ") and "trained at tables of 3 sheets" in err[0]
+
+
+def test_the_file_says_what_it_was_trained_for(run):
+    _, trained = run
+    doc = read_model(trained.out / "best.pt")
+    assert doc["extra"]["trained_for"] == {
+        "rules": "yacht", "rules_hash": play_hash(load("yacht")),
+        "num_players": 3, "sheets": 3, "observation": "yacht_env.table_obs (its sheet and the 2 others)"}
