@@ -54,7 +54,9 @@ class TrainLoop(BaseCallback):
                 self.returns.append(float(info["episode"]["r"]))
         self.bar.update(self.training_env.num_envs)
         if self.returns and self.n_calls % 50 == 0:
-            self.bar.set_postfix(score=f"{np.mean(self.returns[-500:]):.1f}", refresh=False)
+            mean = np.mean(self.returns[-500:])
+            shown = {"outcome": f"{mean:.3f}"} if self.cfg.reward == "win" else {"score": f"{mean:.1f}"}
+            self.bar.set_postfix(shown, refresh=False)
         if self.num_timesteps >= self.next_eval:
             self.next_eval += self.cfg.eval_every
             self.run_eval()
@@ -65,7 +67,8 @@ class TrainLoop(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         if self.returns:
-            self.logger.record("rollout/game_score", float(np.mean(self.returns[-500:])))
+            what = "game_outcome" if self.cfg.reward == "win" else "game_score"
+            self.logger.record(f"rollout/{what}", float(np.mean(self.returns[-500:])))
 
     def _on_training_end(self) -> None:
         self.bar.close()
