@@ -314,7 +314,7 @@ def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:
     if sheets != trained:
         raise ModelFileError(f"model {path} was trained at tables of {trained} sheets ({players} players; its "
                              f"observation holds every other sheet) and cannot play a table of {sheets} "
-                             f"({num_players} players under {rules.name!r})")
+                             f"({num_players} player{'s' if num_players != 1 else ''} under {rules.name!r})")
 
 
 def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:
