@@ -396,3 +396,24 @@ def test_the_file_says_what_it_was_trained_for(run):
     assert doc["extra"]["trained_for"] == {
         "rules": "yacht", "rules_hash": play_hash(load("yacht")),
         "num_players": 3, "sheets": 3, "observation": "yacht_env.table_obs (its sheet and the 2 others)"}
+
+
+def test_an_earlier_checkpoint_as_opponent(run, tmp_path):
+    """opponents: learned:PATH plays an earlier table checkpoint at the other seats (prepared for the table,
+    so one that cannot see it is refused with its one line)."""
+    from agents.training.run import make_vec_env, opponents
+    _, trained = run
+    path = trained.out / "final.pt"
+    cfg = load_config("configs/train/smoke-table.yaml", out=str(tmp_path / "vs-self"), total_timesteps=1024)
+    cfg = parse_config({**cfg.to_dict(), "opponents": [f"learned:{path}", "greedy"], "eval_every": 1024,
+                        "eval_games": 6})
+    assert isinstance(opponents(cfg, cfg.ruleset)[0], LearnedAgent)
+    venv = make_vec_env(cfg, cfg.ruleset, 0)
+    venv.reset()
+    venv.close()
+    res = train(cfg, progress=False).evaluation
+    assert res.opponents == (f"learned:{path}", "greedy") and res.games == 6
+    four = parse_config({**cfg.to_dict(), "num_players": 4, "opponents": f"learned:{path}"})
+    with pytest.raises(ConfigError, match=r"^opponents: learned:.*final.pt: model .* was trained at tables of 3 "
+                                          r"sheets .* cannot play a table of 4 \(4 players under 'yacht'\)$"):
+        opponents(four, four.ruleset)

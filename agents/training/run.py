@@ -49,20 +49,38 @@ def model_record(cfg: TrainConfig, rules) -> tuple[dict, dict]:
 
 def make_vec_env(cfg: TrainConfig, rules, seed: int):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
-    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step. One opponent spec
-    for every other seat is one agent, so that a `strong` opponent plays in compiled code."""
+    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
     from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
-    from ..registry import make_agent
-    opponents = make_agent(cfg.opponents[0]) if len(cfg.opponents) == 1 else list(cfg.opponents)
     try:
-        return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents,
+        return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents(cfg, rules),
                              seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads)
     except ConfigError:
         raise
     except ValueError as e:
         raise ConfigError(f"opponents: {e}") from None
+
+
+def opponents(cfg: TrainConfig, rules):
+    """The opponents of a table config, prepared for its table (a model that cannot play it is refused
+    here, with its one-line error): batched agents as agents -- one spec for every other seat is one
+    agent, so a `strong` opponent plays in compiled code -- and per-game agents as their specs (one
+    instance per table)."""
+    from ..registry import make_agent
+    out = []
+    for spec in cfg.opponents:
+        agent = make_agent(spec)
+        if not agent.batched:
+            agent.close()
+            out.append(spec)
+            continue
+        try:
+            agent.prepare(rules, cfg.num_players)
+        except ValueError as e:
+            raise ConfigError(f"opponents: {spec}: {e}") from None
+        out.append(agent)
+    return out[0] if len(out) == 1 else out
 
 
 def _lr_schedule(ppo):
