@@ -417,3 +417,20 @@ def test_an_earlier_checkpoint_as_opponent(run, tmp_path):
     with pytest.raises(ConfigError, match=r"^opponents: learned:.*final.pt: model .* was trained at tables of 3 "
                                           r"sheets .* cannot play a table of 4 \(4 players under 'yacht'\)$"):
         opponents(four, four.ruleset)
+
+
+@pytest.mark.parametrize("seats", [2, 4, 8])
+def test_shipped_win_models_play_at_their_tables(seats):
+    """models/ppo-winN.pt: PPO trained to win at N seats against strong; it plays there through `learned:`
+    (guards it against observation-layout drift) and nowhere else."""
+    path = f"models/ppo-win{seats}.pt"
+    doc = read_model(path)
+    config = doc["config"]
+    assert (config["num_players"], config["opponents"], config["reward"]) == (seats, ["strong"], "win")
+    assert load(doc["rules"]) == load("yacht") and "optimizer" not in doc
+    assert doc["extra"]["trained_for"]["observation"] == f"yacht_env.table_obs (its sheet and the {seats - 1} others)"
+    agent = make_agent(f"learned:{path}")
+    res = evaluate_table(agent, load("yacht"), seats, ["strong"], 24, 5)
+    assert res.mean > 200 and res.opponents_mean > 200       # it plays Yacht, not noise
+    with pytest.raises(ModelFileError, match=f"trained at tables of {seats} sheets"):
+        agent.prepare(load("yacht"), 3)
