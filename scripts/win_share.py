@@ -9,8 +9,9 @@ place, else 0; at a table of n seats an agent as strong as the others gets 1/n. 
 each deal in every seat rotation (duplicate dice), so the games of one deal are not independent: the
 interval is the normal 95% interval of the mean over deals of the agent's mean share in that deal's
 games (`agents.stats.mean_ci`). Forfeited games count as played (a forfeit scores what its sheet holds).
-With `--minus OTHER`, the agent's share minus the share of the agent of the same name in tournament
-folder OTHER, deal by deal (the deals must be the same dice: same seed, seats and entrant names).
+With `--minus OTHER`, the agent's share (and mean score) minus those of the agent of the same name in
+tournament folder OTHER, deal by deal (the deals must be the same dice: same seed, seats and entrant
+names).
 """
 import argparse
 import json
@@ -24,9 +25,9 @@ from agents.stats import mean_ci  # noqa: E402
 from tournaments.store import Store  # noqa: E402
 
 
-def deal_shares(folder):
-    """(agent -> (table, deal) -> its win shares in that deal's games, (table, deal, rotation) -> dice seed,
-    agent -> first places) of a tournament folder."""
+def deal_shares(folder, what: str = "share"):
+    """(agent -> (table, deal) -> its win shares (what="share") or its sheet's totals (what="total") in that
+    deal's games, (table, deal, rotation) -> dice seed, agent -> first places) of a tournament folder."""
     by_deal = defaultdict(lambda: defaultdict(list))
     seeds, firsts = {}, defaultdict(int)
     for rec in Store(folder).records().values():
@@ -36,7 +37,8 @@ def deal_shares(folder):
         for seat, agent in enumerate(rec["agents"]):
             won = places[rec["sheet_of"][seat]] == 1
             firsts[agent] += won
-            by_deal[agent][(rec["table"], rec["deal"])].append(1.0 / top if won else 0.0)
+            value = (1.0 / top if won else 0.0) if what == "share" else rec["totals"][rec["sheet_of"][seat]]
+            by_deal[agent][(rec["table"], rec["deal"])].append(value)
     return by_deal, seeds, firsts
 
 
@@ -52,11 +54,11 @@ def win_shares(folder) -> dict[str, dict]:
     return out
 
 
-def paired(folder, other, agent: str) -> dict:
-    """{deals, difference, ci95}: the agent's win share in `folder` minus in `other`, over the deals both
-    played with the same dice (ValueError when their dice differ)."""
-    a, seeds_a, _ = deal_shares(folder)
-    b, seeds_b, _ = deal_shares(other)
+def paired(folder, other, agent: str, what: str = "share") -> dict:
+    """{deals, difference, ci95}: the agent's win share (or, what="total", its mean score) in `folder` minus
+    in `other`, over the deals both played with the same dice (ValueError when their dice differ)."""
+    a, seeds_a, _ = deal_shares(folder, what)
+    b, seeds_b, _ = deal_shares(other, what)
     if agent not in a or agent not in b:
         raise ValueError(f"agent {agent!r} is not in both folders")
     if any(seeds_b.get(k, s) != s for k, s in seeds_a.items()):
@@ -82,10 +84,16 @@ def main(argv=None) -> int:
             d = paired(args.folder, args.minus, args.agent)
         except ValueError as e:
             p.error(str(e))
+        t = paired(args.folder, args.minus, args.agent, "total")
+        if args.json:
+            print(json.dumps({"win_share": d, "mean_score": t}, indent=2))
+            return 0
         lo, hi = d["ci95"]
-        print(json.dumps(d, indent=2) if args.json else
-              f"{args.agent}: win share in {args.folder} minus in {args.minus}: {100 * d['difference']:+.2f} points, "
-              f"95% CI [{100 * lo:+.2f}, {100 * hi:+.2f}] over {d['deals']} deals")
+        print(f"{args.agent}: win share in {args.folder} minus in {args.minus}: {100 * d['difference']:+.2f} "
+              f"points, 95% CI [{100 * lo:+.2f}, {100 * hi:+.2f}] over {d['deals']} deals")
+        lo, hi = t["ci95"]
+        print(f"{args.agent}: mean score in {args.folder} minus in {args.minus}: {t['difference']:+.2f}, "
+              f"95% CI [{lo:+.2f}, {hi:+.2f}]")
         return 0
     shares = win_shares(args.folder)
     if args.agent is not None:
