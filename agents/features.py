@@ -1,8 +1,12 @@
-"""What a learned policy is fed besides the flat observation, and which holds it may choose.
+"""What a learned policy is fed, and which holds it may choose.
 
 Play-time half of the training options (`agents.training.config`), needing only numpy, so a trained
 model plays without stable-baselines3:
 
+* the observation -- a model trained alone (`num_players: 1`, the default) sees its own sheet in the
+  solitaire layout of `yacht_env.obs`, wherever it plays; a model trained at a table of several seats
+  sees, as `YachtVs-v0` shows it, its sheet and every other sheet (the seat layout of
+  `yacht_env.table_obs`), so it plays only at tables with as many sheets as it was trained for.
 * `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.obs`) followed by 34
   entries: [0:30] die i of the sorted dice shows face f, 1 at 6 * i + (f - 1); [30:34] die i + 1 shows
   the same face as die i. A hold action is a set of die positions, and the flat observation gives each
@@ -16,6 +20,8 @@ import numpy as np
 
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import HOLD_KEEP, NUM_ROLLS
+from yacht_env.obs import obs_size, observe
+from yacht_env.table_obs import num_extra, seat_observations
 
 N_EXTRA = 34
 _SLOT = 6 * np.arange(5)
@@ -29,6 +35,28 @@ def dice_features(dice: np.ndarray) -> np.ndarray:
     onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
     same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
     return np.concatenate([onehot, same], axis=1)
+
+
+def trained_sheets(rules, config: dict) -> int:
+    """Sheets the observation of a policy trained with this config (a dict) covers: 1 when it was trained
+    alone, else the sheets of its training table (`num_players` seats under `rules`, the rules it was
+    trained under; teams share a sheet). ValueError when the rules do not seat that many players."""
+    players = config.get("num_players", 1)
+    return 1 if players == 1 else rules.check_players(players)
+
+
+def observation_size(rules, sheets: int) -> int:
+    """Entries of the observation (before the extra features) of a policy that covers `sheets` sheets."""
+    return obs_size(rules) + (num_extra(sheets) if sheets > 1 else 0)
+
+
+def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:
+    """The observations of the seats `seats` to move at tables `rows` of an engine state, as a policy
+    covering `sheets` sheets sees them: the solitaire layout of `yacht_env.obs` for 1, else the seat
+    layout of `yacht_env.table_obs` (the one `YachtVs-v0` gives; `dice`: the dice in hand)."""
+    if sheets == 1:
+        return observe(state, rows)
+    return seat_observations(state, rows, seats, dice)
 
 
 def extra_size(config: dict) -> int:

@@ -5,8 +5,10 @@
 Only the policy half of the network is kept (`PolicyNet`), as numpy arrays, and it runs in compiled
 code, one game per row with the same operations in the same order whatever the batch: a game gets the
 same moves played alone or among thousands, and playing needs torch only to read the file (no
-stable-baselines3). The observation is the one the environments build (`yacht_env.obs`), plus the
-features the model was trained with (`agents.features`). Each move is the most likely legal action
+stable-baselines3). The observation is the one the environment it was trained on builds -- its own
+sheet (`yacht_env.obs`) for a model trained alone, every sheet of the table (`yacht_env.table_obs`,
+as `YachtVs-v0` shows it) for one trained at a table of several seats -- plus the features the model
+was trained with (`agents.features`). Each move is the most likely legal action
 (`deterministic=True`, the first on ties) or a sample from the policy, drawn with the decision's
 uniform number (`yacht_env.dice_source.decision_uniforms`).
 
@@ -14,18 +16,18 @@ Safety: a model file comes from whoever made it. It is read by `agents.model_fil
 unpickles nothing but a state dict of arrays (no code in the file runs) and checks every field before
 the network is built; still, the weights decide every move, so play only models from sources you trust.
 A model refuses rules other than the ones it was trained under, unless told to insist
-(`learned?insist=1:PATH`), which plays them with a warning.
+(`learned?insist=1:PATH`), which plays them with a warning; a model trained at a table of several
+seats refuses tables with another number of sheets (its observation would not fit).
 """
 import numba as nb
 import numpy as np
 
 from yacht_env.actions import num_actions
 from yacht_env.dice_source import decision_uniforms
-from yacht_env.obs import obs_size, observe
 
 from .base import Agent, BatchView
-from .features import extra_size, narrow_masks, policy_input
-from .model_file import check_rules, read_model
+from .features import extra_size, narrow_masks, observation_size, observations, policy_input
+from .model_file import check_rules, check_table, read_model
 
 ACTIVATIONS = ("relu", "tanh")
 
@@ -140,7 +142,7 @@ class PolicyNet:
 
 
 class NetPlayer(Agent):
-    """Plays a `PolicyNet` with the features and masks of the config it was trained with (a dict)."""
+    """Plays a `PolicyNet` with the observation, features and masks of the config it was trained with (a dict)."""
 
     name = "learned"
     trusted = True
@@ -149,15 +151,24 @@ class NetPlayer(Agent):
         self.net, self.config, self.deterministic, self.source = net, config, deterministic, source
         self.distinct_holds = bool(config.get("distinct_holds", False))
 
+    def _sheets(self, num_sheets: int) -> int:
+        """Sheets the observation covers at a table of `num_sheets`: 1 for a model trained alone."""
+        return 1 if self.config.get("num_players", 1) == 1 else num_sheets
+
     def prepare(self, rules, num_players) -> None:
-        need = (obs_size(rules) + extra_size(self.config), num_actions(rules))
+        sheets = self._sheets(rules.check_players(num_players))
+        need = (observation_size(rules, sheets) + extra_size(self.config), num_actions(rules))
         have = (self.net.inputs, self.net.outputs)
         if need != have:
-            raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; rules {rules.name!r} need "
-                             f"{need[0]} and {need[1]}")
+            raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; {num_players} players "
+                             f"under rules {rules.name!r} need {need[0]} and {need[1]}")
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        x = policy_input(observe(view.state, view.rows), view.dice, self.config)
+        obs = observations(view.state, view.rows, view.seat, view.dice, self._sheets(view.num_sheets))
+        x = policy_input(obs, view.dice, self.config)
+        if x.shape[1] != self.net.inputs:
+            raise ValueError(f"{self.source} takes {self.net.inputs} inputs; a table of {view.num_sheets} sheets "
+                             f"under rules {view.rules.name!r} gives {x.shape[1]}")
         mask = view.mask.astype(bool)
         if self.distinct_holds:
             mask = narrow_masks(mask, view.roll)
@@ -176,8 +187,9 @@ class LearnedAgent(NetPlayer):
                          deterministic, source=f"model {self.path}")
 
     def prepare(self, rules, num_players) -> None:
-        """Refuse rules the model cannot play; other rules of the same shape only with `insist` (then
-        the warning is kept in `warnings`)."""
+        """Refuse rules or tables the model cannot play; other rules of the same shape only with `insist`
+        (then the warning is kept in `warnings`)."""
+        check_table(self.doc, rules, num_players, self.path)
         warning = check_rules(self.doc, rules, self.path, self.insist)
         if warning and warning not in self.warnings:
             self.warnings.append(warning)

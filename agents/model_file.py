@@ -19,12 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.actions import num_actions
-from yacht_env.obs import obs_size
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash
 
 from yacht_env.config import ConfigError
 
-from .features import extra_size
+from .features import extra_size, observation_size, trained_sheets
 
 FORMAT = "yacht-maskable-ppo/1"
 ACTIVATIONS = ("tanh", "relu")
@@ -36,6 +35,7 @@ MAX_LAYERS = 16                     # hidden layers per head
 MAX_PARAMS = 64_000_000
 MAX_OBS = 1 << 16
 MAX_ACTIONS = 1 << 12
+MAX_PLAYERS = 8                     # seats at the table a model was trained at
 STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
             "BFloat16Storage": None, "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,
             "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_}
@@ -161,11 +161,18 @@ def check_model(doc, path="<model>") -> dict:
     for key in ("distinct_holds", "dice_onehot"):
         if not isinstance(config.get(key, False), bool):
             raise bad(f"config.{key}", f"must be true or false, got {_short(config[key])}")
+    players = config.get("num_players", 1)
+    if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_PLAYERS:
+        raise bad("config.num_players", f"must be a whole number from 1 to {MAX_PLAYERS}, got {_short(players)}")
+    try:
+        trained_sheets(trained, config)
+    except ValueError as e:
+        raise bad("config.num_players", f"does not fit its own rules ({e})") from None
     for key, lo, hi in (("obs_dim", 1, MAX_OBS), ("n_actions", 1, MAX_ACTIONS), ("num_timesteps", 0, 1 << 62)):
         v = doc.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise bad(key, f"must be a whole number from {lo} to {hi}, got {_short(v)}")
-    need = _sizes(trained, config)
+    need = _sizes(trained, config, trained_sheets(trained, config))
     if (doc["obs_dim"], doc["n_actions"]) != need:
         raise bad("obs_dim/n_actions", f"{doc['obs_dim']}/{doc['n_actions']} do not fit its own rules "
                                        f"{trained.name!r} and config ({need[0]}/{need[1]})")
@@ -241,9 +248,10 @@ def _network(config: dict, bad) -> tuple[list[int], list[int], str]:
     return policy["pi"], policy["vf"], policy["activation"]
 
 
-def _sizes(rules, config: dict) -> tuple[int, int]:
-    """(observation size, action count) a policy trained with `config` needs to play `rules`."""
-    return obs_size(rules) + extra_size(config), num_actions(rules)
+def _sizes(rules, config: dict, sheets: int) -> tuple[int, int]:
+    """(input size, action count) a policy trained with `config` needs to play `rules` at tables of
+    `sheets` sheets (1: its own sheet only)."""
+    return observation_size(rules, sheets) + extra_size(config), num_actions(rules)
 
 
 def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:
@@ -275,31 +283,58 @@ class ModelRules:
 def model_rules(doc: dict) -> ModelRules:
     """The rules a (checked) model file was trained under: name, hash and RuleSet."""
     trained = load(doc["rules"])
-    return ModelRules(trained.name, _play_hash(trained), trained)
+    return ModelRules(trained.name, play_hash(trained), trained)
 
 
-def _play_hash(rules) -> str:
+def play_hash(rules) -> str:
+    """The hash rules are compared by for a model: `rules_hash` of them as one sheet's game."""
     from yacht_env.solver.solve import solitaire_rules
     return rules_hash(solitaire_rules(rules))
 
 
+def trained_for(config: dict, rules: dict) -> dict:
+    """What a model with this config and rule set (as dicts) plays, as its file records it in `extra`
+    (for people reading the file; the checks derive the same from `config` and `rules`)."""
+    ruleset = load(rules)
+    sheets = trained_sheets(ruleset, config)
+    return {"rules": ruleset.name, "rules_hash": play_hash(ruleset), "num_players": config.get("num_players", 1),
+            "sheets": sheets, "observation": "yacht_env.obs (its own sheet)" if sheets == 1 else
+            f"yacht_env.table_obs (its sheet and the {sheets - 1} others)"}
+
+
+def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:
+    """Whether the model in `doc` can see a table of `num_players` seats under `rules`: a model trained
+    alone plays its own sheet at any table; one trained at a table of several seats sees every sheet and
+    plays only at tables with as many sheets (ModelFileError otherwise)."""
+    players = doc["config"].get("num_players", 1)
+    if players == 1:
+        return
+    trained = trained_sheets(model_rules(doc).ruleset, doc["config"])
+    sheets = rules.check_players(num_players)
+    if sheets != trained:
+        raise ModelFileError(f"model {path} was trained at tables of {trained} sheets ({players} players; its "
+                             f"observation holds every other sheet) and cannot play a table of {sheets} "
+                             f"({num_players} player{'s' if num_players != 1 else ''} under {rules.name!r})")
+
+
 def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:
-    """Whether the model in `doc` may play `rules`.
+    """Whether the model in `doc` may play `rules` (the table's seats: `check_table`).
 
     None: they are the rules it was trained under (compared by meaning, as one sheet's game: the
     name, seats, teams and tiebreak do not matter). A ModelFileError when its observation or action
     size does not fit `rules` (always), or when the rules are other rules of the same shape and not
     `insist`; with `insist`, a one-line warning to show instead."""
     trained = model_rules(doc)
-    need, have = _sizes(rules, doc["config"]), (doc["obs_dim"], doc["n_actions"])
+    sheets = trained_sheets(trained.ruleset, doc["config"])
+    need, have = _sizes(rules, doc["config"], sheets), (doc["obs_dim"], doc["n_actions"])
     if need != have:
         raise ModelFileError(f"model {path} was trained on rules {trained.name!r} (observation {have[0]}, actions "
                              f"{have[1]}) and cannot play rules {rules.name!r} (observation {need[0]}, actions "
                              f"{need[1]})")
-    if _play_hash(rules) == trained.hash:
+    if play_hash(rules) == trained.hash:
         return None
     message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {rules.name!r} "
-               f"(hash {_play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
+               f"(hash {play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
     if not insist:
         raise ModelFileError(message + "; insist to play them anyway")
     return message

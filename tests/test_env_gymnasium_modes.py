@@ -509,5 +509,5 @@ def test_docstring_space_formulas_match_the_spaces(rules, columns):
     from yacht_env.pettingzoo import raw_env
     if env.rules.max_players >= 4:
         seat = raw_env(num_players=4, rules=rules, columns=columns).observation_space("player_0")
-        assert seat["observation"].shape == (13 + columns * (2 * n_boxes + 2) + 2 * 4 - 1,)
+        assert seat["observation"].shape == (13 + columns * (2 * n_boxes + 2) + 4 * 4 - 3,)
 

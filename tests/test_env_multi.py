@@ -59,7 +59,7 @@ def test_vs_same_seed_same_game_and_obs_layout():
     assert a[0] == b[0] and a[1]["totals"] == b[1]["totals"]
     env = YachtVsEnv(num_players=4)
     obs, _ = env.reset(seed=0)
-    assert obs.shape == (41 + 1 + 2 * 3,) and obs.dtype == np.float32
+    assert obs.shape == (41 + 1 + 4 * 3,) and obs.dtype == np.float32
 
 
 def test_vs_win_reward_follows_ranks():

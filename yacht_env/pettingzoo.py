@@ -51,11 +51,11 @@ class raw_env(AECEnv):
     step `None`.
 
     ## Observation Space
-    `Dict({"observation": Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 2 * sheets - 1,), float32),
+    `Dict({"observation": Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 4 * sheets - 3,), float32),
     "action_mask": Box(0, 1, (A,), int8)})` for every agent: the seat's flat view of
     `yacht_env.table_obs` (its sheet in the layout of `yacht_env.obs`, the dice on the table, then its
-    total and each other sheet's total and progress) and the legal actions, all zero for every agent
-    but the one to move.
+    total and each other sheet's total, progress, upper-bonus progress and open Yacht boxes) and the
+    legal actions, all zero for every agent but the one to move.
 
     ## Rewards
     `reward="points"` (default): each agent gets the points its sheet gained on the step (teammates

@@ -1,12 +1,14 @@
-"""Stable-Baselines3 `VecEnv` over the batched Yacht env, with masks MaskablePPO reads.
+"""Stable-Baselines3 `VecEnv`s over the batched Yacht envs, with masks MaskablePPO reads.
 
     from sb3_contrib import MaskablePPO
-    from yacht_env.sb3 import YachtVecEnv
+    from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
     env = YachtVecEnv(64, rules="yacht", seed=0)            # any preset, any rules knob
     MaskablePPO("MlpPolicy", env).learn(10_000)
+    env = YachtVsVecEnv(64, num_players=4, opponents="strong", reward="win", seed=0)   # a seat at a table
 
-The environment is `YachtVecEnv` (its docstring has the Gymnasium sections). This module is the only
-one in `yacht_env` that imports stable_baselines3.
+The environments are `YachtVecEnv` (solitaire) and `YachtVsVecEnv` (one seat of a multi-player
+table); their docstrings have the Gymnasium sections. This module is the only one in `yacht_env` that
+imports stable_baselines3.
 """
 import time
 
@@ -18,9 +20,64 @@ from .batch import Batch
 from .actions import as_actions
 from .env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
 from .obs import flat_space
+from .vs_vector import YachtVsVectorEnv
 
 
-class YachtVecEnv(VecEnv):
+class MaskedVecEnv(VecEnv):
+    """What both VecEnvs share: base streams and SB3's attribute and method access, with per-env
+    `action_masks` (MaskablePPO reads them through `env_method`/`get_attr`). Subclasses give `_mask()`,
+    the (num_envs, A) int8 masks now."""
+
+    def _mask(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _streams(self, base_seed) -> list[int]:
+        """The streams a `reset()` plays: SB3's `seed(s)` (s + i), else base_seed + i, else drawn from the OS."""
+        for options in self._options:
+            check_no_options(options, type(self).__name__)
+        if self._seeds[0] is not None:
+            streams = [check_seed(s) for s in self._seeds]
+        else:
+            base = base_seed if base_seed is not None else int(np.random.SeedSequence().entropy % 2 ** 63)
+            streams = [base + i for i in range(self.num_envs)]
+        self._reset_seeds()
+        return streams
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, A) bool mask of the legal actions now."""
+        return self._mask().astype(bool)
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        """The attribute for each env: per-env `action_masks` methods, else this env's attribute."""
+        idx = list(self._get_indices(indices))
+        if attr_name == "action_masks":
+            return [lambda i=i: self._mask()[i].astype(bool) for i in idx]
+        value = getattr(self, attr_name)
+        return [value for _ in idx]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        raise AttributeError(f"{type(self).__name__} attributes are fixed at construction; cannot set {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """Call a per-env method; only `action_masks` exists (one bool row per env)."""
+        if method_name != "action_masks":
+            raise AttributeError(f"{type(self).__name__} envs have no method {method_name!r} (only 'action_masks')")
+        masks = self._mask().astype(bool)
+        return [masks[i] for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+def _check_num_envs(num_envs, seed) -> None:
+    if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if seed is not None and check_seed(seed) + num_envs > SEED_LIMIT:
+        raise ValueError(f"seed {seed} gives streams up to {seed + num_envs - 1}; a seed must be an integer "
+                         f"0 .. 2**64 - {num_envs} for {num_envs} envs")
+
+
+class YachtVecEnv(MaskedVecEnv):
     """num_envs games of `Yacht-v0` as one Stable-Baselines3 `VecEnv`, stepped in one compiled call.
 
     ## Description
@@ -76,12 +133,8 @@ class YachtVecEnv(VecEnv):
 
     def __init__(self, num_envs: int, rules="yacht", seed: int | None = None, reward: str = "points",
                  illegal_penalty: float = 1.0, num_threads: int = 1, **overrides):
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        _check_num_envs(num_envs, seed)
         check_choice("reward", reward, REWARDS)
-        if seed is not None and check_seed(seed) + num_envs > SEED_LIMIT:
-            raise ValueError(f"seed {seed} gives streams up to {seed + num_envs - 1}; a seed must be an integer "
-                             f"0 .. 2**64 - {num_envs} for {num_envs} envs")
         self.rules = resolve_rules(rules, overrides)
         self.batch = Batch(self.rules, int(num_envs), terminal_reward=reward == "terminal",
                            penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
@@ -93,15 +146,7 @@ class YachtVecEnv(VecEnv):
         self._started = time.time()
 
     def reset(self):
-        for options in self._options:
-            check_no_options(options, "YachtVecEnv")
-        if self._seeds[0] is not None:
-            streams = [check_seed(s) for s in self._seeds]
-        else:
-            base = self._base_seed if self._base_seed is not None else int(np.random.SeedSequence().entropy % 2 ** 63)
-            streams = [base + i for i in range(self.num_envs)]
-        self._reset_seeds()
-        self.batch.reset(streams)
+        self.batch.reset(self._streams(self._base_seed))
         self._ep_return[:] = 0
         self._ep_length[:] = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
@@ -128,30 +173,105 @@ class YachtVecEnv(VecEnv):
             self._ep_length[i] = 0
         return b.obs, b.rewards.copy(), b.terminated.copy(), infos
 
-    def action_masks(self) -> np.ndarray:
-        """(num_envs, A) bool mask of the legal actions now."""
-        return self.batch.mask.astype(bool)
+    def _mask(self) -> np.ndarray:
+        return self.batch.mask
 
     def close(self) -> None:
         self.batch.close()
 
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        """The attribute for each env: per-env `action_masks` methods, else this env's attribute."""
-        idx = list(self._get_indices(indices))
-        if attr_name == "action_masks":
-            return [lambda i=i: self.batch.mask[i].astype(bool) for i in idx]
-        value = getattr(self, attr_name)
-        return [value for _ in idx]
 
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        raise AttributeError(f"YachtVecEnv attributes are fixed at construction; cannot set {attr_name!r}")
+class YachtVsVecEnv(MaskedVecEnv):
+    """num_envs tables of `YachtVs-v0` (the learner at one seat of each) as one Stable-Baselines3 `VecEnv`.
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """Call a per-env method; only `action_masks` exists (one bool row per env)."""
-        if method_name != "action_masks":
-            raise AttributeError(f"YachtVecEnv envs have no method {method_name!r} (only 'action_masks')")
-        masks = self.batch.mask.astype(bool)
-        return [masks[i] for i in self._get_indices(indices)]
+    ## Description
+    The tables of `yacht_env.vs_vector.YachtVsVectorEnv` (same rules, seats, opponents, flat
+    observations, rewards and illegal-action penalty) in SB3's conventions, so MaskablePPO trains on
+    them directly: the opponents play inside the step (with one `strong` opponent, in compiled code on
+    `num_threads` threads).
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
+    ## Action Space
+    `Discrete(31 + columns * n_boxes)` per env; `step` takes num_envs integer actions, as `YachtVecEnv`.
+    Masks: `action_masks()`, and per env through `env_method("action_masks")` / `get_attr`.
+
+    ## Observation Space
+    `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)` per env: the
+    seat's flat observation of `YachtVs-v0` (layout in `yacht_env.table_obs`).
+
+    ## Rewards
+    float32, shape (num_envs,): as `YachtVs-v0` (`reward="points"`: the points the learner's sheet
+    gained; `reward="win"`: +1 outright win, 0 shared first place, -1 loss, on the last move).
+
+    ## Starting State
+    `reset()` starts episode 0 of stream `seed + i` at table i, as `YachtVecEnv` does (SB3's `seed(s)`
+    just before a `reset()` makes it use s + i); the games of `YachtVs-v0` reset with that seed.
+
+    ## Episode End
+    A game terminates when every sheet is full and never truncates. Done tables restart at once:
+    `dones[i]` is True, the returned observation is the new game's first, and `infos[i]` holds
+    `terminal_observation`, `final_total` (the learner's sheet's total), `TimeLimit.truncated` = False
+    and `episode` = {"r": return, "l": learner decisions, "t": seconds}.
+
+    ## Arguments
+    ```python
+    YachtVsVecEnv(num_envs, rules="yacht", num_players=2, opponents=None, seat="rotate", reward="points",
+                  seed=None, illegal_penalty=1.0, num_threads=1, **knobs)
+    ```
+    The arguments of `YachtVsVectorEnv` (`seat`: an int, or "rotate": seat k % num_players in a
+    table's episode k) and `seed`, the base stream.
+
+    ## Version History
+    * v0: Initial version.
+    """
+
+    render_mode = None
+
+    def __init__(self, num_envs: int, rules="yacht", num_players: int = 2, opponents=None, seat="rotate",
+                 reward: str = "points", seed: int | None = None, illegal_penalty: float = 1.0, num_threads: int = 1,
+                 **overrides):
+        _check_num_envs(num_envs, seed)
+        self.env = YachtVsVectorEnv(int(num_envs), rules=rules, num_players=num_players, opponents=opponents,
+                                    seat=seat, reward=reward, illegal_penalty=illegal_penalty,
+                                    num_threads=num_threads, **overrides)
+        self.rules = self.env.rules
+        super().__init__(int(num_envs), self.env.single_observation_space, self.env.single_action_space)
+        self._base_seed = seed
+        self._actions = np.zeros(self.num_envs, np.int64)
+        self._masks = np.ones((self.num_envs, self.env.single_action_space.n), np.int8)
+        self._ep_return = np.zeros(self.num_envs, np.float64)
+        self._ep_length = np.zeros(self.num_envs, np.int64)
+        self._started = time.time()
+
+    def reset(self):
+        obs, info = self.env.reset(seed=self._streams(self._base_seed))
+        self._masks = info["action_mask"]
+        self._ep_return[:] = 0
+        self._ep_length[:] = 0
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return obs
+
+    def step_async(self, actions) -> None:
+        a = np.asarray(actions)
+        if a.shape == (self.num_envs, 1):
+            a = a[:, 0]
+        np.copyto(self._actions, as_actions(a, self.env.single_action_space.n, self.num_envs))
+
+    def step_wait(self):
+        obs, rewards, terminated, _, info = self.env.step(self._actions)
+        self._masks = info["action_mask"]
+        self._ep_return += rewards
+        self._ep_length += 1
+        infos = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(terminated):
+            infos[i] = {"terminal_observation": info["final_obs"][i], "final_total": int(info["final_total"][i]),
+                        "TimeLimit.truncated": False,
+                        "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]),
+                                    "t": round(time.time() - self._started, 6)}}
+            self._ep_return[i] = 0
+            self._ep_length[i] = 0
+        return obs, rewards, terminated, infos
+
+    def _mask(self) -> np.ndarray:
+        return self._masks
+
+    def close(self) -> None:
+        self.env.close()

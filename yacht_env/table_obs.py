@@ -5,12 +5,16 @@ Flat layout (float32 in [0, 1]): the solitaire layout of `yacht_env.obs` for the
 left and no preview), then
 
     [n]             this sheet's total / obs.max_total(rules), capped at 1
-    then for each other sheet, in turn order after this one:
+    then for each other sheet k = 1 .. sheets - 1, in turn order after this one, at n + 4k - 3:
     [+0]            its total / obs.max_total(rules), capped at 1
     [+1]            the fraction of its boxes filled
+    [+2]            its upper-bonus progress: the mean over its columns of upper total / threshold,
+                    each capped at 1 (0 when the rules pay no upper bonus)
+    [+3]            the fraction of its columns whose Yacht box is still open (0 without a Yacht box)
 
 A seat shares its sheet with its teammates in team games; "sheets" are the teams then.
-The Dict form adds `totals` and `filled` (per sheet, this sheet first) to `yacht_env.obs`'s Dict.
+The Dict form adds `totals`, `filled` and `yacht_open` (per sheet) and `upper` (per sheet and column),
+this sheet first, to `yacht_env.obs`'s Dict.
 Everything is read from the engine's arrays (`yacht_env.engine.State`): `seat_observations` for many
 tables at once, `seat_obs` / `seat_dict_obs` for one `Game`.
 """
@@ -26,8 +30,12 @@ from .step_threads import SliceThreads, post
 ONE_THREAD = SliceThreads(1)   # the calling thread alone
 
 
+PER_OTHER = 4   # entries per other sheet
+
+
 def num_extra(num_sheets: int) -> int:
-    return 1 + 2 * (num_sheets - 1)
+    """Entries after the solitaire layout: this sheet's total, then PER_OTHER per other sheet."""
+    return 1 + PER_OTHER * (num_sheets - 1)
 
 
 def seat_space(rules, num_sheets: int) -> spaces.Box:
@@ -40,6 +48,8 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
     top = np.iinfo(np.int32).max
     d["totals"] = spaces.Box(0, top, (num_sheets,), np.int32)
     d["filled"] = spaces.Box(0, rules.rounds, (num_sheets,), np.int32)
+    d["upper"] = spaces.Box(0, top, (num_sheets, rules.columns), np.int32)
+    d["yacht_open"] = spaces.Box(0, rules.columns, (num_sheets,), np.int32)
     return spaces.Dict(d)
 
 
@@ -50,8 +60,9 @@ def write_seat_observations(lo, hi, ctrl, T, inv_scale, rounds, scale, turns, nu
     shown[j] are the dice it sees when its sheet is not the one to move. A slice of
     `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    n = out.shape[1] - (1 + 2 * (num_sheets - 1))
-    cells = scores.shape[2] * scores.shape[3]
+    n = out.shape[1] - (1 + 4 * (num_sheets - 1))
+    columns = scores.shape[2]
+    cells = columns * scores.shape[3]
     for j in range(lo, hi):
         i = rows[j]
         me = seats[j] % num_sheets
@@ -76,8 +87,18 @@ def write_seat_observations(lo, hi, ctrl, T, inv_scale, rounds, scale, turns, nu
                 for b in range(scores.shape[3]):
                     if scores[i, other, c, b] >= 0:
                         count += 1
-            out[j, n + 2 * k - 1] = min(totals[i, other] / scale, 1.0)
-            out[j, n + 2 * k] = count / cells
+            upper = 0.0
+            yacht_open = 0
+            for c in range(columns):
+                if T.upper_bonus > 0:
+                    upper += min(cols[i, other, c, UPPER] / T.upper_threshold, 1.0)
+                if T.yacht_box >= 0 and scores[i, other, c, T.yacht_box] < 0:
+                    yacht_open += 1
+            at = n + 4 * k - 3
+            out[j, at] = min(totals[i, other] / scale, 1.0)
+            out[j, at + 1] = count / cells
+            out[j, at + 2] = upper / columns
+            out[j, at + 3] = yacht_open / columns
 
 
 def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = None) -> np.ndarray:
@@ -123,6 +144,9 @@ def seat_dict_obs(game, seat: int, dice) -> dict:
     totals = game.sheet_totals()
     d["totals"] = np.array([totals[s] for s in order], np.int32)
     d["filled"] = np.array([(game.sheets[s].scores >= 0).sum() for s in order], np.int32)
+    st, i, yacht = game.state, game.table, game.rules.tables.yacht_box
+    d["upper"] = np.array([st.cols[i, s, :, UPPER] for s in order], np.int32)
+    d["yacht_open"] = np.array([(st.scores[i, s, :, yacht] < 0).sum() if yacht >= 0 else 0 for s in order], np.int32)
     return d
 
 

@@ -267,10 +267,11 @@ class YachtVsEnv(gym.Env):
     dice whose bits are set (legal while rolls remain), 31 + column * n_boxes + box scores that box.
 
     ## Observation Space
-    `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 2 * (sheets - 1),), float32)`,
-    the learner's sheet in the layout of `yacht_env.obs`, then its total and every other sheet's total
-    and boxes filled (`yacht_env.table_obs`); `obs_mode="dict"`: the same state unscaled. Once the game
-    is over the dice shown are the last the learner decided on, with no rolls left.
+    `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)`,
+    the learner's sheet in the layout of `yacht_env.obs`, then its total and every other sheet's total,
+    boxes filled, upper-bonus progress and open Yacht boxes (`yacht_env.table_obs`); `obs_mode="dict"`:
+    the same state unscaled. Once the game is over the dice shown are the last the learner decided on,
+    with no rolls left.
 
     ## Rewards
     `reward="points"`: the points the learner's sheet gained since its last step (its own moves and its

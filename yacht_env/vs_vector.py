@@ -40,7 +40,7 @@ class YachtVsVectorEnv(VectorEnv):
     `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.actions`).
 
     ## Observation Space
-    `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 2 * (sheets - 1))` float32 in [0, 1], the flat
+    `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1))` float32 in [0, 1], the flat
     observation of `YachtVs-v0` (`yacht_env.table_obs`); masks in `info["action_mask"]` (int8) and
     `action_masks()` (bool).
 

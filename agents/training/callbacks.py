@@ -16,9 +16,11 @@ from .evaluate import evaluate
 class TrainLoop(BaseCallback):
     """Tracks training episode returns (= game scores), evaluates and saves on a step schedule.
 
-    Every `eval_every` env steps it plays the fixed evaluation games, logs the results to
-    TensorBoard (`eval/*`), the CSV log and the PNG curve, and keeps the best model as
-    `best.pt`; every `checkpoint_every` steps it writes `checkpoints/step_N.pt` and `last.pt`.
+    Every `eval_every` env steps (and at step 0 of a warm-started run) it plays the fixed evaluation
+    games, logs the results to TensorBoard (`eval/*`), the CSV log and the PNG curve, and keeps the
+    best model as `best.pt` (by mean score alone, by win share at a table); every `checkpoint_every`
+    steps it writes `checkpoints/step_N.pt` and `last.pt`. At a table with `reward: win` the training
+    returns are the games' outcomes (+1 / 0 / -1), not scores.
     """
 
     def __init__(self, cfg, rules, out: Path, total: int, start: int = 0, wall_offset: float = 0.0,
@@ -33,7 +35,8 @@ class TrainLoop(BaseCallback):
         self.best = -np.inf
         best_file = self.out / "best.json"
         if best_file.exists():
-            self.best = json.loads(best_file.read_text())["mean"]
+            best = json.loads(best_file.read_text())
+            self.best = best.get("score", best["mean"])
         self.last_eval = None
         self.last_eval_at = -1
 
@@ -42,6 +45,8 @@ class TrainLoop(BaseCallback):
         self.t0 = time.time()
         self.bar = tqdm(total=self.total, initial=self.start, unit="step", unit_scale=True, desc="train",
                         disable=not self.show, dynamic_ncols=True)
+        if self.cfg.warm_start and self.start == 0:
+            self.run_eval()              # where the starting weights stand
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
@@ -49,7 +54,9 @@ class TrainLoop(BaseCallback):
                 self.returns.append(float(info["episode"]["r"]))
         self.bar.update(self.training_env.num_envs)
         if self.returns and self.n_calls % 50 == 0:
-            self.bar.set_postfix(score=f"{np.mean(self.returns[-500:]):.1f}", refresh=False)
+            mean = np.mean(self.returns[-500:])
+            shown = {"outcome": f"{mean:.3f}"} if self.cfg.reward == "win" else {"score": f"{mean:.1f}"}
+            self.bar.set_postfix(shown, refresh=False)
         if self.num_timesteps >= self.next_eval:
             self.next_eval += self.cfg.eval_every
             self.run_eval()
@@ -60,7 +67,8 @@ class TrainLoop(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         if self.returns:
-            self.logger.record("rollout/game_score", float(np.mean(self.returns[-500:])))
+            what = "game_outcome" if self.cfg.reward == "win" else "game_score"
+            self.logger.record(f"rollout/{what}", float(np.mean(self.returns[-500:])))
 
     def _on_training_end(self) -> None:
         self.bar.close()
@@ -82,30 +90,32 @@ class TrainLoop(BaseCallback):
 
     def run_eval(self):
         from .run import model_record
-        res = evaluate(self.model.policy, self.rules, self.cfg.eval_games, self.cfg.eval_seed,
-                       distinct_holds=self.cfg.distinct_holds, dice_onehot=self.cfg.dice_onehot,
-                       activation=self.cfg.policy.activation)
+        res = evaluate(self.model.policy, self.cfg, self.rules)
         self.last_eval, self.last_eval_at = res, self.num_timesteps
         train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None
+        win = getattr(res, "win_share", None)
         for key, value in (("mean", res.mean), ("ci95", res.ci95), ("bonus_rate", res.bonus_rate),
                            ("yacht_rate", res.yacht_rate), ("gap_to_optimal", res.gap),
-                           ("pct_of_optimal", res.pct_of_optimal)):
+                           ("pct_of_optimal", res.pct_of_optimal), ("win_share", win)):
             if value is not None:
                 self.logger.record(f"eval/{key}", value)
         self.logger.dump(self.num_timesteps)
         append_row(self.out / "curve.csv", {
             "timesteps": self.num_timesteps, "wall_seconds": round(self.wall(), 1), "train_mean": train_mean,
             "eval_mean": res.mean, "eval_ci95": res.ci95, "bonus_rate": res.bonus_rate,
-            "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
+            "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal,
+            "win_share": win, "win_ci95": getattr(res, "win_ci95", None)})
+        where = f", {self.cfg.num_players} seats vs {', '.join(self.cfg.opponents)}" if self.cfg.num_players > 1 else ""
         plot_curve(self.out / "curve.csv", self.out / "curve.png", f"MaskablePPO on {self.rules.name!r}: "
-                   f"{self.cfg.name}", res.optimum)
+                   f"{self.cfg.name}{where}", res.optimum, equal_share=1 / self.cfg.num_players if win is not None
+                   else None)
         self.bar.write(f"[{self.num_timesteps} steps, {self.wall():.0f}s] eval: {res.line()}", file=sys.stderr)
-        if res.mean > self.best:
-            self.best = res.mean
+        if res.score > self.best:
+            self.best = res.score
             cfg_d, rules_d = model_record(self.cfg, self.rules)
             save_checkpoint(self.model.policy, self.num_timesteps, self.out / "best.pt", cfg_d, rules_d,
                             with_optimizer=False,
                             extra={**self.extra(), "timesteps": self.num_timesteps, "eval": res.summary()})
-            (self.out / "best.json").write_text(json.dumps({"timesteps": self.num_timesteps, **res.summary()},
-                                                           indent=2) + "\n")
+            (self.out / "best.json").write_text(json.dumps({"timesteps": self.num_timesteps, "score": res.score,
+                                                            **res.summary()}, indent=2) + "\n")
         return res

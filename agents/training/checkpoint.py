@@ -8,7 +8,7 @@ import torch
 from gymnasium import spaces
 
 from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
-                          model_rules, policy_shapes, read_model)
+                          model_rules, policy_shapes, read_model, trained_for)
 from .errors import ModelFileError
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -32,7 +32,7 @@ def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict,
         "obs_dim": int(np.prod(policy.observation_space.shape)),
         "n_actions": int(policy.action_space.n),
         "num_timesteps": int(num_timesteps),
-        "extra": json.dumps(extra or {}),
+        "extra": json.dumps({**(extra or {}), "trained_for": trained_for(config, rules)}),
         "policy": policy.state_dict(),
     }
     if with_optimizer:

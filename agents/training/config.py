@@ -1,9 +1,11 @@
 """Training configs: a YAML file read into a checked `TrainConfig`.
 
 A config names the rule set (`rules:` and `set:`, as in tournament configs), the seed, the step
-budget, the batched env size, MaskablePPO's hyperparameters, the network, how often to evaluate
-and to save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises
-`ConfigError` naming the file, the key and what is allowed. The bounds keep a run finite and its
+budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`: alone by
+default, else one seat of a multi-player table, `yacht_env.sb3.YachtVsVecEnv`), MaskablePPO's
+hyperparameters, the network, a model to start from (`warm_start`), how often to evaluate and to
+save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises `ConfigError`
+naming the file, the key and what is allowed. The bounds keep a run finite and its
 memory in reach: at most `MAX_STEPS` env steps, a rollout of at most `MAX_ROLLOUT` steps, layers of
 at most `MAX_WIDTH` units, seeds that numpy and torch accept.
 """
@@ -15,8 +17,12 @@ from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a
                               read_yaml, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load
 
+from ..registry import AGENTS, AgentSpecError, known, parse_spec
+
 ACTIVATIONS = ("tanh", "relu")
 ALGOS = ("ppo", "bc")
+REWARDS = ("points", "win")      # points: each move's points (the return is the score); win: +1 / 0 / -1 at the end
+MAX_PLAYERS = 8
 MAX_STEPS = 2_000_000_000        # env steps of one run
 MAX_TRAIN_SEED = 2**31 - 1       # seed + steps done stays below 2^32, the most numpy's seeding takes
 MAX_EVAL_SEED = 2**62            # evaluation seeds eval_seed + j stay below 2^63
@@ -76,6 +82,12 @@ class TrainConfig:
     distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
     dice_onehot: bool = False          # the policy also sees the sorted dice one-hot (agents.training.features)
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
+    num_players: int = 1               # 1: alone (Yacht-v0); 2-8: one seat of a table (YachtVs-v0)
+    opponents: tuple[str, ...] = ()    # agent specs: one for every other seat, or one per other seat in order
+    reward: str = "points"             # points, or win (+1 outright win, 0 shared first place, -1 loss; tables only)
+    seat: int | str = "rotate"         # the learner's seat: rotate (seat k % num_players in a table's game k) or 0..
+    env_threads: int = 1               # threads stepping a table env (one `strong` opponent plays in compiled code)
+    warm_start: str | None = None      # a model file whose weights the network starts from (agents.training.warm)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     bc: BCConfig = field(default_factory=BCConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
@@ -98,6 +110,7 @@ class TrainConfig:
         d = asdict(self)
         d["policy"]["pi"] = list(self.policy.pi)
         d["policy"]["vf"] = list(self.policy.vf)
+        d["opponents"] = list(self.opponents)
         d.pop("bc" if self.algo == "ppo" else "ppo")
         return d
 
@@ -117,6 +130,34 @@ def _or_null(check):
 def _layers(source, key, value) -> tuple[int, ...]:
     items(source, key, value, 1, MAX_LAYERS)
     return tuple(whole(source, f"{key}[{i}]", v, 1, MAX_WIDTH) for i, v in enumerate(value))
+
+
+def _opponents(source, key, value) -> tuple[str, ...]:
+    if not isinstance(value, (str, list)):
+        raise ConfigError(source, key, f"must be an agent spec, or a list of one per other seat, got {value!r:.60}")
+    specs = [value] if isinstance(value, str) else items(source, key, value, 1, MAX_PLAYERS - 1)
+    out = []
+    for i, spec in enumerate(specs):
+        at = key if isinstance(value, str) else f"{key}[{i}]"
+        spec = text(source, at, spec, 1000)
+        try:
+            name = parse_spec(spec)[0]
+        except AgentSpecError as e:
+            raise ConfigError(source, at, str(e)) from None
+        if name not in AGENTS:
+            raise ConfigError(source, at, f"unknown agent {name!r}; known: {known()}")
+        if name == "human":
+            raise ConfigError(source, at, "human plays at a terminal; a training opponent must play by itself")
+        out.append(spec)
+    return tuple(out)
+
+
+def _seat(source, key, value):
+    if value == "rotate":
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return whole(source, key, value, 0, MAX_PLAYERS - 1)
+    raise ConfigError(source, key, f"must be rotate or a seat number 0 .. {MAX_PLAYERS - 1}, got {value!r}")
 
 
 def _run_name(source, key, value) -> str:
@@ -143,7 +184,9 @@ CHECKS = {
         "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(mapping(s, k, v)),
         "seed": _whole(0, MAX_TRAIN_SEED), "total_timesteps": _whole(1, MAX_STEPS), "n_envs": _whole(1, 65_536),
         "reward_scale": _number(0, 1e6, above=True), "distinct_holds": flag, "dice_onehot": flag,
-        "upper_shaping": _number(0, 1e6), "eval_every": _whole(1, MAX_STEPS),
+        "upper_shaping": _number(0, 1e6), "num_players": _whole(1, MAX_PLAYERS), "opponents": _opponents,
+        "reward": lambda s, k, v: choice(s, k, v, REWARDS), "seat": _seat, "env_threads": _whole(1, 64),
+        "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),
         "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
         "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256), "out": _out},
     PPOConfig: {
@@ -204,14 +247,43 @@ def parse_config(raw, source: str = "<config>", folder=None, **changes) -> Train
     if algo == "ppo" and ppo.batch_size > ppo.n_steps * cfg.n_envs:
         raise ConfigError(source, "ppo.batch_size", f"{ppo.batch_size} is larger than one rollout "
                                                     f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
+    _check_table(cfg, source)
     rules_source = "command line" if "rules" in changes else source
     if names_a_file(cfg.rules) and rules_source == source and folder is not None and not Path(cfg.rules).is_absolute():
         cfg = replace(cfg, rules=str(Path(folder) / cfg.rules))
     try:
-        cfg.ruleset
+        rules = cfg.ruleset
     except RuleError as e:
         raise ConfigError(rules_source, "rules", str(e)) from None
+    if cfg.num_players > 1:
+        try:
+            rules.check_players(cfg.num_players)
+        except ValueError as e:
+            raise ConfigError("command line" if "num_players" in changes else source, "num_players", str(e)) from None
     return cfg
+
+
+def _check_table(cfg: TrainConfig, source) -> None:
+    """The table keys agree with each other (the rules' own seat limits are checked when the env is built)."""
+    others = cfg.num_players - 1
+    if others == 0:
+        for key, default in (("opponents", ()), ("reward", "points"), ("seat", "rotate")):
+            if getattr(cfg, key) != default:
+                raise ConfigError(source, key, f"needs a table: set num_players to 2 .. {MAX_PLAYERS} (it is 1, "
+                                               "training alone)")
+        return
+    if cfg.algo != "ppo":
+        raise ConfigError(source, "num_players", f"algo {cfg.algo!r} trains alone; tables need algo 'ppo'")
+    if not cfg.opponents:
+        raise ConfigError(source, "opponents", f"missing: a table of {cfg.num_players} seats needs an agent spec for "
+                                               f"the other seats (one for all, or a list of {others})")
+    if len(cfg.opponents) not in (1, others):
+        raise ConfigError(source, "opponents", f"one agent spec for every other seat, or a list of {others} (one per "
+                                               f"other seat in seat order), got {len(cfg.opponents)}")
+    if cfg.seat != "rotate" and cfg.seat >= cfg.num_players:
+        raise ConfigError(source, "seat", f"must be rotate or 0 .. {others}, got {cfg.seat}")
+    if cfg.upper_shaping and cfg.reward == "win":
+        raise ConfigError(source, "upper_shaping", "pays points; with reward 'win' it must be 0")
 
 
 def load_config(path, **changes) -> TrainConfig:

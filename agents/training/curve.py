@@ -1,30 +1,38 @@
-"""The learning curve: evaluation means (with 95% CI) and rates against env steps, as a PNG."""
+"""The learning curve: evaluation means (with 95% CI), rates and, at a table, win shares against env steps, as a PNG."""
 import csv
 from pathlib import Path
 
 FIELDS = ("timesteps", "wall_seconds", "train_mean", "eval_mean", "eval_ci95", "bonus_rate", "yacht_rate",
-          "pct_of_optimal")
+          "pct_of_optimal", "win_share", "win_ci95")
 
 
 def append_row(path, row: dict) -> None:
-    """Add one evaluation to the CSV log (header written on first use)."""
+    """Add one evaluation to the CSV log (header written on first use; a log begun with fewer columns
+    keeps its own)."""
     path = Path(path)
+    names = list(FIELDS)
+    if path.exists():
+        with path.open(newline="") as f:
+            names = next(csv.reader(f), names)
     new = not path.exists()
     with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=names, extrasaction="ignore")
         if new:
             w.writeheader()
-        w.writerow({k: row.get(k, "") for k in FIELDS})
+        w.writerow({k: row.get(k, "") for k in names})
 
 
 def read_rows(path) -> list[dict]:
     with Path(path).open() as f:
-        return [{k: (float(v) if v not in ("", "None") else None) for k, v in r.items()} for r in csv.DictReader(f)]
+        return [{k: (float(v) if v not in ("", "None", None) else None) for k, v in r.items()}
+                for r in csv.DictReader(f)]
 
 
 def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
-               xlabel: str = "env steps (millions)") -> None:
-    """Draw the CSV log: mean score (eval with CI, training episodes) on top, rates below."""
+               xlabel: str = "env steps (millions)", equal_share: float | None = None) -> None:
+    """Draw the CSV log: mean score (eval with CI, training episodes) on top, rates below; with
+    `equal_share` (a table's 1 / seats) the evaluation win share (with CI) against it on top instead, the
+    mean score in the middle (training returns are then outcomes, not scores, and are not drawn)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -33,18 +41,32 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
     if not rows:
         return
     x = [r["timesteps"] / 1e6 for r in rows]
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    if equal_share is not None:
+        fig, (top, ax, ax2) = plt.subplots(3, 1, figsize=(7, 8), sharex=True, gridspec_kw={"height_ratios": [2, 1, 1]})
+        share = [100 * (r.get("win_share") or 0) for r in rows]
+        half = [100 * (r.get("win_ci95") or 0) for r in rows]
+        top.plot(x, share, "o-", ms=3, label="evaluation win share (deterministic, fixed seeds)")
+        top.fill_between(x, [m - c for m, c in zip(share, half)], [m + c for m, c in zip(share, half)], alpha=0.3)
+        top.axhline(100 * equal_share, color="k", ls="--", lw=1, label=f"an equal share {100 * equal_share:.1f}%")
+        top.set_ylabel("win share %")
+        top.set_title(title)
+        top.grid(alpha=0.3)
+        top.legend(loc="lower right", fontsize=8)
+        title = None
+    else:
+        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     ev = [r["eval_mean"] for r in rows]
     ci = [r["eval_ci95"] or 0.0 for r in rows]
     ax.plot(x, ev, "o-", ms=3, label="evaluation (deterministic, fixed seeds)")
     ax.fill_between(x, [m - c for m, c in zip(ev, ci)], [m + c for m, c in zip(ev, ci)], alpha=0.3)
     tr = [(xi, r["train_mean"]) for xi, r in zip(x, rows) if r["train_mean"] is not None]
-    if tr:
+    if tr and equal_share is None:
         ax.plot(*zip(*tr), "-", alpha=0.7, label="training episodes (sampled actions)")
     if optimum is not None:
         ax.axhline(optimum, color="k", ls="--", lw=1, label=f"optimal play {optimum:.1f}")
     ax.set_ylabel("mean score")
-    ax.set_title(title)
+    if title:
+        ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     ax2.plot(x, [100 * (r["bonus_rate"] or 0) for r in rows], "o-", ms=3, label="upper bonus %")

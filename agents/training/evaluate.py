@@ -1,9 +1,13 @@
 """Masked evaluation of a policy on fixed games, all played at once through the engine.
 
 Evaluation game j deals the dice of `Game(rules, seed=game_seed(seed + j, 0))`, so the numbers compare
-directly with any agent played on those seeds. The policy plays as `learned:` plays it (`agents.learned`:
-the same network code, features and masks), taking the most likely legal action (`deterministic`) or
-sampling one, so an evaluation and `yacht evaluate learned:MODEL` on the same games agree game by game.
+directly with any agent played on those seeds. A policy trained at a table is evaluated at that table
+(`evaluate_table`): in game j it sits at seat j % num_players, the opponents at the other seats in
+seat order, and the result is its win share (a first place shared by k sheets counts 1/k).
+
+The policy plays as `learned:` plays it (`agents.learned`: the same network code, observation,
+features and masks), taking the most likely legal action (`deterministic`) or sampling one, so an
+evaluation and `yacht evaluate learned:MODEL` on the same games agree game by game.
 """
 from dataclasses import asdict, dataclass
 
@@ -11,7 +15,8 @@ import numpy as np
 
 from yacht_env.dice_source import game_seed
 from yacht_env.engine import UPPER_BONUS, State
-from yacht_env.lockstep import play
+from yacht_env.lockstep import play, sheet_ranks
+from yacht_env.players import batched_player
 
 from ..learned import NetPlayer, PolicyNet
 from ..stats import mean_ci
@@ -38,6 +43,11 @@ class EvalResult:
     def gap(self) -> float | None:
         return None if self.optimum is None else self.optimum - self.mean
 
+    @property
+    def score(self) -> float:
+        """What `best.pt` is chosen by: the mean score."""
+        return self.mean
+
     def summary(self) -> dict:
         d = {k: v for k, v in asdict(self).items() if k != "scores"}
         d["pct_of_optimal"] = self.pct_of_optimal
@@ -50,6 +60,85 @@ class EvalResult:
         if self.optimum is not None:
             s += f", {self.pct_of_optimal:.2f}% of optimal {self.optimum:.4f} ({self.optimum_source})"
         return s
+
+
+@dataclass(frozen=True)
+class TableEvalResult:
+    """A policy's results at a table of `num_players` seats: its win share and its sheet's scores."""
+    games: int
+    num_players: int
+    opponents: tuple
+    win_share: float          # mean over games of 1/k for a first place shared by k sheets, else 0
+    win_ci95: float           # half-width of its normal 95% confidence interval
+    mean: float               # the policy's sheet's mean total
+    ci95: float
+    opponents_mean: float     # the other sheets' mean total
+    bonus_rate: float         # share of the policy's sheet columns that earned the upper bonus
+    yacht_rate: float
+    shares: np.ndarray
+
+    optimum = None            # solitaire notions, not defined at a table
+    optimum_source = ""
+    pct_of_optimal = None
+    gap = None
+
+    @property
+    def score(self) -> float:
+        """What `best.pt` is chosen by: the win share."""
+        return self.win_share
+
+    def summary(self) -> dict:
+        d = {k: v for k, v in asdict(self).items() if k != "shares"}
+        d["opponents"] = list(self.opponents)
+        return d
+
+    def line(self) -> str:
+        return (f"win share {100 * self.win_share:.2f}% ± {100 * self.win_ci95:.2f}% over {self.games} games at "
+                f"{self.num_players} seats against {', '.join(self.opponents)} (an equal share: "
+                f"{100 / self.num_players:.2f}%); mean {self.mean:.2f} ± {self.ci95:.2f} (opponents "
+                f"{self.opponents_mean:.2f}), bonus {100 * self.bonus_rate:.1f}%, yacht {100 * self.yacht_rate:.1f}%")
+
+
+def evaluate_table(player, rules, num_players: int, opponents, games: int, seed: int) -> TableEvalResult:
+    """Play `games` games of `num_players` seats (game j: the dice of stream seed + j, episode 0; `player`
+    at seat j % num_players; `opponents`: agent specs, one for every other seat or one per other seat in
+    seat order) and summarize the player's results."""
+    opponents = list(opponents)
+    if len(opponents) == 1:
+        opponents = opponents * (num_players - 1)
+    state = State(rules, games, num_players)
+    state.reset(np.array([game_seed(s, 0) for s in range(seed, seed + games)], np.uint64))
+    others = [batched_player(spec, games, k + 1) for k, spec in enumerate(opponents)]
+    players = [player] + others
+    for p in players:
+        if hasattr(p, "prepare"):
+            p.prepare(rules, num_players)
+    mine = np.arange(games) % num_players
+    seats = np.arange(num_players)[None, :]
+    seating = np.where(seats == mine[:, None], 0, seats + (seats < mine[:, None]))
+    try:
+        play(state, players, seating)
+    finally:
+        for p in others:
+            if hasattr(p, "close"):
+                p.close()
+    sheet = mine % state.num_sheets
+    rows = np.arange(games)
+    ranks = sheet_ranks(state)
+    firsts = (ranks == 1).sum(axis=1)
+    shares = np.where(ranks[rows, sheet] == 1, 1.0 / firsts, 0.0)
+    share, (lo, _), _ = mean_ci(shares)
+    totals = state.totals.astype(np.float64)
+    mean, (mlo, _), _ = mean_ci(totals[rows, sheet])
+    other = np.ones_like(totals, bool)
+    other[rows, sheet] = False
+    t = rules.tables
+    bonus = (state.cols[rows, sheet, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
+    yacht = (state.scores[rows, sheet, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+    return TableEvalResult(games=games, num_players=num_players, opponents=tuple(dict.fromkeys(opponents)),
+                           win_share=share, win_ci95=share - lo, mean=mean, ci95=mean - mlo,
+                           opponents_mean=float(totals[other].mean()), bonus_rate=float(bonus),
+                           yacht_rate=float(yacht), shares=shares)
 
 
 def play_games(player, rules, seeds) -> State:
@@ -85,14 +174,22 @@ def net_of(policy, activation: str) -> PolicyNet:
     return PolicyNet(policy.state_dict(), {"activation": activation})
 
 
-def evaluate(policy, rules, games: int, seed: int, deterministic: bool = True, distinct_holds: bool = False,
-             dice_onehot: bool = False, activation: str = "relu") -> EvalResult:
-    """Evaluate a live SB3 policy (during training) on `games` fixed games."""
-    config = {"distinct_holds": distinct_holds, "dice_onehot": dice_onehot}
-    return evaluate_player(NetPlayer(net_of(policy, activation), config, deterministic), rules, games, seed)
+def evaluate_config(player, config: dict, rules, games: int, seed: int):
+    """Evaluate a player trained with `config` (a dict) where it was trained: alone (`evaluate_player`)
+    or at its table against its opponents (`evaluate_table`)."""
+    if config.get("num_players", 1) == 1:
+        return evaluate_player(player, rules, games, seed)
+    return evaluate_table(player, rules, config["num_players"], config["opponents"], games, seed)
 
 
-def evaluate_model(doc: dict, rules, games: int, seed: int, deterministic: bool = True) -> EvalResult:
+def evaluate(policy, cfg, rules, deterministic: bool = True):
+    """Evaluate a live SB3 policy (during training with `TrainConfig` cfg) on the config's evaluation games."""
+    config = cfg.to_dict()
+    player = NetPlayer(net_of(policy, cfg.policy.activation), config, deterministic)
+    return evaluate_config(player, config, rules, cfg.eval_games, cfg.eval_seed)
+
+
+def evaluate_model(doc: dict, rules, games: int, seed: int, deterministic: bool = True):
     """Evaluate a loaded model file (`checkpoint.load_checkpoint`) as it was trained to play."""
     player = NetPlayer(PolicyNet(doc["policy"], doc["config"]["policy"]), doc["config"], deterministic)
-    return evaluate_player(player, rules, games, seed)
+    return evaluate_config(player, doc["config"], rules, games, seed)

@@ -109,8 +109,7 @@ def imitate(cfg, progress: bool = True):
             policy.optimizer.step()
             seen += len(a)
         policy.set_training_mode(False)
-        res = evaluate(policy, rules, cfg.eval_games, cfg.eval_seed, distinct_holds=cfg.distinct_holds,
-                       dice_onehot=cfg.dice_onehot, activation=cfg.policy.activation)
+        res = evaluate(policy, cfg, rules)
         for key, value in (("mean", res.mean), ("bonus_rate", res.bonus_rate), ("yacht_rate", res.yacht_rate),
                            ("gap_to_optimal", res.gap), ("loss", loss.item())):
             if value is not None:

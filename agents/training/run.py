@@ -1,5 +1,9 @@
 """`train(config)`: MaskablePPO on the batched Yacht env, with evaluation, checkpoints and resume.
 
+Alone (`num_players: 1`) it trains on `yacht_env.sb3.YachtVecEnv`; at a table on
+`yacht_env.sb3.YachtVsVecEnv`, the learner at one seat and the opponents (agent specs) at the
+others, with the reward the config names (points, or win: +1 / 0 / -1 at the end).
+
 Files written under the config's `out` folder:
 
     config.json         the checked config and the rule set, as trained
@@ -27,6 +31,7 @@ from .config import ConfigError, TrainConfig
 from .features import DiceFeatures
 from .holds import DistinctHolds
 from .reward import ScaleReward, UpperParShaping
+from .warm import warm_start
 
 
 @dataclass(frozen=True)
@@ -42,10 +47,40 @@ def model_record(cfg: TrainConfig, rules) -> tuple[dict, dict]:
     return cfg.to_dict(), rules.to_dict()
 
 
-def make_vec_env(rules, n_envs: int, seed: int):
-    """The batched env's SB3 VecEnv for these rules (reward per step = points gained)."""
-    from yacht_env.sb3 import YachtVecEnv
-    return YachtVecEnv(n_envs, rules=rules, seed=seed)
+def make_vec_env(cfg: TrainConfig, rules, seed: int):
+    """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
+    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
+    from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
+    if cfg.num_players == 1:
+        return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
+    try:
+        return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents(cfg, rules),
+                             seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads)
+    except ConfigError:
+        raise
+    except ValueError as e:
+        raise ConfigError(f"opponents: {e}") from None
+
+
+def opponents(cfg: TrainConfig, rules):
+    """The opponents of a table config, prepared for its table (a model that cannot play it is refused
+    here, with its one-line error): batched agents as agents -- one spec for every other seat is one
+    agent, so a `strong` opponent plays in compiled code -- and per-game agents as their specs (one
+    instance per table)."""
+    from ..registry import make_agent
+    out = []
+    for spec in cfg.opponents:
+        agent = make_agent(spec)
+        if not agent.batched:
+            agent.close()
+            out.append(spec)
+            continue
+        try:
+            agent.prepare(rules, cfg.num_players)
+        except ValueError as e:
+            raise ConfigError(f"opponents: {spec}: {e}") from None
+        out.append(agent)
+    return out[0] if len(out) == 1 else out
 
 
 def _lr_schedule(ppo):
@@ -66,6 +101,10 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
+    for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate")):
+        if doc["config"].get(key, default) != cfg.to_dict()[key]:
+            raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
+                              f", the config asks for {cfg.to_dict()[key]}")
     if doc["config"].get("dice_onehot", False) != cfg.dice_onehot:
         raise ConfigError(f"cannot resume from {path}: it was trained with dice_onehot "
                           f"{doc['config'].get('dice_onehot', False)}, the config asks for {cfg.dice_onehot}")
@@ -98,7 +137,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     start = doc["num_timesteps"] if doc else 0
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
-    venv = make_vec_env(rules, cfg.n_envs, env_seed)
+    venv = make_vec_env(cfg, rules, env_seed)
     if cfg.upper_shaping:
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
@@ -114,10 +153,13 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, normalize_advantage=p.normalize_advantage,
         policy_kwargs=policy_kwargs(cfg.to_dict()["policy"]), tensorboard_log=str(out / "tb"),
         seed=cfg.seed + start, verbose=0, device="cpu")
+    warm = None
     if doc:
         model.policy.load_state_dict(doc["policy"])
         model.policy.optimizer.load_state_dict(doc["optimizer"])
         model.num_timesteps = start
+    elif cfg.warm_start:
+        warm = warm_start(model.policy, cfg.warm_start, cfg, rules)
     cfg_d, rules_d = model_record(cfg, rules)
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     run_file = out / "run.json"
@@ -125,6 +167,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
                           "rules": rules_block(rules, cfg.set),
                           "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
+                          "warm_start": warm,
                           "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
     run_file.write_text(json.dumps(run, indent=2) + "\n")
 

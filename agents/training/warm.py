@@ -1,0 +1,82 @@
+"""Warm starts (config key `warm_start`): a new network's weights from a model file trained before.
+
+The source must have the same network (`policy`), the same input features (`dice_onehot`) and the
+same rules (by meaning, `agents.model_file.check_rules`), and see either the same observation or its
+solitaire part: a model trained alone (`yacht_env.obs` layout) can start a table run, whose
+observation (`yacht_env.table_obs`) is that layout followed by the table entries. Every weight is
+copied, except that the first layer of each head gets zero weights from the inputs the source never
+saw, so the new policy plays exactly as the source played at first. When the source was trained for
+another reward (kind or scale), the value head's output layer starts at zero instead: its values
+meant something else.
+"""
+import numpy as np
+import torch
+
+from yacht_env.obs import obs_size
+
+from ..features import extra_size, observation_size, trained_sheets
+from ..model_file import play_hash
+from .checkpoint import ModelFileError, load_checkpoint, model_rules
+from .config import ConfigError
+
+FIRST_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")
+
+
+def input_columns(rules, source: dict, target: dict) -> np.ndarray:
+    """For each input of the target config (a dict), the source input it takes its weights from (-1: none).
+    ValueError when the source's observation is neither the target's nor its solitaire part."""
+    s_sheets, t_sheets = trained_sheets(rules, source), trained_sheets(rules, target)
+    if s_sheets != t_sheets and s_sheets != 1:
+        raise ValueError(f"it sees tables of {s_sheets} sheets, the config's table has {t_sheets}")
+    base, s_obs, t_obs = obs_size(rules), observation_size(rules, s_sheets), observation_size(rules, t_sheets)
+    extra = extra_size(target)
+    cols = np.full(t_obs + extra, -1, np.int64)
+    cols[:base] = np.arange(base)
+    if s_sheets == t_sheets:
+        cols[base:t_obs] = np.arange(base, t_obs)
+    cols[t_obs:] = s_obs + np.arange(extra)
+    return cols
+
+
+def warm_start(policy, path, cfg, rules) -> dict:
+    """Load the weights of model file `path` into the SB3 `policy` of a run with `TrainConfig` cfg under
+    `rules` (see the module docstring); returns what was done, for run.json. ConfigError naming the
+    key `warm_start` when the file cannot start this run."""
+    def refuse(why):
+        return ConfigError(f"warm_start: cannot start from {path}: {why}")
+    try:
+        doc = load_checkpoint(path)
+    except ModelFileError as e:
+        raise ConfigError(f"warm_start: {e}") from None
+    source, target = doc["config"], cfg.to_dict()
+    if source["policy"] != target["policy"]:
+        raise refuse(f"its network is {source['policy']}, the config's {target['policy']}")
+    if source.get("dice_onehot", False) != cfg.dice_onehot:
+        raise refuse(f"it was trained with dice_onehot {source.get('dice_onehot', False)}, the config has "
+                     f"{cfg.dice_onehot}")
+    trained = model_rules(doc)
+    if trained.hash != play_hash(rules):
+        raise refuse(f"it was trained on rules {trained.name!r} (hash {trained.hash}), the config's are "
+                     f"{rules.name!r} (hash {play_hash(rules)})")
+    try:
+        cols = input_columns(rules, source, target)
+    except ValueError as e:
+        raise refuse(str(e)) from None
+    same_reward = (source.get("reward", "points"), source.get("reward_scale", 1.0)) == (cfg.reward, cfg.reward_scale)
+    state = policy.state_dict()
+    new = {}
+    for name, weight in state.items():
+        src = torch.as_tensor(np.asarray(doc["policy"][name]), dtype=weight.dtype)
+        if name in FIRST_LAYERS:
+            out = torch.zeros_like(weight)
+            known = cols >= 0
+            out[:, torch.as_tensor(np.flatnonzero(known))] = src[:, torch.as_tensor(cols[known])]
+            src = out
+        elif name.startswith("value_net.") and not same_reward:
+            src = torch.zeros_like(weight)
+        if src.shape != weight.shape:
+            raise refuse(f"weights {name} have shape {tuple(src.shape)}, the network needs {tuple(weight.shape)}")
+        new[name] = src
+    policy.load_state_dict(new)
+    return {"warm_start": str(path), "from_timesteps": int(doc["num_timesteps"]),
+            "new_inputs": int((cols < 0).sum()), "value_head_reset": not same_reward}

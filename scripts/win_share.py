@@ -1,0 +1,116 @@
+"""Win shares of a tournament's agents, with 95% confidence intervals, from its folder's games.
+
+    python scripts/win_share.py runs/win4-t4                    # every agent of the tournament
+    python scripts/win_share.py runs/win4-t4 --agent learner --json
+    python scripts/win_share.py runs/win4-t4 --agent learner --minus runs/solo-t4   # paired, deal by deal
+
+An agent's win share is the mean over its games of 1/k when its sheet is one of k sheets in first
+place, else 0; at a table of n seats an agent as strong as the others gets 1/n. The tournament plays
+each deal in every seat rotation (duplicate dice), so the games of one deal are not independent: the
+interval is the normal 95% interval of the mean over deals of the agent's mean share in that deal's
+games (`agents.stats.mean_ci`). Forfeited games count as played (a forfeit scores what its sheet holds).
+With `--minus OTHER`, the agent's share (and mean score) minus those of the agent of the same name in
+tournament folder OTHER, deal by deal (the deals must be the same dice: same seed, seats and entrant
+names).
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.stats import mean_ci  # noqa: E402
+from tournaments.store import Store  # noqa: E402
+
+
+def deal_shares(folder, what: str = "share"):
+    """(agent -> (table, deal) -> its win shares (what="share") or its sheet's totals (what="total") in that
+    deal's games, (table, deal, rotation) -> dice seed, agent -> first places) of a tournament folder."""
+    by_deal = defaultdict(lambda: defaultdict(list))
+    seeds, firsts = {}, defaultdict(int)
+    for rec in Store(folder).records().values():
+        places = rec["places"]
+        top = sum(1 for p in places if p == 1)
+        seeds[(rec["table"], rec["deal"], rec["rotation"])] = rec["seed"]
+        for seat, agent in enumerate(rec["agents"]):
+            won = places[rec["sheet_of"][seat]] == 1
+            firsts[agent] += won
+            value = (1.0 / top if won else 0.0) if what == "share" else rec["totals"][rec["sheet_of"][seat]]
+            by_deal[agent][(rec["table"], rec["deal"])].append(value)
+    return by_deal, seeds, firsts
+
+
+def win_shares(folder) -> dict[str, dict]:
+    """Agent name -> {games, deals, win_share, ci95: [lo, hi], first_places} of a tournament folder."""
+    by_deal, _, firsts = deal_shares(folder)
+    out = {}
+    for agent, deals in sorted(by_deal.items()):
+        per_deal = [sum(v) / len(v) for v in deals.values()]
+        share, ci, _ = mean_ci(per_deal)
+        out[agent] = {"games": sum(len(v) for v in deals.values()), "deals": len(per_deal), "win_share": share,
+                      "ci95": ci, "first_places": firsts[agent]}
+    return out
+
+
+def paired(folder, other, agent: str, what: str = "share") -> dict:
+    """{deals, difference, ci95}: the agent's win share (or, what="total", its mean score) in `folder` minus
+    in `other`, over the deals both played with the same dice (ValueError when their dice differ)."""
+    a, seeds_a, _ = deal_shares(folder, what)
+    b, seeds_b, _ = deal_shares(other, what)
+    if agent not in a or agent not in b:
+        raise ValueError(f"agent {agent!r} is not in both folders")
+    if any(seeds_b.get(k, s) != s for k, s in seeds_a.items()):
+        raise ValueError(f"{folder} and {other} did not deal the same dice")
+    common = [k for k in a[agent] if k in b[agent]]
+    diffs = [sum(a[agent][k]) / len(a[agent][k]) - sum(b[agent][k]) / len(b[agent][k]) for k in common]
+    diff, ci, _ = mean_ci(diffs)
+    return {"deals": len(common), "difference": diff, "ci95": ci}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("folder", help="a tournament folder (yacht tournament --out)")
+    p.add_argument("--agent", default=None, help="only this agent")
+    p.add_argument("--minus", metavar="OTHER", default=None,
+                   help="with --agent: its share minus its share in tournament folder OTHER, deal by deal")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    args = p.parse_args(argv)
+    if args.minus is not None:
+        if args.agent is None:
+            p.error("--minus needs --agent")
+        try:
+            d = paired(args.folder, args.minus, args.agent)
+        except ValueError as e:
+            p.error(str(e))
+        t = paired(args.folder, args.minus, args.agent, "total")
+        if args.json:
+            print(json.dumps({"win_share": d, "mean_score": t}, indent=2))
+            return 0
+        lo, hi = d["ci95"]
+        print(f"{args.agent}: win share in {args.folder} minus in {args.minus}: {100 * d['difference']:+.2f} "
+              f"points, 95% CI [{100 * lo:+.2f}, {100 * hi:+.2f}] over {d['deals']} deals")
+        lo, hi = t["ci95"]
+        print(f"{args.agent}: mean score in {args.folder} minus in {args.minus}: {t['difference']:+.2f}, "
+              f"95% CI [{lo:+.2f}, {hi:+.2f}]")
+        return 0
+    shares = win_shares(args.folder)
+    if args.agent is not None:
+        if args.agent not in shares:
+            print(f"win_share.py: error: no agent {args.agent!r} in {args.folder} (agents: {', '.join(shares)})",
+                  file=sys.stderr)
+            return 2
+        shares = {args.agent: shares[args.agent]}
+    if args.json:
+        print(json.dumps(shares, indent=2))
+        return 0
+    for agent, s in shares.items():
+        lo, hi = s["ci95"]
+        print(f"{agent:20s} win share {100 * s['win_share']:6.2f}%  95% CI [{100 * lo:.2f}, {100 * hi:.2f}]  "
+              f"over {s['games']} games ({s['deals']} deals)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
