@@ -18,7 +18,7 @@ from .engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
 from .lockstep import PlayerError, play, sheet_ranks
-from .players import Uniform, batched_player
+from .players import PerGame, Uniform, batched_player
 from .rules.tables import Tables
 from .solver.policy import advance_table
 from .step_threads import SliceThreads, post
@@ -107,7 +107,15 @@ class SeatTables:
             raise ValueError(f"opponents must be one opponent (for every other seat) or a list of {others}, one per "
                              f"other seat in seat order, got a list of {len(opponents)}")
         # players[0] stands for the learner (never asked); players[1 + k]: the k-th other seat's opponent
-        self.players = [None] + [self._player(o, num_tables, k) for k, o in enumerate(opponents)]
+        self.players = [None]
+        built = {}     # spec -> its batched agent: one object for every seat given the same spec
+        for k, o in enumerate(opponents):
+            player = built.get(o) if isinstance(o, str) else None
+            if player is None:
+                player = self._player(o, num_tables, k)
+                if isinstance(o, str) and not isinstance(player, PerGame):
+                    built[o] = player
+            self.players.append(player)
         # one opponent playing from kept plans at every other seat: its moves are played in compiled code
         # inside the learner's step (`step_planned`)
         planned = {id(p) for p in self.players[1:]}
