@@ -151,3 +151,20 @@ def sheet_ranks(state: State, rows=None) -> np.ndarray:
             t = totals[j].tolist()
             out[j] = ranks(t, tiebreak_rolls(state.rules, t, SeededDice(int(state.seeds[rows[j]]))))
     return out
+
+
+def win_shares(state: State, rows, sheets) -> np.ndarray:
+    """For finished tables rows[j]: 1/k where sheet sheets[j] is one of the k sheets in first place
+    (`sheet_ranks`), else 0."""
+    rows = np.asarray(rows, np.int64)
+    ranks = sheet_ranks(state, rows)
+    firsts = (ranks == 1).sum(axis=1)
+    return np.where(ranks[np.arange(len(rows)), sheets] == 1, 1.0 / firsts, 0.0)
+
+
+def seating_around(seats, num_players: int) -> np.ndarray:
+    """(n, num_players) seating with player 0 at seat seats[j] and players 1..num_players-1 at the other
+    seats in seat order (a learner and its opponents)."""
+    seats = np.asarray(seats, np.int64)[:, None]
+    order = np.arange(num_players)[None, :]
+    return np.where(order == seats, 0, order + (order < seats))

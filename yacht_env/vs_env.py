@@ -17,7 +17,7 @@ from .dice_source import stream_seeds
 from .engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
-from .lockstep import PlayerError, play, sheet_ranks
+from .lockstep import PlayerError, play, seating_around, sheet_ranks
 from .players import PerGame, Uniform, batched_player
 from .rules.tables import Tables
 from .solver.policy import advance_table
@@ -148,9 +148,7 @@ class SeatTables:
         seat = self.episodes[rows] % P if self.seat_rule == "rotate" else np.full(len(rows), self.seat_rule)
         self.seat[rows] = seat
         self.sheet[rows] = seat % self.state.num_sheets
-        seats = np.arange(P)[None, :]
-        # the learner's seat holds player 0; the others, in seat order, players 1..P-1
-        self.seating[rows] = np.where(seats == seat[:, None], 0, seats + (seats < seat[:, None]))
+        self.seating[rows] = seating_around(seat, P)     # the learner is player 0, the opponents 1..P-1
         self.side[rows] = self.seating[rows] > 0
         for p in self.players[1:]:
             if hasattr(p, "start"):

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from yacht_env.dice_source import game_seed
+from yacht_env.dice_source import stream_seeds
 from yacht_env.engine import UPPER_BONUS, State
-from yacht_env.lockstep import play, sheet_ranks
+from yacht_env.lockstep import play, seating_around, win_shares
 from yacht_env.players import batched_player
 
 from ..learned import NetPlayer, PolicyNet
@@ -107,44 +107,53 @@ def evaluate_table(player, rules, num_players: int, opponents, games: int, seed:
     if len(opponents) == 1:
         opponents = opponents * (num_players - 1)
     state = State(rules, games, num_players)
-    state.reset(np.array([game_seed(s, 0) for s in range(seed, seed + games)], np.uint64))
+    state.reset(first_episodes(range(seed, seed + games)))
     others = [batched_player(spec, games, k + 1) for k, spec in enumerate(opponents)]
     players = [player] + others
     for p in players:
         if hasattr(p, "prepare"):
             p.prepare(rules, num_players)
     mine = np.arange(games) % num_players
-    seats = np.arange(num_players)[None, :]
-    seating = np.where(seats == mine[:, None], 0, seats + (seats < mine[:, None]))
     try:
-        play(state, players, seating)
+        play(state, players, seating_around(mine, num_players))
     finally:
         for p in others:
             if hasattr(p, "close"):
                 p.close()
     sheet = mine % state.num_sheets
     rows = np.arange(games)
-    ranks = sheet_ranks(state)
-    firsts = (ranks == 1).sum(axis=1)
-    shares = np.where(ranks[rows, sheet] == 1, 1.0 / firsts, 0.0)
+    shares = win_shares(state, rows, sheet)
     share, (lo, _), _ = mean_ci(shares)
     totals = state.totals.astype(np.float64)
     mean, (mlo, _), _ = mean_ci(totals[rows, sheet])
     other = np.ones_like(totals, bool)
     other[rows, sheet] = False
-    t = rules.tables
-    bonus = (state.cols[rows, sheet, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
-    yacht = (state.scores[rows, sheet, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+    bonus, yacht = rates(state, rows, sheet)
     return TableEvalResult(games=games, num_players=num_players, opponents=tuple(dict.fromkeys(opponents)),
                            win_share=share, win_ci95=share - lo, mean=mean, ci95=mean - mlo,
-                           opponents_mean=float(totals[other].mean()), bonus_rate=float(bonus),
-                           yacht_rate=float(yacht), shares=shares)
+                           opponents_mean=float(totals[other].mean()), bonus_rate=bonus, yacht_rate=yacht,
+                           shares=shares)
+
+
+def first_episodes(streams) -> np.ndarray:
+    """The dice seeds of episode 0 of each stream: `game_seed(stream, 0)`."""
+    streams = np.asarray(list(streams), np.uint64)
+    return stream_seeds(streams, np.zeros(len(streams), np.int64))
+
+
+def rates(state: State, rows, sheets) -> tuple[float, float]:
+    """Share of the columns of sheet sheets[j] of tables rows[j] that earned the upper bonus, and that
+    scored their Yacht box (0 where the rules have none)."""
+    t = state.rules.tables
+    bonus = (state.cols[rows, sheets, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
+    yacht = (state.scores[rows, sheets, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+    return float(bonus), float(yacht)
 
 
 def play_games(player, rules, seeds) -> State:
     """Play one solitaire game per stream seed (its episode 0) to the end; returns the finished State."""
     state = State(rules, len(seeds), 1)
-    state.reset(np.array([game_seed(s, 0) for s in seeds], np.uint64))
+    state.reset(first_episodes(seeds))
     player.prepare(rules, 1)
     play(state, [player])
     return state
@@ -152,12 +161,10 @@ def play_games(player, rules, seeds) -> State:
 
 def eval_result(state: State, optimum: float | None = None, optimum_source: str = "") -> EvalResult:
     """Mean, 95% CI, bonus and Yacht rates of finished solitaire games."""
-    t = state.rules.tables
     scores = state.totals[:, 0].astype(np.float64)
-    bonus = (state.cols[:, 0, :, UPPER_BONUS] > 0).mean() if t.upper_bonus else 0.0
-    yacht = (state.scores[:, 0, :, t.yacht_box] > 0).mean() if t.yacht_box >= 0 else 0.0
+    bonus, yacht = rates(state, np.arange(state.num_tables), np.zeros(state.num_tables, np.int64))
     mean, (lo, _), std = mean_ci(scores)
-    return EvalResult(games=len(scores), mean=mean, std=std, ci95=mean - lo, bonus_rate=float(bonus), yacht_rate=float(yacht),
+    return EvalResult(games=len(scores), mean=mean, std=std, ci95=mean - lo, bonus_rate=bonus, yacht_rate=yacht,
                       optimum=optimum, optimum_source=optimum_source, scores=scores)
 
 
