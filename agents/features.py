@@ -12,6 +12,15 @@ model plays without stable-baselines3:
   the same face as die i. A hold action is a set of die positions, and the flat observation gives each
   die as face / 6, so "keep every six" or "keep one die of each face" is a hard function of it; with
   these entries both are nearly linear.
+* `upper_features: true` -- then, for each column, 16 entries on the way to the upper bonus (all 0 under
+  rules without one; `SLACK` points of slack span [0, 1] around 0.5, clipped):
+  [0] points still needed for the bonus / threshold; [1] 0.5 + slack / (2 SLACK), where slack = three of
+  each open upper face minus the points still needed (below 0.5: the rest of the upper boxes must beat
+  par); [2] 1 once the bonus is secured; [3] 1 while five of each open upper face would still reach it;
+  [4:10] for the upper box of face 1..6, while it is open: the slack if the dice in hand were scored
+  there now, scaled as [1]; [10:16] for the same box: 1 if the bonus is still reachable after scoring
+  the dice there now. What the flat observation holds already (the upper total, which boxes are open,
+  the dice) but as the thresholded sums a bonus plan is made of.
 * `distinct_holds: true` -- one hold pattern per keep: dice are sorted, so with 2,2,5,5,6 holding die 0
   or die 1 keeps the same multiset {2}; `DISTINCT[r, h]` is True for the smallest pattern h giving each
   keep of roll r (20.4 distinct keeps per roll on average, against 31 patterns).
@@ -20,11 +29,14 @@ import numpy as np
 
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import HOLD_KEEP, NUM_ROLLS
-from yacht_env.obs import obs_size, observe
+from yacht_env.obs import FACE_COUNTS, column_layout, obs_size, observe
 from yacht_env.table_obs import num_extra, seat_observations
 
 N_EXTRA = 34
+N_UPPER = 16          # upper-bonus entries per column
+SLACK = 30            # points of slack that span half of an upper-bonus entry's range
 _SLOT = 6 * np.arange(5)
+_FACES = np.arange(1, 7)
 
 
 def dice_features(dice: np.ndarray) -> np.ndarray:
@@ -35,6 +47,42 @@ def dice_features(dice: np.ndarray) -> np.ndarray:
     onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
     same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
     return np.concatenate([onehot, same], axis=1)
+
+
+def upper_features(obs: np.ndarray, rules) -> np.ndarray:
+    """(n, N_UPPER * columns) float32 upper-bonus features (module docstring) of rows of observations whose
+    first `obs_size(rules)` entries are the flat observation of `yacht_env.obs`."""
+    obs = np.asarray(obs, np.float32)
+    t = rules.tables
+    n, threshold = len(obs), t.upper_threshold
+    out = np.zeros((n, N_UPPER * rules.columns), np.float32)
+    if threshold <= 0 or not (t.face_box[1:] >= 0).any():
+        return out
+    counts = np.rint(obs[:, FACE_COUNTS] * 5)                          # (n, 6) dice per face
+    has_box = t.face_box[1:] >= 0
+
+    def scaled(slack):
+        return np.clip(0.5 + slack / (2 * SLACK), 0.0, 1.0)
+
+    for c in range(rules.columns):
+        lay = column_layout(rules, c)
+        upper = np.rint(obs[:, lay.upper] * threshold)
+        need = np.maximum(threshold - upper, 0.0)
+        box_open = obs[:, lay.open] > 0.5
+        face_open = np.zeros((n, 6), bool)
+        face_open[:, has_box] = box_open[:, t.face_box[1:][has_box]]
+        open_faces = (face_open * _FACES).sum(axis=1)                  # sum of the open upper faces
+        slack = 3 * open_faces - need
+        slack_after = slack[:, None] + (counts - 3) * _FACES
+        reach_after = 5 * (open_faces[:, None] - _FACES) >= need[:, None] - counts * _FACES
+        o = out[:, N_UPPER * c:N_UPPER * (c + 1)]
+        o[:, 0] = need / threshold
+        o[:, 1] = scaled(slack)
+        o[:, 2] = need == 0
+        o[:, 3] = 5 * open_faces >= need
+        o[:, 4:10] = np.where(face_open, scaled(slack_after), 0.0)
+        o[:, 10:16] = face_open & reach_after
+    return out
 
 
 def trained_sheets(rules, config: dict) -> int:
@@ -59,17 +107,31 @@ def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:
     return seat_observations(state, rows, seats, dice)
 
 
-def extra_size(config: dict) -> int:
-    """Entries a policy trained with this config (as a dict) sees beyond the flat observation."""
-    return N_EXTRA if config.get("dice_onehot", False) else 0
+FEATURES = ("dice_onehot", "upper_features")   # the config keys of the extra inputs, in input order
 
 
-def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict) -> np.ndarray:
-    """What a policy trained with this config is fed: rows of flat observations (and the dice they show)."""
+def feature_sizes(config: dict, rules) -> dict[str, int]:
+    """Config key -> entries, for each extra input group a policy trained with this config (a dict) sees
+    under `rules`, in input order (after the observation)."""
+    size = {"dice_onehot": N_EXTRA, "upper_features": N_UPPER * rules.columns}
+    return {key: size[key] for key in FEATURES if config.get(key, False)}
+
+
+def extra_size(config: dict, rules) -> int:
+    """Entries a policy trained with this config (as a dict) sees beyond the observation under `rules`."""
+    return sum(feature_sizes(config, rules).values())
+
+
+def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules) -> np.ndarray:
+    """What a policy trained with this config is fed under `rules`: rows of observations (and the dice
+    they show) followed by the extra inputs of the config."""
     obs = np.asarray(obs, np.float32)
-    if not config.get("dice_onehot", False):
-        return obs
-    return np.concatenate([obs, dice_features(dice)], axis=1)
+    parts = [obs]
+    if config.get("dice_onehot", False):
+        parts.append(dice_features(dice))
+    if config.get("upper_features", False):
+        parts.append(upper_features(obs, rules))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
 def _distinct() -> np.ndarray:

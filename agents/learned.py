@@ -157,7 +157,7 @@ class NetPlayer(Agent):
 
     def prepare(self, rules, num_players) -> None:
         sheets = self._sheets(rules.check_players(num_players))
-        need = (observation_size(rules, sheets) + extra_size(self.config), num_actions(rules))
+        need = (observation_size(rules, sheets) + extra_size(self.config, rules), num_actions(rules))
         have = (self.net.inputs, self.net.outputs)
         if need != have:
             raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; {num_players} players "
@@ -165,7 +165,7 @@ class NetPlayer(Agent):
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         obs = observations(view.state, view.rows, view.seat, view.dice, self._sheets(view.num_sheets))
-        x = policy_input(obs, view.dice, self.config)
+        x = policy_input(obs, view.dice, self.config, view.rules)
         if x.shape[1] != self.net.inputs:
             raise ValueError(f"{self.source} takes {self.net.inputs} inputs; a table of {view.num_sheets} sheets "
                              f"under rules {view.rules.name!r} gives {x.shape[1]}")

@@ -138,8 +138,8 @@ def check_model(doc, path="<model>") -> dict:
 
     format: FORMAT. rules: JSON text of a mapping that `yacht_env.rules.load` accepts. config: JSON
     text of a mapping whose `policy` has `pi` and `vf` (lists of 1..MAX_LAYERS layer sizes, each
-    1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot`, when present, true or
-    false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give.
+    1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot` / `upper_features`, when
+    present, true or false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give.
     num_timesteps: a whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
     a state dict whose names and shapes are those of that network, finite floating-point tensors.
     optimizer (checkpoints only): a state dict mapping.
@@ -158,7 +158,7 @@ def check_model(doc, path="<model>") -> dict:
         raise bad("rules", f"not a rule set yacht_env.rules.load accepts ({e})") from None
     config = out["config"]
     pi, vf, _ = _network(config, bad)
-    for key in ("distinct_holds", "dice_onehot"):
+    for key in ("distinct_holds", "dice_onehot", "upper_features"):
         if not isinstance(config.get(key, False), bool):
             raise bad(f"config.{key}", f"must be true or false, got {_short(config[key])}")
     players = config.get("num_players", 1)
@@ -251,7 +251,7 @@ def _network(config: dict, bad) -> tuple[list[int], list[int], str]:
 def _sizes(rules, config: dict, sheets: int) -> tuple[int, int]:
     """(input size, action count) a policy trained with `config` needs to play `rules` at tables of
     `sheets` sheets (1: its own sheet only)."""
-    return observation_size(rules, sheets) + extra_size(config), num_actions(rules)
+    return observation_size(rules, sheets) + extra_size(config, rules), num_actions(rules)
 
 
 def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:

@@ -10,7 +10,7 @@ from agents.features import narrow_masks, observations, policy_input
 from agents.learned import LearnedAgent
 from agents.model_file import ModelFileError, check_model, play_hash, read_model
 from agents.registry import make_agent
-from agents.training.checkpoint import load_checkpoint
+from agents.training.checkpoint import load_checkpoint, new_policy
 from agents.training.config import ConfigError, load_config, parse_config
 from agents.training.evaluate import evaluate_model, evaluate_table
 from agents.training.run import train
@@ -192,7 +192,7 @@ def test_play_time_observation_is_the_env_observation(run):
         rows = np.flatnonzero(live)
         mine = observations(st, rows, np.ones(len(rows), np.int64), st.dice[rows], 3)
         assert np.array_equal(mine, obs[rows])
-        x = policy_input(obs, st.dice, agent.config)
+        x = policy_input(obs, st.dice, agent.config, st.rules)
         mask = info["action_mask"].astype(bool)
         a = agent.net.act(x, narrow_masks(mask, st.ints[:, ROLL]) if agent.distinct_holds else mask)
         for i in rows:
@@ -304,15 +304,7 @@ def test_a_crafted_table_size_that_does_not_fit_the_weights_is_refused(run):
 # ---- warm starts --------------------------------------------------------------------------------------
 
 def _policy(cfg, rules):
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from agents.features import extra_size, observation_size
-    from agents.training.checkpoint import policy_kwargs
-    d = cfg.to_dict()
-    size = observation_size(rules, cfg.num_players) + extra_size(d)
-    return MaskableActorCriticPolicy(spaces.Box(0, 1, (size,), np.float32), spaces.Discrete(44), lambda _: 1e-4,
-                                     **policy_kwargs(d["policy"]))
+    return new_policy(cfg.to_dict(), rules)
 
 
 def test_warm_start_from_a_solitaire_model_plays_as_it_did():

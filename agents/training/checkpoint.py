@@ -55,6 +55,18 @@ def load_checkpoint(path) -> dict:
     return check_model(doc, path)
 
 
+def new_policy(config: dict, rules, learning_rate: float = 0.0):
+    """A fresh MaskableActorCriticPolicy of the network a run with this config (a dict) trains under
+    `rules`: its inputs are the observation and the extra inputs of the config (`agents.features`)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from yacht_env.actions import num_actions
+
+    from ..features import extra_size, observation_size, trained_sheets
+    size = observation_size(rules, trained_sheets(rules, config)) + extra_size(config, rules)
+    return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(num_actions(rules)), lambda _: learning_rate,
+                                     **policy_kwargs(config["policy"]))
+
+
 def build_policy(doc: dict):
     """A MaskableActorCriticPolicy with the weights of a loaded model file, in eval mode."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

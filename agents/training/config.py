@@ -80,7 +80,8 @@ class TrainConfig:
     n_envs: int = 64
     reward_scale: float = 1.0          # rewards x this in training (the return stays proportional to the score)
     distinct_holds: bool = False       # one hold pattern per keep (agents.training.holds)
-    dice_onehot: bool = False          # the policy also sees the sorted dice one-hot (agents.training.features)
+    dice_onehot: bool = False          # the policy also sees the sorted dice one-hot (agents.features)
+    upper_features: bool = False       # the policy also sees the way to the upper bonus (agents.features)
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     num_players: int = 1               # 1: alone (Yacht-v0); 2-8: one seat of a table (YachtVs-v0)
     opponents: tuple[str, ...] = ()    # agent specs: one for every other seat, or one per other seat in order
@@ -184,6 +185,7 @@ CHECKS = {
         "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(mapping(s, k, v)),
         "seed": _whole(0, MAX_TRAIN_SEED), "total_timesteps": _whole(1, MAX_STEPS), "n_envs": _whole(1, 65_536),
         "reward_scale": _number(0, 1e6, above=True), "distinct_holds": flag, "dice_onehot": flag,
+        "upper_features": flag,
         "upper_shaping": _number(0, 1e6), "num_players": _whole(1, MAX_PLAYERS), "opponents": _opponents,
         "reward": lambda s, k, v: choice(s, k, v, REWARDS), "seat": _seat, "env_threads": _whole(1, 64),
         "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),

@@ -1,32 +1,39 @@
-"""The dice features (config key `dice_onehot`, layout in `agents.features`) on a training VecEnv."""
+"""The extra policy inputs of a config (`dice_onehot`, `upper_features`; layout in `agents.features`) on a
+training VecEnv."""
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from yacht_env.obs import dice_of_obs
 
-from ..features import N_EXTRA, dice_features
+from ..features import N_EXTRA, extra_size, policy_input
+
+__all__ = ["N_EXTRA", "InputFeatures", "add_features"]
 
 
-def add_dice_features(obs: np.ndarray) -> np.ndarray:
-    """Rows of flat observations (n, d) -> (n, d + N_EXTRA), float32, with the dice they show."""
+def add_features(obs: np.ndarray, config: dict, rules) -> np.ndarray:
+    """Rows of observations (n, d) -> (n, d + extra_size(config, rules)), float32, as the policy sees them."""
     obs = np.asarray(obs, dtype=np.float32)
-    return np.concatenate([obs, dice_features(dice_of_obs(obs))], axis=1)
+    return policy_input(obs, dice_of_obs(obs), config, rules)
 
 
-class DiceFeatures(VecEnvWrapper):
-    """A VecEnv whose observations (and terminal observations) carry the dice features."""
+class InputFeatures(VecEnvWrapper):
+    """A VecEnv whose observations (and terminal observations) carry the extra inputs of a config (a dict)."""
 
-    def __init__(self, venv):
-        size = venv.observation_space.shape[0] + N_EXTRA
+    def __init__(self, venv, config: dict, rules):
+        self.config, self.rules = config, rules
+        size = venv.observation_space.shape[0] + extra_size(config, rules)
         super().__init__(venv, observation_space=spaces.Box(0.0, 1.0, (size,), np.float32))
 
+    def _add(self, obs):
+        return add_features(obs, self.config, self.rules)
+
     def reset(self):
-        return add_dice_features(self.venv.reset())
+        return self._add(self.venv.reset())
 
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         for info in infos:
             if "terminal_observation" in info:
-                info["terminal_observation"] = add_dice_features(info["terminal_observation"][None])[0]
-        return add_dice_features(obs), rewards, dones, infos
+                info["terminal_observation"] = self._add(info["terminal_observation"][None])[0]
+        return self._add(obs), rewards, dones, infos

@@ -14,21 +14,20 @@ import time
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from tqdm import tqdm
 
 from yacht_env import Game
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.dice_source import game_seed
-from yacht_env.obs import dice_of_obs, flat_space, observe_game
+from yacht_env.obs import dice_of_obs, observe_game
 from yacht_env.rules import rules_block
 
 from ..base import View
-from .checkpoint import policy_kwargs, save_checkpoint
+from .checkpoint import new_policy, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
-from ..features import DISTINCT, extra_size, narrow_masks, policy_input
+from ..features import DISTINCT, narrow_masks, policy_input
 
 
 def canonical_hold(dice, hold: int) -> int:
@@ -75,7 +74,6 @@ def record_teacher(cfg, rules, progress: bool = True):
 
 def imitate(cfg, progress: bool = True):
     """Fit a policy to the teacher's moves; writes the run folder like `train`. Returns a `Trained`."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from torch.utils.tensorboard import SummaryWriter
 
     from .run import Trained, _versions, model_record
@@ -88,10 +86,8 @@ def imitate(cfg, progress: bool = True):
     (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
-    obs = policy_input(obs, dice_of_obs(obs), cfg_d)
-    n_actions = masks.shape[1]
-    policy = MaskableActorCriticPolicy(flat_space(rules, extra_size(cfg_d)), spaces.Discrete(n_actions),
-                                       lambda _: cfg.bc.learning_rate, **policy_kwargs(cfg_d["policy"]))
+    obs = policy_input(obs, dice_of_obs(obs), cfg_d, rules)
+    policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)

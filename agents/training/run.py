@@ -25,10 +25,11 @@ import torch
 
 from yacht_env.rules import load, rules_block
 
+from ..features import FEATURES
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
-from .features import DiceFeatures
+from .features import InputFeatures
 from .holds import DistinctHolds
 from .reward import ScaleReward, UpperParShaping
 from .warm import warm_start
@@ -105,9 +106,10 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
         if doc["config"].get(key, default) != cfg.to_dict()[key]:
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
                               f", the config asks for {cfg.to_dict()[key]}")
-    if doc["config"].get("dice_onehot", False) != cfg.dice_onehot:
-        raise ConfigError(f"cannot resume from {path}: it was trained with dice_onehot "
-                          f"{doc['config'].get('dice_onehot', False)}, the config asks for {cfg.dice_onehot}")
+    for key in FEATURES:
+        if doc["config"].get(key, False) != cfg.to_dict()[key]:
+            raise ConfigError(f"cannot resume from {path}: it was trained with {key} "
+                              f"{doc['config'].get(key, False)}, the config asks for {cfg.to_dict()[key]}")
     if load(doc["rules"]) != rules:
         raise ConfigError(f"cannot resume from {path}: it was trained on rules {doc['rules']['name']!r} "
                           f"with other settings than the config's {rules.name!r}")
@@ -144,8 +146,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         venv = ScaleReward(venv, cfg.reward_scale)
     if cfg.distinct_holds:
         venv = DistinctHolds(venv)
-    if cfg.dice_onehot:
-        venv = DiceFeatures(venv)
+    if any(getattr(cfg, key) for key in FEATURES):
+        venv = InputFeatures(venv, cfg.to_dict(), rules)
     p = cfg.ppo
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=_lr_schedule(p), n_steps=p.n_steps, batch_size=p.batch_size,

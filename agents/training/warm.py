@@ -1,11 +1,12 @@
 """Warm starts (config key `warm_start`): a new network's weights from a model file trained before.
 
-The source must have the same network (`policy`), the same input features (`dice_onehot`) and the
-same rules (by meaning, `agents.model_file.check_rules`), and see either the same observation or its
+The source must have the same network (`policy`), no extra input group (`agents.features.FEATURES`)
+the config lacks, and the same rules (by meaning, `agents.model_file.check_rules`), and see either the same observation or its
 solitaire part: a model trained alone (`yacht_env.obs` layout) can start a table run, whose
 observation (`yacht_env.table_obs`) is that layout followed by the table entries. Every weight is
 copied, except that the first layer of each head gets zero weights from the inputs the source never
-saw, so the new policy plays exactly as the source played at first. When the source was trained for
+saw (the table entries, an extra input group such as `upper_features`), so the new policy plays
+exactly as the source played at first. When the source was trained for
 another reward (kind or scale), the value head's output layer starts at zero instead: its values
 meant something else.
 """
@@ -14,7 +15,7 @@ import torch
 
 from yacht_env.obs import obs_size
 
-from ..features import extra_size, observation_size, trained_sheets
+from ..features import FEATURES, feature_sizes, observation_size, trained_sheets
 from ..model_file import play_hash
 from .checkpoint import ModelFileError, load_checkpoint, model_rules
 from .config import ConfigError
@@ -29,12 +30,17 @@ def input_columns(rules, source: dict, target: dict) -> np.ndarray:
     if s_sheets != t_sheets and s_sheets != 1:
         raise ValueError(f"it sees tables of {s_sheets} sheets, the config's table has {t_sheets}")
     base, s_obs, t_obs = obs_size(rules), observation_size(rules, s_sheets), observation_size(rules, t_sheets)
-    extra = extra_size(target)
-    cols = np.full(t_obs + extra, -1, np.int64)
+    s_groups, t_groups = feature_sizes(source, rules), feature_sizes(target, rules)
+    cols = np.full(t_obs + sum(t_groups.values()), -1, np.int64)
     cols[:base] = np.arange(base)
     if s_sheets == t_sheets:
         cols[base:t_obs] = np.arange(base, t_obs)
-    cols[t_obs:] = s_obs + np.arange(extra)
+    s_at, t_at = s_obs, t_obs
+    for key in FEATURES:
+        if key in t_groups and key in s_groups:
+            cols[t_at:t_at + t_groups[key]] = s_at + np.arange(t_groups[key])
+        s_at += s_groups.get(key, 0)
+        t_at += t_groups.get(key, 0)
     return cols
 
 
@@ -51,9 +57,9 @@ def warm_start(policy, path, cfg, rules) -> dict:
     source, target = doc["config"], cfg.to_dict()
     if source["policy"] != target["policy"]:
         raise refuse(f"its network is {source['policy']}, the config's {target['policy']}")
-    if source.get("dice_onehot", False) != cfg.dice_onehot:
-        raise refuse(f"it was trained with dice_onehot {source.get('dice_onehot', False)}, the config has "
-                     f"{cfg.dice_onehot}")
+    for key in FEATURES:
+        if source.get(key, False) and not target.get(key, False):
+            raise refuse(f"it was trained with {key} true, the config has {key} false")
     trained = model_rules(doc)
     if trained.hash != play_hash(rules):
         raise refuse(f"it was trained on rules {trained.name!r} (hash {trained.hash}), the config's are "
