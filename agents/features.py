@@ -85,6 +85,26 @@ def upper_features(obs: np.ndarray, rules) -> np.ndarray:
     return out
 
 
+def upper_par_potential(obs: np.ndarray, rules, weight: float) -> np.ndarray:
+    """weight x (upper points - 3 x faces of the filled upper boxes) while the upper bonus is still open, else 0.
+
+    Read from flat observations (`yacht_env.obs` layout), summed over the sheet's columns.
+    """
+    t = rules.tables
+    faces = t.box_face.astype(np.float32)
+    out = np.zeros(len(obs), np.float32)
+    if t.upper_bonus == 0:
+        return out
+    for c in range(rules.columns):
+        at = column_layout(rules, c)
+        filled = 1.0 - obs[:, at.open]
+        ratio = obs[:, at.upper]
+        upper = np.rint(ratio * t.upper_threshold)
+        surplus = upper - 3.0 * (filled * faces).sum(axis=1)
+        out += np.where(ratio < 1.0, weight * surplus, 0.0)
+    return out
+
+
 def trained_sheets(rules, config: dict) -> int:
     """Sheets the observation of a policy trained with this config (a dict) covers: 1 when it was trained
     alone, else the sheets of its training table (`num_players` seats under `rules`, the rules it was

@@ -27,6 +27,7 @@ from yacht_env.dice_source import decision_uniforms
 
 from .base import Agent, BatchView
 from .features import extra_size, narrow_masks, observation_size, observations, policy_input
+from .lookahead import Critic, lookahead_actions, refuse_reason
 from .model_file import check_rules, check_table, read_model
 
 ACTIVATIONS = ("relu", "tanh")
@@ -35,84 +36,105 @@ ACTIVATIONS = ("relu", "tanh")
 BLOCK = 32   # rows that share each weight row while it is in cache
 
 
-@nb.njit(cache=True, parallel=True)
-def choose(x, weights, biases, dims, tanh, mask, u, out):
-    """out[j] = the action of row j: the MLP's logits for input x[j] (layers dims[0] -> ... -> dims[-1],
-    weights stored input-major), the best legal one, or with u[j] >= 0 a sample drawn by u[j].
-
-    Rows go in blocks of BLOCK through each layer; every output of a row sums its inputs in the same
-    order whatever the block, so a row's result does not depend on the other rows.
-    """
-    n = x.shape[0]
+@nb.njit(cache=True, inline="always")
+def _forward(x, lo, m, weights, biases, dims, tanh, H, G):
+    """The MLP's outputs for rows lo .. lo + m - 1 of x (layers dims[0] -> ... -> dims[-1], weights stored
+    input-major), in whichever of the buffers H, G it returns. Every output of a row sums its inputs in
+    the same order whatever the block, so a row's result does not depend on the other rows."""
     layers = dims.shape[0] - 1
+    for r in range(m):
+        H[r, :dims[0]] = x[lo + r]
+    w0 = 0
+    b0 = 0
+    for layer in range(layers):
+        din, dout = dims[layer], dims[layer + 1]
+        for r in range(m):
+            G[r, :dout] = biases[b0:b0 + dout]
+        for k in range(din):
+            w = weights[w0 + k * dout:w0 + (k + 1) * dout]
+            for r in range(m):
+                v = H[r, k]
+                if v != 0.0:
+                    g = G[r]
+                    for o in range(dout):
+                        g[o] += v * w[o]
+        if layer < layers - 1:
+            for r in range(m):
+                for o in range(dout):
+                    G[r, o] = np.tanh(G[r, o]) if tanh else max(G[r, o], np.float32(0.0))
+        w0 += din * dout
+        b0 += dout
+        H, G = G, H
+    return H
+
+
+@nb.njit(cache=True)
+def _width(dims):
     width = 0
     for d in dims:
         width = max(width, d)
-    n_out = dims[layers]
+    return width
+
+
+@nb.njit(cache=True, parallel=True)
+def forward(x, weights, biases, dims, tanh, out):
+    """out[j] = the MLP's outputs for input x[j] (`_forward`), rows in blocks of BLOCK."""
+    n = x.shape[0]
+    width = _width(dims)
+    n_out = dims[dims.shape[0] - 1]
     for blk in nb.prange((n + BLOCK - 1) // BLOCK):
         lo = blk * BLOCK
         m = min(n, lo + BLOCK) - lo
-        H = np.zeros((BLOCK, width), np.float32)
-        G = np.empty((BLOCK, width), np.float32)
+        H = _forward(x, lo, m, weights, biases, dims, tanh, np.zeros((BLOCK, width), np.float32),
+                     np.empty((BLOCK, width), np.float32))
         for r in range(m):
-            H[r, :dims[0]] = x[lo + r]
-        w0 = 0
-        b0 = 0
-        for layer in range(layers):
-            din, dout = dims[layer], dims[layer + 1]
-            for r in range(m):
-                G[r, :dout] = biases[b0:b0 + dout]
-            for k in range(din):
-                w = weights[w0 + k * dout:w0 + (k + 1) * dout]
-                for r in range(m):
-                    v = H[r, k]
-                    if v != 0.0:
-                        g = G[r]
-                        for o in range(dout):
-                            g[o] += v * w[o]
-            if layer < layers - 1:
-                for r in range(m):
-                    for o in range(dout):
-                        G[r, o] = np.tanh(G[r, o]) if tanh else max(G[r, o], np.float32(0.0))
-            w0 += din * dout
-            b0 += dout
-            H, G = G, H
-        for r in range(m):
-            j = lo + r
-            h = H[r]
-            best, top = -1, -np.inf
+            out[lo + r, :] = H[r, :n_out]
+
+
+@nb.njit(cache=True, parallel=True)
+def pick(logits, mask, u, out):
+    """out[j] = the best legal action of row j of logits, or with u[j] >= 0 a sample drawn by u[j]."""
+    n, n_out = logits.shape
+    for j in nb.prange(n):
+        h = logits[j]
+        best, top = -1, -np.inf
+        for a in range(n_out):
+            if mask[j, a] and h[a] > top:
+                best, top = a, h[a]
+        if u[j] >= 0.0:
+            total = 0.0
             for a in range(n_out):
-                if mask[j, a] and h[a] > top:
-                    best, top = a, h[a]
-            if u[j] >= 0.0:
-                total = 0.0
-                for a in range(n_out):
-                    if mask[j, a]:
-                        total += np.exp(np.float64(h[a]) - top)
-                left = u[j] * total
-                for a in range(n_out):
-                    if mask[j, a]:
-                        best = a
-                        left -= np.exp(np.float64(h[a]) - top)
-                        if left < 0.0:
-                            break
-            out[j] = best
+                if mask[j, a]:
+                    total += np.exp(np.float64(h[a]) - top)
+            left = u[j] * total
+            for a in range(n_out):
+                if mask[j, a]:
+                    best = a
+                    left -= np.exp(np.float64(h[a]) - top)
+                    if left < 0.0:
+                        break
+        out[j] = best
+
+
+HEADS = {"policy": ("policy_net", "action_net"), "value": ("value_net", "value_net")}
 
 
 class PolicyNet:
-    """The policy network of a model file: hidden layers and the action layer, as numpy arrays.
+    """One head of a model file's network as numpy arrays: its hidden layers and output layer.
 
-    state: the SB3 policy's state dict (tensors or arrays); policy: the config's `policy` section.
+    state: the SB3 policy's state dict (tensors or arrays); policy: the config's `policy` section;
+    head: "policy" (logits over the actions, the default) or "value" (the critic's one output).
     """
 
-    def __init__(self, state: dict, policy: dict):
+    def __init__(self, state: dict, policy: dict, head: str = "policy"):
         arrays = {k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32)
                   for k, v in state.items()}
+        hidden, last = HEADS[head]
         layers = []
-        while f"mlp_extractor.policy_net.{2 * len(layers)}.weight" in arrays:
+        while f"mlp_extractor.{hidden}.{2 * len(layers)}.weight" in arrays:
             i = 2 * len(layers)
-            layers.append((arrays[f"mlp_extractor.policy_net.{i}.weight"], arrays[f"mlp_extractor.policy_net.{i}.bias"]))
-        layers.append((arrays["action_net.weight"], arrays["action_net.bias"]))
+            layers.append((arrays[f"mlp_extractor.{hidden}.{i}.weight"], arrays[f"mlp_extractor.{hidden}.{i}.bias"]))
+        layers.append((arrays[f"{last}.weight"], arrays[f"{last}.bias"]))
         dims = [layers[0][0].shape[1]] + [w.shape[0] for w, _ in layers]
         for (w, b), din, dout in zip(layers, dims, dims[1:]):
             if w.shape != (dout, din) or b.shape != (dout,):
@@ -132,12 +154,18 @@ class PolicyNet:
     def outputs(self) -> int:
         return int(self.dims[-1])
 
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """(n, outputs) float32: the network's outputs for rows of inputs x."""
+        x = np.ascontiguousarray(x, np.float32)
+        out = np.empty((len(x), self.outputs), np.float32)
+        forward(x, self.weights, self.biases, self.dims, self.tanh, out)
+        return out
+
     def act(self, x: np.ndarray, mask: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
         """Actions for rows of inputs x under bool masks: the best legal ones, or (u given) samples."""
-        x = np.ascontiguousarray(x, np.float32)
         out = np.empty(len(x), np.int64)
         u = np.full(len(x), -1.0) if u is None else np.asarray(u, np.float64)
-        choose(x, self.weights, self.biases, self.dims, self.tanh, np.ascontiguousarray(mask, np.bool_), u, out)
+        pick(self(x), np.ascontiguousarray(mask, np.bool_), u, out)
         return out
 
 
@@ -147,9 +175,11 @@ class NetPlayer(Agent):
     name = "learned"
     trusted = True
 
-    def __init__(self, net: PolicyNet, config: dict, deterministic: bool = True, source: str = "the model"):
+    def __init__(self, net: PolicyNet, config: dict, deterministic: bool = True, source: str = "the model",
+                 critic: Critic | None = None, lookahead: int = 0):
         self.net, self.config, self.deterministic, self.source = net, config, deterministic, source
         self.distinct_holds = bool(config.get("distinct_holds", False))
+        self.critic, self.lookahead = critic, int(lookahead)
 
     def _sheets(self, num_sheets: int) -> int:
         """Sheets the observation covers at a table of `num_sheets`: 1 for a model trained alone."""
@@ -162,6 +192,15 @@ class NetPlayer(Agent):
         if need != have:
             raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; {num_players} players "
                              f"under rules {rules.name!r} need {need[0]} and {need[1]}")
+        self._check_lookahead(rules)
+
+    def _check_lookahead(self, rules) -> None:
+        if self.lookahead:
+            try:
+                rules.check_players(1)
+            except ValueError:
+                raise ValueError(f"{self.source} cannot look ahead under rules {rules.name!r}: the look-ahead "
+                                 f"plays the sheet alone, and these rules do not seat one player") from None
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         obs = observations(view.state, view.rows, view.seat, view.dice, self._sheets(view.num_sheets))
@@ -170,6 +209,9 @@ class NetPlayer(Agent):
             raise ValueError(f"{self.source} takes {self.net.inputs} inputs; a table of {view.num_sheets} sheets "
                              f"under rules {view.rules.name!r} gives {x.shape[1]}")
         mask = view.mask.astype(bool)
+        if self.lookahead:
+            return lookahead_actions(self.net, self.critic, view.state, view.rows, mask, view.rules, self.lookahead,
+                                     self.distinct_holds)
         if self.distinct_holds:
             mask = narrow_masks(mask, view.roll)
         u = None if self.deterministic else decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used)
@@ -179,12 +221,19 @@ class NetPlayer(Agent):
 class LearnedAgent(NetPlayer):
     """A policy trained by `yacht train` (a `.pt` model file), played as it was trained."""
 
-    def __init__(self, path, deterministic: bool = True, insist: bool = False):
+    def __init__(self, path, deterministic: bool = True, insist: bool = False, lookahead: int = 0):
         self.path, self.insist = str(path), bool(insist)
         self.doc = read_model(path)
         self.warnings: list[str] = []
-        super().__init__(PolicyNet(self.doc["policy"], self.doc["config"]["policy"]), self.doc["config"],
-                         deterministic, source=f"model {self.path}")
+        config = self.doc["config"]
+        critic = None
+        if lookahead:
+            why = refuse_reason(config)
+            if why:
+                raise ValueError(f"model {self.path} cannot look ahead: {why}")
+            critic = Critic(PolicyNet(self.doc["policy"], config["policy"], head="value"), config)
+        super().__init__(PolicyNet(self.doc["policy"], config["policy"]), config, deterministic,
+                         source=f"model {self.path}", critic=critic, lookahead=lookahead)
 
     def prepare(self, rules, num_players) -> None:
         """Refuse rules or tables the model cannot play; other rules of the same shape only with `insist`
@@ -193,3 +242,4 @@ class LearnedAgent(NetPlayer):
         warning = check_rules(self.doc, rules, self.path, self.insist)
         if warning and warning not in self.warnings:
             self.warnings.append(warning)
+        self._check_lookahead(rules)

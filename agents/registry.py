@@ -10,6 +10,7 @@ Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
     strong?strength=0.7            the strength dial: parameters after '?', joined by '&'
     level?pct=90                   the dial setting that hits a target under the rules played
     learned:runs/ppo/model.pt      the argument is everything after the first ':'
+    learned?lookahead=3:PATH       the same policy looking one roll ahead with its critic
     external?timeout=2:python scripts/example_bot.py
     human
 
@@ -61,6 +62,13 @@ POINT = ("it is a point on the strength dial, found for each rule set; for a set
          "strong?strength=S (S in [0, 1]), or level?pct=P / level?win=W for a target")
 
 
+def _lookahead(value: float) -> int:
+    from .lookahead import MAX_LOOKAHEAD
+    if not (value == int(value) and 0 <= value <= MAX_LOOKAHEAD) if math.isfinite(value) else True:
+        raise ValueError(f"must be a whole number of boxes from 0 (off) to {MAX_LOOKAHEAD}, got {value:g}")
+    return int(value)
+
+
 def _positive(value: float) -> float:
     if not value > 0:
         raise ValueError(f"must be > 0, got {value:g}")
@@ -80,8 +88,9 @@ AGENTS: dict[str, Entry] = {
                    "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
                    {"mean": _finite, "pct": _finite, "win": _finite}),
     "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file); "
-                     "insist=1 plays rules of the same shape it was not trained on", {"insist": _flag},
-                     argument="PATH"),
+                     "insist=1 plays rules of the same shape it was not trained on; lookahead=K values every "
+                     "hold and the policy's K likeliest boxes one roll ahead with the model's critic",
+                     {"insist": _flag, "lookahead": _lookahead}, argument="PATH"),
     "external": Entry("agents.external:ExternalAgent", "a bot program speaking JSON lines on stdin/stdout",
                       {"timeout": _positive, "memory": float, "cpu": float, "files": float, "procs": float},
                       argument="COMMAND"),

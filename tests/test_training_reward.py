@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from agents.training.reward import ScaleReward, UpperParShaping, upper_par_potential
+from agents.features import upper_par_potential
+from agents.training.reward import ScaleReward, UpperParShaping
 from yacht_env.obs import HEAD
 from yacht_env.rules import load
 from yacht_env.sb3 import YachtVecEnv

@@ -34,6 +34,7 @@ import numba as nb
 import numpy as np
 
 from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
+from .dice import NUM_ROLLS, ROLLS
 from .dice_source import SeededDice
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
 from .rules.tables import Tables
@@ -221,6 +222,21 @@ def play_many(rows, actions, gains, ypts, num_players, num_sheets, seeds, ints, 
                                scores, cols, totals, preview, extra)
 
 
+@nb.njit(cache=True, _nrt=False)
+def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, ints, dice, faces, cols, preview, extra,
+             *tables):
+    """Put roll rolls[j] (an index of `sorted_rolls`, `yacht_env.dice.ROLLS`) in hand at table rows[j] as
+    the rolls_used[j]-th roll of the turn: the roll's faces are rolled as fresh dice (`roll_dice`)."""
+    T = Tables(*tables)
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        s = sheet_to_move(ints, i, num_players, num_sheets)
+        for k in range(5):
+            faces[i, k] = sorted_rolls[rolls[j], k]
+        ints[i, ROLLS_USED] = rolls_used[j] - 1
+        roll_dice(T, i, s, 0, ints, dice, faces, cols, preview, extra)
+
+
 ROLL_OFF = 7    # the `roll` index of roll-off dice (a turn's own rolls are 0 .. rolls_per_turn - 1)
 
 
@@ -329,6 +345,45 @@ class State:
                   self.num_sheets, self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
                   self.preview, self.extra, *self.tables)
         return gains
+
+    def put_rolls(self, rows, rolls, rolls_used) -> None:
+        """Put sorted roll rolls[j] (an index of `yacht_env.dice.ROLLS`) in hand at table rows[j] as roll
+        number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for look-ahead,
+        analysis and tests); what every box would score follows."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        rolls = np.ascontiguousarray(np.broadcast_to(rolls, rows.shape), np.int64)
+        used = np.ascontiguousarray(np.broadcast_to(rolls_used, rows.shape), np.int64)
+        if ((rolls < 0) | (rolls >= NUM_ROLLS)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
+            raise ValueError(f"rolls must be 0..{NUM_ROLLS - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
+        put_many(rows, rolls, used, ROLLS, self.num_players, self.num_sheets, self.ints, self.dice,
+                 self.faces, self.cols, self.preview, self.extra, *self.tables)
+
+    def solo(self, rows) -> "State":
+        """A one-player State whose table j is the sheet to move at table rows[j] as it stands: its boxes,
+        bonuses and total, its turns played, the dice in hand (positions for look-ahead). ValueError
+        when the rules do not seat one player."""
+        rows = np.asarray(rows, np.int64)
+        out = State(self.rules, len(rows), 1)
+        sheet = self.sheet_to_move(rows)
+        out.seeds[:] = self.seeds[rows]
+        out.ints[:, TURN] = self.ints[rows, TURN] // self.num_sheets
+        out.ints[:, ROLLS_USED] = self.ints[rows, ROLLS_USED]
+        out.ints[:, ROLL] = self.ints[rows, ROLL]
+        for name in ("dice", "faces", "preview", "extra"):
+            getattr(out, name)[:] = getattr(self, name)[rows]
+        out.scores[:, 0] = self.scores[rows, sheet]
+        out.cols[:, 0] = self.cols[rows, sheet]
+        out.totals[:, 0] = self.totals[rows, sheet]
+        return out
+
+    def repeat(self, rows, times: int) -> "State":
+        """A State of the same table size with `times` copies of each table rows[j], in order (table
+        j * times + k is copy k of rows[j])."""
+        rows = np.repeat(np.asarray(rows, np.int64), int(times))
+        out = State(self.rules, len(rows), self.num_players)
+        for name in ("seeds", "ints", "dice", "faces", "preview", "extra", "scores", "cols", "totals"):
+            getattr(out, name)[:] = getattr(self, name)[rows]
+        return out
 
     def set_scores(self, i: int, sheet: int, scores, upper_bonus=None, extra_bonus=None) -> None:
         """Write a whole sheet of table i by hand (positions for tests, advice and replays): box scores

@@ -7,6 +7,8 @@ A constant scale (e.g. 0.02) keeps the optimal policy and the meaning of the ret
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
+from ..features import upper_par_potential
+
 
 class ScaleReward(VecEnvWrapper):
     """Multiply rewards by `scale`; `episode` infos keep the unscaled return (the game's score)."""
@@ -21,27 +23,6 @@ class ScaleReward(VecEnvWrapper):
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         return obs, (rewards * self.scale).astype(np.float32), dones, infos
-
-
-def upper_par_potential(obs: np.ndarray, rules, weight: float) -> np.ndarray:
-    """weight x (upper points - 3 x faces of the filled upper boxes) while the upper bonus is still open, else 0.
-
-    Read from flat observations (`yacht_env.obs` layout), summed over the sheet's columns.
-    """
-    from yacht_env.obs import column_layout
-    t = rules.tables
-    faces = t.box_face.astype(np.float32)
-    out = np.zeros(len(obs), np.float32)
-    if t.upper_bonus == 0:
-        return out
-    for c in range(rules.columns):
-        at = column_layout(rules, c)
-        filled = 1.0 - obs[:, at.open]
-        ratio = obs[:, at.upper]
-        upper = np.rint(ratio * t.upper_threshold)
-        surplus = upper - 3.0 * (filled * faces).sum(axis=1)
-        out += np.where(ratio < 1.0, weight * surplus, 0.0)
-    return out
 
 
 class UpperParShaping(VecEnvWrapper):

@@ -1,0 +1,118 @@
+"""`learned?lookahead=K:PATH`: a learned policy that looks one roll ahead with its own critic.
+
+    agent = LearnedAgent("models/ppo-yacht.pt", lookahead=3)    # spec: learned?lookahead=3:models/ppo-yacht.pt
+
+At each decision the agent values every legal hold and the policy's K likeliest legal boxes, and
+plays the best of them (the first action on ties):
+
+* a hold is worth the critic's value of the next roll of this turn, averaged over the 252 sorted rolls
+  with the probabilities the kept dice give them (`yacht_env.dice.TRANSITION`);
+* a box is worth the points it pays now (bonuses included) plus, unless it ends the game, the critic's
+  value of the first roll of the sheet's next turn, averaged over the 252 rolls (`ROLL_PROB`).
+
+The critic is the value head trained with the policy (`yacht train` keeps it in every model file):
+its output is the points still to come times `reward_scale`, less the upper-par potential when the
+model was trained with `upper_shaping` (`agents.training.reward`), so `Critic` adds the potential
+back and divides by the scale. No solver value is used; everything the agent knows it learned from
+the rewards of its training games, and the dice probabilities are the rules'. Only models trained
+alone (`num_players: 1`, `reward: points`) have a critic that values the sheet's points; the agent
+plays them at any table, looking ahead on its own sheet (`State.solo`).
+
+Each table's move depends on that table only (compiled per-row networks, fixed summation orders), so
+a game gets the same moves played alone or in a batch of thousands.
+"""
+import numpy as np
+
+from yacht_env.actions import NUM_HOLDS
+from yacht_env.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
+from yacht_env.engine import ROLL, ROLLS_USED
+from yacht_env.obs import observe
+
+from .features import narrow_masks, policy_input, upper_par_potential
+
+MAX_LOOKAHEAD = 64     # boxes the look-ahead may value per decision (spec bound; more than any sheet)
+CHUNK = 64             # positions expanded at once (each into 252 rolls per candidate)
+
+
+class Critic:
+    """A model's value head (`agents.learned.PolicyNet` with head "value") read as the points still to
+    come, by the training config it was trained with (a dict)."""
+
+    def __init__(self, net, config: dict):
+        self.net = net
+        self.config = config
+        self.scale = float(config.get("reward_scale", 1.0))
+        self.shaping = float(config.get("upper_shaping", 0.0))
+
+    def points_to_come(self, state, rows, rules) -> np.ndarray:
+        """(len(rows),) float64: the points the critic expects the sheet to move at tables `rows` of a
+        one-player `State` to add from here (0 at a finished game)."""
+        rows = np.asarray(rows, np.int64)
+        obs = observe(state, rows)
+        value = self.net(policy_input(obs, state.dice[rows], self.config, rules))[:, 0].astype(np.float64)
+        value /= self.scale
+        if self.shaping:
+            value += upper_par_potential(obs, rules, self.shaping)
+        return np.where(state.over(rows), 0.0, value)
+
+
+def refuse_reason(config: dict) -> str | None:
+    """Why a model trained with this config cannot look ahead, or None."""
+    if config.get("num_players", 1) != 1:
+        return (f"it was trained at a table of {config['num_players']} seats, and its critic values "
+                f"{config.get('reward', 'points')} there, not the points of its own sheet")
+    if config.get("reward", "points") != "points":
+        return f"its critic values reward {config['reward']!r}, not points"
+    return None
+
+
+def lookahead_actions(policy, critic: Critic, state, rows, masks, rules, boxes: int,
+                      distinct_holds: bool) -> np.ndarray:
+    """The look-ahead's actions (module docstring) at tables `rows` of an engine `State`: the best valued
+    action of each (`action_values`), the first on ties."""
+    out = np.empty(len(rows), np.int64)
+    for lo in range(0, len(rows), CHUNK):
+        part = slice(lo, lo + CHUNK)
+        out[part] = action_values(policy, critic, state.solo(rows[part]), masks[part], rules, boxes,
+                                  distinct_holds).argmax(axis=1)
+    return out
+
+
+def action_values(policy, critic: Critic, solo, masks, rules, boxes: int, distinct_holds: bool) -> np.ndarray:
+    """(tables, actions) float64: what the look-ahead expects each action to be worth (points now plus
+    points to come) at every table of a one-player `State` (`State.solo`); -inf for actions it does not
+    value. masks: the legal actions (bool); policy: the model's `agents.learned.PolicyNet`; boxes: how
+    many of the policy's likeliest legal boxes are valued; distinct_holds: value one hold per keep."""
+    n, n_actions = masks.shape
+    every = np.arange(n)
+    if distinct_holds:
+        masks = narrow_masks(masks, solo.ints[:, ROLL])
+    value = np.full((n, n_actions), -np.inf)
+
+    holding = np.flatnonzero(masks[:, :NUM_HOLDS].any(axis=1))
+    if len(holding):
+        ahead = solo.repeat(holding, NUM_ROLLS)
+        ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(NUM_ROLLS), len(holding)),
+                        np.repeat(solo.ints[holding, ROLLS_USED] + 1, NUM_ROLLS))
+        after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(holding), NUM_ROLLS)
+        keeps = HOLD_KEEP[solo.ints[holding, ROLL], :NUM_HOLDS]              # (positions, holds)
+        worth = np.einsum("phr,pr->ph", TRANSITION[keeps], after)
+        value[holding, :NUM_HOLDS] = np.where(masks[holding, :NUM_HOLDS], worth, -np.inf)
+
+    obs = observe(solo, every)
+    logits = policy(policy_input(obs, solo.dice, critic.config, rules))[:, NUM_HOLDS:]
+    logits = np.where(masks[:, NUM_HOLDS:], logits, -np.inf)
+    order = np.argsort(-logits, axis=1, kind="stable")[:, :boxes]             # likeliest legal boxes first
+    pos, rank = np.nonzero(np.take_along_axis(logits, order, axis=1) > -np.inf)
+    actions = NUM_HOLDS + order[pos, rank]
+    if len(pos):
+        scored = solo.repeat(pos, 1)
+        points = scored.play(np.arange(len(pos)), actions).astype(np.float64)
+        going = np.flatnonzero(~scored.over())
+        if len(going):
+            ahead = scored.repeat(going, NUM_ROLLS)
+            ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(NUM_ROLLS), len(going)), 1)
+            after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(going), NUM_ROLLS)
+            points[going] += np.einsum("pr,r->p", after, ROLL_PROB)
+        value[pos, actions] = points
+    return value
