@@ -140,3 +140,27 @@ def test_cli_evaluate_and_errors(run, capsys):
     assert "was trained on rules 'yacht', not on the config's 'classic'" in capsys.readouterr().err
     assert main(["train", "configs/train/smoke.yaml", "--games", "5"]) == 2
     assert "--games needs --evaluate" in capsys.readouterr().err
+
+
+def test_sigterm_stops_training_with_a_checkpoint(tmp_path):
+    """`kill`, `timeout` and job schedulers send SIGTERM (background jobs ignore Ctrl-C): the run stops as
+    on Ctrl-C, writing last.pt first, and exits 130 with one line."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "train", "configs/train/smoke.yaml",
+                             "--timesteps", "50000000", "--out", str(out), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while not (out / "checkpoints").exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "yacht train: interrupted"
+    assert "Traceback" not in stderr
+    doc = load_checkpoint(out / "last.pt")
+    assert doc["num_timesteps"] >= 2048 and "optimizer" in doc

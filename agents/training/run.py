@@ -15,9 +15,12 @@ Files written under the config's `out` folder:
     final.pt            the policy at the end of training (play-only)
 """
 import json
-from dataclasses import dataclass
 import platform
+import signal
+import threading
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +101,25 @@ def _versions() -> dict:
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 
+@contextmanager
+def _terminate_as_interrupt():
+    """While training in the main thread, SIGTERM (`kill`, `timeout`, a job scheduler; background jobs of
+    a shell ignore Ctrl-C) stops the run as Ctrl-C does, so the last checkpoint is written first."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
@@ -176,10 +198,11 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
     try:
-        model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
-                    tb_log_name="ppo")
+        with _terminate_as_interrupt():
+            model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
+                        tb_log_name="ppo")
     except KeyboardInterrupt:
-        loop.save_checkpoint()           # Ctrl-C keeps the work: resume from last.pt
+        loop.save_checkpoint()           # Ctrl-C or SIGTERM keeps the work: resume from last.pt
         raise
     if loop.last_eval_at != model.num_timesteps:
         loop.run_eval()
