@@ -192,15 +192,6 @@ class NetPlayer(Agent):
         if need != have:
             raise ValueError(f"{self.source} has inputs {have[0]} and actions {have[1]}; {num_players} players "
                              f"under rules {rules.name!r} need {need[0]} and {need[1]}")
-        self._check_lookahead(rules)
-
-    def _check_lookahead(self, rules) -> None:
-        if self.lookahead:
-            try:
-                rules.check_players(1)
-            except ValueError:
-                raise ValueError(f"{self.source} cannot look ahead under rules {rules.name!r}: the look-ahead "
-                                 f"plays the sheet alone, and these rules do not seat one player") from None
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         obs = observations(view.state, view.rows, view.seat, view.dice, self._sheets(view.num_sheets))
@@ -242,4 +233,3 @@ class LearnedAgent(NetPlayer):
         warning = check_rules(self.doc, rules, self.path, self.insist)
         if warning and warning not in self.warnings:
             self.warnings.append(warning)
-        self._check_lookahead(rules)

@@ -21,6 +21,8 @@ plays them at any table, looking ahead on its own sheet (`State.solo`).
 Each table's move depends on that table only (compiled per-row networks, fixed summation orders), so
 a game gets the same moves played alone or in a batch of thousands.
 """
+import math
+
 import numpy as np
 
 from yacht_env.actions import NUM_HOLDS
@@ -57,12 +59,17 @@ class Critic:
 
 
 def refuse_reason(config: dict) -> str | None:
-    """Why a model trained with this config cannot look ahead, or None."""
+    """Why a model trained with this config (as its model file records it) cannot look ahead, or None."""
     if config.get("num_players", 1) != 1:
         return (f"it was trained at a table of {config['num_players']} seats, and its critic values "
-                f"{config.get('reward', 'points')} there, not the points of its own sheet")
+                f"{config.get('reward', 'points')!r} there, not the points of its own sheet")
     if config.get("reward", "points") != "points":
-        return f"its critic values reward {config['reward']!r}, not points"
+        return f"its critic values reward {str(config['reward'])[:40]!r}, not points"
+    for key, default, least in (("reward_scale", 1.0, "above 0"), ("upper_shaping", 0.0, "0 or more")):
+        v = config.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 \
+                or (key == "reward_scale" and v == 0) or v > 1e6:
+            return f"its config's {key} must be a finite number {least} (at most 1e6), got {str(v)[:40]!r}"
     return None
 
 

@@ -288,7 +288,7 @@ def model_rules(doc: dict) -> ModelRules:
 
 def play_hash(rules) -> str:
     """The hash rules are compared by for a model: `rules_hash` of them as one sheet's game."""
-    from yacht_env.solver.solve import solitaire_rules
+    from yacht_env.rules import solitaire_rules
     return rules_hash(solitaire_rules(rules))
 
 

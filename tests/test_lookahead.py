@@ -163,11 +163,10 @@ def test_table_models_cannot_look_ahead():
         make_agent("learned?lookahead=3:models/ppo-win4.pt")
 
 
-def test_rules_that_do_not_seat_one_player_are_refused():
+def test_team_tables_are_the_same_batched_or_one_at_a_time():
+    """Partners share a sheet; the look-ahead plays it as one player alone would (`State.solo`)."""
     rules = load("yacht", teams=2)
-    agent = make_agent(f"learned?lookahead=3&insist=1:{MODEL}")
-    with pytest.raises(ValueError, match="cannot look ahead under rules"):
-        agent.prepare(rules, 4)
+    assert_same(*both_ways(rules, [SPEC, "greedy", SPEC, "random"], game_seeds(17, last=np.arange(3))))
 
 
 def test_put_rolls_and_solo():
@@ -186,3 +185,20 @@ def test_put_rolls_and_solo():
     for rolls, used in (([252], [1]), ([-1], [1]), ([0], [0]), ([0], [4])):
         with pytest.raises(ValueError, match="rolls must be"):
             copies.put_rolls([0], rolls, used)
+
+
+@pytest.mark.parametrize("key,value", [("reward_scale", 0), ("reward_scale", float("nan")), ("reward_scale", "x"),
+                                       ("reward_scale", -1), ("upper_shaping", float("inf")), ("upper_shaping", True),
+                                       ("reward", "win"), ("reward_scale", 1e300)])
+def test_a_crafted_critic_config_is_refused(tmp_path, key, value):
+    import json
+
+    import torch
+    raw = torch.load(MODEL, map_location="cpu", weights_only=True)
+    cfg = json.loads(raw["config"])
+    cfg[key] = value
+    path = tmp_path / "crafted.pt"
+    torch.save({**raw, "config": json.dumps(cfg)}, path)
+    with pytest.raises((AgentSpecError, ValueError), match=f"cannot look ahead: .*{key if key != 'reward' else 'reward'}"):
+        make_agent(f"learned?lookahead=3:{path}")
+    make_agent(f"learned:{path}")          # the policy alone does not read them

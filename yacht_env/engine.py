@@ -37,6 +37,7 @@ from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
 from .dice import NUM_ROLLS, ROLLS
 from .dice_source import SeededDice
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
+from .rules import solitaire_rules
 from .rules.tables import Tables
 
 # ints[i] columns
@@ -287,6 +288,7 @@ class State:
         self.scores = np.full((n, s, c, b), -1, np.int32)
         self.cols = np.zeros((n, s, c, N_COLS), np.int64)
         self.totals = np.zeros((n, s), np.int64)
+        self._solo_rules = None            # solitaire_rules(rules), when `solo` first needs them
 
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
@@ -360,10 +362,12 @@ class State:
 
     def solo(self, rows) -> "State":
         """A one-player State whose table j is the sheet to move at table rows[j] as it stands: its boxes,
-        bonuses and total, its turns played, the dice in hand (positions for look-ahead). ValueError
-        when the rules do not seat one player."""
+        bonuses and total, its turns played, the dice in hand (positions for look-ahead), under the
+        rules as one player alone plays them (`solitaire_rules`: the same sheet without teams)."""
         rows = np.asarray(rows, np.int64)
-        out = State(self.rules, len(rows), 1)
+        if self._solo_rules is None:
+            self._solo_rules = solitaire_rules(self.rules)
+        out = State(self._solo_rules, len(rows), 1)
         sheet = self.sheet_to_move(rows)
         out.seeds[:] = self.seeds[rows]
         out.ints[:, TURN] = self.ints[rows, TURN] // self.num_sheets

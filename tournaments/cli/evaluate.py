@@ -34,6 +34,10 @@ def run(args) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
+    try:
+        rules.check_players(1)
+    except ValueError as e:
+        raise CommandError(f"yacht evaluate plays one-player games: {e} (a tournament plays such tables)") from None
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and (not out.is_dir() or any(p.name not in ("games.jsonl", "evaluate.json")
                                                                       for p in out.iterdir())):

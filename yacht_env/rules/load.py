@@ -39,6 +39,14 @@ def _rule_errors():
         raise RuleError(*e.args) from None
 
 
+def solitaire_rules(rules: RuleSet) -> RuleSet:
+    """The rule set as one player alone plays it: no teams, no tiebreak, one to eight players (what the
+    solver's value table and a sheet played alone depend on)."""
+    if rules.teams or rules.tiebreak != "share" or (rules.min_players, rules.max_players) != (1, 8):
+        rules = load(rules, teams=0, tiebreak="share", players={"min": 1, "max": 8})
+    return rules
+
+
 def presets() -> list[str]:
     """Names of the preset rule sets."""
     return preset_names(PRESETS)

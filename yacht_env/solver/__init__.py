@@ -1,7 +1,8 @@
 """Exact optimal solitaire play for any one-column rule set (backward induction over the turn widget)."""
 from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
 from .solution import Solution
-from .solve import solitaire_rules, solve
+from ..rules import solitaire_rules
+from .solve import solve
 from .jit import drop_stale_solver
 from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
 

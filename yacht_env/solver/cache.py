@@ -22,7 +22,8 @@ import numpy.lib.format as npy
 
 from ..rules import rules_hash
 from .solution import Solution
-from .solve import solitaire_rules, solve
+from ..rules import solitaire_rules
+from .solve import solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1

@@ -14,14 +14,6 @@ from .space import StateSpace, check_solvable, reachable_upper
 CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
 
-def solitaire_rules(rules):
-    """The rule set as one player's one-column game: what the value table depends on."""
-    from ..rules import load
-    if rules.teams or rules.tiebreak != "share" or (rules.min_players, rules.max_players) != (1, 8):
-        rules = load(rules, teams=0, tiebreak="share", players={"min": 1, "max": 8})
-    return rules
-
-
 def solve(rules, progress: bool = True) -> Solution:
     """Solve a one-column rule set exactly; a tqdm bar counts the layers (filled boxes)."""
     check_solvable(rules)
