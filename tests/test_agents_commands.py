@@ -53,7 +53,7 @@ def test_evaluate_text(capsys):
     (["evaluate", "greedy", "--games", "0"], "--games must be from 1 to 10,000,000, got 0"),
     (["evaluate", "wizard"], "unknown agent 'wizard'"),
     (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
-    (["evaluate", "greedy", "--set", "teams=2"], "yacht evaluate plays one-player games: 1 players cannot split"),
+    (["evaluate", "greedy", "--set", "teams=2"], "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
     (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
     (["levels", "--only", "greedy"], "need at least two agents to compare"),
     (["levels", "--only", "greedy", "greedy"], "agent 'greedy' is listed twice"),

@@ -54,7 +54,7 @@ class RuleSet:
         if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
             raise ValueError(f"rules {self.name!r} allow {self.min_players} to {self.max_players} players, got {n!r}")
         if self.teams and n % self.teams:
-            raise ValueError(f"{n} players cannot split into {self.teams} teams of equal size")
+            raise ValueError(f"{n} player{'s' if n != 1 else ''} cannot split into {self.teams} teams of equal size")
         return self.teams or n
 
     @property
