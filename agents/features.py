@@ -56,10 +56,10 @@ def upper_features(obs: np.ndarray, rules) -> np.ndarray:
     t = rules.tables
     n, threshold = len(obs), t.upper_threshold
     out = np.zeros((n, N_UPPER * rules.columns), np.float32)
-    if threshold <= 0 or not (t.face_box[1:] >= 0).any():
+    has_box = t.face_box[1:] >= 0                                      # faces with an upper box
+    if threshold <= 0 or not has_box.any():
         return out
     counts = np.rint(obs[:, FACE_COUNTS] * 5)                          # (n, 6) dice per face
-    has_box = t.face_box[1:] >= 0
 
     def scaled(slack):
         return np.clip(0.5 + slack / (2 * SLACK), 0.0, 1.0)

@@ -21,11 +21,10 @@ plays them at any table, looking ahead on its own sheet (`State.solo`).
 Each table's move depends on that table only (compiled per-row networks, fixed summation orders), so
 a game gets the same moves played alone or in a batch of thousands.
 """
-import math
-
 import numpy as np
 
 from yacht_env.actions import NUM_HOLDS
+from yacht_env.config import ConfigError, number
 from yacht_env.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
 from yacht_env.engine import ROLL, ROLLS_USED
 from yacht_env.obs import observe
@@ -65,11 +64,11 @@ def refuse_reason(config: dict) -> str | None:
                 f"{config.get('reward', 'points')!r} there, not the points of its own sheet")
     if config.get("reward", "points") != "points":
         return f"its critic values reward {str(config['reward'])[:40]!r}, not points"
-    for key, default, least in (("reward_scale", 1.0, "above 0"), ("upper_shaping", 0.0, "0 or more")):
-        v = config.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 \
-                or (key == "reward_scale" and v == 0) or v > 1e6:
-            return f"its config's {key} must be a finite number {least} (at most 1e6), got {str(v)[:40]!r}"
+    try:      # the bounds `yacht train` checks them by (agents.training.config)
+        number("its config", "reward_scale", config.get("reward_scale", 1.0), 0, 1e6, above=True)
+        number("its config", "upper_shaping", config.get("upper_shaping", 0.0), 0, 1e6)
+    except ConfigError as e:
+        return str(e)[:200]
     return None
 
 

@@ -139,8 +139,8 @@ def check_model(doc, path="<model>") -> dict:
     format: FORMAT. rules: JSON text of a mapping that `yacht_env.rules.load` accepts. config: JSON
     text of a mapping whose `policy` has `pi` and `vf` (lists of 1..MAX_LAYERS layer sizes, each
     1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot` / `upper_features`, when
-    present, true or false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give.
-    num_timesteps: a whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
+    present, true or false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and
+    config give. num_timesteps: a whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
     a state dict whose names and shapes are those of that network, finite floating-point tensors.
     optimizer (checkpoints only): a state dict mapping.
     """

@@ -64,7 +64,7 @@ POINT = ("it is a point on the strength dial, found for each rule set; for a set
 
 def _lookahead(value: float) -> int:
     from .lookahead import MAX_LOOKAHEAD
-    if not (value == int(value) and 0 <= value <= MAX_LOOKAHEAD) if math.isfinite(value) else True:
+    if not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_LOOKAHEAD:
         raise ValueError(f"must be a whole number of boxes from 0 (off) to {MAX_LOOKAHEAD}, got {value:g}")
     return int(value)
 

@@ -288,7 +288,6 @@ class State:
         self.scores = np.full((n, s, c, b), -1, np.int32)
         self.cols = np.zeros((n, s, c, N_COLS), np.int64)
         self.totals = np.zeros((n, s), np.int64)
-        self._solo_rules = None            # solitaire_rules(rules), when `solo` first needs them
 
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
@@ -365,9 +364,7 @@ class State:
         bonuses and total, its turns played, the dice in hand (positions for look-ahead), under the
         rules as one player alone plays them (`solitaire_rules`: the same sheet without teams)."""
         rows = np.asarray(rows, np.int64)
-        if self._solo_rules is None:
-            self._solo_rules = solitaire_rules(self.rules)
-        out = State(self._solo_rules, len(rows), 1)
+        out = State(solitaire_rules(self.rules), len(rows), 1)
         sheet = self.sheet_to_move(rows)
         out.seeds[:] = self.seeds[rows]
         out.ints[:, TURN] = self.ints[rows, TURN] // self.num_sheets

@@ -63,8 +63,8 @@ def new_policy(config: dict, rules, learning_rate: float = 0.0):
 
     from ..features import extra_size, observation_size, trained_sheets
     size = observation_size(rules, trained_sheets(rules, config)) + extra_size(config, rules)
-    return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(num_actions(rules)), lambda _: learning_rate,
-                                     **policy_kwargs(config["policy"]))
+    return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(num_actions(rules)),
+                                     lambda _: learning_rate, **policy_kwargs(config["policy"]))
 
 
 def build_policy(doc: dict):

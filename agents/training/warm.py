@@ -1,14 +1,14 @@
 """Warm starts (config key `warm_start`): a new network's weights from a model file trained before.
 
 The source must have the same network (`policy`), no extra input group (`agents.features.FEATURES`)
-the config lacks, and the same rules (by meaning, `agents.model_file.check_rules`), and see either the same observation or its
-solitaire part: a model trained alone (`yacht_env.obs` layout) can start a table run, whose
-observation (`yacht_env.table_obs`) is that layout followed by the table entries. Every weight is
-copied, except that the first layer of each head gets zero weights from the inputs the source never
-saw (the table entries, an extra input group such as `upper_features`), so the new policy plays
-exactly as the source played at first. When the source was trained for
-another reward (kind or scale), the value head's output layer starts at zero instead: its values
-meant something else.
+the config lacks, and the same rules (by meaning, `agents.model_file.check_rules`), and see either the
+same observation or its solitaire part: a model trained alone (`yacht_env.obs` layout) can start a
+table run, whose observation (`yacht_env.table_obs`) is that layout followed by the table entries.
+Every weight is copied, except that the first layer of each head gets zero weights from the inputs
+the source never saw (the table entries, an extra input group such as `upper_features`), so the new
+policy plays exactly as the source played at first. When the source was trained for another reward
+(kind or scale), the value head's output layer starts at zero instead: its values meant something
+else.
 """
 import numpy as np
 import torch
