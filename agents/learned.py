@@ -37,15 +37,24 @@ BLOCK = 32   # rows that share each weight row while it is in cache
 
 
 @nb.njit(cache=True, inline="always")
-def _forward(x, lo, m, weights, biases, dims, tanh, H, G):
-    """The MLP's outputs for rows lo .. lo + m - 1 of x (layers dims[0] -> ... -> dims[-1], weights stored
-    input-major), in whichever of the buffers H, G it returns. Every output of a row sums its inputs in
-    the same order whatever the block, so a row's result does not depend on the other rows."""
-    layers = dims.shape[0] - 1
+def _block(x, blk, weights, biases, dims, tanh):
+    """The MLP's outputs (layers dims[0] -> ... -> dims[-1], weights stored input-major) for block `blk`
+    of BLOCK rows of x: (first row, rows in the block, a buffer whose row r holds row first + r's
+    outputs). Every output of a row sums its inputs in the same order whatever the block, so a row's
+    result does not depend on the other rows."""
+    n = x.shape[0]
+    lo = blk * BLOCK
+    m = min(n, lo + BLOCK) - lo
+    width = 0
+    for d in dims:
+        width = max(width, d)
+    H = np.zeros((BLOCK, width), np.float32)
+    G = np.empty((BLOCK, width), np.float32)
     for r in range(m):
         H[r, :dims[0]] = x[lo + r]
     w0 = 0
     b0 = 0
+    layers = dims.shape[0] - 1
     for layer in range(layers):
         din, dout = dims[layer], dims[layer + 1]
         for r in range(m):
@@ -65,55 +74,46 @@ def _forward(x, lo, m, weights, biases, dims, tanh, H, G):
         w0 += din * dout
         b0 += dout
         H, G = G, H
-    return H
-
-
-@nb.njit(cache=True)
-def _width(dims):
-    width = 0
-    for d in dims:
-        width = max(width, d)
-    return width
+    return lo, m, H
 
 
 @nb.njit(cache=True, parallel=True)
 def forward(x, weights, biases, dims, tanh, out):
-    """out[j] = the MLP's outputs for input x[j] (`_forward`), rows in blocks of BLOCK."""
-    n = x.shape[0]
-    width = _width(dims)
+    """out[j] = the MLP's outputs for input x[j] (`_block`), rows in blocks of BLOCK."""
     n_out = dims[dims.shape[0] - 1]
-    for blk in nb.prange((n + BLOCK - 1) // BLOCK):
-        lo = blk * BLOCK
-        m = min(n, lo + BLOCK) - lo
-        H = _forward(x, lo, m, weights, biases, dims, tanh, np.zeros((BLOCK, width), np.float32),
-                     np.empty((BLOCK, width), np.float32))
+    for blk in nb.prange((x.shape[0] + BLOCK - 1) // BLOCK):
+        lo, m, H = _block(x, blk, weights, biases, dims, tanh)
         for r in range(m):
             out[lo + r, :] = H[r, :n_out]
 
 
 @nb.njit(cache=True, parallel=True)
-def pick(logits, mask, u, out):
-    """out[j] = the best legal action of row j of logits, or with u[j] >= 0 a sample drawn by u[j]."""
-    n, n_out = logits.shape
-    for j in nb.prange(n):
-        h = logits[j]
-        best, top = -1, -np.inf
-        for a in range(n_out):
-            if mask[j, a] and h[a] > top:
-                best, top = a, h[a]
-        if u[j] >= 0.0:
-            total = 0.0
+def choose(x, weights, biases, dims, tanh, mask, u, out):
+    """out[j] = the action of row j: the MLP's logits for input x[j] (`_block`), the best legal one, or
+    with u[j] >= 0 a sample drawn by u[j]."""
+    n_out = dims[dims.shape[0] - 1]
+    for blk in nb.prange((x.shape[0] + BLOCK - 1) // BLOCK):
+        lo, m, H = _block(x, blk, weights, biases, dims, tanh)
+        for r in range(m):
+            j = lo + r
+            h = H[r]
+            best, top = -1, -np.inf
             for a in range(n_out):
-                if mask[j, a]:
-                    total += np.exp(np.float64(h[a]) - top)
-            left = u[j] * total
-            for a in range(n_out):
-                if mask[j, a]:
-                    best = a
-                    left -= np.exp(np.float64(h[a]) - top)
-                    if left < 0.0:
-                        break
-        out[j] = best
+                if mask[j, a] and h[a] > top:
+                    best, top = a, h[a]
+            if u[j] >= 0.0:
+                total = 0.0
+                for a in range(n_out):
+                    if mask[j, a]:
+                        total += np.exp(np.float64(h[a]) - top)
+                left = u[j] * total
+                for a in range(n_out):
+                    if mask[j, a]:
+                        best = a
+                        left -= np.exp(np.float64(h[a]) - top)
+                        if left < 0.0:
+                            break
+            out[j] = best
 
 
 HEADS = {"policy": ("policy_net", "action_net"), "value": ("value_net", "value_net")}
@@ -163,9 +163,10 @@ class PolicyNet:
 
     def act(self, x: np.ndarray, mask: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
         """Actions for rows of inputs x under bool masks: the best legal ones, or (u given) samples."""
+        x = np.ascontiguousarray(x, np.float32)
         out = np.empty(len(x), np.int64)
         u = np.full(len(x), -1.0) if u is None else np.asarray(u, np.float64)
-        pick(self(x), np.ascontiguousarray(mask, np.bool_), u, out)
+        choose(x, self.weights, self.biases, self.dims, self.tanh, np.ascontiguousarray(mask, np.bool_), u, out)
         return out
 
 
