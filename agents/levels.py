@@ -42,6 +42,7 @@ from tqdm import tqdm
 
 from yacht_env.dice_source import decision_uniforms, game_seeds
 from yacht_env.rules import load, rules_hash
+from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
 from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvable, solution_for
 
 from .base import Agent, BatchView
@@ -53,6 +54,7 @@ DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random ag
 SCALE = 5.0              # temperature at strength 1/2, in expected points
 SHAPE = 1.0              # temperature = SCALE * ((1 - s) / s) ** SHAPE
 DIAL_VERSION = 1         # bump when the dial's play changes: calibrations of another version are not reused
+MAX_SETTINGS_BYTES = 1 << 20   # a calibration is a few hundred bytes
 
 NORMAL_WIN = 0.30        # normal wins 30% of its games against strong
 EASY_WIN = 0.20          # easy wins 20% of its games against normal
@@ -400,8 +402,8 @@ def read_settings(rules) -> dict:
     (its calibrations are found again and the file is written anew), a damaged entry is left out."""
     path = settings_path(rules)
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        doc = json.loads(read_text(path, MAX_SETTINGS_BYTES, "calibration settings"))
+    except (FileRefused, ValueError, RecursionError):   # missing, not a regular file, too large, not JSON
         return {}
     if not isinstance(doc, dict) or doc.get("rules_hash") != rules_hash(calibration_rules(rules)) \
             or not isinstance(doc.get("settings"), dict):
@@ -416,17 +418,15 @@ def read_settings(rules) -> dict:
 
 
 def write_settings(rules, settings: dict) -> bool:
-    """Keep `settings` ({protocol key: Calibration}) for a rule set; False when the folder is not writable."""
+    """Keep `settings` ({protocol key: Calibration}) for a rule set; False when the folder is not writable
+    or the file's name holds something other than a regular file (nothing is written through a link)."""
     path = settings_path(rules)
     crules = calibration_rules(rules)
     doc = {"version": DIAL_VERSION, "rules": crules.name, "rules_hash": rules_hash(crules),
            "settings": {k: c.to_json() for k, c in sorted(settings.items())}}
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmp, path)    # readers never see a half-written file
-    except OSError:
+        write_atomic(path, json.dumps(doc, indent=1) + "\n", "calibration settings")
+    except (OSError, FileRefused):
         return False
     return True
 
@@ -438,13 +438,15 @@ def _locked(rules):
     try:
         import fcntl
         path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(path, "w")
-    except (ImportError, OSError):
+        fd = open_rw(path, "calibration lock")      # never a planted link, FIFO or shared file
+    except (ImportError, OSError, FileRefused):
         yield           # no lock to be had (read-only folder): calibrating twice only costs time
         return
-    with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 _FOUND: dict = {}   # (rules hash, protocol key) -> Calibration found in this process

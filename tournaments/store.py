@@ -27,6 +27,15 @@ from typing import NamedTuple
 
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
+from yacht_env.safe_file import (
+    NoSuchFile,
+    is_temporary,
+    open_append,
+    open_read,
+    open_rw,
+    read_bytes,
+    write_atomic,
+)
 
 from .config import TournamentConfig, parse_config
 from .schedule import schedule
@@ -34,7 +43,7 @@ from .schedule import schedule
 META = "tournament.json"
 GAMES = "games.jsonl"
 LOCK = "tournament.lock"
-META_TMP = "tournament.tmp"
+META_TMP = "tournament.tmp"                  # earlier versions' temporary tournament.json
 OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
 MAX_META_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20                     # a record of 8 seats x 3 columns with its move log is ~100 KB
@@ -149,7 +158,7 @@ class Store:
             raise ConfigError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
         if GAMES in names:
             raise ConfigError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
-        stray = [n for n in names if n not in OWN_FILES]
+        stray = [n for n in names if n not in OWN_FILES and not is_temporary(n)]
         if stray:
             more = f" and {len(stray) - 1} more" if len(stray) > 1 else ""
             raise ConfigError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
@@ -159,7 +168,7 @@ class Store:
         if self._lock_fd is not None:
             return
         try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = open_rw(self.lock_path, "run lock")   # never a planted link, FIFO or shared file
         except OSError as e:
             raise ConfigError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
         try:
@@ -183,15 +192,14 @@ class Store:
             raise disk_error(f"the run lock {self.lock_path}", e) from None
 
     def _write_meta(self, config: TournamentConfig) -> None:
-        tmp = self.folder / META_TMP
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps({"config_hash": config.hash, "config": config.to_dict()}, indent=2) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.meta_path)
+            (self.folder / META_TMP).unlink(missing_ok=True)   # left by a version that wrote it in place
+        except OSError:
+            pass
+        try:
+            write_atomic(self.meta_path, json.dumps({"config_hash": config.hash, "config": config.to_dict()},
+                                                    indent=2) + "\n", META, create_folder=False)
         except OSError as e:
-            tmp.unlink(missing_ok=True)
             raise disk_error(f"{self.meta_path}", e) from None
 
     def _cut_torn_tail(self) -> None:
@@ -199,7 +207,7 @@ class Store:
         if not self.games_path.exists():
             return
         try:
-            with open(self.games_path, "rb+") as f:
+            with os.fdopen(open_rw(self.games_path, GAMES, create=False), "rb+") as f:
                 size = f.seek(0, os.SEEK_END)
                 if size == 0:
                     return
@@ -224,15 +232,11 @@ class Store:
     # ---- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict:
         """`tournament.json`, checked to be a JSON object with `config` (a mapping) and `config_hash`."""
-        if not self.meta_path.is_file():
-            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)")
         try:
-            with open(self.meta_path, "rb") as f:
-                raw = f.read(MAX_META_BYTES + 1)
-        except OSError as e:
-            raise ConfigError(f"{self.meta_path}: cannot read ({e.strerror})") from None
-        if len(raw) > MAX_META_BYTES:
-            raise ConfigError(f"{self.meta_path}: larger than {MAX_META_BYTES} bytes; not a file this program wrote")
+            raw = read_bytes(self.meta_path, MAX_META_BYTES, META)   # a regular file, bounded
+        except NoSuchFile:
+            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)") \
+                from None
         try:
             doc = json.loads(raw)
         except (ValueError, RecursionError) as e:   # JSONDecodeError, bad UTF-8, absurd nesting
@@ -269,11 +273,9 @@ class Store:
         expected = self.expected()
         out: dict[str, dict] = {}
         try:
-            f = open(self.games_path, "rb")
-        except FileNotFoundError:
+            f = open_read(self.games_path, "games file")   # a regular file: never a FIFO or a device
+        except NoSuchFile:
             return out
-        except OSError as e:
-            raise ConfigError(f"{self.games_path}: cannot read ({e.strerror})") from None
         with f, gc_paused():
             number = 0
             while True:
@@ -332,7 +334,7 @@ class Store:
 
     def _write(self, lines: list[str]) -> None:
         try:
-            fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = open_append(self.games_path, GAMES)   # never through a planted link or into a shared file
         except OSError as e:
             raise disk_error(f"{self.games_path}", e) from None
         try:

@@ -5,8 +5,9 @@ changes in another file, the stale machine code is still loaded. `drop_stale` fl
 dispatchers' caches whenever the listed source files change (a content hash kept beside the cache).
 """
 import hashlib
-import os
 from pathlib import Path
+
+from .safe_file import FileRefused, read_text, write_atomic
 
 
 def drop_stale(dispatchers, sources, tag: str) -> bool:
@@ -20,15 +21,14 @@ def drop_stale(dispatchers, sources, tag: str) -> bool:
         return False
     stamp_file = Path(cache_path) / f"{tag}.deps"
     try:
-        if stamp_file.read_text() == stamp:
+        if read_text(stamp_file, 1024, "compiled-code stamp") == stamp:
             return False
-    except OSError:
-        pass
+    except FileRefused:
+        pass   # missing, or not a regular file: flush and write a fresh one
     for d in dispatchers:
         d._cache.flush()
     try:
-        os.makedirs(cache_path, exist_ok=True)
-        stamp_file.write_text(stamp)
-    except OSError:
+        write_atomic(stamp_file, stamp, "compiled-code stamp")
+    except (OSError, FileRefused):
         pass
     return True

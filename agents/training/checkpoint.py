@@ -7,6 +7,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from yacht_env.safe_file import atomic_writer
+
 from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
                           model_rules, policy_shapes, read_model, trained_for)
 from .errors import ModelFileError
@@ -24,7 +26,6 @@ def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict,
                     extra: dict | None = None):
     """Write an SB3 maskable `policy` to `path`; without the optimizer it is a smaller, play-only file."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": FORMAT,
         "config": json.dumps(config),
@@ -37,9 +38,8 @@ def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict,
     }
     if with_optimizer:
         doc["optimizer"] = policy.optimizer.state_dict()
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(doc, tmp)
-    tmp.replace(path)
+    with atomic_writer(path, "model file") as f:   # never through a link planted at the path
+        torch.save(doc, f)
     return path
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from yacht_env.rules import load, rules_block
+from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
 from ..features import FEATURES
 from .callbacks import TrainLoop
@@ -92,6 +93,25 @@ def _lr_schedule(ppo):
     if end is None:
         return start
     return lambda progress_remaining: end + (start - end) * progress_remaining
+
+
+MAX_RUN_BYTES = 1 << 20
+
+
+def read_run(path) -> dict | None:
+    """A run folder's run.json (None when there is none), a regular file of at most MAX_RUN_BYTES holding
+    an object with a list of `starts`; anything else is a `ConfigError` naming the file."""
+    try:
+        text = read_text(path, MAX_RUN_BYTES, "run.json")
+    except NoSuchFile:
+        return None
+    try:
+        run = json.loads(text)
+    except (ValueError, RecursionError):
+        run = None
+    if not isinstance(run, dict) or not isinstance(run.get("starts"), list):
+        raise ConfigError(str(path), "starts", "must be a list in a JSON object; the run record is damaged")
+    return run
 
 
 def _versions() -> dict:
@@ -185,15 +205,16 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     elif cfg.warm_start:
         warm = warm_start(model.policy, cfg.warm_start, cfg, rules)
     cfg_d, rules_d = model_record(cfg, rules)
-    (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
+    write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     run_file = out / "run.json"
-    run = json.loads(run_file.read_text()) if (doc and run_file.exists()) else {"versions": _versions(), "starts": []}
+    run = read_run(run_file) if doc else None
+    run = run or {"versions": _versions(), "starts": []}
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
                           "rules": rules_block(rules, cfg.set),
                           "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
                           "warm_start": warm,
                           "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
-    run_file.write_text(json.dumps(run, indent=2) + "\n")
+    write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
@@ -211,6 +232,6 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     save_checkpoint(model.policy, model.num_timesteps, out / "final.pt", cfg_d, rules_d, with_optimizer=False,
                     extra=extra)
     run["starts"][-1].update({"ended_at_timesteps": model.num_timesteps, "wall_seconds": round(loop.wall(), 1)})
-    run_file.write_text(json.dumps(run, indent=2) + "\n")
+    write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
     venv.close()
     return Trained(model, loop.last_eval, out)
