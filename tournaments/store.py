@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from agents.records import MAX_RECORD_BYTES
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
 from yacht_env.safe_file import (
@@ -46,7 +47,7 @@ LOCK = "tournament.lock"
 META_TMP = "tournament.tmp"                  # earlier versions' temporary tournament.json
 OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
 MAX_META_BYTES = 1 << 20
-MAX_LINE_BYTES = 8 << 20                     # a record of 8 seats x 3 columns with its move log is ~100 KB
+MAX_LINE_BYTES = MAX_RECORD_BYTES
 RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
                "upper_bonus", "extra_bonus", "faults", "log")
 

@@ -156,33 +156,22 @@ def read_yaml(path, what: str = "file"):
     Refuses what is not a regular file, files over `MAX_FILE_BYTES`, text that is not UTF-8 and
     everything `parse_yaml` refuses; `what` names the file in the error for a missing one.
     """
+    from .safe_file import read_bytes   # the one file reader (it imports this module for ConfigError)
     source = str(path)
     if not isinstance(path, Traversable):
         path = Path(path)
     if isinstance(path, Path):
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            raise ConfigError(source, f"no such {what}") from None
-        except OSError as e:
-            raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
-        except ValueError:  # a NUL character in the path
-            raise ConfigError(source, f"not a valid path for a {what}") from None
-        if path.is_dir():
-            raise ConfigError(source, f"is a folder, not a {what}")
-        if not path.is_file():
-            raise ConfigError(source, f"not a regular file; a {what} is a YAML file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise ConfigError(source, f"{st.st_size:,} bytes; a {what} may have at most {MAX_FILE_BYTES:,}")
+        raw = read_bytes(path, MAX_FILE_BYTES, what)   # a regular file only, bounded
     elif not path.is_file():
         raise ConfigError(source, f"no such {what}")
-    try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ConfigError(source, f"more than {MAX_FILE_BYTES:,} bytes; a {what} may have at most that")
+    else:
+        try:
+            with path.open("rb") as f:
+                raw = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise ConfigError(source, f"more than {MAX_FILE_BYTES:,} bytes; a {what} may have at most that")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

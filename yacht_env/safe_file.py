@@ -78,12 +78,17 @@ def open_read(path, what: str = "file", limit: int | None = None):
         raise NoSuchFile(source, f"no such {what}") from None
     except IsADirectoryError:
         raise FileRefused(source, f"is a folder, not a {what}") from None
-    except (OSError, ValueError) as e:   # ValueError: a NUL character in the path
-        raise FileRefused(source, f"cannot read the {what} ({getattr(e, 'strerror', None) or e})") from None
+    except ValueError:                   # a NUL character in the path
+        raise FileRefused(source, f"not a valid path for a {what}") from None
+    except OSError as e:
+        raise FileRefused(source, f"cannot read the {what} ({e.strerror or e})") from None
     try:
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise FileRefused(source, f"is a folder, not a {what}")
         if not stat.S_ISREG(st.st_mode):
-            raise FileRefused(source, f"is {kind(st.st_mode)}, not a {what}; only a regular file is read")
+            raise FileRefused(source, f"is {kind(st.st_mode)}, not a regular file; a {what} is read only from "
+                                      f"a regular file")
         if limit is not None and st.st_size > limit:
             raise FileRefused(source, f"{_size(st.st_size)}; a {what} may have at most {_size(limit)}")
         os.set_blocking(fd, True)
