@@ -12,9 +12,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from yacht_env.config import ConfigError
-from yacht_env.safe_file import (FileRefused, NoSuchFile, atomic_writer, bounded_lines, ensure_folder,
-                                 is_temporary, open_append, open_read, open_rw, read_bytes, read_text,
-                                 write_atomic)
+from yacht_env.safe_file import (
+    FileRefused,
+    NoSuchFile,
+    atomic_writer,
+    bounded_lines,
+    ensure_folder,
+    is_temporary,
+    open_append,
+    open_read,
+    open_rw,
+    read_bytes,
+    read_text,
+    write_atomic,
+)
 
 SECRET = b"a user's file that must survive\n"
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tournaments.store as store_module
+import yacht_env.safe_file as safe_file
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
@@ -447,10 +448,14 @@ def test_disk_full_while_writing_the_report_is_a_clear_error(played, tmp_path, c
     out = copy_of(played, tmp_path)
     games = (out / GAMES).read_bytes()
 
-    def full(self, *a, **k):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+    real = os.fsync
 
-    monkeypatch.setattr(Path, "write_text", full)
+    def fsync(fd):
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith("."):   # a temporary file
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+
+    monkeypatch.setattr(safe_file.os, "fsync", fsync)
     err = cli_error(capsys, ["report", str(out)])
     assert f"{out}: cannot write the report (No space left on device: {out / RESULTS})" in err
     with pytest.raises(ConfigError, match="cannot write the report"):
@@ -464,13 +469,13 @@ def test_disk_full_while_writing_tournament_json(tmp_path, monkeypatch):
     real = os.fsync
 
     def fsync(fd):
-        if writes_to(fd, "tournament.tmp"):
+        if ".tournament.json." in os.readlink(f"/proc/self/fd/{fd}"):   # its temporary file
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(fd)
 
-    monkeypatch.setattr(store_module.os, "fsync", fsync)
+    monkeypatch.setattr(safe_file.os, "fsync", fsync)
     out = tmp_path / "new"
-    with pytest.raises(ConfigError, match=r"cannot write .*tournament.json: No space left on device"):
+    with pytest.raises(ConfigError, match=r"cannot write .*tournament.json.*: No space left on device"):
         Store(out).open(parse_config(CONFIG))
     assert sorted(p.name for p in out.iterdir()) == [LOCK]
     monkeypatch.undo()

@@ -53,15 +53,29 @@ class ConfigError(ValueError):
 
     def __str__(self) -> str:
         """One line: control characters in any part are escaped, a source or key over 200 characters cut."""
-        parts = [_printable(p, 200 if i < len(self.args) - 1 else None)
+        parts = [printable(p, 200 if i < len(self.args) - 1 else None)
                  for i, p in enumerate(self.args) if p not in (None, "")]
         return ": ".join(parts)
 
 
-def _printable(part, limit) -> str:
-    s = "".join(c.encode("unicode_escape").decode() if unicodedata.category(c).startswith("C") else c
-                for c in str(part))
-    return s if limit is None or len(s) <= limit else s[:limit] + "..."
+def _unprintable(c: str) -> bool:
+    category = unicodedata.category(c)
+    return category[0] == "C" or category in ("Zl", "Zp")
+
+
+def printable(part, limit: int | None = None, keep: str = "") -> str:
+    """`part` as inert text for a terminal or a one-line message: every control, format or unassigned
+    character (Unicode category C: escape sequences, bidi overrides, NUL) and the line and paragraph
+    separators are shown escaped (`\\x1b`, `\\u202e`), except those in `keep` (e.g. "\\n\\t" for a page of
+    text); cut to `limit` characters with "..." when given."""
+    text = str(part)
+    plain = text
+    for c in keep:
+        plain = plain.replace(c, "")
+    if not plain.isprintable():    # the fast path: almost every text is printable as it is
+        text = "".join(c.encode("unicode_escape").decode()
+                       if c not in keep and _unprintable(c) else c for c in text)
+    return text if limit is None or len(text) <= limit else text[:limit] + "..."
 
 
 # --- the reader ------------------------------------------------------------------------------------

@@ -210,11 +210,13 @@ def atomic_writer(path, what: str = "file", create_folder: bool = True):
                 os.fsync(f.fileno())
             _refuse_unless_regular(dfd, path.name, path, what)   # planted while we wrote
             os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
+        except BaseException as e:
             try:
                 os.unlink(tmp, dir_fd=dfd)
             except OSError:
                 pass
+            if isinstance(e, OSError) and not e.filename:
+                e.filename = str(path)      # a failed write names the file it was for
             raise
         try:
             os.fsync(dfd)   # the rename itself reaches the disk

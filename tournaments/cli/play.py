@@ -142,7 +142,7 @@ class BestScores:
         except NoSuchFile:
             return {}
         except FileRefused as e:     # not a regular file, too large, not UTF-8
-            problem = f"cannot be used ({e.problem})"
+            problem = f"cannot be read ({e.problem})"
         self.usable = False
         if warn:
             _warn(f"{self.path} {problem}; best scores are not kept this session (delete the file to start afresh)")
