@@ -22,7 +22,7 @@ HOSTILE = ["\x1b[2J\x1b[H", "\x1b]0;pwned\x07", "a\rb", "\u202eevil", "nul\x00",
 def rendered_code(md: str) -> str:
     """The text of the one <code> element Python-Markdown makes of `md`."""
     out = markdown.markdown(md)
-    found = re.fullmatch(r"<p><code>(.*)</code></p>", out, re.S)
+    found = re.fullmatch(r"<p><code>(.*)</code></p>", out, re.DOTALL)
     assert found, out
     return html.unescape(found.group(1))
 

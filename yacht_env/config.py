@@ -171,6 +171,7 @@ def read_yaml(path, what: str = "file"):
     everything `parse_yaml` refuses; `what` names the file in the error for a missing one.
     """
     from .safe_file import read_bytes   # the one file reader (it imports this module for ConfigError)
+
     source = str(path)
     if not isinstance(path, Traversable):
         path = Path(path)
