@@ -170,7 +170,8 @@ def read_yaml(path, what: str = "file"):
     Refuses what is not a regular file, files over `MAX_FILE_BYTES`, text that is not UTF-8 and
     everything `parse_yaml` refuses; `what` names the file in the error for a missing one.
     """
-    from .safe_file import read_bytes   # the one file reader (it imports this module for ConfigError)
+    # the one file reader; imported here because it imports this module for ConfigError
+    from .safe_file import read_bytes
 
     source = str(path)
     if not isinstance(path, Traversable):
