@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from agents.provenance import check_unchanged
 from agents.records import MAX_RECORD_BYTES
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
@@ -102,12 +103,14 @@ class Store:
         return self.folder / LOCK
 
     # ---- opening for writing ---------------------------------------------------------------------
-    def open(self, config: TournamentConfig) -> "Store":
+    def open(self, config: TournamentConfig, files: dict | None = None, force: bool = False) -> "Store":
         """Lock the folder for `config`'s run: create it, or check that it holds the same tournament.
 
         Refuses a path that is not a folder, a folder with files but no `tournament.json`, a folder
-        written for another config, and a folder another run holds. Returns the store (usable as a
-        context manager that closes it)."""
+        written for another config, and a folder another run holds. `files` ({file: sha256} of the files
+        the agents depend on, `agents.provenance`) is recorded in a new folder's tournament.json; resuming
+        refuses when one of the recorded files changed, naming it, unless `force` (then the new contents
+        are recorded). Returns the store (usable as a context manager that closes it)."""
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"{self.folder}: exists and is not a folder")
         self._refuse_foreign_folder()
@@ -125,8 +128,14 @@ class Store:
                         f"{self.folder} holds a different tournament (config hash {have}, this config is "
                         f"{config.hash}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
+                recorded = self.meta().get("files")
+                if recorded is None or force:   # a folder from before files were recorded, or going on knowingly
+                    if files is not None and recorded != files:
+                        self._write_meta(config, files)
+                else:
+                    check_unchanged(recorded, str(self.meta_path))
             else:
-                self._write_meta(config)
+                self._write_meta(config, files)
             self._cut_torn_tail()
         except BaseException:
             self.close()
@@ -192,14 +201,14 @@ class Store:
             self.close()
             raise disk_error(f"the run lock {self.lock_path}", e) from None
 
-    def _write_meta(self, config: TournamentConfig) -> None:
+    def _write_meta(self, config: TournamentConfig, files: dict | None = None) -> None:
         try:
             (self.folder / META_TMP).unlink(missing_ok=True)   # left by a version that wrote it in place
         except OSError:
             pass
         try:
-            write_atomic(self.meta_path, json.dumps({"config_hash": config.hash, "config": config.to_dict()},
-                                                    indent=2) + "\n", META, create_folder=False)
+            doc = {"config_hash": config.hash, "config": config.to_dict(), **({"files": files} if files else {})}
+            write_atomic(self.meta_path, json.dumps(doc, indent=2) + "\n", META, create_folder=False)
         except OSError as e:
             raise disk_error(f"{self.meta_path}", e) from None
 
@@ -426,5 +435,33 @@ def check_record(rec, expected: Expected) -> str | None:
         expect = sum(map(sum, sheets[s])) + rec["upper_bonus"][s] + rec["extra_bonus"][s]
         if totals[s] != expect:
             return f"totals[{s}] is {str(totals[s])[:40]}, but its sheet and bonuses add up to {expect}"
+    return _places_problem(rec, rules, n, sheets_n)
+
+
+def _places_problem(rec, rules, n: int, sheets_n: int) -> str | None:
+    """What is wrong with a record's places given its totals and faults, or None (see `tournaments.play.
+    placements`): teammates share a place and a sheet total; a sheet with a faulted seat is placed below
+    every other; among the others a higher total is a better place, equal totals share one unless the rules
+    break ties by a roll-off, and every place is 1 + the number of sheets placed better."""
+    places, totals, sheet_of = rec["places"], rec["totals"], rec["sheet_of"]
+    place, total, bad = {}, {}, set()
+    for s in range(n):
+        k = sheet_of[s]
+        if place.setdefault(k, places[s]) != places[s] or total.setdefault(k, totals[s]) != totals[s]:
+            return f"seats {sheet_of.index(k)} and {s} share a sheet but not its place and total"
+        if rec["faults"][s] is not None:
+            bad.add(k)
+    good = [k for k in range(sheets_n) if k not in bad and k in place]
+    for k in bad:
+        if place[k] != len(good) + 1:
+            return f"places: a sheet with a faulted seat is placed {place[k]}, expected {len(good) + 1} (last)"
+    for i in good:
+        if place[i] != 1 + sum(1 for j in good if place[j] < place[i]):
+            return f"places {places} are not a ranking (1 = best, ties share)"
+        for j in good:
+            if total[i] > total[j] and place[i] >= place[j]:
+                return f"places {places} contradict totals {totals}: a higher total has a worse place"
+            if total[i] == total[j] and place[i] != place[j] and rules.tiebreak != "sudden_death":
+                return f"places {places} contradict totals {totals}: equal totals share a place under these rules"
     return None
 

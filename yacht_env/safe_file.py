@@ -26,6 +26,7 @@ allowed); a missing file is `NoSuchFile`, a subclass, so a cache can treat both 
 errors while writing (no space, I/O error) stay `OSError` for the caller to word.
 """
 import errno
+import hashlib
 import os
 import secrets
 import stat
@@ -117,6 +118,15 @@ def read_text(path, limit: int, what: str = "file") -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise FileRefused(str(path), f"not UTF-8 text (byte {e.start})") from None
+
+
+def file_digest(path, limit: int, what: str = "file") -> str:
+    """The SHA-256 (hex) of a regular file of at most `limit` bytes, read in pieces (see `open_read`)."""
+    digest = hashlib.sha256()
+    with open_read(path, what, limit) as f:
+        while piece := f.read(1 << 20):
+            digest.update(piece)
+    return digest.hexdigest()
 
 
 def bounded_lines(f, limit: int, source: str, what: str = "line"):

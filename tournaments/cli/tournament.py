@@ -25,6 +25,9 @@ def add_parser(sub):
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
+    p.add_argument("--force", action="store_true",
+                   help="resume even though a model file or bot script an entrant uses changed since the run began "
+                        "(the remaining games are played with the new file)")
     add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
                                    "so other rules or overrides get another folder); rerun to resume")
 
@@ -33,7 +36,7 @@ def run(args):
     config = load_config(args.config, games=args.games, seed=args.seed, rules=args.rules,
                          set=parse_sets(args.overrides))
     res = run_tournament(config, out=args.out, workers=args.workers, executor=args.executor,
-                         progress=not (args.quiet or args.json), analysis=not args.no_analysis)
+                         progress=not (args.quiet or args.json), analysis=not args.no_analysis, force=args.force)
     if args.json:
         emit_json({**res, "rules": config.rules_block})
         return 0
