@@ -73,13 +73,15 @@ def record_teacher(cfg, rules, progress: bool = True):
     return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
 
 
-def imitate(cfg, progress: bool = True):
-    """Fit a policy to the teacher's moves; writes the run folder like `train`. Returns a `Trained`."""
+def imitate(cfg, progress: bool = True, force: bool = False):
+    """Fit a policy to the teacher's moves; writes the run folder like `train`, and, like it, refuses a
+    folder that holds another run unless `force` (`check_run_folder`). Returns a `Trained`."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from .run import Trained, _versions, model_record
+    from .run import Trained, _versions, check_run_folder, model_record
     rules = cfg.ruleset
     out = cfg.out_dir
+    check_run_folder(out, None, force)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
