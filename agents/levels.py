@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from tqdm import tqdm
 
+from yacht_env.config import ConfigError
 from yacht_env.dice_source import decision_uniforms, game_seeds
 from yacht_env.rules import load, rules_hash
 from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
@@ -512,9 +513,14 @@ class LevelAgent(DialAgent):
         self._strengths = {}
 
     def strength_for(self, rules) -> float:
+        """The strength that hits the target under `rules` (found before the first game: `prepare`); a
+        target out of the dial's reach there is a `ConfigError` naming the reachable range."""
         if rules not in self._strengths:
-            check_reach(rules)
-            self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            try:
+                check_reach(rules)
+                self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            except ValueError as e:
+                raise ConfigError(f"agent {self.name} ({self.target.key})", str(e)) from None
         return self._strengths[rules]
 
 
