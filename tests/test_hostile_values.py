@@ -6,10 +6,10 @@ from tournaments.cli import main
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("level?mean=400", "agent level (mean=400): target mean=400 is above the optimal expected score under rules "
-                       "'yacht' (254.59)"),
-    ("level?mean=10", "agent level (mean=10): target mean=10 is out of the dial's reach under rules 'yacht': "
-                      "strengths 0 .. 1 give"),
+    ("level?mean=400", ("agent level (mean=400): target mean=400 is above the optimal expected score under "
+                        "rules 'yacht' (254.59)")),
+    ("level?mean=10", ("agent level (mean=10): target mean=10 is out of the dial's reach under rules 'yacht': "
+                       "strengths 0 .. 1 give")),
 ])
 def test_a_level_target_out_of_reach_is_one_line_before_any_game(tmp_path, capsys, spec, message):
     out = tmp_path / "ev"
@@ -25,14 +25,14 @@ def test_a_tournament_entrant_out_of_reach_is_refused_before_any_game(tmp_path, 
     out = tmp_path / "run"
     assert main(["tournament", str(config), "--out", str(out), "--quiet", "--workers", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["yacht tournament: error: entrant 'level?mean=400': agent level (mean=400): target mean=400 is "
-                   "above the optimal expected score under rules 'yacht' (254.59)"]
+    assert err == [("yacht tournament: error: entrant 'level?mean=400': agent level (mean=400): target mean=400 "
+                    "is above the optimal expected score under rules 'yacht' (254.59)")]
     assert not out.exists()
 
 
 @pytest.mark.parametrize("override, message", [
-    ("boxes.ones.points=5", "yacht (override): boxes.ones.points: an upper box does not use points (its keys: id, "
-                            "kind, face); nothing would change"),
+    ("boxes.ones.points=5", ("yacht (override): boxes.ones.points: an upper box does not use points (its keys: "
+                             "id, kind, face); nothing would change")),
     ("boxes.chance.face=3", "boxes.chance.face: a chance box does not use face"),
     ("boxes.yacht.count=4", "boxes.yacht.count: a yacht box does not use count"),
 ])
