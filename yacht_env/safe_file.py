@@ -47,6 +47,10 @@ class NoSuchFile(FileRefused):
     """A file that should be read is not there."""
 
 
+class TooLarge(FileRefused):
+    """A file or a line over its size bound."""
+
+
 def kind(mode: int) -> str:
     """What a file of this `st_mode` is, in words ("a symbolic link", "a FIFO", ...)."""
     if stat.S_ISLNK(mode):
@@ -91,7 +95,7 @@ def open_read(path, what: str = "file", limit: int | None = None):
             raise FileRefused(source, f"is {kind(st.st_mode)}, not a regular file; a {what} is read only from "
                                       f"a regular file")
         if limit is not None and st.st_size > limit:
-            raise FileRefused(source, f"{_size(st.st_size)}; a {what} may have at most {_size(limit)}")
+            raise TooLarge(source, f"{_size(st.st_size)}; a {what} may have at most {_size(limit)}")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -107,7 +111,7 @@ def read_bytes(path, limit: int, what: str = "file") -> bytes:
         except OSError as e:
             raise FileRefused(str(path), f"cannot read the {what} ({e.strerror or e})") from None
     if len(raw) > limit:
-        raise FileRefused(str(path), f"more than {_size(limit)}; a {what} may have at most that")
+        raise TooLarge(str(path), f"more than {_size(limit)}; a {what} may have at most that")
     return raw
 
 
@@ -140,7 +144,7 @@ def bounded_lines(f, limit: int, source: str, what: str = "line"):
             return
         number += 1
         if len(line) > limit:
-            raise FileRefused(source, f"line {number}: longer than {_size(limit)}; a {what} has at most that")
+            raise TooLarge(source, f"line {number}: longer than {_size(limit)}; a {what} has at most that")
         yield number, line
 
 
