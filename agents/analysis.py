@@ -33,7 +33,6 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.config import ConfigError
-from yacht_env.config import ConfigError
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import ROLLS
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash

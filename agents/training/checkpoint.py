@@ -49,7 +49,7 @@ def load_checkpoint(path) -> dict:
     p = model_path(path)
     try:
         doc = torch.load(p, map_location="cpu", weights_only=True, mmap=True)  # tensors read only when checked
-    except Exception as e:  # noqa: BLE001 - any unreadable file is the same user error
+    except Exception as e:  # any unreadable file is the same user error
         raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "
                              f"{str(e).splitlines()[0][:200] if str(e) else ''})") from e
     return check_model(doc, path)

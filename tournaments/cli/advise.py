@@ -244,8 +244,8 @@ def run(args):
     if args.top > 0:
         rows = rows[:args.top]
     if args.json:
-        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
-                   "best": rows[0], "alternatives": rows})
+        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left,
+                   "banked": banked, "best": rows[0], "alternatives": rows})
         return 0
     print(f"Dice {' '.join(map(str, sorted(dice)))}, {rolls_left} re-roll(s) left, {banked} points on the sheet "
           f"({rules.name}{', column-additive values' if rules.columns > 1 else ''}).")

@@ -2,11 +2,11 @@
 
 Two steps, both over every game at once:
 
-`replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks
-every move against the rules and plays it through the engine's transition (`engine.roll_dice`,
-`engine.score_box`), and emits one row per decision: the sheet's state before the turn (one solver state per column), the
-roll in hand, the re-rolls left and the move played (Game action encoding). A decision is what a
-seat does after a roll: hold some dice and re-roll, or score a box.
+`replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks every move
+against the rules and plays it through the engine's transition (`engine.roll_dice`, `engine.score_box`), and
+emits one row per decision: the sheet's state before the turn (one solver state per column), the roll in hand,
+the re-rolls left and the move played (Game action encoding). A decision is what a seat does after a roll:
+hold some dice and re-roll, or score a box.
 
 `value_decisions` values each decision from a solved table: decisions are grouped by sheet state
 (the caller sorts them), each group's turn widget is computed once, and every decision of the
