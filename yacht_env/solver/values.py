@@ -21,7 +21,6 @@ import numpy as np
 
 from ..actions import NUM_HOLDS, box_of_action, score_action_of
 from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
-from ..jit_cache import drop_stale
 from ..engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50, roll_dice,
                       score_box)
 from ..kernels import upper_bonus_gain
@@ -303,13 +302,3 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
                 played_value[d] = p + extra[c, r] + W[c, b, p] + rest[c]
 
 
-def _drop_stale() -> bool:
-    """Flush these kernels' numba cache when the solver, the kernels, the dice or the tables change."""
-    from pathlib import Path
-    here = Path(__file__).resolve().parent
-    sources = sorted(here.glob("*.py")) + [here.parent / f for f in ("kernels.py", "engine.py", "actions.py", "dice.py",
-                                                                     "rules/tables.py")]
-    return drop_stale([replay_logs, value_decisions, _fail], sources, tag="values")
-
-
-_drop_stale()
