@@ -22,19 +22,21 @@ print(int(stream_seed(3, 4)), numba.config.CACHE_DIR,
 """
 
 
-def test_source_stamp_follows_every_source_file(tmp_path):
-    for package in jit_cache.PACKAGES:
+def test_source_stamp_follows_the_compiled_source(tmp_path):
+    for package in ("yacht_env", "agents", "tournaments"):
         (tmp_path / package / "sub").mkdir(parents=True)
         (tmp_path / package / "sub" / "a.py").write_text("x = 1\n")
-    (tmp_path / "tournaments").mkdir()
-    first = jit_cache.source_stamp(tmp_path)
-    (tmp_path / "tournaments" / "cli.py").write_text("y = 1\n")      # not compiled code: same stamp
-    assert jit_cache.source_stamp(tmp_path) == first
-    (tmp_path / "agents" / "sub" / "a.py").write_text("x = 2\n")
-    second = jit_cache.source_stamp(tmp_path)
-    assert second != first
-    (tmp_path / "yacht_env" / "b.py").write_text("")
-    assert jit_cache.source_stamp(tmp_path) not in (first, second)
+    (tmp_path / "agents" / "kernel.py").write_text("import numba\n")
+    stamps = {jit_cache.source_stamp(tmp_path)}
+    for path, text in [("tournaments/cli.py", "y = 1\n"), ("agents/sub/a.py", "x = 2\n")]:
+        (tmp_path / path).write_text(text)                           # no compiled code: the same stamp
+        assert jit_cache.source_stamp(tmp_path) in stamps
+    for path, text in [("agents/kernel.py", "import numba as nb\n"), ("yacht_env/sub/a.py", "x = 2\n"),
+                       ("yacht_env/b.py", "")]:
+        (tmp_path / path).write_text(text)
+        stamp = jit_cache.source_stamp(tmp_path)
+        assert stamp not in stamps
+        stamps.add(stamp)
 
 
 def test_the_cache_folder_is_named_after_the_stamp(tmp_path, monkeypatch):
@@ -49,7 +51,7 @@ def test_the_cache_folder_is_named_after_the_stamp(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_an_edited_kernel_runs_its_new_code(tmp_path):
     tree = tmp_path / "tree"
-    for package in jit_cache.PACKAGES:
+    for package in (jit_cache.ENGINE, jit_cache.AGENTS):
         shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
            "PYTHONPATH": str(tree)}

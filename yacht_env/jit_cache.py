@@ -2,8 +2,9 @@
 
 numba keys a cached function by its own file's time stamp only: when a kernel it inlines or calls
 changes in another file, the old machine code still loads. So every cached function of the project
-lives in one folder named after a hash of every source file of `yacht_env` and `agents` (with
-numba's and Python's versions): any edit starts a fresh folder, and a stale function can never load.
+lives in one folder named after a hash of the compiled source (with numba's and Python's versions):
+every file of `yacht_env`, whose kernels and tables everything compiled reads, and the files of
+`agents` that use numba. Any edit there starts a fresh folder, and a stale function can never load.
 
 The folder is ``$NUMBA_CACHE_DIR/<hash>`` when numba's variable is set, else
 ``~/.cache/yacht-arena/numba/<hash>``. It does not follow ``$YACHT_CACHE_DIR`` (the solved tables'
@@ -21,16 +22,19 @@ from pathlib import Path
 import numba
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("yacht_env", "agents")
+ENGINE = "yacht_env"   # every file counts
+AGENTS = "agents"      # the files that use numba count
 STALE_SECONDS = 24 * 3600
 
 
 def source_stamp(root: Path = ROOT) -> str:
-    """A hash of every ``.py`` file of the compiled packages under `root`, numba's and Python's versions."""
+    """A hash of the compiled source under `root` (see the module docstring), numba's and Python's versions."""
     digest = hashlib.sha256(f"numba {numba.__version__} python {platform.python_version()}".encode())
-    for package in PACKAGES:
+    for package in (ENGINE, AGENTS):
         for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+            text = path.read_bytes()
+            if package == ENGINE or b"numba" in text:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + text + b"\0")
     return digest.hexdigest()[:20]
 
 
