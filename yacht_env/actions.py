@@ -65,9 +65,6 @@ def legal_summary(rules, mask) -> str:
 _INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
-_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
-
-
 def masks_of(can_hold, box_ok) -> np.ndarray:
     """int8 masks (n, num_actions) from can_hold (n,) and box_ok (n, columns, boxes): the mask layout."""
     box_ok = np.asarray(box_ok)
