@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import group_gone
 
 from tournaments.config import parse_config
 from tournaments.report import render
@@ -108,18 +109,6 @@ run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:
 """
 
 
-def gone(group: int, within: float) -> bool:
-    """True once no process is left in the process group."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_sigkill(tmp_path, workers):
@@ -137,7 +126,7 @@ def test_resume_after_sigkill(tmp_path, workers):
     # kill the tournament process alone: its pool workers must notice and go too
     proc.kill()
     proc.wait()
-    if not gone(proc.pid, within=10):
+    if not group_gone(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("processes of the killed run were left behind")
     n_before = games.read_bytes().count(b"\n")
