@@ -172,6 +172,33 @@ def test_cli_tournament_then_report(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["run"]["games_run"] == 0
 
 
+
+def test_a_resumed_run_says_what_it_kept_and_counts_the_whole_run(tmp_path, capsys, monkeypatch):
+    from tournaments.cli import main
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("name: tiny\nentrants: [greedy, random]\ngames: 2\n")
+    out = tmp_path / "out"
+    argv = ["tournament", str(cfg), "--out", str(out), "--workers", "1", "--quiet"]
+    assert main(argv) == 0
+    games = out / "games.jsonl"
+    games.write_bytes(b"".join(games.read_bytes().splitlines(keepends=True)[:3]))   # as a run killed after 3
+    capsys.readouterr()
+    assert main(argv) == 0
+    text = capsys.readouterr()
+    assert f"{out}: 3 of 4 games kept from an earlier run, resuming: 1 left to play" in text.err
+    assert "4 games: 1 played now in " in text.out and ", 3 kept from an earlier run; report: " in text.out
+    assert main(argv + ["--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert (run["games_run"], run["games_kept"]) == (0, 4)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("tournaments.cli.tournament.run_tournament", interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err == (f"yacht tournament: interrupted; the games played are kept in {out}; rerun the "
+                                       f"same command to resume\n")
+
+
 def test_stored_move_log_replays_the_game(tmp_path):
     from yacht_env.game import Game
     cfg = parse_config({"entrants": ["best", "random", "crash"], "games": 1, "seats": 3, "set": {"joker": "free"}})

@@ -71,8 +71,8 @@ def main(argv=None) -> int:
     except USER_ERRORS as e:
         print(f"yacht {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"yacht {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:           # a command may say how to go on (as `yacht tournament` does)
+        print(f"yacht {args.command}: interrupted" + (f"; {e}" if str(e) else ""), file=sys.stderr)
         return 130
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in EXTRAS:
