@@ -54,8 +54,8 @@ def test_text_names_the_overrides_with_the_rule_set(capsys):
     assert main(["evaluate", "random", "--games", "5", "--no-progress", "--set", "rolls_per_turn=2",
                  "--set", "extra_yacht_bonus=false"]) == 0
     assert "random under yacht with rolls_per_turn=2, extra_yacht_bonus=false: 5 games" in capsys.readouterr().out
-    from tournaments.cli.options import rules_block_from_args
     from tournaments.cli import build_parser
+    from tournaments.cli.options import rules_block_from_args
     from yacht_env.rules import rules_label
     args = build_parser().parse_args(["solve", "--rules", "classic", "--set", "joker=free"])
     assert rules_label(rules_block_from_args(args)) == "classic with joker=free"
