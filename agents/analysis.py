@@ -240,9 +240,12 @@ class Analysis:
     def move_name(self, roll: int, action: int) -> str:
         return action_name(self.rules, action, roll)
 
-    def summary(self, agent: str | None = None, worst: int = 10) -> dict:
-        """The `yacht analyze --json` document: per agent figures and the `worst` costliest moves."""
+    def summary(self, agent: str | None = None, worst: int = 10, order=None) -> dict:
+        """The `yacht analyze --json` document: per agent figures (in `order`, default: as they first appear;
+        agents it leaves out follow) and the `worst` costliest moves."""
         names = self.agents()
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
         if agent is not None and agent not in names:
             raise AnalysisError(f"no agent {agent!r} in these games; agents: {', '.join(names)}")
         chosen = [agent] if agent is not None else names

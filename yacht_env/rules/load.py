@@ -338,3 +338,11 @@ def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
     Every `--json` result and run record carries this block, so two results with the same hash
     were played under the same rules whatever their names or overrides."""
     return {"name": rules.name, "set": dict(overrides or {}), "hash": rules_hash(rules)}
+
+
+def rules_label(block: dict) -> str:
+    """A rules block (`rules_block`) in words for text output: `yacht`, or `yacht with joker=free,
+    rolls_per_turn=2` when `set` changed the rule set (values as `--set` takes them)."""
+    sets = block.get("set") or {}
+    shown = ", ".join(f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in sets.items())
+    return f"{block['name']} with {shown}" if shown else str(block["name"])
