@@ -12,16 +12,16 @@ torch = pytest.importorskip("torch")
 sb3 = pytest.importorskip("stable_baselines3")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
-import gymnasium as gym
+import gymnasium as gym  # noqa: E402
 
-import yacht_env  # noqa: F401
-from agents.registry import AgentSpecError, make_agent
-from agents.sb3_zip import read_sb3_zip
-from tournaments.cli import main
-from tournaments.config import parse_config
-from tournaments.run import run_tournament
-from tournaments.store import Store
-from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
+import yacht_env  # noqa: E402,F401
+from agents.registry import AgentSpecError, make_agent  # noqa: E402
+from agents.sb3_zip import read_sb3_zip  # noqa: E402
+from tournaments.cli import main  # noqa: E402
+from tournaments.config import parse_config  # noqa: E402
+from tournaments.run import run_tournament  # noqa: E402
+from tournaments.store import Store  # noqa: E402
+from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv  # noqa: E402
 
 
 def tiny(tmp_path, name, make):
@@ -80,7 +80,8 @@ def test_the_network_read_gives_the_sb3_policys_logits_and_plays_it_masked(tmp_p
 
 def test_the_readme_model_plays_in_a_tournament_evaluate_and_an_env(tmp_path, readme_model, capsys):
     _, path = readme_model
-    cfg = parse_config({"name": "zip", "entrants": [{"name": "readme", "agent": f"learned:{path}"}, "greedy", "random"], "games": 3, "seed": 1})
+    cfg = parse_config({"name": "zip", "entrants": [{"name": "readme", "agent": f"learned:{path}"}, "greedy", "random"],
+                        "games": 3, "seed": 1})
     run_tournament(cfg, out=tmp_path / "t", progress=False, analysis=False)
     records = Store(tmp_path / "t").records()
     assert len(records) == 3 * 3 * 2
@@ -100,7 +101,8 @@ def test_a_table_model_plays_tables_of_its_size_only(tmp_path, capsys):
     _, path = tiny(tmp_path, "table", lambda: sb3_contrib.MaskablePPO(
         "MlpPolicy", YachtVsVecEnv(8, num_players=2, seed=0), n_steps=8, batch_size=64, n_epochs=1, seed=0,
         policy_kwargs={"net_arch": [16]}))
-    cfg = parse_config({"name": "zip2", "entrants": [{"name": "zip", "agent": f"learned:{path}"}, "greedy"], "games": 2, "seed": 1})
+    cfg = parse_config({"name": "zip2", "entrants": [{"name": "zip", "agent": f"learned:{path}"}, "greedy"],
+                        "games": 2, "seed": 1})
     run_tournament(cfg, out=tmp_path / "t", progress=False, analysis=False)
     assert all(f is None for r in Store(tmp_path / "t").records().values() for f in r["faults"])
     assert main(["evaluate", f"learned:{path}", "--games", "2", "--no-progress"]) == 2
