@@ -200,7 +200,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     p = cfg.ppo
     resumed_at = doc["optimizer"]["param_groups"][0].get("lr") if doc else None
     model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=_lr_schedule(p, cfg.total_timesteps, start, resumed_at), n_steps=p.n_steps, batch_size=p.batch_size,
+        "MlpPolicy", venv, learning_rate=_lr_schedule(p, cfg.total_timesteps, start, resumed_at), n_steps=p.n_steps,
+        batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
         vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, normalize_advantage=p.normalize_advantage,
         policy_kwargs=policy_kwargs(cfg.to_dict()["policy"]), tensorboard_log=str(out / "tb"),

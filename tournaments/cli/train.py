@@ -15,8 +15,8 @@ def add_parser(sub) -> None:
                        "table against opponents (config keys num_players, opponents, reward, seat). Writes "
                        "TensorBoard logs, checkpoints, a learning curve and play-only model files (best.pt, "
                        "final.pt) to the config's out folder; `learned:OUT/best.pt` plays the result. With --rules or --set the "
-                       "folder is OUT-<rules hash>, so a run under other rules never overwrites the config's own. --set KEY=VALUE "
-                       "also sets any training-config key (e.g. --set eval_every=20000 --set ppo.n_steps=16).")
+                       "folder is OUT-<rules hash>, so a run under other rules never overwrites the config's own. "
+                       "--set KEY=VALUE also sets any training-config key (--set eval_every=20000 --set ppo.n_steps=16).")
     p.add_argument("config", metavar="CONFIG", help="training config (YAML), e.g. configs/train/ppo.yaml")
     p.add_argument("--resume", metavar="CHECKPOINT", default=None,
                    help="continue from a checkpoint (OUT/last.pt or OUT/checkpoints/step_N.pt)")
