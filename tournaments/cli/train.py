@@ -14,9 +14,10 @@ def add_parser(sub) -> None:
                        description="Train a MaskablePPO agent on the batched Yacht env, alone or at one seat of a "
                        "table against opponents (config keys num_players, opponents, reward, seat). Writes "
                        "TensorBoard logs, checkpoints, a learning curve and play-only model files (best.pt, "
-                       "final.pt) to the config's out folder; `learned:OUT/best.pt` plays the result. With --rules or --set the "
-                       "folder is OUT-<rules hash>, so a run under other rules never overwrites the config's own. "
-                       "--set KEY=VALUE also sets any training-config key (--set eval_every=20000 --set ppo.n_steps=16).")
+                       "final.pt) to the config's out folder; `learned:OUT/best.pt` plays the result. With --rules "
+                       "or a rule key in --set the folder is OUT-<rules hash>, so a run under other rules never "
+                       "overwrites the config's own. --set KEY=VALUE also sets any training-config key "
+                       "(--set eval_every=20000 --set ppo.n_steps=16 --set device=cuda).")
     p.add_argument("config", metavar="CONFIG", help="training config (YAML), e.g. configs/train/ppo.yaml")
     p.add_argument("--resume", metavar="CHECKPOINT", default=None,
                    help="continue from a checkpoint (OUT/last.pt or OUT/checkpoints/step_N.pt)")
