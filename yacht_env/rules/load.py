@@ -254,8 +254,9 @@ def _box(source: str, i: int, spec) -> Box:
     unused = [k for k in spec if k not in ("id", "kind", *KIND_KEYS[kind])]
     if unused:
         article = "an" if kind[0] in "aeiou" else "a"
-        raise RuleError(source, f"{where}.{unused[0]}", f"{article} {kind} box does not use {unused[0]} (its keys: "
-                                                        f"id, kind, {', '.join(KIND_KEYS[kind])}); nothing would change")
+        keys = ", ".join(KIND_KEYS[kind])
+        raise RuleError(source, f"{where}.{unused[0]}",
+                        f"{article} {kind} box does not use {unused[0]} (its keys: id, kind, {keys}); nothing would change")
     if "length" in spec and "runs" in spec:
         raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
     return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five)
