@@ -256,7 +256,8 @@ def _box(source: str, i: int, spec) -> Box:
         article = "an" if kind[0] in "aeiou" else "a"
         keys = ", ".join(KIND_KEYS[kind])
         raise RuleError(source, f"{where}.{unused[0]}",
-                        f"{article} {kind} box does not use {unused[0]} (its keys: id, kind, {keys}); nothing would change")
+                        f"{article} {kind} box does not use {unused[0]} (its keys: id, kind, {keys}); "
+                        f"nothing would change")
     if "length" in spec and "runs" in spec:
         raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
     return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five)
