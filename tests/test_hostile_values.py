@@ -56,3 +56,25 @@ def test_a_rule_file_with_a_key_its_box_does_not_use_is_refused(tmp_path):
                     "  - {id: chance, kind: chance}\n")
     with pytest.raises(RuleError, match=r"boxes.ones.points: an upper box does not use points"):
         load(str(path))
+
+
+DEGENERATE = {
+    "every box scores 0": "boxes:\n  - {id: yacht, kind: yacht, points: 0}\n  - {id: chance, kind: chance, points: 0}\n",
+    "a single box": "boxes:\n  - {id: chance, kind: chance}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(DEGENERATE))
+def test_degenerate_legal_rules_play_analyse_and_report(tmp_path, capsys, name):
+    rules = tmp_path / "r.yaml"
+    rules.write_text(f"name: degenerate\n{DEGENERATE[name]}upper_bonus: {{threshold: 0, points: 0}}\n"
+                     "extra_yacht_bonus: 0\njoker: none\n")
+    config = tmp_path / "t.yaml"
+    config.write_text("entrants: [random, greedy]\ngames: 1\n")
+    out = tmp_path / "run"
+    assert main(["tournament", str(config), "--rules", str(rules), "--out", str(out), "--quiet", "--workers", "1"]) == 0
+    assert (out / "report.md").read_text().count("# ") >= 1 and (out / "report.html").exists()
+    assert main(["analyze", str(out)]) == 0
+    assert main(["show", str(out), "1"]) == 0
+    text = capsys.readouterr().out
+    assert ("accuracy –" in text) == (name == "every box scores 0")

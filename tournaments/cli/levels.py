@@ -182,7 +182,8 @@ def _print(doc, runs, rules, args, wrote):
         line = (f"  {n:<{w}}  {strength:>8}  {s['mean']:6.1f}  {s['ci95'][0]:6.1f}..{s['ci95'][1]:<6.1f} "
                 f"{s['std']:5.1f}  {p5:4.0f} {p50:4.0f} {p95:4.0f}")
         if lost:
-            line += f"  {s['loss_per_game']:10.2f}  {s['accuracy']:7.2f}%"
+            line += f"  {s['loss_per_game']:10.2f}  " + (f"{s['accuracy']:7.2f}%" if s["accuracy"] is not None
+                                                         else f"{'–':>8}")
         print(line)
     print("  ladder (each level against the one below; a step holds at >= "
           f"{100 * STEP:.0f}% with the 95% CI above 50%):")
