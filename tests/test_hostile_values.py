@@ -59,7 +59,8 @@ def test_a_rule_file_with_a_key_its_box_does_not_use_is_refused(tmp_path):
 
 
 DEGENERATE = {
-    "every box scores 0": "boxes:\n  - {id: yacht, kind: yacht, points: 0}\n  - {id: chance, kind: chance, points: 0}\n",
+    "every box scores 0": ("boxes:\n  - {id: yacht, kind: yacht, points: 0}\n"
+                           "  - {id: chance, kind: chance, points: 0}\n"),
     "a single box": "boxes:\n  - {id: chance, kind: chance}\n",
 }
 
@@ -72,7 +73,8 @@ def test_degenerate_legal_rules_play_analyse_and_report(tmp_path, capsys, name):
     config = tmp_path / "t.yaml"
     config.write_text("entrants: [random, greedy]\ngames: 1\n")
     out = tmp_path / "run"
-    assert main(["tournament", str(config), "--rules", str(rules), "--out", str(out), "--quiet", "--workers", "1"]) == 0
+    argv = ["tournament", str(config), "--rules", str(rules), "--out", str(out), "--quiet", "--workers", "1"]
+    assert main(argv) == 0
     assert (out / "report.md").read_text().count("# ") >= 1 and (out / "report.html").exists()
     assert main(["analyze", str(out)]) == 0
     assert main(["show", str(out), "1"]) == 0
