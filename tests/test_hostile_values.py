@@ -80,3 +80,26 @@ def test_degenerate_legal_rules_play_analyse_and_report(tmp_path, capsys, name):
     assert main(["show", str(out), "1"]) == 0
     text = capsys.readouterr().out
     assert ("accuracy –" in text) == (name == "every box scores 0")
+
+
+def test_check_memory_refuses_what_cannot_fit_and_passes_what_can(monkeypatch):
+    import yacht_env.config as config
+    from yacht_env.config import ConfigError, check_memory
+    with pytest.raises(ConfigError, match=r"--games: 9 games would need about 8.0 GiB of memory and this machine "
+                                          r"has 1.0 GiB available"):
+        check_memory("command line", "--games", 8 << 30, "9 games", have=1 << 30)
+    check_memory("command line", "--games", 1 << 30, "9 games", have=1 << 30)
+    monkeypatch.setattr(config, "available_memory", lambda: None)
+    check_memory("command line", "--games", 1 << 60, "9 games")    # a machine that cannot tell: no refusal
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "random", "--games", "100000", "--out", "OUT", "--no-progress"],
+                                  ["levels", "--games", "100000", "--no-progress"]])
+def test_sizes_that_cannot_fit_in_memory_are_refused_before_work_starts(monkeypatch, tmp_path, capsys, argv):
+    import yacht_env.config as config
+    monkeypatch.setattr(config, "available_memory", lambda: 1 << 30)    # a machine with 1 GiB to give
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would need about" in err[0] and "1.0 GiB available" in err[0], err
+    assert not (tmp_path / "out").exists()

@@ -195,6 +195,35 @@ def read_yaml(path, what: str = "file"):
     return parse_yaml(text, source)
 
 
+# --- memory ----------------------------------------------------------------------------------------
+
+def available_memory() -> int | None:
+    """Bytes of memory the machine can give a new allocation now (Linux `MemAvailable`, else the free
+    physical pages), or None when it cannot be told."""
+    try:
+        with open("/proc/meminfo", "rb") as f:          # a kernel file: never a planted one
+            for line in f.read(1 << 16).decode("ascii", "replace").splitlines():
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(source, key, need: int, what: str, have: int | None = None) -> None:
+    """Refuse work that would need about `need` bytes (an estimate made before it starts) when the
+    machine has less available (`have`, default `available_memory()`): a `ConfigError` naming the option,
+    both amounts and what to change, instead of a MemoryError or the machine swapping to a halt."""
+    have = available_memory() if have is None else have
+    if have is not None and need > have:
+        raise ConfigError(source, key, f"{what} would need about {need / 2**30:,.1f} GiB of memory and this "
+                                       f"machine has {have / 2**30:,.1f} GiB available; ask for less")
+
+
 # --- naming presets and files ----------------------------------------------------------------------
 
 def names_a_file(spec: str) -> bool:
