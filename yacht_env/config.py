@@ -339,9 +339,18 @@ def _kind(value) -> str:
     return repr(value)
 
 
+MAX_SLUG_BYTES = 100   # a file name's part for a name, in UTF-8 bytes (file names hold at most 255 bytes)
+
+
 def slug(name: str) -> str:
     """The part of a file name that stands for `name`: letters and digits, lower case, every run of
-    other characters one `_` (`A.b`, `a b` and `a_b` all give `a_b`). Names that must not share a
-    file (tournament entrants) must have distinct slugs."""
-    s = re.sub(r"[\W_]+", "_", unicodedata.normalize("NFKC", name).casefold()).strip("_")
-    return s or "_"
+    other characters one `_` (`A.b`, `a b` and `a_b` all give `a_b`); at most MAX_SLUG_BYTES bytes of
+    UTF-8 (a longer one is cut and ends in a hash of the whole name, so it stays a valid file name on
+    every file system). Names that must not share a file (tournament entrants) must have distinct slugs."""
+    s = re.sub(r"[\W_]+", "_", unicodedata.normalize("NFKC", name).casefold()).strip("_") or "_"
+    if len(s.encode("utf-8")) > MAX_SLUG_BYTES:
+        import hashlib
+        tag = hashlib.sha256(s.encode("utf-8")).hexdigest()[:10]
+        cut = s.encode("utf-8")[:MAX_SLUG_BYTES - 11].decode("utf-8", "ignore")
+        s = f"{cut}_{tag}"
+    return s
