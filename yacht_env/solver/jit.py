@@ -7,7 +7,7 @@ from numba.core.registry import CPUDispatcher
 from ..jit_cache import drop_stale
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("widget", "lanes", "backward", "policy", "simulate")
+MODULES = ("widget", "lanes", "backward", "policy", "simulate", "distribution")
 
 
 def drop_stale_solver() -> bool:
