@@ -19,7 +19,8 @@ import numpy as np
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, distributions_for, solution_for
 from yacht_env.solver.policy import HOLD_OF, Policy
-from yacht_env.solver.winning import win_moves
+from yacht_env.dice import NUM_ROLLS
+from yacht_env.solver.winning import win_plans
 
 from .base import Agent, BatchView
 
@@ -113,6 +114,7 @@ class WinAgent(Agent):
         self.target = -1 if score is None else int(np.ceil(score))
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
+        self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
 
     def prepare(self, rules, num_players) -> None:
         self._check(rules)
@@ -128,15 +130,44 @@ class WinAgent(Agent):
         rules = view.rules
         self._check(rules)
         policy = self.strong.policy_for(rules)
-        dist, span = distribution_arrays(rules, self.strong.cache)
         keys = policy.state_keys(view.filled[:, :, 0], view.upper[:, :, 0], view.yacht50[:, :, 0])
-        n = len(keys)
-        actions = np.empty(n, np.int64)
-        chances = np.empty(n)
-        lefts = np.minimum(view.rolls_left, policy.n_stages).astype(np.int64)
-        targets = np.full(n, self.target, np.int64)
-        win_moves(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
-                  np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(view.totals, np.int64),
-                  np.ascontiguousarray(view.sheet, np.int64), targets, np.ascontiguousarray(view.roll, np.int64),
-                  lefts, HOLD_OF, actions, chances)
-        return actions
+        inputs = np.concatenate([keys, view.totals, view.sheet[:, None]], axis=1).astype(np.int64)
+        plans = self._plans(view.state, inputs.shape[1], policy.n_stages)
+        rows = view.rows
+        miss = ~(plans.inputs[rows] == inputs).all(axis=1)
+        if miss.any():
+            at = rows[miss]
+            plans.plans[at] = self.plan(rules, inputs[miss])[0]
+            plans.inputs[at] = inputs[miss]
+        lefts = np.minimum(view.rolls_left, policy.n_stages)
+        return plans.plans[rows, lefts, view.roll].astype(np.int64)
+
+    def plan(self, rules, inputs):
+        """(plans, chances) of whole turns: inputs rows are (state key of every sheet, total of every sheet,
+        the deciding sheet); plans[j, L, r] the move with L re-rolls left and roll r, chances[j, L, r] its
+        chance (`yacht_env.solver.winning.win_plans`)."""
+        policy = self.strong.policy_for(rules)
+        dist, span = distribution_arrays(rules, self.strong.cache)
+        k = (inputs.shape[1] - 1) // 2
+        n = len(inputs)
+        plans = np.empty((n, policy.n_stages + 1, NUM_ROLLS), np.uint8)
+        chances = np.empty((n, policy.n_stages + 1, NUM_ROLLS))
+        inputs = np.ascontiguousarray(inputs, np.int64)
+        win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+                  np.ascontiguousarray(inputs[:, :k]), np.ascontiguousarray(inputs[:, k:2 * k]),
+                  np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), HOLD_OF, plans, chances)
+        return plans, chances
+
+    def _plans(self, state, width: int, n_stages: int) -> "_TurnPlans":
+        """The turn plans kept for the tables of an engine state (one per table: the plan of the turn being
+        played, with the inputs it was made from; a plan is used only while its inputs are the table's)."""
+        plans = self._kept.get(state)
+        if plans is None or plans.inputs.shape[1] != width:
+            plans = self._kept[state] = _TurnPlans(state.num_tables, width, n_stages)
+        return plans
+
+
+class _TurnPlans:
+    def __init__(self, tables: int, width: int, n_stages: int):
+        self.inputs = np.full((tables, width), -1, np.int64)
+        self.plans = np.zeros((tables, n_stages + 1, NUM_ROLLS), np.uint8)

@@ -23,10 +23,10 @@ it 1.
 import numba as nb
 import numpy as np
 
-from ..actions import score_action_of
 from ..dice import NUM_KEEPS, NUM_ROLLS
 from ..kernels import box_options
-from .widget import SMALL, next_state, reroll_stages
+from .policy import write_plan
+from .widget import next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
@@ -87,16 +87,15 @@ def chance_after(G, glo, n, lo, length, offset, data, s2, x0):
     with a total of x0."""
     first = x0 + lo[s2]
     o = offset[s2]
+    m = length[s2]
+    i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
+    i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
     total = 0.0
-    for i in range(length[s2]):
-        x = first + i
-        if x < glo:
-            continue
-        p = data[o + i]
-        if x >= glo + n:
-            total += p
-        else:
-            total += p * G[x - glo]
+    d = first - glo
+    for i in range(i0, i1):
+        total += data[o + i] * G[d + i]
+    for i in range(i1, m):
+        total += data[o + i]
     return total
 
 
@@ -138,15 +137,16 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
 
 
 @nb.njit(cache=True, parallel=True)
-def win_moves(T, V, space, prep, dist, span, keys, totals, mine, targets, rolls, lefts, hold_of, actions, before):
-    """The move of each decision j with the best chance to win: the deciding sheet mine[j] of a table whose
-    sheets are at turn-start states keys[j, k] with totals[j, k] (the deciding sheet's key is its state at
-    the start of this turn), roll rolls[j], re-rolls left lefts[j]. targets[j] >= 0 plays for a final score
-    of at least targets[j] instead of the other sheets. actions[j]: the move (Game encoding; a hold as its
-    lowest pattern); before[j]: its chance (the best one) by this estimate. span: the longest pmf."""
+def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_of, plans, chances):
+    """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
+    at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
+    start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
+    other sheets. plans[j, L, r]: the move (Game encoding; a hold as its lowest pattern) with L re-rolls
+    left and roll r; chances[j, L, r]: its chance by this estimate. span: the longest pmf."""
     n_upper, n_flag = space[0], space[1]
     nbox, top = T.n_boxes, prep[0].shape[2]
     lo, length, offset, data = dist
+    stages = plans.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
         G = np.empty(span + 1)
         me = mine[j]
@@ -158,21 +158,14 @@ def win_moves(T, V, space, prep, dist, span, keys, totals, mine, targets, rolls,
         flag = s % n_flag
         u = (s // n_flag) % n_upper
         mask = s // (n_flag * n_upper)
-        L = lefts[j]
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
         Wv = np.empty((nbox, top))
         done = np.empty((nbox, top), dtype=np.bool_)
-        S = np.empty((L + 1, NUM_ROLLS))
-        best = np.zeros((L + 1, NUM_ROLLS), dtype=np.int32)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
         K = np.empty(NUM_KEEPS)
         kb = np.empty(NUM_KEEPS, dtype=np.int32)
-        win_widget(T, V, space, prep, dist, mask, u, flag, totals[j, me], G, glo, n, L, opts, extra, Wv, done, S, K,
-                   kb, best, choice)
-        r = rolls[j]
-        before[j] = S[L, r]
-        if L > 0 and best[L, r] != SMALL + r:
-            actions[j] = hold_of[r, best[L, r]]
-        else:
-            actions[j] = score_action_of(nbox, 0, choice[r])
+        win_widget(T, V, space, prep, dist, mask, u, flag, totals[j, me], G, glo, n, stages, opts, extra, Wv, done,
+                   chances[j], K, kb, best, choice)
+        write_plan(T, stages, hold_of, best, choice, plans[j])
