@@ -73,7 +73,6 @@ def _chunk(T, V, space, prep, n_stages, masks, uppers, flags, offset, length, lo
            bstart, blost):
     """The pmf of each state j of the chunk into buf[j, bstart[j]:bstart[j] + blen[j]] (score blo[j] at
     bstart[j]), trimmed; blost[j]: its lost-mass bound."""
-    n_upper, n_flag = space[0], space[1]
     gain = prep[0]
     nbox = T.n_boxes
     top = gain.shape[2]
