@@ -9,7 +9,7 @@ from .options import USER_ERRORS, Parser
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
     "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
-    "train")}
+    "train", "serve")}
 
 
 def _module(name):
@@ -17,7 +17,7 @@ def _module(name):
 
 
 # extras that provide a missing top-level module
-EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray"}
+EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray", "uvicorn": "web", "starlette": "web"}
 
 
 def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
