@@ -304,7 +304,7 @@ class Table:
         return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
-                "first_seat": self.first_seat, "log": self.log, "stored": self.stored}
+                "first_seat": self.first_seat, "log": self.log, "stored": self.stored, "version": self.seen}
 
     @classmethod
     def from_json(cls, doc: dict) -> "Table":
@@ -324,6 +324,7 @@ class Table:
             else:
                 table.game.score(entry["box"], entry["column"])
         table.log = [dict(e) for e in table.game.log]
+        table.seen = int(doc.get("version", 0))
         return table
 
     def save(self, folder: Path) -> None:
