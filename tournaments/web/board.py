@@ -25,9 +25,8 @@ def game_analysis(games: Path, folder: str) -> dict:
     result = analyze_game(record, stored.rules)
     for d in result["decisions"]:
         d["mark"] = MARKS[d["class"]]
-    return {"folder": folder, "record": record, "rules": {"name": stored.rules.name, "boxes": list(stored.rules.boxes),
-                                                          "columns": stored.rules.columns},
-            **result}
+    return {"folder": folder, "record": record, **result,
+            "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
 
 
 def tournament_view(folder: Path) -> dict:

@@ -396,7 +396,7 @@ async function analysisBoard(folder) {
 function replay() {
   const rec = board.record;
   at = Math.max(0, Math.min(rec.log.length, at));
-  const n = rec.agents.length, sheetOf = rec.sheet_of, boxes = board.rules.boxes, cols = board.rules.columns;
+  const n = rec.agents.length, sheetOf = rec.sheet_of, boxes = board.layout.boxes, cols = board.layout.columns;
   const sheets = [...new Set(sheetOf)].map(() => ({ scores: Array.from({ length: cols }, () => boxes.map(() => -1)), upper: [0], upper_bonus: [0], extra_bonus: [0], total: 0 }));
   let dice = [], who = null;
   rec.log.slice(0, at).forEach((e) => {
