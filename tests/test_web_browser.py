@@ -13,7 +13,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from browser import MISSING, chrome
-from web_server import serving
+
+from tournaments.web.child import serving
 
 pytestmark = pytest.mark.slow
 WAIT = 300.0            # seconds for one step (the first strong CPU solves its tables on a cold cache)

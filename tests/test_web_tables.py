@@ -8,13 +8,13 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets.sync.client")
-from web_server import serving
 from websockets.exceptions import ConnectionClosed
 
 from agents.analysis import analyze_game, read_games
 from tournaments.report import results
 from tournaments.store import Store
 from tournaments.web.app import MAX_FRAME, Menu, Server
+from tournaments.web.child import serving
 from tournaments.web.tables import Seat, Table, TableError, store_game
 from yacht_env.rules import load
 
@@ -110,7 +110,7 @@ def test_undo_gives_the_same_dice_back_until_the_next_roll():
         table.handle(me, {"type": "undo", "seat": first})
 
 
-def test_a_reloaded_table_plays_on_with_the_same_dice():
+def test_a_reloaded_table_plays_on_with_the_same_dice(tmp_path):
     table = two_people()
     both = {0, 1}
     for _ in range(5):
@@ -120,10 +120,21 @@ def test_a_reloaded_table_plays_on_with_the_same_dice():
         table.handle(both, {"type": "score", "seat": seat, "box": table.game.legal_boxes()[-1]})
     copy = Table.from_json(json.loads(json.dumps(table.to_json())))
     assert copy.state({0}) == table.state({0})
-    for t in (table, copy):
+    table.flush(tmp_path)                                    # the whole table, then a journal of moves
+    seat = table.game.current_seat
+    table.handle(both, {"type": "roll", "seat": seat})
+    table.handle(both, {"type": "score", "seat": seat, "box": table.game.legal_boxes()[0]})
+    table.handle(both, {"type": "undo", "seat": seat})
+    table.flush(tmp_path)
+    with open(tmp_path / f"{table.id}.log", "ab") as f:
+        f.write(b'{"roll":')                                  # a write a kill cut short
+    loaded = Table.load(tmp_path / f"{table.id}.json")
+    assert loaded.state({0}) == table.state({0})
+    for t in (table, loaded):
+        t.handle(both, {"type": "score", "seat": seat, "box": t.game.legal_boxes()[-1]})
         t.handle(both, {"type": "roll", "seat": t.game.current_seat})
-    assert copy.game.dice == table.game.dice
-    assert copy.state(set())["sheets"] == table.state(set())["sheets"]
+    assert loaded.game.dice == table.game.dice
+    assert loaded.state(set())["sheets"] == table.state(set())["sheets"]
 
 
 def test_state_shows_tokens_only_of_the_seats_held_and_previews_the_joker_boxes():
@@ -203,7 +214,7 @@ def test_the_server_reloads_its_tables_and_stores_a_game_a_kill_left_unstored(tm
     made = server.open_table({"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}], "pace": 0})
     table = server.tables[made["id"]]
     play_first_boxes(table, {0})
-    table.save(server.table_dir)                             # killed before it stored the game
+    table.flush(server.table_dir)                            # killed before it stored the game
     again = Server(tmp_path)
     assert again.tables[made["id"]].stored == [f"{made['id']}-1"]
     assert read_games(tmp_path / "games" / f"{made['id']}-1").records[0]["totals"] == table.game.totals()

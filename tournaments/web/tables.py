@@ -90,11 +90,14 @@ class Table:
     config_seed: int = 0
     number: int = 0                # games started at this table; the one in play is game `number`
     first_seat: int | None = None
-    log: list = field(default_factory=list)
     stored: list = field(default_factory=list)   # folder names of this table's finished games
     game: Game | None = None
     rules: RuleSet | None = None
-    seen: int = 0                  # changes so far (clients drop stale states)
+    seen: int = 0                  # changes so far (the state's version)
+    full: bool = True              # the table file must be written whole (else only `pending` moves appended)
+    pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
+    rules_key: str = ""            # rules_hash of the rules, once
+    rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -141,15 +144,28 @@ class Table:
         who plays first (roll-off or seat 1)."""
         self.rules = load(self.rules_name, **self.sets)
         self.config_seed = secrets.randbelow(1 << 62)
-        self.log = []
         self.first_seat = None
         self._new_game(first_seat)
         self.first_seat = self.game.first_seat
         self.number += 1
-        self.seen += 1
+        self.changed(full=True)
 
     def _new_game(self, first_seat: int | None) -> None:
         self.game = Game(self.rules, len(self.seats), seed=self.game_seed, first_seat=first_seat)
+        rules = self.rules
+        self.rules_key = rules_hash(rules)
+        self.rules_doc = {"name": rules.name, "description": rules.description, "set": self.sets,
+                          "boxes": list(rules.boxes), "upper": [b.upper for b in rules.boxes_spec],
+                          "columns": rules.columns, "upper_bonus": rules.upper_bonus,
+                          "upper_threshold": rules.upper_bonus_threshold, "rolls": rules.rolls_per_turn,
+                          "teams": rules.teams, "hash": self.rules_key}
+
+    def changed(self, move: dict | None = None, full: bool = False) -> None:
+        """Count a change; `move` goes to the journal, `full` has the whole table file written."""
+        self.seen += 1
+        self.full = self.full or full
+        if move is not None:
+            self.pending.append(move)
 
     @property
     def game_seed(self) -> int:
@@ -180,7 +196,7 @@ class Table:
         if slug(name) in {slug(s.name) for s in self.seats if s.name}:
             raise TableError(f"someone at this table is already called {name!r}; pick another name")
         self.seats[seat].name = name
-        self.seen += 1
+        self.changed(full=True)
         return seat
 
     def handle(self, held: set[int], msg: dict) -> None:
@@ -194,6 +210,8 @@ class Table:
                 raise TableError("only a player at the table can start a rematch")
             if not game.is_over:
                 raise TableError("the game is not over yet")
+            if self.game_folder not in self.stored:
+                raise TableError("the game is being stored; try again in a moment")
             self.start(first_seat=(game.first_seat + 1) % len(self.seats))
             return
         seat = msg.get("seat")
@@ -211,8 +229,7 @@ class Table:
                 game.undo()
             except IllegalMove as e:
                 raise TableError(str(e)) from None
-            self.log = [dict(e) for e in game.log]
-            self.seen += 1
+            self.changed({"undo": 1})
             return
         if game.is_over:
             raise TableError("the game is over")
@@ -225,15 +242,15 @@ class Table:
                         not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
                     raise TableError("hold must be a list of distinct die positions 0..4")
                 game.roll(sorted(hold))
+                self.changed({"roll": game.log[-1]["hold"]})
             else:
                 box, column = msg.get("box"), msg.get("column", 0)
                 if not isinstance(box, str) or len(box) > 40:
                     raise TableError("box must be a box id")
                 game.score(box, column)
+                self.changed({"score": box, "column": column})
         except IllegalMove as e:
             raise TableError(str(e)) from None
-        self.log = [dict(e) for e in game.log]
-        self.seen += 1
 
     def cpu_move(self, action: int) -> None:
         """Play a CPU seat's action (or its first roll when `action` is None)."""
@@ -241,8 +258,8 @@ class Table:
             self.game.roll()
         else:
             self.game.apply(action)
-        self.log = [dict(e) for e in self.game.log]
-        self.seen += 1
+        last = self.game.log[-1]
+        self.changed({"roll": last["hold"]} if "dice" in last else {"score": last["box"], "column": last["column"]})
 
     def seat_name(self, seat: int) -> str:
         s = self.seats[seat]
@@ -253,7 +270,7 @@ class Table:
         s = self.seats[seat]
         s.spec, s.label = spec, label
         s.name = s.name or f"CPU {seat + 1}"
-        self.seen += 1
+        self.changed(full=True)
 
     # ---- what clients see ------------------------------------------------------------------------
     def state(self, held: set[int], connected: dict[int, int] | None = None) -> dict:
@@ -276,11 +293,7 @@ class Table:
                            "total": sheet.total})
         out = {
             "type": "state", "table": self.id, "version": self.seen, "game": self.number,
-            "rules": {"name": rules.name, "description": rules.description, "set": self.sets,
-                      "boxes": list(rules.boxes), "upper": [b.upper for b in rules.boxes_spec],
-                      "columns": rules.columns, "upper_bonus": rules.upper_bonus,
-                      "upper_threshold": rules.upper_bonus_threshold, "rolls": rules.rolls_per_turn,
-                      "teams": rules.teams, "hash": rules_hash(rules)},
+            "rules": self.rules_doc,
             "seats": [{"name": s.name, "cpu": s.cpu, "label": s.label, "sheet": game.sheet_of(i),
                        "you": i in held, "online": connected.get(i, 0) > 0,
                        **({"token": s.token} if i in held else {})} for i, s in enumerate(self.seats)],
@@ -304,35 +317,65 @@ class Table:
         return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
-                "first_seat": self.first_seat, "log": self.log, "stored": self.stored, "version": self.seen}
+                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen}
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Table":
-        """A table as `to_json` wrote it, its game replayed move by move (the same dice)."""
+    def from_json(cls, doc: dict, journal=()) -> "Table":
+        """A table as `to_json` wrote it, its game replayed move by move (the same dice), then the moves of
+        its journal (`flush`) played after it."""
         seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", "")) for s in doc["seats"]]
         table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
                     doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
-                    doc["first_seat"], [], list(doc["stored"]))
+                    doc["first_seat"], list(doc["stored"]))
         table.rules = load(table.rules_name, **table.sets)
         table._new_game(table.first_seat)
+        game = table.game
         for entry in doc["log"]:
             if "dice" in entry:
-                table.game.roll(entry["hold"])
-                if list(table.game.dice) != entry["dice"]:
-                    raise ValueError(f"table {table.id}: replayed dice {table.game.dice} are not the logged "
-                                     f"{entry['dice']}")
+                game.roll(entry["hold"])
+                if list(game.dice) != entry["dice"]:
+                    raise ValueError(f"table {table.id}: replayed dice {game.dice} are not the logged {entry['dice']}")
             else:
-                table.game.score(entry["box"], entry["column"])
-        table.log = [dict(e) for e in table.game.log]
-        table.seen = int(doc.get("version", 0))
+                game.score(entry["box"], entry["column"])
+        for move in journal:
+            if "roll" in move:
+                game.roll(move["roll"])
+            elif "score" in move:
+                game.score(move["score"], move["column"])
+            else:
+                game.undo()
+        table.seen = int(doc.get("version", 0)) + len(journal)
+        table.full = bool(journal)
         return table
 
-    def save(self, folder: Path) -> None:
-        """Write the table to `folder/ID.json` in one rename."""
-        path = folder / f"{self.id}.json"
-        tmp = folder / f".{self.id}.tmp"
-        tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, path)
+    @classmethod
+    def load(cls, path: Path) -> "Table":
+        """The table of `path` (ID.json) with the moves of its journal (ID.log; a torn last line is no move)."""
+        journal = []
+        log = path.with_suffix(".log")
+        if log.is_file():
+            for line in log.read_bytes().split(b"\n")[:-1]:
+                journal.append(json.loads(line))
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")), journal)
+
+    def flush(self, folder: Path) -> None:
+        """Put the changes on disk: the whole table in `folder/ID.json` (written to a temporary file and
+        renamed) after a change of setup, else the moves since the last flush appended to `folder/ID.log`,
+        one JSON line each (no rewrite per move; a kill leaves whole lines and at most one torn last line)."""
+        if self.full:
+            path = folder / f"{self.id}.json"
+            tmp = folder / f".{self.id}.tmp"
+            tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, path)
+            (folder / f"{self.id}.log").unlink(missing_ok=True)
+        elif self.pending:
+            fd = os.open(folder / f"{self.id}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                os.write(fd, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in self.pending).encode())
+            finally:
+                os.close(fd)
+        self.full = False
+        self.pending.clear()
 
     # ---- the store -------------------------------------------------------------------------------
     @property

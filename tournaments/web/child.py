@@ -1,5 +1,5 @@
-"""`yacht serve` in a child process for the web tests: on 127.0.0.1, a free port, a data folder of the
-test's own; waited for in a bounded loop and stopped (terminate, then kill) when the test ends."""
+"""`yacht serve` in a child process, for the web tests and `bench.py web`: on 127.0.0.1, a free port, a data
+folder of the caller's; waited for in a bounded loop and stopped (terminate, then kill) at the end."""
 import contextlib
 import json
 import os
@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]      # the checkout: the child imports this copy of the project
 START_TIMEOUT = 60.0
 
 
