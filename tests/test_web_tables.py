@@ -295,3 +295,36 @@ def test_the_protocol_answers_bad_frames_with_errors_and_survives_a_kill(tmp_pat
         assert "too many messages" in c.until(lambda m: m["type"] == "error" and "too many" in m["message"])["message"]
         c.close()
         assert "Traceback" not in srv.output()
+
+
+def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown(tmp_path):
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+    folder = tmp_path / "cup"
+    run_tournament(parse_config({"entrants": ["random", "greedy"], "seats": 2, "games": 1}), out=folder)
+    config = tmp_path / "serve.yaml"
+    config.write_text(f"tournaments: [{folder}]\nmax_tables: 5\n")
+    with serving(tmp_path / "data", config) as srv:
+        shown = srv.get("/api/watch/0")
+        assert shown["games_played"] == shown["games_planned"] == 2
+        assert {x["agent"] for x in shown["standings"]} == {"random", "greedy"} and len(shown["games"]) == 2
+        code, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.5, "replace_cpu": "strong",
+                                              "seats": [{"kind": "person", "name": "Ann"},
+                                                        {"kind": "person", "name": "Bob"}]})
+        assert code == 200
+        ann = Client(srv.url, made["id"], [made["tokens"]["0"]])
+        bob = Client(srv.url, made["id"], [made["tokens"]["1"]])
+        ann.until(lambda m: m["type"] == "state" and m["seats"][1]["online"])
+        bob.close()
+        ann.until(lambda m: m["type"] == "state" and m["seats"][1]["cpu"])
+        assert ann.state["seats"][1]["name"] == "Bob"
+        if ann.state["turn"] == 0:                           # Ann moves; then the CPU plays Bob's turn
+            ann.send({"type": "roll", "seat": 0})
+            ann.until(lambda m: m["type"] == "state" and m["phase"] == "decide")
+            ann.send({"type": "score", "seat": 0, "box": "chance"})
+        ann.until(lambda m: m["type"] == "state" and m["turn"] == 0 and any(e["seat"] == 1 and "box" in e
+                                                                           for e in m["log"]))
+        for _ in range(5):
+            assert srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})[0] in (200, 400)
+        assert "as many tables" in srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})[1]["error"]
+        ann.close()
