@@ -193,4 +193,17 @@ def test_a_phone_sized_touch_screen_fits_and_holds_dice(tmp_path, browsers):
         right = phone.execute_script("return Math.max(...[...document.querySelectorAll('#dice .die, #roll')]"
                                      ".map(e => e.getBoundingClientRect().right))")
         assert right <= 360
-        phone.save_screenshot(str(tmp_path / "phone.png"))
+        s = state(phone)                                     # finish the turn, then the game, by tapping
+        key = max(s["preview"], key=lambda k: (s["preview"][k], k))
+        click(phone, f'#sheet button.preview[data-box="{key}"]')
+        moves = state(phone)["moves"]
+        click(phone, f'#sheet button.preview[data-box="{key}"]')   # a second tap on the box scores it
+        wait(phone, lambda d: state(d)["moves"] > moves, what="the score")
+        while not state(phone).get("result"):
+            take_turn(phone)
+        total = state(phone)["result"]["totals"][0]
+        best = wait(phone, lambda d: "on this server" in d.find_element("id", "best").text and
+                    d.find_element("id", "best").text, what="the best scores")
+        assert f"Best on this device under yacht: {total}" in best and best.endswith(f"on this server: {total}")
+        assert phone.execute_script("return JSON.parse(localStorage.getItem(arguments[0])).score",
+                                    f"yacht.best.{s['rules']['hash']}") == total

@@ -221,6 +221,20 @@ def test_the_server_reloads_its_tables_and_stores_a_game_a_kill_left_unstored(tm
     assert again.best(table.state(set())["rules"]["hash"], "Ann")["score"] == table.game.totals()[0]
 
 
+def test_a_full_server_closes_finished_tables_nobody_watches(tmp_path):
+    from tournaments.web.app import Limits, ServeConfig
+    server = Server(tmp_path, ServeConfig(limits=Limits(tables=2)))
+    solo = {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}], "pace": 0}
+    first, second = server.open_table(solo)["id"], server.open_table(solo)["id"]
+    with pytest.raises(TableError, match="as many tables"):
+        server.open_table(solo)
+    play_first_boxes(server.tables[first], {0})
+    server._store(server.tables[first])
+    third = server.open_table(solo)["id"]
+    assert set(server.tables) == {second, third} and not (server.table_dir / f"{first}.json").exists()
+    assert (server.games / f"{first}-1" / "games.jsonl").is_file()
+
+
 # ---- over a real WebSocket ------------------------------------------------------------------------------
 
 class Client:

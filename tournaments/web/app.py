@@ -45,6 +45,7 @@ MAX_BODY = 8192                  # bytes of a request body (opening a table)
 RATE = 20.0                      # messages per second per connection, with bursts of BURST
 BURST = 40.0
 PER_TABLE = 32                   # connections to one table
+IDLE = 3600.0                    # seconds without a message after which a table nobody watches may be closed
 LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "Strong", "strong"),
           ("strong-win", "Strong, playing to win", "strong?goal=win"))
 
@@ -169,6 +170,7 @@ class Server:
         self.drivers: dict[str, asyncio.Task] = {}
         self.waits: dict[tuple, asyncio.Task] = {}
         self.connections = 0
+        self.touched: dict[str, float] = {}       # table id -> when a message last came (monotonic)
         self._load()
 
     # ---- disk ------------------------------------------------------------------------------------
@@ -182,6 +184,7 @@ class Server:
                 print(f"yacht serve: warning: {path}: not loaded ({' '.join(str(e).split())[:200]})", file=sys.stderr)
                 continue
             self.tables[table.id] = table
+            self.touched[table.id] = time.monotonic()
             if table.game.is_over and table.game_folder not in table.stored:
                 self._store(table)
 
@@ -205,6 +208,8 @@ class Server:
     # ---- opening tables --------------------------------------------------------------------------
     def open_table(self, doc) -> dict:
         """Open a table from the lobby's form; {id, invite, tokens: seat -> token of the creator's seats}."""
+        if len(self.tables) >= self.config.limits.tables:
+            self.close_idle()
         if len(self.tables) >= self.config.limits.tables:
             raise TableError("the server holds as many tables as it may; try again later")
         if not isinstance(doc, dict):
@@ -234,9 +239,29 @@ class Server:
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
                              doc.get("pace", 0.6), doc.get("replace_after"), replace_spec)
         self.tables[table.id] = table
+        self.touched[table.id] = time.monotonic()
         table.flush(self.table_dir)
         return {"id": table.id, "invite": table.invite,
                 "tokens": {i: s.token for i, s in enumerate(table.seats) if not s.cpu and s.name}}
+
+    def close_idle(self) -> None:
+        """Make room: close the tables nobody is connected to whose game is over and stored, then those idle
+        for `IDLE` seconds, oldest first (their files go; their stored games stay)."""
+        now = time.monotonic()
+        quiet = [t for t in self.tables.values() if not self.conns.get(t.id) and t.id not in self.drivers_busy()]
+        done = [t for t in quiet if t.game.is_over and t.game_folder in t.stored]
+        idle = sorted((t for t in quiet if now - self.touched.get(t.id, now) > IDLE and t not in done),
+                      key=lambda t: self.touched.get(t.id, now))
+        for t in done + idle:
+            if len(self.tables) < self.config.limits.tables:
+                break
+            del self.tables[t.id]
+            self.conns.pop(t.id, None)
+            for suffix in (".json", ".log"):
+                (self.table_dir / f"{t.id}{suffix}").unlink(missing_ok=True)
+
+    def drivers_busy(self) -> set[str]:
+        return {k for k, task in self.drivers.items() if not task.done()}
 
     # ---- live play -------------------------------------------------------------------------------
     def connected(self, table_id: str) -> dict[int, int]:
@@ -254,6 +279,7 @@ class Server:
     async def message(self, table: Table, conn: Conn, raw: str) -> None:
         """One client message: a change broadcast to the table, or an error back to the sender."""
         reply_id = None
+        self.touched[table.id] = time.monotonic()
         try:
             if len(raw) > MAX_FRAME:
                 raise TableError(f"a message may be at most {MAX_FRAME} bytes")

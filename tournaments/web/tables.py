@@ -76,7 +76,7 @@ class Seat:
         return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label}
 
 
-@dataclass
+@dataclass(eq=False)
 class Table:
     """One web table: rules, seats, the game in play and the games stored before it."""
     id: str

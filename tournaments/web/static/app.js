@@ -333,8 +333,18 @@ function drawResult(s, names) {
       ? `Best on this device under ${s.rules.name}: ${now.score}`
       : total > before.score ? `New best on this device under ${s.rules.name}! (was ${before.score})`
         : `Best on this device under ${s.rules.name}: ${now.score}`;
+    const key2 = `${s.table}/${s.game}`, name = s.seats[0].name;
+    if (serverBest && serverBest.key === key2 && serverBest.score !== null) {
+      $("best").textContent += ` · ${name}'s best on this server: ${serverBest.score}`;
+    } else if (r.stored && !(serverBest && serverBest.key === key2)) {
+      serverBest = { key: key2, score: null };
+      fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(name)}`)
+        .then((res) => res.json()).then((doc) => { if (doc.best) { serverBest.score = doc.best.score; draw(); } })
+        .catch(() => {});
+    }
   } else $("best").textContent = "";
 }
+let serverBest = null;
 
 function copy(text, what) {
   const done = () => { $("copied").textContent = `${what} copied: ${text}`; };
