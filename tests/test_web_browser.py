@@ -93,8 +93,8 @@ def open_table(driver, url, seats, pace="0.25"):
     for kind, value in seats:
         driver.execute_script("addSeat(arguments[0], arguments[1])", kind, value if kind == "person" else "")
         if kind == "cpu":
-            driver.execute_script("const s = document.querySelectorAll('#seats select'); s[s.length - 1].value = arguments[0]",
-                                  value)
+            driver.execute_script("const s = document.querySelectorAll('#seats select'); "
+                                  "s[s.length - 1].value = arguments[0]", value)
     driver.execute_script("document.getElementById('pace').value = arguments[0]", pace)
     click(driver, "#open-table")
     wait(driver, lambda d: "/t/" in d.current_url and state(d), what="the table")

@@ -8,15 +8,15 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets.sync.client")
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from agents.analysis import analyze_game, read_games
-from tournaments.report import results
-from tournaments.store import Store
-from tournaments.web.app import MAX_FRAME, Menu, Server
-from tournaments.web.child import serving
-from tournaments.web.tables import Seat, Table, TableError, store_game
-from yacht_env.rules import load
+from agents.analysis import analyze_game, read_games  # noqa: E402
+from tournaments.report import results  # noqa: E402
+from tournaments.store import Store  # noqa: E402
+from tournaments.web.app import MAX_FRAME, Menu, Server  # noqa: E402
+from tournaments.web.child import serving  # noqa: E402
+from tournaments.web.tables import Seat, Table, TableError, store_game  # noqa: E402
+from yacht_env.rules import load  # noqa: E402
 
 WAIT = 120.0       # seconds a test waits for the server's answer (a first strong CPU solves its tables)
 
@@ -322,7 +322,8 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         shown = srv.get("/api/watch/0")
         assert shown["games_played"] == shown["games_planned"] == 2
         assert {x["agent"] for x in shown["standings"]} == {"random", "greedy"} and len(shown["games"]) == 2
-        code, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.5, "replace_cpu": "strong",
+        code, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.5,
+                                              "replace_cpu": "strong",
                                               "seats": [{"kind": "person", "name": "Ann"},
                                                         {"kind": "person", "name": "Bob"}]})
         assert code == 200
@@ -340,5 +341,6 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
                                                                            for e in m["log"]))
         for _ in range(5):
             assert srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})[0] in (200, 400)
-        assert "as many tables" in srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})[1]["error"]
+        refused = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})
+        assert refused[0] == 400 and "as many tables" in refused[1]["error"]
         ann.close()

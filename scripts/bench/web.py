@@ -206,7 +206,8 @@ def run(args):
             print(f"| p99 | {percentile(ms, 0.99):.2f} |")
             print(f"| max | {max(ms):.2f} |")
             moves = sum(len(r["log"]) for r in read_records(Path(tmp) / "data"))
-            print(f"server CPU: {cpu:.1f} s for {moves} moves (people's and CPUs'): {cpu / max(moves, 1) * 1000:.3f} ms "
+            print(f"server CPU: {cpu:.1f} s for {moves} moves (people's and CPUs'): "
+                  f"{cpu / max(moves, 1) * 1000:.3f} ms "
                   f"a move, {cpu / wall * 100:.0f}% of one core; load average now {os.getloadavg()[0]:.1f}")
         before, after = asyncio.run(idle_phase(srv, made, args.idle))
         print(f"idle: server VmRSS {before:.0f} MB before, {after:.0f} MB with {args.idle} idle connections open "

@@ -20,7 +20,8 @@ def _module(name):
 
 
 # extras that provide a missing top-level module
-EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray", "uvicorn": "web", "starlette": "web"}
+EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray",
+          "uvicorn": "web", "starlette": "web"}
 
 
 def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:

@@ -31,7 +31,7 @@ class Served:
         if config is not None:
             cmd += ["--config", str(config)]
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        self.log = open(self.data.parent / f"serve-{self.port}.log", "ab")   # noqa: SIM115 - closed in stop()
+        self.log = open(self.data.parent / f"serve-{self.port}.log", "ab")   # closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT
         while True:

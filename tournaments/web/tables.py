@@ -287,7 +287,7 @@ class Table:
         last = game.log[-1] if game.log else None
         undo_seat = last["seat"] if game.can_undo and not game.is_over else None
         sheets = []
-        for s, sheet in enumerate(game.sheets):
+        for sheet in game.sheets:
             sheets.append({"scores": sheet.scores.tolist(), "upper": sheet.upper.tolist(),
                            "upper_bonus": sheet.upper_bonus.tolist(), "extra_bonus": sheet.extra_bonus.tolist(),
                            "total": sheet.total})
