@@ -207,3 +207,33 @@ def test_a_phone_sized_touch_screen_fits_and_holds_dice(tmp_path, browsers):
         assert f"Best on this device under yacht: {total}" in best and best.endswith(f"on this server: {total}")
         assert phone.execute_script("return JSON.parse(localStorage.getItem(arguments[0])).score",
                                     f"yacht.best.{s['rules']['hash']}") == total
+
+
+def test_pass_and_play_with_the_keyboard(tmp_path, browsers):
+    data = tmp_path / "data"
+    with serving(data) as srv:
+        driver = browsers()
+        open_table(driver, srv.url, [("person", "Ann"), ("person", "Bob")])
+        body = driver.find_element("tag name", "body")
+        for _ in range(2):                                   # one turn each, both from this device
+            s = wait(driver, lambda d: my_turn(d) and state(d)["phase"] == "roll" and state(d), what="a turn")
+            name = s["seats"][s["turn"]]["name"]
+            assert driver.find_element("id", "turn").text == f"{name}'s turn (pass the device)"
+            body.send_keys("r")
+            wait(driver, lambda d: state(d)["phase"] == "decide", what="the roll")
+            body.send_keys("2")
+            assert driver.find_elements("css selector", "#dice .die")[1].get_attribute("aria-pressed") == "true"
+            body.send_keys("2")
+            assert driver.find_elements("css selector", "#dice .die")[1].get_attribute("aria-pressed") == "false"
+            moves = state(driver)["moves"]
+            click(driver, '#sheet button.preview[data-box="chance@0"]')
+            body.send_keys("\ue007")                          # Enter scores the picked box
+            wait(driver, lambda d: state(d)["moves"] > moves, what="the score")
+            body.send_keys("u")                              # U takes it back: the same dice
+            wait(driver, lambda d: state(d)["phase"] == "decide" and state(d)["moves"] == moves, what="undo")
+            click(driver, '#sheet button.preview[data-box="chance@0"]')
+            body.send_keys("\ue007")
+            wait(driver, lambda d: state(d)["moves"] > moves and state(d)["seats"][state(d)["turn"]]["name"] != name,
+                 what="the next person")
+        chance = [e for e in state(driver)["log"] if e.get("box") == "chance"]
+        assert sorted(e["seat"] for e in chance) == [0, 1]
