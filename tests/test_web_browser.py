@@ -228,12 +228,12 @@ def test_pass_and_play_with_the_keyboard(tmp_path, browsers):
             moves = state(driver)["moves"]
             click(driver, '#sheet button.preview[data-box="chance@0"]')
             body.send_keys("\ue007")                          # Enter scores the picked box
-            wait(driver, lambda d: state(d)["moves"] > moves, what="the score")
+            wait(driver, lambda d, m=moves: state(d)["moves"] > m, what="the score")
             body.send_keys("u")                              # U takes it back: the same dice
-            wait(driver, lambda d: state(d)["phase"] == "decide" and state(d)["moves"] == moves, what="undo")
+            wait(driver, lambda d, m=moves: state(d)["phase"] == "decide" and state(d)["moves"] == m, what="undo")
             click(driver, '#sheet button.preview[data-box="chance@0"]')
             body.send_keys("\ue007")
-            wait(driver, lambda d: state(d)["moves"] > moves and state(d)["seats"][state(d)["turn"]]["name"] != name,
-                 what="the next person")
+            wait(driver, lambda d, m=moves, n=name: state(d)["moves"] > m and state(d)["seats"][state(d)["turn"]]["name"]
+                 != n, what="the next person")
         chance = [e for e in state(driver)["log"] if e.get("box") == "chance"]
         assert sorted(e["seat"] for e in chance) == [0, 1]
