@@ -233,7 +233,7 @@ def test_pass_and_play_with_the_keyboard(tmp_path, browsers):
             wait(driver, lambda d, m=moves: state(d)["phase"] == "decide" and state(d)["moves"] == m, what="undo")
             click(driver, '#sheet button.preview[data-box="chance@0"]')
             body.send_keys("\ue007")
-            wait(driver, lambda d, m=moves, n=name: state(d)["moves"] > m and state(d)["seats"][state(d)["turn"]]["name"]
-                 != n, what="the next person")
+            wait(driver, lambda d, m=moves, n=name: state(d)["moves"] > m and
+                 state(d)["seats"][state(d)["turn"]]["name"] != n, what="the next person")
         chance = [e for e in state(driver)["log"] if e.get("box") == "chance"]
         assert sorted(e["seat"] for e in chance) == [0, 1]
