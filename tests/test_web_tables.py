@@ -150,6 +150,21 @@ def test_state_shows_tokens_only_of_the_seats_held_and_previews_the_joker_boxes(
         assert len(counting) == 5 and (any(counting) == (state["preview"][key] > 0))
 
 
+def test_a_roll_off_rules_who_plays_first_and_a_rematch_passes_the_first_turn():
+    table = two_people(sets={"first_player": "roll_off"})
+    state = table.state(set())
+    assert state["roll_off"] and state["first_seat"] == table.game.first_seat
+    faces = state["roll_off"][0]
+    assert faces[table.game.first_seat] == max(faces)
+    play_first_boxes(table, {0, 1})
+    with pytest.raises(TableError, match="being stored"):
+        table.handle({0}, {"type": "rematch"})
+    table.stored.append(table.game_folder)
+    first = table.game.first_seat
+    table.handle({0}, {"type": "rematch"})
+    assert table.number == 2 and table.game.first_seat == 1 - first and table.game.turn == 0
+
+
 def test_box_counting_marks_the_dice_that_score():
     rules = load("yacht")
     assert rules.box("threes").counting([1, 3, 3, 5, 6], 6) == [False, True, True, False, False]

@@ -247,7 +247,12 @@ function confirm() {
 
 function lastMove(s) {
   const e = s.log[s.log.length - 1];
-  if (!e) return s.roll_off.length ? `Roll-off for the first turn: ${s.seats[s.first_seat].name} starts` : "";
+  if (s.roll_off.length && s.moves <= 2) {            // the roll-off for the first turn, while it is news
+    const first = s.roll_off[0].map((f, i) => `${s.seats[i].name} ${f}`).join(", ");
+    const more = s.roll_off.slice(1).map((r) => r.join(", ")).join("; then ");
+    return `Roll-off: ${first}${more ? `; then ${more}` : ""}; ${s.seats[s.first_seat].name} starts`;
+  }
+  if (!e) return "";
   const who = s.seats[e.seat].name;
   if ("dice" in e) return `${who} rolled ${e.dice.join(" ")}`;
   return `${who} scored ${e.points} in ${label(e.box)}${e.bonus ? ` (+${e.bonus} bonus)` : ""}`;
