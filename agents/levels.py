@@ -50,7 +50,7 @@ from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvab
 from .base import Agent, BatchView
 from .evaluation import head_to_head, solitaire
 from .stats import Z95, mean_ci
-from .strong import StrongAgent
+from .strong import StrongAgent, WinAgent
 
 DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random agent's is 0)
 SCALE = 5.0              # temperature at strength 1/2, in expected points
@@ -551,8 +551,15 @@ def level(name: str, rules=None, progress: bool | None = None, strong: StrongAge
 
 # ---- the registry's factories (agents.registry) -------------------------------------------------
 
-def strong(strength: float = 1.0):
-    """`strong` (the solver's optimal play), or the dial at `strength` < 1."""
+def strong(strength: float = 1.0, goal: str = "points", score: float | None = None):
+    """`strong` (the solver's optimal play), the dial at `strength` < 1; `goal=win` plays for the chance of
+    finishing first, `goal=target&score=T` for the chance of at least T points (`WinAgent`)."""
+    if goal == "points" and score is not None:
+        raise ValueError("score=T goes with goal=target")
+    if goal != "points":
+        if check_strength(strength) != 1.0:
+            raise ValueError(f"goal={goal} plays at full strength only (strength=1)")
+        return WinAgent(goal, score)
     if check_strength(strength) == 1.0:
         return StrongAgent()
     return DialAgent(strength)

@@ -181,3 +181,90 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
     except (OSError, FileRefused):
         pass  # a read-only or full cache folder, or a planted link, only costs a re-solve next time
     return solution
+
+
+# ---- score distributions ------------------------------------------------------------------------
+# Beside a table's values: ``<stem>.dist.npy`` (the float32 pmfs, opened memory-mapped so the processes
+# of a run share one copy) and ``<stem>.dist.npz`` (per-state offset, length, lowest score, lost mass,
+# and meta: version, rules hash, state space, the data's length and the SHA-256 of the index arrays).
+# The index is checked whole; the data file by its header (dtype, shape); a mismatch is a miss.
+
+def distribution_paths(rules) -> tuple[Path, Path]:
+    """(data, index) files of the score distributions of `rules` (as a one-column solitaire game)."""
+    stem = cache_path(rules).with_suffix("")
+    return stem.with_name(stem.name + ".dist.npy"), stem.with_name(stem.name + ".dist.npz")
+
+
+INDEX = ("offset", "length", "lo", "lost")
+
+
+def _index_digest(arrays) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def save_distributions(dist, rules) -> None:
+    """Write the distributions of `rules` beside its values (data first, then the index that names it)."""
+    data_path, index_path = distribution_paths(rules)
+    arrays = [getattr(dist, k) for k in INDEX]
+    meta = {"version": SOLVER_VERSION, "rules_key": rules_hash(solitaire_rules(rules)),
+            "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
+            "seconds": dist.seconds}
+    with atomic_writer(data_path, "score distributions") as f:
+        np.save(f, np.ascontiguousarray(dist.data, "<f4"))
+    with atomic_writer(index_path, "score distributions' index") as f:
+        np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays)))
+
+
+def load_distributions(rules):
+    """The cached distributions of `rules`, or None when missing or unusable."""
+    from .distribution import Distributions
+    data_path, index_path = distribution_paths(rules)
+    space = StateSpace.of(solitaire_rules(rules).tables)
+    try:
+        with open_read(index_path, "score distributions' index", MAX_FILE_BYTES) as f, \
+                np.load(f, allow_pickle=False) as z:
+            if set(z.files) != {"meta", *INDEX}:
+                return None
+            meta = json.loads(str(z["meta"]))
+            arrays = [z[k] for k in INDEX]
+        with open_read(data_path, "score distributions", MAX_FILE_BYTES) as f:   # regular files only
+            header = HEADERS.get(npy.read_magic(f))
+            if header is None:
+                return None
+            shape, fortran, dtype = header(f)
+            if fortran or len(shape) != 1:
+                return None
+            data = np.memmap(f, dtype=dtype, mode="r", offset=f.tell(), shape=shape)   # outlives the file
+    except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
+        return None
+    if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
+            meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space.__dict__ or \
+            meta.get("sha256") != _index_digest(arrays) or data.dtype != np.dtype("<f4") or \
+            data.shape != (meta.get("entries"),) or any(a.shape != (space.size,) for a in arrays):
+        return None
+    offset, length, lo, lost = arrays
+    if offset.max(initial=0) + length.max(initial=0) > len(data):
+        return None
+    return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data,
+                         seconds=float(meta.get("seconds", 0.0)))
+
+
+def distributions_for(rules, use_cache: bool = True, progress: bool = True):
+    """The score distributions of a one-column rule set (`yacht_env.solver.distribution`): from the cache,
+    else built from its solved values (solved first if need be) and stored."""
+    from .distribution import build
+    check_solvable(rules)
+    rules = solitaire_rules(rules)
+    if use_cache:
+        found = load_distributions(rules)
+        if found is not None:
+            return found
+    dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress)
+    try:
+        save_distributions(dist, rules)
+    except OSError:
+        pass  # a read-only or full cache folder only costs a rebuild next time
+    return dist
