@@ -69,9 +69,13 @@ def take_turn(driver, hold_first: bool = False) -> tuple[str, int]:
         driver.find_elements("css selector", "#dice .die")[0].click()
         die = driver.find_elements("css selector", "#dice .die")[0]      # the dice are drawn afresh
         assert die.get_attribute("aria-pressed") == "true" and die.text == "Held"
+        kept = state(driver)["dice"][0]
         moves = state(driver)["moves"]
         click(driver, "#roll")
         wait(driver, lambda d: state(d)["moves"] > moves, what="the second roll")
+        held = [i for i, d in enumerate(driver.find_elements("css selector", "#dice .die"))
+                if d.get_attribute("aria-pressed") == "true"]
+        assert [state(driver)["dice"][i] for i in held] == [kept]     # the die kept stays Held where it lands
     s = state(driver)
     key = max(s["preview"], key=lambda k: (s["preview"][k], k))
     box = f'#sheet button.preview[data-box="{key}"]'

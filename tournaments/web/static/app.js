@@ -144,7 +144,12 @@ function receive(msg, invite) {
   }
   if (msg.type !== "state") return;
   if (state && (msg.game !== state.game || msg.moves !== state.moves || msg.turn !== state.turn)) {
-    if (!(msg.dice.length && state.dice.length && msg.turn === state.turn && msg.moves === state.moves)) held = new Set();
+    // after a re-roll the dice are sorted again: the dice kept stay Held, wherever they now sit
+    const kept = msg.game === state.game && msg.turn === state.turn && msg.dice.length && state.dice.length
+      ? state.dice.filter((_, i) => held.has(i)) : [];
+    held = new Set();
+    msg.dice.forEach((f, i) => { const k = kept.indexOf(f); if (k >= 0) { kept.splice(k, 1); held.add(i); } });
+    if (!msg.rolls_left) held = new Set();               // no roll left: nothing to hold for
     picked = null;
   }
   state = msg;
