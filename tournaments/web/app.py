@@ -149,9 +149,11 @@ class Conn:
         self.tokens -= 1
         return True
 
-    async def send(self, doc: dict) -> None:
+    async def send(self, doc: dict | str) -> None:
+        """Send a message (a dict, or its JSON text already made)."""
+        text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
         with contextlib.suppress(Exception):       # a client gone mid-send is dropped by its own loop
-            await self.ws.send_text(json.dumps(doc, separators=(",", ":")))
+            await self.ws.send_text(text)
 
 
 class Server:
@@ -272,9 +274,16 @@ class Server:
         return out
 
     async def broadcast(self, table: Table) -> None:
+        """The table's state to every connection: each seat holder its own, the spectators one shared text."""
         online = self.connected(table.id)
+        watching = None
         for c in list(self.conns.get(table.id, ())):
-            await c.send(table.state(c.held, online))
+            if c.held:
+                await c.send(table.state(c.held, online))
+                continue
+            if watching is None:
+                watching = json.dumps(table.state(set(), online), separators=(",", ":"))
+            await c.send(watching)
 
     async def message(self, table: Table, conn: Conn, raw: str) -> None:
         """One client message: a change broadcast to the table, or an error back to the sender."""
