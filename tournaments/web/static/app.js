@@ -88,6 +88,7 @@ async function openTable(event) {
     rules: $("rules").value, seats, pace: Number($("pace").value),
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
+  if ($("teams").value) body.set.push(`teams=${$("teams").value}`);
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const doc = await res.json();
