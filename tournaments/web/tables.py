@@ -219,6 +219,8 @@ class Table:
             raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
         if seat not in held:
             raise TableError(f"you do not hold seat {seat + 1}'s token")
+        if self.seats[seat].cpu:
+            raise TableError(f"a CPU plays seat {seat + 1} now")
         if self.free_seat() is not None:
             raise TableError("wait until every seat is taken")
         if kind == "undo":
