@@ -440,11 +440,14 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         got = server.best(request.query_params.get("rules", "")[:64], request.query_params.get("name", "")[:64])
         return JSONResponse({"best": got})
 
+    analysing = asyncio.Semaphore(1)            # one analysis at a time: a flood of requests queues, not piles up
+
     async def analysis(request: Request) -> Response:
         from .board import game_analysis
         folder = request.path_params["folder"]
         try:
-            return JSONResponse(await asyncio.to_thread(game_analysis, server.games, folder))
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(game_analysis, server.games, folder))
         except LookupError as e:
             return JSONResponse({"error": str(e)}, 404)
 

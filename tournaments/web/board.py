@@ -5,7 +5,9 @@ lost, ?!/?/?? marks, the best move at every decision) with the record, so the pa
 move. `tournament_view` is a tournament folder's standings (`tournaments.stats.standings`) and its games,
 read afresh on every call, so a running tournament's standings follow its store.
 """
+import copy
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from agents.analysis import MARKS, analyze_game, read_games
@@ -17,9 +19,18 @@ MAX_GAMES_LISTED = 500
 
 
 def game_analysis(games: Path, folder: str) -> dict:
-    """The stored game in `games/folder` with its move analysis; LookupError when there is none."""
+    """The stored game in `games/folder` with its move analysis; LookupError when there is none. A stored game
+    never changes, so the last `CACHED` analyses are kept."""
     if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
         raise LookupError(f"no stored game {str(folder)[:40]!r}")
+    return copy.deepcopy(_analysis(games, folder))
+
+
+CACHED = 64
+
+
+@lru_cache(maxsize=CACHED)
+def _analysis(games: Path, folder: str) -> dict:
     stored = read_games(games / folder)
     record = stored.records[0]
     result = analyze_game(record, stored.rules)
