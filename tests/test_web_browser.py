@@ -258,8 +258,10 @@ def test_a_tournament_folder_is_watched_and_a_table_is_watched_by_its_view_link(
         rows = wait(driver, lambda d: d.find_elements("css selector", "#watch-standings tbody tr"), what="standings")
         assert sorted(r.text.split()[1] for r in rows) == ["greedy", "random"]
         assert driver.find_element("id", "watch-progress").text == "2 of 2 games played"
-        driver.find_elements("css selector", "#watch-games li")[0].click()
-        assert driver.find_element("id", "watch-replay").text.count("·") == 2 * 13 - 1
+        driver.find_elements("css selector", "#watch-games li a")[0].click()      # the game on the analysis board
+        rows = wait(driver, lambda d: d.find_elements("css selector", "#board-seats tbody tr"), what="the analysis")
+        assert sorted(r.text.split()[0] for r in rows) == ["greedy", "random"]
+        assert len(driver.find_elements("css selector", "#board-moves li")) > 2 * 13
         code, made = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}]})
         viewer = browsers()
         viewer.get(f"{srv.url}/t/{made['id']}")                 # the view link: no seat, no controls

@@ -451,6 +451,17 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         except LookupError as e:
             return JSONResponse({"error": str(e)}, 404)
 
+    async def watched_game(request: Request) -> Response:
+        from .board import tournament_game
+        try:
+            folder = server.config.tournaments[int(request.path_params["index"])]
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(tournament_game, folder, request.path_params["key"]))
+        except (ValueError, IndexError, LookupError) as e:
+            return JSONResponse({"error": str(e)[:200] if isinstance(e, LookupError) else "no such tournament"}, 404)
+        except (ConfigError, OSError) as e:
+            return JSONResponse({"error": str(e)[:300]}, 404)
+
     async def watch(request: Request) -> Response:
         from .board import tournament_view
         try:
@@ -505,9 +516,10 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         await server.close()
 
     routes = [Route("/", page), Route("/t/{table}", page), Route("/game/{folder}", page),
-              Route("/watch/{index}", page),
+              Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
               Route("/api/best", best), Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
+              Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -379,10 +379,10 @@ function keys(e) {
 // ---- the analysis board ----------------------------------------------------------------------------
 let board = null, at = 0;
 
-async function analysisBoard(folder) {
+async function analysisBoard(api) {
   show("board");
   $("board-title").textContent = "Analysing…";
-  const res = await fetch(`/api/games/${encodeURIComponent(folder)}`);
+  const res = await fetch(api);
   board = await res.json();
   if (!res.ok) { $("board-title").textContent = board.error; return; }
   const rec = board.record;
@@ -467,11 +467,10 @@ async function watch(index) {
     return tr;
   }));
   $("watch-games").replaceChildren(...doc.games.map((g) => {
-    const li = el("li", "move", `${g.key}: ${g.agents.map((a, i) => `${a} ${g.totals[i]}`).join(" · ")}`);
-    li.addEventListener("click", () => {
-      const scores = g.log.filter((e) => "box" in e).map((e) => `${g.agents[e.seat]} ${label(e.box)} ${e.points}`);
-      $("watch-replay").textContent = scores.join(" · ");
-    });
+    const li = el("li", "move");
+    const a = el("a", null, `${g.key}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
+    a.href = `/watch/${encodeURIComponent(index)}/${encodeURIComponent(g.key)}`;   // its analysis board
+    li.append(a);
     return li;
   }));
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
@@ -481,7 +480,8 @@ async function watch(index) {
 function route() {
   const parts = location.pathname.split("/").filter(Boolean);
   if (parts[0] === "t" && parts[1]) table(parts[1], new URLSearchParams(location.search).get("invite"));
-  else if (parts[0] === "game" && parts[1]) analysisBoard(parts[1]);
+  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`);
+  else if (parts[0] === "watch" && parts[2]) analysisBoard(`/api/watch/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`);
   else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
   else lobby();
 }
