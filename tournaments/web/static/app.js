@@ -402,11 +402,13 @@ async function analysisBoard(api) {
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
     const who = rec.agents[e.seat];
-    li.append(el("span", null, "dice" in e ? `${who}: ${e.dice.join(" ")}` : `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`));
     const dec = byMove.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
+    const roll = "dice" in e ? e.dice.join(" ") : "";
+    li.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
+      : dec ? `${who}: ${dec.played} → ${roll}` : `${who} rolls ${roll}`));
     if (dec) {
       li.append(el("span", `mark ${dec.class}`, dec.mark || ""));
-      li.append(el("span", "verdict", dec.loss > 0 ? `${dec.played}; best: ${dec.best} (−${dec.loss.toFixed(2)})` : `${dec.played} ✓`));
+      li.append(el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
     }
     li.addEventListener("click", () => { at = i + 1; replay(); });
     return li;
@@ -426,8 +428,7 @@ function replay() {
     if ("dice" in e) { dice = e.dice; return; }
     const sh = sheets[sheetOf[e.seat]];
     sh.scores[e.column][boxes.indexOf(e.box)] = e.points;
-    sh.total += e.points + e.bonus;
-    dice = [];
+    sh.total += e.points + e.bonus;             // the dice stay: the ones the box was scored with
   });
   const fake = { turn: null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
     rules: { boxes, columns: cols, upper: boxes.map(() => false), upper_threshold: 0, upper_bonus: 0 } };
