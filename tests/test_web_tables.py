@@ -362,3 +362,17 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         refused = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})
         assert refused[0] == 400 and "as many tables" in refused[1]["error"]
         ann.close()
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys):
+    import socket
+
+    from tournaments.cli import main
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--data", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"yacht serve: error: cannot listen on 127.0.0.1:{port}") and err.count("\n") == 1
+    assert not (tmp_path / "data").exists()
