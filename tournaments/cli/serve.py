@@ -32,7 +32,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-
     from tournaments.web.app import MAX_FRAME, ServeConfig, create_app
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
