@@ -5,7 +5,7 @@ import importlib.metadata
 import os
 import sys
 
-from .options import USER_ERRORS, Parser
+from .options import USER_ERRORS, InertOutput, Parser
 
 DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
@@ -67,6 +67,8 @@ def main(argv=None) -> int:
     if getattr(args, "missing", None):
         print(f"yacht {args.command}: error: {args.missing}", file=sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = InertOutput(stdout)     # text from configs, files, bots and people stays inert on the terminal
     try:
         return int(_module(args.command).run(args) or 0)
     except USER_ERRORS as e:
@@ -85,6 +87,9 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        if isinstance(sys.stdout, InertOutput):
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":
