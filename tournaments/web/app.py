@@ -173,6 +173,7 @@ class Server:
         self.waits: dict[tuple, asyncio.Task] = {}
         self.connections = 0
         self.touched: dict[str, float] = {}       # table id -> when a message last came (monotonic)
+        self.warm: set[int] = set()               # ids of the agents that have made their first move
         self._load()
 
     # ---- disk ------------------------------------------------------------------------------------
@@ -259,6 +260,11 @@ class Server:
                 break
             del self.tables[t.id]
             self.conns.pop(t.id, None)
+            self.touched.pop(t.id, None)
+            for key in [k for k in self.agents if k[0] == t.id]:
+                agent = self.agents.pop(key)
+                self.warm.discard(id(agent))
+                agent.close()
             for suffix in (".json", ".log"):
                 (self.table_dir / f"{t.id}{suffix}").unlink(missing_ok=True)
 
@@ -345,7 +351,9 @@ class Server:
                 a.reset(game.rules, seat, game.num_players, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
                 return a
             for old in [k for k in self.agents if k[0] == table.id and k[1] != table.number]:
-                self.agents.pop(old).close()
+                gone = self.agents.pop(old)
+                self.warm.discard(id(gone))
+                gone.close()
             agent = self.agents[key] = await asyncio.to_thread(build)
         return agent
 
@@ -369,9 +377,13 @@ class Server:
             else:
                 view = View.of(game)
                 # the built-in agents answer in bounded time (a fraction of a millisecond once their tables are
-                # loaded): asked inline; any other agent (a learned model, an external bot) in a worker thread
-                action = agent.act(view) if getattr(agent, "trusted", False) else \
-                    await asyncio.to_thread(agent.act, view)
+                # loaded and their kernels compiled, which their first move may do: that one goes to a worker
+                # thread): asked inline; any other agent (a learned model, an external bot) in a worker thread
+                if getattr(agent, "trusted", False) and id(agent) in self.warm:
+                    action = agent.act(view)
+                else:
+                    action = await asyncio.to_thread(agent.act, view)
+                    self.warm.add(id(agent))
                 if table.seen != version or table.game is not game:
                     continue
                 table.cpu_move(action)
