@@ -214,8 +214,10 @@ def test_a_solo_game_is_an_evaluate_folder(tmp_path):
 
 
 def test_the_menu_offers_what_the_registry_accepts_and_refuses_the_rest():
+    from tournaments.web.app import accepted
     menu = Menu.of()
     assert {"easy", "normal", "strong"} <= set(menu.entries)
+    assert ("strong-win" in menu.entries) == accepted("strong?goal=win")    # offered once the registry has it
     assert menu.spec({"dial": 0.5}) == ("strong?strength=0.5", "Dial 0.5")
     for bad in ("external:rm -rf /", "human", {"dial": 2}, {"dial": "0.5"}, {"spec": "strong"}, None):
         with pytest.raises(TableError):
