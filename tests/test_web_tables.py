@@ -349,6 +349,7 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         ann.until(lambda m: m["type"] == "state" and m["seats"][1]["online"])
         bob.close()
         ann.until(lambda m: m["type"] == "state" and m["seats"][1]["cpu"])
+        assert ann.state["preparing"] in (None, 1)
         assert ann.state["seats"][1]["name"] == "Bob"
         back = Client(srv.url, made["id"], [made["tokens"]["0"], made["tokens"]["1"]])   # Bob's token: no moves
         assert "a CPU plays seat 2" in back.error({"type": "undo", "seat": 1})

@@ -350,11 +350,16 @@ class Server:
                 a = make_agent(table.seats[seat].spec)
                 a.reset(game.rules, seat, game.num_players, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
                 return a
+            table.preparing = seat                # the table says so while the agent loads or solves the rules
+            await self.broadcast(table)
             for old in [k for k in self.agents if k[0] == table.id and k[1] != table.number]:
                 gone = self.agents.pop(old)
                 self.warm.discard(id(gone))
                 gone.close()
-            agent = self.agents[key] = await asyncio.to_thread(build)
+            try:
+                agent = self.agents[key] = await asyncio.to_thread(build)
+            finally:
+                table.preparing = None
         return agent
 
     async def _drive(self, table: Table) -> None:

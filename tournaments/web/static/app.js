@@ -193,7 +193,8 @@ function draw() {
   $("confirm").disabled = !(myTurn() && picked);
   $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
   $("undo").disabled = !(s.undo !== null && s.seats[s.undo].you);
-  $("last").textContent = lastMove(s);
+  $("last").textContent = s.preparing !== null && s.preparing !== undefined
+    ? `${names[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
   drawSheet($("sheet"), s, names, true);
   drawResult(s, names);
 }
