@@ -129,10 +129,11 @@ class Store:
                         f"{config.hash}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
                 recorded = self.meta().get("files")
-                if recorded is not None and not force:
+                if recorded is None or force:   # a folder from before files were recorded, or going on knowingly
+                    if files and recorded != files:   # no files is what a folder without the key records
+                        self._write_meta(config, files)
+                else:
                     check_unchanged(recorded, str(self.meta_path))
-                elif files is not None and files != (recorded or {}):   # first recorded now, or going on knowingly
-                    self._write_meta(config, files)
             else:
                 self._write_meta(config, files)
             self._cut_torn_tail()

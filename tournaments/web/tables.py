@@ -102,6 +102,7 @@ class Table:
     pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
+    preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -223,6 +224,8 @@ class Table:
             raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
         if seat not in held:
             raise TableError(f"you do not hold seat {seat + 1}'s token")
+        if self.seats[seat].cpu:
+            raise TableError(f"a CPU plays seat {seat + 1} now")
         if self.free_seat() is not None:
             raise TableError("wait until every seat is taken")
         if kind == "undo":
@@ -305,7 +308,7 @@ class Table:
             "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
             "preview": preview, "counting": counting, "undo": undo_seat,
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
-            "free": self.free_seat() is not None,
+            "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo,
         }
         if held:
