@@ -241,15 +241,16 @@ def test_the_model_plays_through_learned_at_its_table_and_refuses_others(run, tm
     # a 6-seat table of 3 teams has 3 sheets: the model sees it as trained
     game = play_game(Game(load("yacht", teams=3), 6, seed=5), [agent] + [make_agent("strong")] * 5)
     assert game.is_over
-    # in a tournament: at 2-seat tables every game of the model is a recorded forfeit with that one line;
+    # in a tournament: at 2-seat tables the model is refused before any game, with that one line;
     # at a 3-seat table it plays
     cfg = tmp_path / "t.yaml"
     cfg.write_text(f"name: t\nentrants: {{me: 'learned:{path}', s1: strong, s2: strong}}\nseats: 2\ngames: 1\n")
+    capsys.readouterr()
     assert main(["tournament", str(cfg), "--out", str(tmp_path / "t2"), "--quiet", "--workers", "1",
-                 "--no-analysis"]) == 0
-    faults = json.loads((tmp_path / "t2" / "results.json").read_text())["faults"]
-    assert len(faults) == 4 and all(f["agent"] == "me" and "trained at tables of 3 sheets" in f["error"] and
-                                    "\n" not in f["error"] for f in faults)
+                 "--no-analysis"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "entrant 'me'" in err and "trained at tables of 3 sheets" in err
+    assert not (tmp_path / "t2" / "games.jsonl").exists()
     cfg.write_text(f"name: t\nentrants: {{me: 'learned:{path}', s1: strong, s2: strong}}\nseats: 3\ngames: 2\n")
     assert main(["tournament", str(cfg), "--out", str(tmp_path / "t3"), "--quiet", "--workers", "1",
                  "--no-analysis"]) == 0
@@ -262,7 +263,7 @@ def test_the_model_plays_through_learned_at_its_table_and_refuses_others(run, tm
     spec.loader.exec_module(win_share)
     shares = win_share.win_shares(tmp_path / "t3")
     assert set(shares) == {"me", "s1", "s2"} and all(s["games"] == 6 and s["deals"] == 2 for s in shares.values())
-    assert sum(s["win_share"] for s in shares.values()) == pytest.approx(1.0)
+    assert sum(s["observed"] for s in shares.values()) == pytest.approx(1.0)
     assert win_share.paired(tmp_path / "t3", tmp_path / "t3", "me")["difference"] == 0.0
     assert main(["tournament", str(cfg), "--out", str(tmp_path / "t3b"), "--quiet", "--workers", "1",
                  "--no-analysis", "--seed", "1"]) == 0
