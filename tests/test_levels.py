@@ -362,16 +362,16 @@ def test_kept_state_rows_stay_right_and_bounded(dense):
     assert biggest > 16 and len(cache.data) == biggest
 
 
-# ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_levels.py) ------------
+# ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_data.py) ------------
 
 @pytest.mark.parametrize("name", presets())
 def test_every_preset_ships_its_levels_under_the_current_protocol(name):
     """A change to the dial, the solver version, the calibration's seed or budget, or a preset's rules makes
-    the shipped file stale: rerun `python scripts/ship_levels.py NAME`."""
+    the shipped file stale: rerun `python scripts/ship_data.py NAME`."""
     rules = load(name)
     shipped = shipped_settings(rules)
     assert set(shipped) == {levels.protocol(levels.level_target(n)) for n in levels.LEVELS}, \
-        f"stale shipped calibrations for {name}: python scripts/ship_levels.py {name}"
+        f"stale shipped calibrations for {name}: python scripts/ship_data.py {name}"
     strengths = {n: shipped[levels.protocol(levels.level_target(n))].strength for n in levels.LEVELS}
     assert 0 < strengths["easy"] < strengths["normal"] < 1
 
@@ -388,7 +388,7 @@ def test_a_first_run_reads_the_shipped_levels_and_calibrates_nothing(tmp_path, m
 
 @pytest.mark.slow
 def test_the_shipped_levels_are_what_the_code_finds(tmp_path, monkeypatch):
-    """Calibrated from scratch as scripts/ship_levels.py does (knizia: the cheapest preset), the settings are
+    """Calibrated from scratch as scripts/ship_data.py does (knizia: the cheapest preset), the settings are
     the shipped ones, figure for figure."""
     monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(levels, "_FOUND", {})

@@ -1,6 +1,8 @@
 """Solved tables on disk: one ``.npz`` per rule set, keyed by its hash and `SOLVER_VERSION`.
 
-The folder is ``$YACHT_CACHE_DIR`` when set, else ``~/.cache/yacht-arena``.
+The folder is ``$YACHT_CACHE_DIR`` when set, else ``~/.cache/yacht-arena``. The package also ships the
+table of the `yacht` preset (`SHIPPED`, package data, the same file name and format, compressed; made by
+scripts/ship_data.py), read when the cache folder has none, so a first run of the main job solves nothing.
 
 A file holds ``values`` (float64, one per state) and ``meta`` (JSON: version, rules hash, state space,
 summary figures and the SHA-256 of the values). Reading checks all of it before the values are
@@ -15,6 +17,7 @@ import math
 import os
 import tempfile
 import zipfile
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,7 @@ from .solve import solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
+SHIPPED = "tables"          # package data: solved tables shipped with the package (see the module docstring)
 MAX_META_BYTES = 1 << 16
 HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 SUMMARY = ("expected_score", "std", "p_upper_bonus", "p_yacht_50", "expected_extra_yachts", "seconds")
@@ -45,12 +49,18 @@ def cache_path(rules) -> Path:
     return cache_dir() / f"solver-v{SOLVER_VERSION}-{rules_hash(solitaire_rules(rules))}.npz"
 
 
+def shipped_path(rules) -> Path:
+    """Where the package ships the table of `rules`, if it ships one (a file name as `cache_path`'s)."""
+    return Path(str(files(__package__) / SHIPPED / cache_path(rules).name))
+
+
 def _digest(values: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes()).hexdigest()
 
 
-def save(solution: Solution, path: Path) -> None:
-    """Write `solution` to `path` atomically (temporary file, fsync, rename); OSError if it cannot."""
+def save(solution: Solution, path: Path, compressed: bool = False) -> None:
+    """Write `solution` to `path` atomically (temporary file, fsync, rename); OSError if it cannot.
+    compressed: deflate the members (a third of the size for shipping; slower to write)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     values = np.ascontiguousarray(solution.values, dtype="<f8")
@@ -59,7 +69,7 @@ def save(solution: Solution, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".tmp.npz")
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, values=values, meta=np.array(json.dumps(meta)))
+            (np.savez_compressed if compressed else np.savez)(f, values=values, meta=np.array(json.dumps(meta)))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)  # readers never see a half-written file
@@ -162,13 +172,13 @@ def load_file(path: Path, rules=None) -> Solution | None:
 
 
 def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Solution:
-    """The solved table of a one-column rule set: from the cache, else solved now and stored (replacing a
-    damaged file)."""
+    """The solved table of a one-column rule set: from the cache, else the one the package ships, else solved
+    now and stored in the cache (replacing a damaged file)."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     path = cache_path(rules)
     if use_cache:
-        found = load_file(path, rules)
+        found = load_file(path, rules) or load_file(shipped_path(rules), rules)
         if found is not None:
             return found
     solution = solve(rules, progress=progress)
