@@ -66,7 +66,8 @@ def test_text_names_the_overrides_with_the_rule_set(capsys):
     (["evaluate", "greedy", "--games", "0"], "--games must be from 1 to 10,000,000, got 0"),
     (["evaluate", "wizard"], "unknown agent 'wizard'"),
     (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
-    (["evaluate", "greedy", "--set", "teams=2"], "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
+    (["evaluate", "greedy", "--set", "teams=2"],
+     "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
     (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
     (["levels", "--only", "greedy"], "need at least two agents to compare"),
     (["levels", "--only", "greedy", "greedy"], "agent 'greedy' is listed twice"),
@@ -120,7 +121,8 @@ def test_head_to_head_of_an_agent_with_itself_is_even():
 
 def test_evaluate_reports_bot_faults(tmp_path, capsys):
     bot = tmp_path / "bad.py"
-    bot.write_text("import sys\nfor line in sys.stdin:\n    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
+    bot.write_text("import sys\nfor line in sys.stdin:\n"
+                   "    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
     argv = ["evaluate", f"external:{sys.executable} {bot}", "--games", "1", "--json", "--no-progress"]
     assert main(argv) == 0
     captured = capsys.readouterr()

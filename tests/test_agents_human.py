@@ -185,7 +185,7 @@ def play_cli(monkeypatch, capsys, argv, lines, seed: int | None = 0):
 def test_help_lists_every_command_and_every_command_works():
     text = help_text()
     v = view_of([1, 2, 3, 4, 6])
-    for words, usage, what in COMMANDS:
+    for _words, usage, what in COMMANDS:
         assert f"  {usage}" in text and what in text
     assert "undo (u)" in text and "take the box back" in text
     assert "several columns" in help_text(columns=2) and "several columns" not in text

@@ -32,7 +32,8 @@ def stored(out):
 def openings(rec, seat):
     """The first roll of each of `seat`'s turns."""
     log = rec["log"]
-    return [e["dice"] for i, e in enumerate(log) if "dice" in e and e["seat"] == seat and (i == 0 or "box" in log[i - 1])]
+    return [e["dice"] for i, e in enumerate(log)
+            if "dice" in e and e["seat"] == seat and (i == 0 or "box" in log[i - 1])]
 
 
 def test_duplicate_dice_every_rotation_sees_the_same_deal(tmp_path):

@@ -96,7 +96,8 @@ def _print(doc, args) -> None:
     print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}")
     print("  quantiles " + "  ".join(f"{k} {v:.0f}" for k, v in q.items()))
     print(f"  upper bonus in {100 * doc['p_upper_bonus']:.1f}% of games")
-    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"], "extra-Yacht bonus": doc["extra_bonus_mean"]}
+    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"],
+             "extra-Yacht bonus": doc["extra_bonus_mean"]}
     width = max(len(k) for k in lines)
     for box, mean in lines.items():
         print(f"  {box:<{width}}  {mean:6.2f}")
