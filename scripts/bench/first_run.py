@@ -96,4 +96,7 @@ def run(args):
             parts = json.loads(out.strip().splitlines()[-1])
             shown = ", ".join(f"{name} {value:.1f}" for name, value in parts.items())
             print(f"{scenario:<10}{seconds:>10.1f}{before:>16}   {shown}; load {parts_load}", flush=True)
+            if scenario == "cold":
+                compiled = sorted({p.name.split("-")[0] for p in numba.rglob("*.nbi")})
+                print(f"  the cold command compiled {len(compiled)} functions: {' '.join(compiled)}", flush=True)
     return 0
