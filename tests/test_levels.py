@@ -171,6 +171,7 @@ def test_mistakes_are_cheap_often_and_costly_rarely(strength):
     assert lift[0] > 1 > lift[-1] and lift[-1] < lift[1] / 3
 
 
+@pytest.mark.slow
 def test_calibration_hits_a_target_mean_on_fresh_dice():
     """Small runs: mean=200 under yacht and mean=100 under classic with two rolls, found on 1000 games; on
     2000 other games the expected score (optimum - points lost) is within 2 points, and the mean score's 95%
@@ -188,6 +189,7 @@ def test_calibration_hits_a_target_mean_on_fresh_dice():
         assert lo - 2 <= target <= hi + 2
 
 
+@pytest.mark.slow
 def test_calibration_of_a_win_rate_and_a_percentage():
     rules, solution = solved("classic", rolls_per_turn=2)
     cal = calibrate(rules, Target("win", 0.3), deals=300)
@@ -317,6 +319,7 @@ def test_levels_command_refuses_rules_out_of_the_solvers_reach(tmp_path, capsys)
         assert "rules 'wide': the strength dial and the levels need the solver's table" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_levels_calibrate_json(capsys, tmp_path):
     argv = ["levels", "--rules", "classic", "--set", "rolls_per_turn=2", "--calibrate", "pct=85", "normal",
             "--games", "200", "--json", "--out", str(tmp_path)]
