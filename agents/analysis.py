@@ -197,6 +197,11 @@ def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
     return records, numbers
 
 
+def figure(x, spec: str = ".2f") -> str:
+    """A figure as text, "–" when there is none (an accuracy under rules whose optimum is 0 points)."""
+    return "–" if x is None else format(x, spec)
+
+
 # ---- the analysis --------------------------------------------------------------------------------
 
 @dataclass
@@ -418,7 +423,7 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
         loss = a.loss[pick]
         seats.append({"seat": s, "agent": name, "forfeit": _faulted(record, s), "decisions": int(pick.sum()),
                       "loss": float(loss.sum()),
-                      "accuracy": 100.0 * (1.0 - float(loss.sum()) / a.optimal),
+                      "accuracy": 100.0 * (1.0 - float(loss.sum()) / a.optimal) if a.optimal > 0 else None,
                       **{cls: int(((loss >= lo) & (loss < hi)).sum()) for cls, lo, hi in CLASSES}})
     return {"rules": rules_block(rules), "values": a.values, "optimal_expected_score": a.optimal,
             "decisions": a.game(0), "seats": seats}
@@ -633,7 +638,7 @@ def report_blocks(section: dict) -> tuple[list[str], tuple | None]:
             f"(docs/analysis.md; yacht analyze DIR says where the points go and lists the costliest moves)."]
     head = ["agent", "decisions", "accuracy %", "lost / game", "in holds", "in boxes", "inaccuracies / game",
             "mistakes / game", "blunders / game", "optimum − lost"]
-    rows = [[name, str(f["decisions"]), f"{f['accuracy']:.2f}", f"{f['loss_per_game']:.2f}",
+    rows = [[name, str(f["decisions"]), figure(f["accuracy"]), f"{f['loss_per_game']:.2f}",
              f"{f['holds_loss_per_game']:.2f}", f"{f['boxes_loss_per_game']:.2f}", f"{f['inaccuracies_per_game']:.2f}",
              f"{f['mistakes_per_game']:.2f}", f"{f['blunders_per_game']:.2f}", f"{f['expected_score']:.1f}"]
             for name, f in section["agents"].items()]

@@ -24,12 +24,13 @@ and its outputs the rules' action count.
 import io
 import json
 import math
+import os
 import re
 import zipfile
 
 import numpy as np
 
-from .model_file import MAX_JSON_CHARS, MAX_OBS, MAX_PARAMS, ModelFileError, model_path
+from .model_file import MAX_JSON_CHARS, MAX_OBS, MAX_PARAMS, ModelFileError, check_archive, open_model
 
 MAX_WEIGHT_BYTES = 1 << 28          # policy.pth: MAX_PARAMS float32 with room
 ACTOR_CRITIC, DQN = "actor-critic", "dqn"
@@ -54,9 +55,10 @@ def read_sb3_zip(path) -> dict:
     "n_actions", "state"} where `state` is the policy's weights as numpy arrays under the names
     `agents.learned.PolicyNet` reads (a DQN's Q-network as the policy head, no value head).
     ModelFileError (one line naming the file) for anything else."""
-    p = model_path(path)
+    handle = open_model(path)      # a regular file (never a FIFO or a device), bounded
     try:
-        with zipfile.ZipFile(p) as archive:
+        with handle, zipfile.ZipFile(handle) as archive:
+            check_archive(archive, os.fstat(handle.fileno()).st_size)   # no member inflates past the bound
             names = set(archive.namelist())
             if "data" not in names or "policy.pth" not in names:
                 raise ModelFileError(f"{path}: not a stable-baselines3 model file (no data and policy.pth in the zip)")

@@ -312,3 +312,28 @@ def test_a_fifo_as_tournament_json_is_refused_without_hanging(run_folder, capsys
     (run_folder / "tournament.json").unlink()
     fifo(run_folder / "tournament.json")
     assert "FIFO" in cli_error(capsys, ["report", str(run_folder)])
+
+
+# ---- yacht serve's table files -------------------------------------------------------------------
+
+def test_web_tables_are_never_written_through_links_and_never_read_from_fifos(tmp_path, victim):
+    pytest.importorskip("starlette")
+    from tournaments.web.tables import Seat, Table
+    table = Table.create("yacht", {}, [Seat("Ann"), Seat("Bob")], pace=0)
+    path = tmp_path / f"{table.id}.json"
+    path.symlink_to(victim)                                   # planted where the table file goes
+    with pytest.raises(FileRefused, match="symbolic link"):
+        table.flush(tmp_path)
+    assert victim.read_bytes() == SECRET
+    path.unlink()
+    table.flush(tmp_path)                                     # the whole table, as a regular file
+    table.handle({0, 1}, {"type": "roll", "seat": table.game.current_seat})
+    log = tmp_path / f"{table.id}.log"
+    log.symlink_to(victim)                                    # planted where the journal goes
+    with pytest.raises(FileRefused, match="symbolic link"):
+        table.flush(tmp_path)
+    assert victim.read_bytes() == SECRET
+    log.unlink()
+    fifo(log)                                                 # a journal that would never end
+    with pytest.raises(FileRefused, match="FIFO"):
+        Table.load(path)

@@ -98,3 +98,28 @@ def test_names_from_a_games_file_never_reach_the_terminal_raw(hostile_games, cap
     for c in "\x1b\x07\r\x00\x9b\u202e\u2028":
         assert c not in out
         assert c == "\r" or c not in err                  # a progress bar's own carriage returns
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=64))
+def test_every_name_maps_to_a_file_name_that_fits_every_file_system(name):
+    from tournaments.report import histogram_name
+    from yacht_env.config import slug
+    file = histogram_name(name)
+    assert len(file.encode("utf-8")) <= 255 and "/" not in file and "\0" not in file
+    assert file not in (".", "..") and slug(name) == slug(name)
+
+
+def test_long_names_keep_distinct_slugs(tmp_path):
+    from tournaments.report import histogram_name
+    a, b = "名" * 63 + "a", "名" * 63 + "b"              # 190 bytes of UTF-8 each, the same first 100
+    assert histogram_name(a) != histogram_name(b)
+    for name in (a, b):
+        (tmp_path / histogram_name(name)).write_bytes(b"png")   # a real file system takes them
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_html_text_shows_control_characters_escaped(text):
+    from tournaments.html import html_text
+    for shown in (html_text(text), html_text(Code(text))):
+        assert not any(c in shown for c in "\x1b\x07\r\x00\x9b\u202e\u2028"), shown

@@ -56,3 +56,50 @@ def test_a_rule_file_with_a_key_its_box_does_not_use_is_refused(tmp_path):
                     "  - {id: chance, kind: chance}\n")
     with pytest.raises(RuleError, match=r"boxes.ones.points: an upper box does not use points"):
         load(str(path))
+
+
+DEGENERATE = {
+    "every box scores 0": ("boxes:\n  - {id: yacht, kind: yacht, points: 0}\n"
+                           "  - {id: chance, kind: chance, points: 0}\n"),
+    "a single box": "boxes:\n  - {id: chance, kind: chance}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(DEGENERATE))
+def test_degenerate_legal_rules_play_analyse_and_report(tmp_path, capsys, name):
+    rules = tmp_path / "r.yaml"
+    rules.write_text(f"name: degenerate\n{DEGENERATE[name]}upper_bonus: {{threshold: 0, points: 0}}\n"
+                     "extra_yacht_bonus: 0\njoker: none\n")
+    config = tmp_path / "t.yaml"
+    config.write_text("entrants: [random, greedy]\ngames: 1\n")
+    out = tmp_path / "run"
+    argv = ["tournament", str(config), "--rules", str(rules), "--out", str(out), "--quiet", "--workers", "1"]
+    assert main(argv) == 0
+    assert (out / "report.md").read_text().count("# ") >= 1 and (out / "report.html").exists()
+    assert main(["analyze", str(out)]) == 0
+    assert main(["show", str(out), "1"]) == 0
+    text = capsys.readouterr().out
+    assert ("accuracy –" in text) == (name == "every box scores 0")
+
+
+def test_check_memory_refuses_what_cannot_fit_and_passes_what_can(monkeypatch):
+    import yacht_env.config as config
+    from yacht_env.config import ConfigError, check_memory
+    with pytest.raises(ConfigError, match=r"--games: 9 games would need about 8.0 GiB of memory and this machine "
+                                          r"has 1.0 GiB available"):
+        check_memory("command line", "--games", 8 << 30, "9 games", have=1 << 30)
+    check_memory("command line", "--games", 1 << 30, "9 games", have=1 << 30)
+    monkeypatch.setattr(config, "available_memory", lambda: None)
+    check_memory("command line", "--games", 1 << 60, "9 games")    # a machine that cannot tell: no refusal
+
+
+@pytest.mark.parametrize("argv", [["evaluate", "random", "--games", "100000", "--out", "OUT", "--no-progress"],
+                                  ["levels", "--games", "100000", "--no-progress"]])
+def test_sizes_that_cannot_fit_in_memory_are_refused_before_work_starts(monkeypatch, tmp_path, capsys, argv):
+    import yacht_env.config as config
+    monkeypatch.setattr(config, "available_memory", lambda: 1 << 30)    # a machine with 1 GiB to give
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would need about" in err[0] and "1.0 GiB available" in err[0], err
+    assert not (tmp_path / "out").exists()

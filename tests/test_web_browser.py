@@ -69,9 +69,13 @@ def take_turn(driver, hold_first: bool = False) -> tuple[str, int]:
         driver.find_elements("css selector", "#dice .die")[0].click()
         die = driver.find_elements("css selector", "#dice .die")[0]      # the dice are drawn afresh
         assert die.get_attribute("aria-pressed") == "true" and die.text == "Held"
+        kept = state(driver)["dice"][0]
         moves = state(driver)["moves"]
         click(driver, "#roll")
         wait(driver, lambda d: state(d)["moves"] > moves, what="the second roll")
+        held = [i for i, d in enumerate(driver.find_elements("css selector", "#dice .die"))
+                if d.get_attribute("aria-pressed") == "true"]
+        assert [state(driver)["dice"][i] for i in held] == [kept]     # the die kept stays Held where it lands
     s = state(driver)
     key = max(s["preview"], key=lambda k: (s["preview"][k], k))
     box = f'#sheet button.preview[data-box="{key}"]'
@@ -237,3 +241,31 @@ def test_pass_and_play_with_the_keyboard(tmp_path, browsers):
                  state(d)["seats"][state(d)["turn"]]["name"] != n, what="the next person")
         chance = [e for e in state(driver)["log"] if e.get("box") == "chance"]
         assert sorted(e["seat"] for e in chance) == [0, 1]
+
+
+def test_a_tournament_folder_is_watched_and_a_table_is_watched_by_its_view_link(tmp_path, browsers):
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+    folder = tmp_path / "cup"
+    run_tournament(parse_config({"entrants": ["random", "greedy"], "seats": 2, "games": 1}), out=folder)
+    config = tmp_path / "serve.yaml"
+    config.write_text(f"tournaments: [{folder}]\n")
+    with serving(tmp_path / "data", config) as srv:
+        driver = browsers()
+        driver.get(srv.url + "/")
+        link = wait(driver, lambda d: d.find_elements("css selector", "#tournaments a"), what="the tournament link")[0]
+        link.click()
+        rows = wait(driver, lambda d: d.find_elements("css selector", "#watch-standings tbody tr"), what="standings")
+        assert sorted(r.text.split()[1] for r in rows) == ["greedy", "random"]
+        assert driver.find_element("id", "watch-progress").text == "2 of 2 games played"
+        driver.find_elements("css selector", "#watch-games li a")[0].click()      # the game on the analysis board
+        rows = wait(driver, lambda d: d.find_elements("css selector", "#board-seats tbody tr"), what="the analysis")
+        assert sorted(r.text.split()[0] for r in rows) == ["greedy", "random"]
+        assert len(driver.find_elements("css selector", "#board-moves li")) > 2 * 13
+        code, made = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}]})
+        viewer = browsers()
+        viewer.get(f"{srv.url}/t/{made['id']}")                 # the view link: no seat, no controls
+        s = wait(viewer, state, what="the table")
+        assert not any(x["you"] for x in s["seats"]) and "invite" not in s
+        assert viewer.find_element("id", "turn").text == "Ann's turn"
+        assert viewer.find_element("id", "roll").get_property("disabled") and code == 200

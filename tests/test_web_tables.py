@@ -214,8 +214,10 @@ def test_a_solo_game_is_an_evaluate_folder(tmp_path):
 
 
 def test_the_menu_offers_what_the_registry_accepts_and_refuses_the_rest():
+    from tournaments.web.app import accepted
     menu = Menu.of()
     assert {"easy", "normal", "strong"} <= set(menu.entries)
+    assert ("strong-win" in menu.entries) == accepted("strong?goal=win")    # offered once the registry has it
     assert menu.spec({"dial": 0.5}) == ("strong?strength=0.5", "Dial 0.5")
     for bad in ("external:rm -rf /", "human", {"dial": 2}, {"dial": "0.5"}, {"spec": "strong"}, None):
         with pytest.raises(TableError):
@@ -347,7 +349,11 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         ann.until(lambda m: m["type"] == "state" and m["seats"][1]["online"])
         bob.close()
         ann.until(lambda m: m["type"] == "state" and m["seats"][1]["cpu"])
+        assert ann.state["preparing"] in (None, 1)
         assert ann.state["seats"][1]["name"] == "Bob"
+        back = Client(srv.url, made["id"], [made["tokens"]["0"], made["tokens"]["1"]])   # Bob's token: no moves
+        assert "a CPU plays seat 2" in back.error({"type": "undo", "seat": 1})
+        back.close()
         if ann.state["turn"] == 0:                           # Ann moves; then the CPU plays Bob's turn
             ann.send({"type": "roll", "seat": 0})
             ann.until(lambda m: m["type"] == "state" and m["phase"] == "decide")
@@ -359,3 +365,17 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         refused = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person"}]})
         assert refused[0] == 400 and "as many tables" in refused[1]["error"]
         ann.close()
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys):
+    import socket
+
+    from tournaments.cli import main
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--data", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"yacht serve: error: cannot listen on 127.0.0.1:{port}") and err.count("\n") == 1
+    assert not (tmp_path / "data").exists()

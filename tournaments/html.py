@@ -10,6 +10,8 @@ import html
 import math
 import re
 
+from yacht_env.config import printable
+
 from .document import Cell, Code, Image, Section, Strong, Table, Text, plain
 
 STYLE = """
@@ -56,10 +58,10 @@ def html_text(text: Text) -> str:
     if isinstance(text, tuple):
         return "".join(html_text(t) for t in text)
     if isinstance(text, Code):
-        return f"<code>{html.escape(text.text)}</code>"
+        return f"<code>{html.escape(printable(text.text))}</code>"
     if isinstance(text, Strong):
         return f"<strong>{html_text(text.text)}</strong>"
-    return html.escape(text)
+    return html.escape(printable(text, keep="\n"))     # control characters shown escaped, as in every output
 
 
 def _image(image: Image, images: dict[str, bytes]) -> str:

@@ -130,7 +130,7 @@ class Store:
                 self.config()               # tournament.json must agree with its own hash
                 recorded = self.meta().get("files")
                 if recorded is None or force:   # a folder from before files were recorded, or going on knowingly
-                    if files is not None and recorded != files:
+                    if files and recorded != files:   # no files is what a folder without the key records
                         self._write_meta(config, files)
                 else:
                     check_unchanged(recorded, str(self.meta_path))

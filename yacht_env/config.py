@@ -195,6 +195,35 @@ def read_yaml(path, what: str = "file"):
     return parse_yaml(text, source)
 
 
+# --- memory ----------------------------------------------------------------------------------------
+
+def available_memory() -> int | None:
+    """Bytes of memory the machine can give a new allocation now (Linux `MemAvailable`, else the free
+    physical pages), or None when it cannot be told."""
+    try:
+        with open("/proc/meminfo", "rb") as f:          # a kernel file: never a planted one
+            for line in f.read(1 << 16).decode("ascii", "replace").splitlines():
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(source, key, need: int, what: str, have: int | None = None) -> None:
+    """Refuse work that would need about `need` bytes (an estimate made before it starts) when the
+    machine has less available (`have`, default `available_memory()`): a `ConfigError` naming the option,
+    both amounts and what to change, instead of a MemoryError or the machine swapping to a halt."""
+    have = available_memory() if have is None else have
+    if have is not None and need > have:
+        raise ConfigError(source, key, f"{what} would need about {need / 2**30:,.1f} GiB of memory and this "
+                                       f"machine has {have / 2**30:,.1f} GiB available; ask for less")
+
+
 # --- naming presets and files ----------------------------------------------------------------------
 
 def names_a_file(spec: str) -> bool:
@@ -310,9 +339,18 @@ def _kind(value) -> str:
     return repr(value)
 
 
+MAX_SLUG_BYTES = 100   # a file name's part for a name, in UTF-8 bytes (file names hold at most 255 bytes)
+
+
 def slug(name: str) -> str:
     """The part of a file name that stands for `name`: letters and digits, lower case, every run of
-    other characters one `_` (`A.b`, `a b` and `a_b` all give `a_b`). Names that must not share a
-    file (tournament entrants) must have distinct slugs."""
-    s = re.sub(r"[\W_]+", "_", unicodedata.normalize("NFKC", name).casefold()).strip("_")
-    return s or "_"
+    other characters one `_` (`A.b`, `a b` and `a_b` all give `a_b`); at most MAX_SLUG_BYTES bytes of
+    UTF-8 (a longer one is cut and ends in a hash of the whole name, so it stays a valid file name on
+    every file system). Names that must not share a file (tournament entrants) must have distinct slugs."""
+    s = re.sub(r"[\W_]+", "_", unicodedata.normalize("NFKC", name).casefold()).strip("_") or "_"
+    if len(s.encode("utf-8")) > MAX_SLUG_BYTES:
+        import hashlib
+        tag = hashlib.sha256(s.encode("utf-8")).hexdigest()[:10]
+        cut = s.encode("utf-8")[:MAX_SLUG_BYTES - 11].decode("utf-8", "ignore")
+        s = f"{cut}_{tag}"
+    return s

@@ -79,7 +79,7 @@ def open_read(path, what: str = "file", limit: int | None = None):
     source = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)   # a FIFO opens without waiting
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):    # a part of the path that is a file: no such file either
         raise NoSuchFile(source, f"no such {what}") from None
     except IsADirectoryError:
         raise FileRefused(source, f"is a folder, not a {what}") from None

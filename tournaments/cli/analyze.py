@@ -13,7 +13,7 @@ from .options import CommandError, emit_json
 from yacht_env.rules import load, parse_sets, rules_label
 from yacht_env.safe_file import write_atomic
 
-from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, figure, read_games
 
 from ..stats import standings
 
@@ -101,7 +101,8 @@ def render(doc: dict) -> str:
     for n, a in agents.items():
         mean = "–" if a["mean_score"] is None else f"{a['mean_score']:.1f}"
         opt = "–" if a["optimal_decisions"] is None else f"{100 * a['optimal_decisions']:.1f}%"
-        lines.append(f"{n:<{w}} {a['games']:>6} {a['decisions']:>9} {a['accuracy']:>8.2f}% {a['loss_per_game']:>9.2f} "
+        accuracy = figure(a["accuracy"]) + ("%" if a["accuracy"] is not None else "")
+        lines.append(f"{n:<{w}} {a['games']:>6} {a['decisions']:>9} {accuracy:>9} {a['loss_per_game']:>9.2f} "
                      f"{a['loss_per_decision']:>8.3f} {opt:>8} {a['inaccuracies_per_game']:>8.2f} "
                      f"{a['mistakes_per_game']:>7.2f} {a['blunders_per_game']:>8.2f} {a['expected_score']:>8.1f} "
                      f"{mean:>7}")

@@ -15,13 +15,15 @@ from agents.evaluation import fault_count, fault_note, fault_summary, recorded_f
 from agents.human import HumanQuit
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
+from yacht_env.config import check_memory
 from yacht_env.rules import rules_label
 from yacht_env.safe_file import atomic_writer, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
-
 MAX_GAMES = 10_000_000
+GAME_BYTES = 2 << 10            # memory a game's figures take while they are summarised (measured ~1 KiB)
+LOGGED_GAME_BYTES = 16 << 10    # ... with its move log kept for --out (measured ~8 KiB)
 
 def add_parser(sub):
     specs = "; ".join(p for p, _ in list_specs())
@@ -35,6 +37,8 @@ def add_parser(sub):
 def run(args) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
+    check_memory("command line", "--games", args.games * (LOGGED_GAME_BYTES if args.out else GAME_BYTES),
+                 f"{args.games:,} games" + (" with their move logs (--out)" if args.out else ""))
     rules = rules_from_args(args)
     try:
         rules.check_players(1)

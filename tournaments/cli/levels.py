@@ -17,12 +17,23 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire
-from agents.stats import mean_ci
-from agents.levels import (LEVELS, DialAgent, Target, calibration_rules, check_reach, level_target, optimum,
-                          settings_path, settings_with)
+from agents.levels import (
+    LEVELS,
+    DialAgent,
+    Target,
+    calibration_rules,
+    check_reach,
+    level_target,
+    optimum,
+    settings_path,
+    settings_with,
+)
 from agents.registry import AgentSpecError, make_agent
+from agents.stats import mean_ci
+from yacht_env.config import check_memory
 from yacht_env.safe_file import atomic_writer, ensure_folder, write_atomic
 
+from .evaluate import LOGGED_GAME_BYTES, MAX_GAMES
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 LADDER = ("random", "easy", "normal", "strong")
@@ -75,8 +86,8 @@ def _targets(texts) -> list[tuple[str, Target]]:
 
 
 def run(args) -> int:
-    if args.games < 2 or args.games % 2:
-        raise CommandError(f"--games must be an even number >= 2, got {args.games}")
+    if args.games < 2 or args.games % 2 or args.games > MAX_GAMES:
+        raise CommandError(f"--games must be an even number from 2 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
     if args.calibrate is not None:
         return _calibrate(args, rules)
@@ -90,6 +101,8 @@ def run(args) -> int:
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
         raise CommandError("need at least two agents to compare")
+    check_memory("command line", "--games", args.games * len(agents) * LOGGED_GAME_BYTES,
+                 f"{args.games:,} logged games for each of {len(agents)} agents")
     progress = not args.no_progress and not args.json
     named = [n for n, a in agents.items() if getattr(a, "target", None) is not None]
     settings, wrote = {}, None
@@ -182,7 +195,8 @@ def _print(doc, runs, rules, args, wrote):
         line = (f"  {n:<{w}}  {strength:>8}  {s['mean']:6.1f}  {s['ci95'][0]:6.1f}..{s['ci95'][1]:<6.1f} "
                 f"{s['std']:5.1f}  {p5:4.0f} {p50:4.0f} {p95:4.0f}")
         if lost:
-            line += f"  {s['loss_per_game']:10.2f}  {s['accuracy']:7.2f}%"
+            line += f"  {s['loss_per_game']:10.2f}  " + (f"{s['accuracy']:7.2f}%" if s["accuracy"] is not None
+                                                         else f"{'–':>8}")
         print(line)
     print("  ladder (each level against the one below; a step holds at >= "
           f"{100 * STEP:.0f}% with the 95% CI above 50%):")

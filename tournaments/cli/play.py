@@ -172,7 +172,7 @@ class BestScores:
         try:
             write_atomic(self.path, json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", "best-score file")
         except FileRefused as e:
-            _warn(f"best score not saved: {e}")
+            _warn(f"cannot save the best score to {self.path} ({e.problem})")
             self.usable = False
             return None
         except OSError as e:

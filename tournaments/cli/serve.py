@@ -7,6 +7,7 @@ files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tourn
 offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
 folders to show, and the server's limits (docs/web.md).
 """
+import socket
 import sys
 from pathlib import Path
 
@@ -24,16 +25,24 @@ def add_parser(sub):
                                                         "only; 0.0.0.0 lets other machines in)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     p.add_argument("--data", default=None, metavar="DIR",
-                   help="folder of tables and finished games (default: the data folder of yacht play, /web)")
+                   help="folder of tables and finished games (default: web/ in yacht play's data folder, "
+                        "$YACHT_DATA_DIR or ~/.local/share/yacht-arena)")
     p.add_argument("--config", default=None, metavar="FILE", help="serve config (YAML): cpus, allow_external, "
                                                                    "tournaments, max_tables, max_connections")
 
 
 def run(args) -> int:
-
     from tournaments.web.app import MAX_FRAME, ServeConfig, create_app
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
+    try:                                     # a port in use is one line, not a server's error log
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        with socket.socket(family) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((args.host, args.port))
+    except OSError as e:
+        raise CommandError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}); "
+                           f"pick another --port or --host") from None
     config = ServeConfig.read(args.config) if args.config else ServeConfig()
     data = Path(args.data) if args.data else data_dir() / "web"
     app = create_app(data, config)

@@ -106,8 +106,9 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
         lost = sum(d["loss"] for d in mine)
         counts = Counter(d["class"] for d in mine)
         forfeit = f"; forfeited at log[{fault_at[s]}]: {record['faults'][s].get('error')}" if s in fault_at else ""
+        accuracy = f"{100 * (1 - lost / a.optimal):.2f}%" if a.optimal > 0 else "–"
         out.append(f"{names[s]}: {len(mine)} decisions, lost {lost:.2f} expected points (accuracy "
-                   f"{100 * (1 - lost / a.optimal):.2f}%), {counts['inaccuracy']} ?!, {counts['mistake']} ?, "
+                   f"{accuracy}), {counts['inaccuracy']} ?!, {counts['mistake']} ?, "
                    f"{counts['blunder']} ??{forfeit}")
     return out
 

@@ -149,9 +149,11 @@ class Conn:
         self.tokens -= 1
         return True
 
-    async def send(self, doc: dict) -> None:
+    async def send(self, doc: dict | str) -> None:
+        """Send a message (a dict, or its JSON text already made)."""
+        text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
         with contextlib.suppress(Exception):       # a client gone mid-send is dropped by its own loop
-            await self.ws.send_text(json.dumps(doc, separators=(",", ":")))
+            await self.ws.send_text(text)
 
 
 class Server:
@@ -171,6 +173,7 @@ class Server:
         self.waits: dict[tuple, asyncio.Task] = {}
         self.connections = 0
         self.touched: dict[str, float] = {}       # table id -> when a message last came (monotonic)
+        self.warm: set[int] = set()               # ids of the agents that have made their first move
         self._load()
 
     # ---- disk ------------------------------------------------------------------------------------
@@ -257,6 +260,11 @@ class Server:
                 break
             del self.tables[t.id]
             self.conns.pop(t.id, None)
+            self.touched.pop(t.id, None)
+            for key in [k for k in self.agents if k[0] == t.id]:
+                agent = self.agents.pop(key)
+                self.warm.discard(id(agent))
+                agent.close()
             for suffix in (".json", ".log"):
                 (self.table_dir / f"{t.id}{suffix}").unlink(missing_ok=True)
 
@@ -272,9 +280,16 @@ class Server:
         return out
 
     async def broadcast(self, table: Table) -> None:
+        """The table's state to every connection: each seat holder its own, the spectators one shared text."""
         online = self.connected(table.id)
+        watching = None
         for c in list(self.conns.get(table.id, ())):
-            await c.send(table.state(c.held, online))
+            if c.held:
+                await c.send(table.state(c.held, online))
+                continue
+            if watching is None:
+                watching = json.dumps(table.state(set(), online), separators=(",", ":"))
+            await c.send(watching)
 
     async def message(self, table: Table, conn: Conn, raw: str) -> None:
         """One client message: a change broadcast to the table, or an error back to the sender."""
@@ -335,9 +350,16 @@ class Server:
                 a = make_agent(table.seats[seat].spec)
                 a.reset(game.rules, seat, game.num_players, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
                 return a
+            table.preparing = seat                # the table says so while the agent loads or solves the rules
+            await self.broadcast(table)
             for old in [k for k in self.agents if k[0] == table.id and k[1] != table.number]:
-                self.agents.pop(old).close()
-            agent = self.agents[key] = await asyncio.to_thread(build)
+                gone = self.agents.pop(old)
+                self.warm.discard(id(gone))
+                gone.close()
+            try:
+                agent = self.agents[key] = await asyncio.to_thread(build)
+            finally:
+                table.preparing = None
         return agent
 
     async def _drive(self, table: Table) -> None:
@@ -360,9 +382,13 @@ class Server:
             else:
                 view = View.of(game)
                 # the built-in agents answer in bounded time (a fraction of a millisecond once their tables are
-                # loaded): asked inline; any other agent (a learned model, an external bot) in a worker thread
-                action = agent.act(view) if getattr(agent, "trusted", False) else \
-                    await asyncio.to_thread(agent.act, view)
+                # loaded and their kernels compiled, which their first move may do: that one goes to a worker
+                # thread): asked inline; any other agent (a learned model, an external bot) in a worker thread
+                if getattr(agent, "trusted", False) and id(agent) in self.warm:
+                    action = agent.act(view)
+                else:
+                    action = await asyncio.to_thread(agent.act, view)
+                    self.warm.add(id(agent))
                 if table.seen != version or table.game is not game:
                     continue
                 table.cpu_move(action)
@@ -431,13 +457,27 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         got = server.best(request.query_params.get("rules", "")[:64], request.query_params.get("name", "")[:64])
         return JSONResponse({"best": got})
 
+    analysing = asyncio.Semaphore(1)            # one analysis at a time: a flood of requests queues, not piles up
+
     async def analysis(request: Request) -> Response:
         from .board import game_analysis
         folder = request.path_params["folder"]
         try:
-            return JSONResponse(await asyncio.to_thread(game_analysis, server.games, folder))
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(game_analysis, server.games, folder))
         except LookupError as e:
             return JSONResponse({"error": str(e)}, 404)
+
+    async def watched_game(request: Request) -> Response:
+        from .board import tournament_game
+        try:
+            folder = server.config.tournaments[int(request.path_params["index"])]
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(tournament_game, folder, request.path_params["key"]))
+        except (ValueError, IndexError, LookupError) as e:
+            return JSONResponse({"error": str(e)[:200] if isinstance(e, LookupError) else "no such tournament"}, 404)
+        except (ConfigError, OSError) as e:
+            return JSONResponse({"error": str(e)[:300]}, 404)
 
     async def watch(request: Request) -> Response:
         from .board import tournament_view
@@ -493,9 +533,10 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         await server.close()
 
     routes = [Route("/", page), Route("/t/{table}", page), Route("/game/{folder}", page),
-              Route("/watch/{index}", page),
+              Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
               Route("/api/best", best), Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
+              Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan)

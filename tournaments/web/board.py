@@ -5,7 +5,9 @@ lost, ?!/?/?? marks, the best move at every decision) with the record, so the pa
 move. `tournament_view` is a tournament folder's standings (`tournaments.stats.standings`) and its games,
 read afresh on every call, so a running tournament's standings follow its store.
 """
+import copy
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from agents.analysis import MARKS, analyze_game, read_games
@@ -17,15 +19,35 @@ MAX_GAMES_LISTED = 500
 
 
 def game_analysis(games: Path, folder: str) -> dict:
-    """The stored game in `games/folder` with its move analysis; LookupError when there is none."""
+    """The stored web game in `games/folder` with its move analysis; LookupError when there is none."""
     if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
         raise LookupError(f"no stored game {str(folder)[:40]!r}")
-    stored = read_games(games / folder)
-    record = stored.records[0]
+    return copy.deepcopy(_analysis(games / folder, None))
+
+
+def tournament_game(folder: Path, key: str) -> dict:
+    """Game `key` of a tournament folder with its move analysis; LookupError when there is none."""
+    if not isinstance(key, str) or not KEY.fullmatch(key) or not (folder / "games.jsonl").is_file():
+        raise LookupError(f"no game {str(key)[:40]!r}")
+    return copy.deepcopy(_analysis(folder, key))
+
+
+CACHED = 64
+KEY = re.compile(r"t[0-9]{1,9}-d[0-9]{1,9}-r[0-9]{1,9}")
+
+
+@lru_cache(maxsize=CACHED)
+def _analysis(folder: Path, key: str | None) -> dict:
+    """A stored game never changes, so the last `CACHED` analyses are kept (a running tournament only adds
+    games). key None: the folder's one game."""
+    stored = read_games(folder)
+    record = stored.records[0] if key is None else next((r for r in stored.records if r.get("key") == key), None)
+    if record is None:
+        raise LookupError(f"no game {key!r} in {folder.name}")
     result = analyze_game(record, stored.rules)
     for d in result["decisions"]:
         d["mark"] = MARKS[d["class"]]
-    return {"folder": folder, "record": record, **result,
+    return {"folder": folder.name, "record": record, **result,
             "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
 
 

@@ -28,6 +28,7 @@ from yacht_env.config import ConfigError, slug
 from yacht_env.dice_source import game_seeds
 from yacht_env.game import Game, IllegalMove
 from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_block, rules_hash
+from yacht_env.safe_file import NoSuchFile, bounded_lines, open_append, open_read, read_text, write_atomic
 
 MAX_SEATS = 8
 MAX_NAME = 20
@@ -35,6 +36,9 @@ MAX_PACE = 5.0                 # seconds between CPU moves
 MAX_REPLACE = 3600.0           # seconds a left person's seat waits before a CPU takes it
 MAX_SETS = 16                  # rule knobs per table
 TOKEN_BYTES = 12
+MAX_TABLE_BYTES = 1 << 20      # a table's file (ID.json): its setup and the moves up to the last full write
+MAX_JOURNAL_BYTES = 16 << 20   # a table's journal (ID.log): moves since then, one short JSON line each
+MAX_MOVE_BYTES = 4096
 MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "rematch")
 
 
@@ -98,6 +102,7 @@ class Table:
     pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
+    preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -219,6 +224,8 @@ class Table:
             raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
         if seat not in held:
             raise TableError(f"you do not hold seat {seat + 1}'s token")
+        if self.seats[seat].cpu:
+            raise TableError(f"a CPU plays seat {seat + 1} now")
         if self.free_seat() is not None:
             raise TableError("wait until every seat is taken")
         if kind == "undo":
@@ -301,7 +308,7 @@ class Table:
             "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
             "preview": preview, "counting": counting, "undo": undo_seat,
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
-            "free": self.free_seat() is not None,
+            "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo,
         }
         if held:
@@ -352,24 +359,24 @@ class Table:
     def load(cls, path: Path) -> "Table":
         """The table of `path` (ID.json) with the moves of its journal (ID.log; a torn last line is no move)."""
         journal = []
-        log = path.with_suffix(".log")
-        if log.is_file():
-            for line in log.read_bytes().split(b"\n")[:-1]:
-                journal.append(json.loads(line))
-        return cls.from_json(json.loads(path.read_text(encoding="utf-8")), journal)
+        try:
+            with open_read(path.with_suffix(".log"), "table journal", MAX_JOURNAL_BYTES) as f:
+                for _, line in bounded_lines(f, MAX_MOVE_BYTES, str(path.with_suffix(".log")), "move"):
+                    if line.endswith(b"\n"):          # a torn last line is no move
+                        journal.append(json.loads(line))
+        except NoSuchFile:
+            pass
+        return cls.from_json(json.loads(read_text(path, MAX_TABLE_BYTES, "table file")), journal)
 
     def flush(self, folder: Path) -> None:
         """Put the changes on disk: the whole table in `folder/ID.json` (written to a temporary file and
         renamed) after a change of setup, else the moves since the last flush appended to `folder/ID.log`,
         one JSON line each (no rewrite per move; a kill leaves whole lines and at most one torn last line)."""
         if self.full:
-            path = folder / f"{self.id}.json"
-            tmp = folder / f".{self.id}.tmp"
-            tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")), encoding="utf-8")
-            os.replace(tmp, path)
+            write_atomic(folder / f"{self.id}.json", json.dumps(self.to_json(), separators=(",", ":")), "table file")
             (folder / f"{self.id}.log").unlink(missing_ok=True)
         elif self.pending:
-            fd = os.open(folder / f"{self.id}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = open_append(folder / f"{self.id}.log", "table journal")   # never through a planted link
             try:
                 os.write(fd, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in self.pending).encode())
             finally:
@@ -433,12 +440,7 @@ def store_game(table: Table, games: Path) -> str:
 
 
 def _write_synced(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, text, path.name)      # beside, fsynced, renamed; never through a link
 
 
 def parse_knobs(pairs) -> dict:

@@ -88,6 +88,7 @@ async function openTable(event) {
     rules: $("rules").value, seats, pace: Number($("pace").value),
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
+  if ($("teams").value) body.set.push(`teams=${$("teams").value}`);
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const doc = await res.json();
@@ -144,7 +145,12 @@ function receive(msg, invite) {
   }
   if (msg.type !== "state") return;
   if (state && (msg.game !== state.game || msg.moves !== state.moves || msg.turn !== state.turn)) {
-    if (!(msg.dice.length && state.dice.length && msg.turn === state.turn && msg.moves === state.moves)) held = new Set();
+    // after a re-roll the dice are sorted again: the dice kept stay Held, wherever they now sit
+    const kept = msg.game === state.game && msg.turn === state.turn && msg.dice.length && state.dice.length
+      ? state.dice.filter((_, i) => held.has(i)) : [];
+    held = new Set();
+    msg.dice.forEach((f, i) => { const k = kept.indexOf(f); if (k >= 0) { kept.splice(k, 1); held.add(i); } });
+    if (!msg.rolls_left) held = new Set();               // no roll left: nothing to hold for
     picked = null;
   }
   state = msg;
@@ -187,7 +193,8 @@ function draw() {
   $("confirm").disabled = !(myTurn() && picked);
   $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
   $("undo").disabled = !(s.undo !== null && s.seats[s.undo].you);
-  $("last").textContent = lastMove(s);
+  $("last").textContent = s.preparing !== null && s.preparing !== undefined
+    ? `${names[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
   drawSheet($("sheet"), s, names, true);
   drawResult(s, names);
 }
@@ -373,10 +380,10 @@ function keys(e) {
 // ---- the analysis board ----------------------------------------------------------------------------
 let board = null, at = 0;
 
-async function analysisBoard(folder) {
+async function analysisBoard(api) {
   show("board");
   $("board-title").textContent = "Analysing…";
-  const res = await fetch(`/api/games/${encodeURIComponent(folder)}`);
+  const res = await fetch(api);
   board = await res.json();
   if (!res.ok) { $("board-title").textContent = board.error; return; }
   const rec = board.record;
@@ -396,11 +403,13 @@ async function analysisBoard(folder) {
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
     const who = rec.agents[e.seat];
-    li.append(el("span", null, "dice" in e ? `${who}: ${e.dice.join(" ")}` : `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`));
     const dec = byMove.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
+    const roll = "dice" in e ? e.dice.join(" ") : "";
+    li.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
+      : dec ? `${who}: ${dec.played} → ${roll}` : `${who} rolls ${roll}`));
     if (dec) {
       li.append(el("span", `mark ${dec.class}`, dec.mark || ""));
-      li.append(el("span", "verdict", dec.loss > 0 ? `${dec.played}; best: ${dec.best} (−${dec.loss.toFixed(2)})` : `${dec.played} ✓`));
+      li.append(el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
     }
     li.addEventListener("click", () => { at = i + 1; replay(); });
     return li;
@@ -420,8 +429,7 @@ function replay() {
     if ("dice" in e) { dice = e.dice; return; }
     const sh = sheets[sheetOf[e.seat]];
     sh.scores[e.column][boxes.indexOf(e.box)] = e.points;
-    sh.total += e.points + e.bonus;
-    dice = [];
+    sh.total += e.points + e.bonus;             // the dice stay: the ones the box was scored with
   });
   const fake = { turn: null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
     rules: { boxes, columns: cols, upper: boxes.map(() => false), upper_threshold: 0, upper_bonus: 0 } };
@@ -461,11 +469,10 @@ async function watch(index) {
     return tr;
   }));
   $("watch-games").replaceChildren(...doc.games.map((g) => {
-    const li = el("li", "move", `${g.key}: ${g.agents.map((a, i) => `${a} ${g.totals[i]}`).join(" · ")}`);
-    li.addEventListener("click", () => {
-      const scores = g.log.filter((e) => "box" in e).map((e) => `${g.agents[e.seat]} ${label(e.box)} ${e.points}`);
-      $("watch-replay").textContent = scores.join(" · ");
-    });
+    const li = el("li", "move");
+    const a = el("a", null, `${g.key}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
+    a.href = `/watch/${encodeURIComponent(index)}/${encodeURIComponent(g.key)}`;   // its analysis board
+    li.append(a);
     return li;
   }));
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
@@ -475,7 +482,8 @@ async function watch(index) {
 function route() {
   const parts = location.pathname.split("/").filter(Boolean);
   if (parts[0] === "t" && parts[1]) table(parts[1], new URLSearchParams(location.search).get("invite"));
-  else if (parts[0] === "game" && parts[1]) analysisBoard(parts[1]);
+  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`);
+  else if (parts[0] === "watch" && parts[2]) analysisBoard(`/api/watch/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`);
   else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
   else lobby();
 }
