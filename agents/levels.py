@@ -67,7 +67,7 @@ DEALS = 500                    # deals per head-to-head of a win-rate search (2 
 GAMES = 2000                   # solitaire games per run of a mean or percentage search
 MAX_RUNS = 14                  # runs of the search at most (two ends + interpolation steps)
 TOLERANCE = {"win": 0.01, "mean": 0.25, "pct": 0.1}   # stop this close to the target (about a run's standard error)
-SHIPPED = "calibrations"       # package data: the named levels' settings for every preset (scripts/ship_levels.py)
+SHIPPED = "calibrations"       # package data: the named levels' settings for every preset (scripts/ship_data.py)
 
 
 def temperature(strength: float) -> float:

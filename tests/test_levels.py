@@ -171,6 +171,7 @@ def test_mistakes_are_cheap_often_and_costly_rarely(strength):
     assert lift[0] > 1 > lift[-1] and lift[-1] < lift[1] / 3
 
 
+@pytest.mark.slow
 def test_calibration_hits_a_target_mean_on_fresh_dice():
     """Small runs: mean=200 under yacht and mean=100 under classic with two rolls, found on 1000 games; on
     2000 other games the expected score (optimum - points lost) is within 2 points, and the mean score's 95%
@@ -188,6 +189,7 @@ def test_calibration_hits_a_target_mean_on_fresh_dice():
         assert lo - 2 <= target <= hi + 2
 
 
+@pytest.mark.slow
 def test_calibration_of_a_win_rate_and_a_percentage():
     rules, solution = solved("classic", rolls_per_turn=2)
     cal = calibrate(rules, Target("win", 0.3), deals=300)
@@ -318,6 +320,7 @@ def test_levels_command_refuses_rules_out_of_the_solvers_reach(tmp_path, capsys)
         assert "rules 'wide': the strength dial and the levels need the solver's table" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_levels_calibrate_json(capsys, tmp_path):
     argv = ["levels", "--rules", "classic", "--set", "rolls_per_turn=2", "--calibrate", "pct=85", "normal",
             "--games", "200", "--json", "--out", str(tmp_path)]
@@ -363,16 +366,16 @@ def test_kept_state_rows_stay_right_and_bounded(dense):
     assert biggest > 16 and len(cache.data) == biggest
 
 
-# ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_levels.py) ------------
+# ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_data.py) ------------
 
 @pytest.mark.parametrize("name", presets())
 def test_every_preset_ships_its_levels_under_the_current_protocol(name):
     """A change to the dial, the solver version, the calibration's seed or budget, or a preset's rules makes
-    the shipped file stale: rerun `python scripts/ship_levels.py NAME`."""
+    the shipped file stale: rerun `python scripts/ship_data.py NAME`."""
     rules = load(name)
     shipped = shipped_settings(rules)
     assert set(shipped) == {levels.protocol(levels.level_target(n)) for n in levels.LEVELS}, \
-        f"stale shipped calibrations for {name}: python scripts/ship_levels.py {name}"
+        f"stale shipped calibrations for {name}: python scripts/ship_data.py {name}"
     strengths = {n: shipped[levels.protocol(levels.level_target(n))].strength for n in levels.LEVELS}
     assert 0 < strengths["easy"] < strengths["normal"] < 1
 
@@ -389,7 +392,7 @@ def test_a_first_run_reads_the_shipped_levels_and_calibrates_nothing(tmp_path, m
 
 @pytest.mark.slow
 def test_the_shipped_levels_are_what_the_code_finds(tmp_path, monkeypatch):
-    """Calibrated from scratch as scripts/ship_levels.py does (knizia: the cheapest preset), the settings are
+    """Calibrated from scratch as scripts/ship_data.py does (knizia: the cheapest preset), the settings are
     the shipped ones, figure for figure."""
     monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(levels, "_FOUND", {})

@@ -11,9 +11,11 @@ from yacht_env.rules import load, presets
 LADDER = ("random", "easy", "normal", "strong")
 CONFIGS = [(p, {}) for p in presets()] + [("yacht", {"rolls_per_turn": k}) for k in (1, 2, 4)]
 DEALS = 300
+# the presets' levels ship with the package; other rules calibrate both levels first (a minute or more each)
+PARAMS = [pytest.param(n, o, id=f"{n}-{o}" if o else n, marks=[pytest.mark.slow] if o else []) for n, o in CONFIGS]
 
 
-@pytest.mark.parametrize("name,overrides", CONFIGS, ids=[f"{n}-{o}" if o else n for n, o in CONFIGS])
+@pytest.mark.parametrize("name,overrides", PARAMS)
 def test_each_step_of_the_ladder_holds(name, overrides):
     rules = load(name, **overrides)
     with temp_cache():

@@ -8,8 +8,8 @@ from solver_tables import solved, temp_cache
 
 from tournaments.cli import main
 from yacht_env.rules import load, presets
-from yacht_env.solver import StateSpace, Unsolvable, cache_path, check_solvable, solution_for
-from yacht_env.solver.cache import load_file, save
+from yacht_env.solver import StateSpace, Unsolvable, cache_path, check_solvable, solution_for, solve
+from yacht_env.solver.cache import load_file, save, shipped_path
 
 PUBLISHED = [  # Verhoeff 1999, Glenn 2006, and the reference C solver
     ("yacht", {}, 254.5877),
@@ -23,6 +23,25 @@ PUBLISHED = [  # Verhoeff 1999, Glenn 2006, and the reference C solver
 def test_published_optimum(name, overrides, value):
     _, s = solved(name, **overrides)
     assert round(s.expected_score, 4) == value
+
+
+def test_the_shipped_yacht_table_is_read_when_the_cache_has_none(tmp_path, monkeypatch):
+    """The package ships the main job's table (scripts/ship_data.py); a version or rules change makes it
+    stale, and then it is solved again (this test says so)."""
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
+    rules = load("yacht")
+    shipped = load_file(shipped_path(rules), rules)
+    assert shipped is not None, "stale shipped table: python scripts/ship_data.py"
+    assert solution_for(rules, progress=False) is shipped and round(shipped.expected_score, 4) == 254.5877
+    assert list(tmp_path.iterdir()) == []          # nothing solved, nothing written
+
+
+@pytest.mark.slow
+def test_the_shipped_yacht_table_is_what_the_solver_finds():
+    rules = load("yacht")
+    fresh, shipped = solve(rules, progress=False), load_file(shipped_path(rules), rules)
+    assert fresh.space == shipped.space and np.allclose(fresh.values, shipped.values, rtol=0, atol=1e-9)
+    assert fresh.expected_score == pytest.approx(shipped.expected_score, abs=1e-9)
 
 
 def test_yacht_statistics():

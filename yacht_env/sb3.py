@@ -125,6 +125,15 @@ class YachtVecEnv(MaskedVecEnv):
     `rules`, `**knobs`, `reward` and `illegal_penalty` are those of `YachtEnv`; `seed`: the base
     stream; `num_threads`: threads that step the games (the same games for any count).
 
+    ## Training settings
+    SB3's PPO defaults are made for one env: `n_steps=2048` is per env, so with 64 games a rollout is
+    131,072 steps, and `batch_size=64` cuts it into 2,048 minibatches, 20,480 gradient steps per
+    rollout over `n_epochs=10`: minutes of optimizer work per rollout. Give the batched env settings of
+    its own size, as `yacht train` does (configs/train/): `n_steps` of 32-64 per env (the rollout is
+    `n_steps * num_envs`) and a `batch_size` of 1,024 or so:
+    `MaskablePPO("MlpPolicy", YachtVecEnv(64, seed=0), n_steps=64, batch_size=1024).learn(100_000)`
+    plays 25 rollouts of 4,096 steps with 40 minibatch updates each (README: how long it takes).
+
     ## Version History
     * v0: Initial version.
     """

@@ -4,10 +4,12 @@ Three scenarios, each in fresh processes: **cold** (an empty solver cache folder
 an empty numba cache, `$NUMBA_CACHE_DIR`: a first run after the install), **compiled** (numba's cache
 kept from the cold run, the solver cache empty again: what is left once the kernels are compiled) and
 **warm** (both kept: every later run). For each, the whole command `yacht tournament --out DIR --quiet`
-is timed, then a second process times its parts one after the other: imports, the solved table
+is timed (wall clock, and the CPU seconds of the command and its children: the steadier figure on a
+shared machine), then a second process times its parts one after the other: imports, the solved table
 (`solve`), the levels' dial settings (`calibrate`), playing the 2,000 games (`play`) and the report with
 its move analysis (`report`). cold - compiled is the compiling; compiled - warm is the solving and
-calibrating. The load average is printed beside every number: on a shared machine the times grow
+calibrating (none for the default preset, whose table and level settings ship with the package: only
+reading them). The load average is printed beside every number: on a shared machine the times grow
 with it.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -63,10 +66,14 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def timed(argv: list[str], env: dict) -> tuple[float, str]:
+def timed(argv: list[str], env: dict) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process and its children, stdout) of a command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True, cwd=ROOT)
-    return time.perf_counter() - t, out.stdout
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, out.stdout
 
 
 def run(args):
@@ -78,22 +85,25 @@ def run(args):
             p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
         yacht = [sys.executable, "-m", "tournaments.cli", "tournament", "--quiet", "--workers", str(args.workers)]
         parts_cmd = [sys.executable, "-c", PARTS]
-        print(f"{'scenario':<10}{'command s':>10}{'load':>16}   parts (s), load")
+        print(f"{'scenario':<10}{'command s':>10}{'CPU s':>8}{'load':>17}   parts (s), load")
         for k, scenario in enumerate(("cold", "compiled", "warm")):
             cache = tmp / ("cache-warm" if scenario == "warm" else f"cache-{scenario}")
             if scenario == "warm":
                 cache = tmp / "cache-compiled"           # the compiled run's solved table and settings
             env["YACHT_CACHE_DIR"] = str(cache)
             before = load()
-            seconds, _ = timed(yacht + ["--out", str(tmp / f"run-{k}")], env)
+            seconds, cpu, _ = timed(yacht + ["--out", str(tmp / f"run-{k}")], env)
             if scenario != "warm":                       # the parts from empty solver caches again
                 env["YACHT_CACHE_DIR"] = str(tmp / f"parts-{scenario}")
             if scenario == "cold":                       # and numba's from empty again
                 env["NUMBA_CACHE_DIR"] = str(tmp / "numba-parts")
             parts_load = load()
-            _, out = timed(parts_cmd + [str(tmp / f"parts-run-{k}"), str(args.workers)], env)
+            _, _, out = timed(parts_cmd + [str(tmp / f"parts-run-{k}"), str(args.workers)], env)
             env["NUMBA_CACHE_DIR"] = str(numba)
             parts = json.loads(out.strip().splitlines()[-1])
             shown = ", ".join(f"{name} {value:.1f}" for name, value in parts.items())
-            print(f"{scenario:<10}{seconds:>10.1f}{before:>16}   {shown}; load {parts_load}", flush=True)
+            print(f"{scenario:<10}{seconds:>10.1f}{cpu:>8.1f}  {before:>15}   {shown}; load {parts_load}", flush=True)
+            if scenario == "cold":
+                compiled = sorted({p.name.split("-")[0] for p in numba.rglob("*.nbi")})
+                print(f"  the cold command compiled {len(compiled)} functions: {' '.join(compiled)}", flush=True)
     return 0

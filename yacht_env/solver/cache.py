@@ -1,6 +1,8 @@
 """Solved tables on disk: one ``.npz`` per rule set, keyed by its hash and `SOLVER_VERSION`.
 
-The folder is ``$YACHT_CACHE_DIR`` when set, else ``~/.cache/yacht-arena``.
+The folder is ``$YACHT_CACHE_DIR`` when set, else ``~/.cache/yacht-arena``. The package also ships the
+table of the `yacht` preset (`SHIPPED`, package data, the same file name and format, compressed; made by
+scripts/ship_data.py), read when the cache folder has none, so a first run of the main job solves nothing.
 
 A file holds ``values`` (float64, one per state) and ``meta`` (JSON: version, rules hash, state space,
 summary figures and the SHA-256 of the values). Reading checks all of it before the values are
@@ -14,6 +16,7 @@ import json
 import math
 import os
 import zipfile
+from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,7 @@ from .solve import solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
+SHIPPED = "tables"          # package data: solved tables shipped with the package (see the module docstring)
 MAX_META_BYTES = 1 << 16
 MAX_FILE_BYTES = 8 << 30      # the largest state space the solver takes, in float64, with room
 HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
@@ -46,19 +50,25 @@ def cache_path(rules) -> Path:
     return cache_dir() / f"solver-v{SOLVER_VERSION}-{rules_hash(solitaire_rules(rules))}.npz"
 
 
+def shipped_path(rules) -> Path:
+    """Where the package ships the table of `rules`, if it ships one (a file name as `cache_path`'s)."""
+    return Path(str(files(__package__) / SHIPPED / cache_path(rules).name))
+
+
 def _digest(values: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes()).hexdigest()
 
 
-def save(solution: Solution, path: Path) -> None:
+def save(solution: Solution, path: Path, compressed: bool = False) -> None:
     """Write `solution` to `path` atomically (temporary file, fsync, rename; `yacht_env.safe_file`); OSError
-    if it cannot, FileRefused when the name holds a link or another kind of file (never written through)."""
+    if it cannot, FileRefused when the name holds a link or another kind of file (never written through).
+    compressed: deflate the members (a third of the size, for shipping; slower to write)."""
     path = Path(path)
     values = np.ascontiguousarray(solution.values, dtype="<f8")
     meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space.__dict__,
             "sha256": _digest(values), **solution.summary()}
     with atomic_writer(path, "solver cache file") as f:   # readers never see a half-written file
-        np.savez(f, values=values, meta=np.array(json.dumps(meta)))
+        (np.savez_compressed if compressed else np.savez)(f, values=values, meta=np.array(json.dumps(meta)))
 
 
 def read_file(path: Path, rules=None) -> Solution:
@@ -166,13 +176,13 @@ def load_file(path: Path, rules=None) -> Solution | None:
 
 
 def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Solution:
-    """The solved table of a one-column rule set: from the cache, else solved now and stored (replacing a
-    damaged file)."""
+    """The solved table of a one-column rule set: from the cache, else the one the package ships, else solved
+    now and stored in the cache (replacing a damaged file)."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     path = cache_path(rules)
     if use_cache:
-        found = load_file(path, rules)
+        found = load_file(path, rules) or load_file(shipped_path(rules), rules)
         if found is not None:
             return found
     solution = solve(rules, progress=progress)
