@@ -20,7 +20,8 @@ from . import document as doc
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
 from .ratings import elo, elo_unavailable, openskill
-from .schedule import balanced_splits, schedule, tables
+from .formats import SwissReplay, make_format
+from .schedule import balanced_splits
 from .stats import agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats
 from .store import Store
 
@@ -30,15 +31,25 @@ REPORT_HTML = "report.html"
 SCORES_PNG = "scores.png"
 
 
-def check_schedule(records, jobs) -> None:
-    """Every stored game must be one the schedule plans, with the same seats and seed."""
-    planned = {j.key: j for j in jobs}
-    for r in records:
-        j = planned.get(r["key"])
-        if j is None or list(j.agents) != list(r["agents"]) or j.seed != r["seed"]:
-            seats = "not in the schedule" if j is None else f"scheduled for {list(j.agents)}"
-            raise ConfigError(f"game {r['key']} was played by {r['agents']} but is {seats}: the store was "
-                               f"written by another version of the schedule; play the tournament into a new folder")
+def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None]:
+    """The entrants of every table that has stored games, by table number, and for a Swiss its rounds
+    ({round, tables, byes}) re-paired from the stored games (a store whose tables do not follow the
+    pairings is refused, as `tournaments.formats.SwissReplay` checks)."""
+    played = sorted({r["table"] for r in records})
+    if config.format != "swiss":
+        fmt = make_format(config)
+        return {t: fmt.members(t) for t in played}, None
+    replay = SwissReplay(config, records)
+    members, rounds = {}, []
+    last = max((replay.fmt.round_of(t) for t in played), default=-1)
+    try:
+        for rnd, tables, byes in replay.pairings(last + 1):
+            members.update(tables)
+            rounds.append({"round": rnd + 1, "tables": [t for t, _ in tables], "byes": byes})
+    except ValueError as e:
+        raise ConfigError(f"{e}: the store was written by another version of the pairing; play the tournament "
+                          f"into a new folder") from None
+    return {t: members[t] for t in played}, rounds
 
 
 def results(store: Store, records=None, analysis: bool = True) -> dict:
@@ -46,8 +57,8 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     with the move analysis of every seat, `agents.analysis.report_section`)."""
     config = store.config()
     records = list(store.records().values()) if records is None else list(records)
-    jobs = schedule(config)
-    check_schedule(records, jobs)
+    members, rounds = table_members(config, records)
+    planned = config.total_games
     rules = config.ruleset
     table = standings(records, list(config.entrants))
     order = [x["agent"] for x in table]
@@ -66,11 +77,14 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "rules": config.rules_block,
         "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
-                       "teams": rules.teams, "tables": len(tables(config)), "deals_per_table": config.games,
+                       "teams": rules.teams, "format": config.format, "candidates": config.candidates,
+                       "rounds": config.rounds, "tables": make_format(config).table_count,
+                       "deals_per_table": config.games,
                        "partnership_splits": len(splits) if rules.teams else None,
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
-                       "config_hash": config.hash, "games_planned": len(jobs), "games_played": len(records),
-                       "complete": len(records) == len(jobs)},
+                       "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
+                       "complete": len(records) == planned},
+        **({"swiss": rounds} if rounds is not None else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
@@ -79,7 +93,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "ratings": ratings_,
         "faults": faults,
         "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
-                     "tables": {f"t{t}": list(m) for t, m in enumerate(tables(config))},
+                     "tables": {f"t{t}": list(m) for t, m in members.items()},
                      "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
         **({"analysis": report_section(records, rules, order)} if analysis and records else {}),
     }
@@ -240,7 +254,28 @@ def tournament_section(res) -> Section:
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
               f"Games played: {t['games_played']} of {t['games_planned']}"
               + ("." if t["complete"] else " (incomplete: rerun the same command to finish).")]
+    blocks.append(format_line(t))
+    if res.get("swiss"):
+        blocks.append(Table(["round", "tables", "byes"],
+                            [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
+                              ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll"))
     return Section("Tournament", blocks)
+
+
+def format_line(t) -> str:
+    """The format in words."""
+    n = len(t["entrants"])
+    if t.get("format") == "gauntlet":
+        c = t["candidates"]
+        return (f"Format: gauntlet. {_and(c)} {'plays' if len(c) == 1 else 'each play'} against the other "
+                f"{n - len(c)} entrants: every table is a candidate and {t['seats'] - 1} of them, every such "
+                f"combination once.")
+    if t.get("format") == "swiss":
+        return (f"Format: Swiss, {t['rounds']} rounds of {n // t['seats']} tables. Each round seats the entrants "
+                f"down the standings (points: the share of results won at each table, 0 to 1 a round, a bye "
+                f"0.5; then mean score; then config order), avoiding repeat meetings where it can; "
+                f"{n % t['seats']} entrants sit each round out (the lowest placed with the fewest byes).")
+    return f"Format: round robin, every combination of {t['seats']} of the {n} entrants at one table."
 
 
 def teams_section(res) -> Section | None:
