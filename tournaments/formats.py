@@ -24,6 +24,59 @@ import numpy as np
 from .stats import clean_seats, opponents
 
 FORMATS = ("round_robin", "gauntlet", "swiss")
+BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
+SEARCH_STEPS = 20_000  # Swiss: steps of that search
+
+
+def _repeats(table, met) -> bool:
+    return any(b in met[a] for a, b in combinations(table, 2))
+
+
+def _greedy(order: list[int], k: int, met) -> list[list[int]]:
+    """Tables down `order`: each starts with the first free entrant and takes the next ones who have met
+    none of its members, else the next ones."""
+    free = list(order)
+    tables = []
+    while free:
+        table = [free.pop(0)]
+        seen = set(met[table[0]])
+        j = 0
+        while len(table) < k and j < len(free):
+            if free[j] not in seen:
+                x = free.pop(j)
+                table.append(x)
+                seen |= met[x]
+            else:
+                j += 1
+        while len(table) < k:
+            table.append(free.pop(0))
+        tables.append(table)
+    return tables
+
+
+def _search(free: list[int], k: int, met) -> list[list[int]] | None:
+    """Tables of k from `free` (in standings order) without a repeat meeting, closest in standings first,
+    or None if none is found within SEARCH_STEPS steps."""
+    steps = [0]
+
+    def fill(free):
+        if not free:
+            return []
+        first, rest = free[0], free[1:]
+        for combo in combinations(range(len(rest)), k - 1):
+            steps[0] += 1
+            if steps[0] > SEARCH_STEPS:
+                return None
+            table = [first, *(rest[i] for i in combo)]
+            if _repeats(table, met):
+                continue
+            chosen = set(combo)
+            tail = fill([x for i, x in enumerate(rest) if i not in chosen])
+            if tail is not None:
+                return [table, *tail]
+        return None
+
+    return fill(free)
 
 
 def unrank(n: int, k: int, rank: int) -> tuple[int, ...]:
@@ -110,7 +163,10 @@ class Swiss:
 
     Pairing (`pair`): down the standings, a table starts with the best entrant not yet seated and takes
     the next entrants in standings order who have met none of the table's members in an earlier round;
-    when no such entrant is left, the next ones in order (a repeat meeting). When the field does not
+    when no such entrant is left, the next ones in order (a repeat meeting). If that leaves a repeat,
+    the tables from `BACKTRACK` before the first repeat on are searched again (depth first, closest in
+    standings first, at most `SEARCH_STEPS` steps) for seatings without one; if none is found in
+    that budget, the greedy tables stand. When the field does not
     divide, the lowest-placed entrants among those with the fewest byes sit out. Deterministic: the
     same results give the same pairings, whatever order the games finished in.
     """
@@ -143,22 +199,14 @@ class Swiss:
             byes = sorted(order[::-1], key=lambda i: standings.byes[i])[:byes_n]
             out = set(byes)
             order = [i for i in order if i not in out]
-        free = list(order)
-        tables = []
-        while free:
-            table = [free.pop(0)]
-            met = set(standings.met[table[0]])
-            j = 0
-            while len(table) < k and j < len(free):
-                if free[j] not in met:
-                    x = free.pop(j)
-                    table.append(x)
-                    met |= standings.met[x]
-                else:
-                    j += 1
-            while len(table) < k:               # no one left who has not met the table: repeat meetings
-                table.append(free.pop(0))
-            tables.append(table)
+        tables = _greedy(order, k, standings.met)
+        repeat = next((i for i, t in enumerate(tables) if _repeats(t, standings.met)), None)
+        if repeat is not None:                 # search the last tables again, from a few tables earlier
+            keep = max(0, repeat - BACKTRACK)
+            tail = [i for t in tables[keep:] for i in t]
+            found = _search(sorted(tail, key=order.index), k, standings.met)
+            if found is not None:
+                tables = tables[:keep] + found
         for table in tables:
             for i in table:
                 standings.met[i].update(x for x in table if x != i)
