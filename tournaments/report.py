@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.analysis import report_blocks, report_section
+from agents.analysis import SectionTally, report_blocks
 from yacht_env.config import ConfigError, slug
 from yacht_env.rules import rules_hash
 
 from . import document as doc
+from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
 from .ratings import elo, elo_unavailable, openskill
@@ -53,10 +54,11 @@ def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dic
 
 
 def results(store: Store, records=None, analysis: bool = True) -> dict:
-    """Everything the report shows, as plain data (records: the store's, if already read; analysis:
-    with the move analysis of every seat, `agents.analysis.report_section`)."""
+    """Everything the report shows, as plain data (records: the store's games as `tournaments.games.read`
+    gives them, if already read; analysis: with the move analysis of every seat, the logs read again
+    from the store in chunks, `agents.analysis.SectionTally`)."""
     config = store.config()
-    records = list(store.records().values()) if records is None else list(records)
+    records = compact_games.read(store) if records is None else records
     members, rounds = table_members(config, records)
     planned = config.total_games
     rules = config.ruleset
@@ -95,8 +97,18 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
                      "tables": {f"t{t}": list(m) for t, m in members.items()},
                      "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
-        **({"analysis": report_section(records, rules, order)} if analysis and records else {}),
+        **({"analysis": analysis_of(store, records, rules, order)} if analysis and records else {}),
     }
+
+
+def analysis_of(store: Store, games, rules, order) -> dict:
+    """The move analysis of every stored game, read from the store a chunk at a time, in game order."""
+    tally = SectionTally(rules)
+    if isinstance(games[0], dict):              # full records given by the caller
+        tally.add(sorted(games, key=lambda r: (r["table"], r["deal"], r["rotation"])))
+    for chunk in [] if isinstance(games[0], dict) else compact_games.chunks(store, games):
+        tally.add(chunk)
+    return tally.section(order)
 
 
 # ---- figures -----------------------------------------------------------------------------------
@@ -499,7 +511,7 @@ def render(folder, analysis: bool = True) -> dict:
     """Write results.json, report.md, report.html and the histograms into `folder` from its store; return
     the results (analysis=False: without the move analysis)."""
     store = Store(folder)
-    records = list(store.records().values())
+    records = compact_games.read(store)
     res = results(store, records, analysis)
     folder = Path(folder)
     images = histograms(records, list(res["agents"]))

@@ -202,7 +202,11 @@ def duplicate_effect(records, entrants) -> dict:
 
 def contributions(r) -> list[tuple[int, int, int]]:
     """Per seat of one game: (turns, box points, bonus points) of the boxes it scored itself, from the log's
-    scoring entries. A sheet's seats add up to its total."""
+    scoring entries (or the `contributions` a compact game kept from them). A sheet's seats add up to its
+    total."""
+    kept = r.get("contributions")
+    if kept is not None:
+        return list(kept)
     out = [[0, 0, 0] for _ in r["agents"]]
     for e in r["log"]:
         if "box" in e:

@@ -279,18 +279,19 @@ class Store:
                 out[rec["key"]] = rec
         return out
 
-    def stream(self):
+    def stream(self, offsets: bool = False):
         """Every finished game once (the first line of a key wins), each checked, in file order, one at
-        a time: memory does not grow with the store (only the keys seen are kept)."""
+        a time: memory does not grow with the store (only the keys seen are kept). offsets=True: yield
+        (byte offset of its line in games.jsonl, record)."""
         seen: set[str] = set()
-        for rec in self._lines_read():
+        for offset, rec in self._lines_read():
             if rec["key"] not in seen:
                 seen.add(rec["key"])
-                yield rec
+                yield (offset, rec) if offsets else rec
 
     def keys(self) -> set[str]:
         """The keys of every finished game (each line checked)."""
-        return {rec["key"] for rec in self._lines_read()}
+        return {rec["key"] for _, rec in self._lines_read()}
 
     def _lines_read(self):
         expected = self.expected()
@@ -301,12 +302,13 @@ class Store:
         except OSError as e:
             raise ConfigError(f"{self.games_path}: cannot read ({e.strerror})") from None
         with f:
-            number = 0
+            number = offset = 0
             while True:
                 line = f.readline(MAX_LINE_BYTES + 1)
                 if not line:
                     break
                 number += 1
+                at, offset = offset, offset + len(line)
                 if len(line) > MAX_LINE_BYTES:
                     self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record")
                 if not line.endswith(b"\n"):
@@ -320,7 +322,7 @@ class Store:
                 problem = check_record(rec, expected)
                 if problem:
                     self._damaged(number, problem)
-                yield rec
+                yield at, rec
 
     def _damaged(self, number: int, problem: str):
         raise ConfigError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
