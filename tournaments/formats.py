@@ -25,7 +25,7 @@ from .stats import clean_seats, opponents
 
 FORMATS = ("round_robin", "gauntlet", "swiss")
 BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
-SEARCH_STEPS = 20_000  # Swiss: steps of that search
+SEARCH_STEPS = 5_000   # Swiss: steps of that search
 
 
 def _repeats(table, met) -> bool:

@@ -88,10 +88,10 @@ def _play_swiss(config: TournamentConfig, store: Store, setup: Setup, workers: i
         for rec in batch:
             replay.add(rec if isinstance(rec, dict) else json.loads(rec))
 
-    played = 0
+    played, teams = 0, config.ruleset.teams
     try:
         for _, tables, _ in replay.pairings():
-            todo = [j for t, members in tables for j in table_jobs(config, t, members) if j.key not in done]
+            todo = [j for t, members in tables for j in table_jobs(config, t, members, teams) if j.key not in done]
             if todo:
                 played += _play(setup, todo, store, workers, executor, bar, on_batch=count)
     except ValueError as e:
