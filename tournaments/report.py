@@ -23,7 +23,8 @@ from .html import page
 from .ratings import elo, elo_unavailable, openskill
 from .formats import SwissReplay, make_format
 from .schedule import balanced_splits
-from .stats import agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats
+from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
+                    team_stats)
 from .store import Store
 
 RESULTS = "results.json"
@@ -75,7 +76,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     if ratings_["elo"] is None:
         ratings_["elo_unavailable"] = elo_unavailable(config.seats, rules.teams) or "no two-seat games played yet"
     splits = balanced_splits(config.seats, rules.teams)
-    return {
+    out = {
         "rules": config.rules_block,
         "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
@@ -97,18 +98,25 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
                      "tables": {f"t{t}": list(m) for t, m in members.items()},
                      "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
-        **({"analysis": analysis_of(store, records, rules, order)} if analysis and records else {}),
     }
+    if analysis and records:
+        out["analysis"], out["luck"] = analysis_of(store, records, rules, order)
+    return out
 
 
-def analysis_of(store: Store, games, rules, order) -> dict:
-    """The move analysis of every stored game, read from the store a chunk at a time, in game order."""
+def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
+    """The move analysis of every stored game, read from the store a chunk at a time in game order, and
+    the luck-removed score differences it gives (`stats.luck_effect`; None when it was skipped)."""
     tally = SectionTally(rules)
     if isinstance(games[0], dict):              # full records given by the caller
         tally.add(sorted(games, key=lambda r: (r["table"], r["deal"], r["rotation"])))
     for chunk in [] if isinstance(games[0], dict) else compact_games.chunks(store, games):
         tally.add(chunk)
-    return tally.section(order)
+    section = tally.section(order)
+    if "skipped" in section:
+        return section, None
+    return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
+                                section["values"] == "exact")
 
 
 # ---- figures -----------------------------------------------------------------------------------
@@ -384,6 +392,31 @@ def duplicate_section(res) -> Section:
     return Section("Duplicate dice", blocks)
 
 
+def luck_section(res) -> Section | None:
+    luck = res.get("luck")
+    if not luck or not luck["pairs"]:
+        return None
+    how = ("exact: the solver's optimal values" if luck["exact"] else
+           "approximate: several columns are valued as the sum of one-column values")
+    blocks = [f"Every game's score splits into the optimal expected score ({luck['optimal_expected_score']:.2f}), "
+              f"the dice's luck and the points the decisions lost ({how}). Luck has mean zero whatever an agent "
+              "plays, so the difference of the points two agents' decisions lost in the same game estimates "
+              "their mean score difference without the dice's noise (a control variate). The split is exact; "
+              "the intervals are estimated, from the spread of the deal means, like the plain ones. "
+              "\"games ×\" is how many times the games the plain estimate would need for the same interval.",
+              Table(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
+                     "width ratio", "games ×"],
+                    [[p["a"], p["b"], Cell(str(p["games"]), p["games"]), _num(p["mean_diff"], 2),
+                      _ci_cell(p["ci95_plain"], 2), _num(p["luck_removed"], 2), _ci_cell(p["ci95_luck_removed"], 2),
+                      _num(p["width_ratio"], 3), _num(p["games_factor"], 1)] for p in luck["pairs"]], "llrrlrlrr"),
+              "Per agent: mean luck per game (about zero) and the luck-removed score, optimum − points lost:",
+              Table(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
+                    [[n, Cell(str(a["games"]), a["games"]), _num(a["luck"], 2), _ci_cell(a["ci95_luck"], 2),
+                      _num(a["luck_removed_score"], 2), _ci_cell(a["ci95_luck_removed_score"], 2)]
+                     for n, a in luck["agents"].items()], "lrrlrl")]
+    return Section("Luck removed", blocks)
+
+
 def ratings_section(res) -> Section:
     r = res["ratings"]
     blocks = []
@@ -462,7 +495,7 @@ def game_ids_section(res) -> Section:
 
 
 SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
-            duplicate_section, ratings_section, boxes_section, analysis_section, faults_section, game_ids_section]
+            duplicate_section, luck_section, ratings_section, boxes_section, analysis_section, faults_section, game_ids_section]
 
 
 def sections(res: dict) -> list[Section]:

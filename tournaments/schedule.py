@@ -167,12 +167,14 @@ def arrangements(members: tuple[str, ...], teams: int) -> list[tuple[str, ...]]:
     return out
 
 
-def table_jobs(config, t: int, members: tuple[str, ...], teams: int | None = None) -> list[Job]:
-    """The games of table t (entrants `members`): deal by deal, arrangement by arrangement."""
+def table_jobs(config, t: int, members: tuple[str, ...], teams: int | None = None, deals=None) -> list[Job]:
+    """The games of table t (entrants `members`): deal by deal (`deals`, a range; default: all),
+    arrangement by arrangement."""
     teams = config.ruleset.teams if teams is None else teams
     seatings = arrangements(members, teams)
-    seeds = game_seeds(config.seed, t, last=np.arange(config.games)).tolist()   # game_seed(seed, t, d)
-    return [Job(t, d, r, seed, agents) for d, seed in enumerate(seeds) for r, agents in enumerate(seatings)]
+    deals = range(config.games) if deals is None else deals
+    seeds = game_seeds(config.seed, t, last=np.arange(deals.start, deals.stop)).tolist()   # game_seed(seed, t, d)
+    return [Job(t, d, r, seed, agents) for d, seed in zip(deals, seeds) for r, agents in enumerate(seatings)]
 
 
 def jobs(config, tables_=None):

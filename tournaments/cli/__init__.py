@@ -8,7 +8,7 @@ from .options import USER_ERRORS, Parser
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
-    "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
+    "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "match", "report",
     "train")}
 
 
