@@ -20,7 +20,7 @@ from . import document as doc
 from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
-from .ratings import elo, elo_unavailable, openskill
+from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .formats import SwissReplay, make_format
 from .schedule import balanced_splits
 from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
@@ -72,7 +72,9 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
               for r in sorted(records, key=lambda r: (r["table"], r["deal"], r["rotation"]))
               for s, f in enumerate(r["faults"]) if f is not None]
     faults.sort(key=lambda f: rank[f["agent"]])          # stable: game order within an agent
-    ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order)}
+    ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order),
+                "plackett_luce": plackett_luce(records, order, seed=config.seed,
+                                               boot=100 if len(order) <= 100 else 20)}
     if ratings_["elo"] is None:
         ratings_["elo_unavailable"] = elo_unavailable(config.seats, rules.teams) or "no two-seat games played yet"
     splits = balanced_splits(config.seats, rules.teams)
@@ -235,6 +237,10 @@ def standings_section(res) -> Section:
     if elo_:
         head.append("Elo")
         align += "r"
+    pl = (res["ratings"].get("plackett_luce") or {}).get("ratings", {})
+    if pl:
+        head.append("PL rating")
+        align += "r"
     if "error" not in os_:
         head.append("OpenSkill")
         align += "r"
@@ -246,6 +252,8 @@ def standings_section(res) -> Section:
                _num(x["mean"]), _num(a.get("mean_place"), 2)]
         if elo_:
             row.append(_num(elo_.get(x["agent"], {}).get("elo"), 0))
+        if pl:
+            row.append(_num(pl.get(x["agent"], {}).get("rating"), 0))
         if "error" not in os_:
             row.append(_num(os_[x["agent"]]["ordinal"], 2))
         rows.append(row)
@@ -426,11 +434,28 @@ def ratings_section(res) -> Section:
                                                      for n, e in r["elo"].items()], "lrl")]
     else:
         blocks.append(r["elo_unavailable"])
+    pl = r.get("plackett_luce")
+    if pl:
+        blocks += ["Plackett–Luce ratings fitted to every game's places at once (maximum a posteriori, one "
+                   "virtual win each; every place of a multi-seat table counts; teammates share their sheet's "
+                   "place), on the Elo scale with mean 1500 (for two seats this is Bradley–Terry), bootstrap "
+                   "95% CI over deals:",
+                   Table(["agent", "rating", "95% CI"], [[n, _num(x["rating"], 0), _ci_cell(x["ci95"], 0)]
+                                                         for n, x in pl["ratings"].items()], "lrl"),
+                   "The win matrix the fit predicts (P(a placed above b) = g_a / (g_a + g_b) at any table size) "
+                   "beside the one observed (score rate of a against b):",
+                   Table(["a", "b", "games", "observed", "predicted"],
+                         [[h["a"], h["b"], Cell(str(h["games"]), h["games"]), _num(h["score_rate"], 3),
+                           _num(pl["predicted"].get(h["a"], {}).get(h["b"]), 3)] for h in res["head_to_head"]],
+                         "llrrr")]
     os_ = r["openskill"]
     if "error" in os_:
         blocks.append(f"OpenSkill: {os_['error']}")
     else:
-        blocks += ["OpenSkill Plackett–Luce, every sheet a team of the agents that wrote it (ordinal = mu − 3 sigma):",
+        blocks += ["OpenSkill Plackett–Luce, updated game by game in game order, every sheet a team of the agents "
+                   "that wrote it (ordinal = mu − 3 sigma); sequential updates depend on the order and number of "
+                   "games, so on many games it can disagree with the fitted ratings above, which it does not "
+                   "replace:",
                    Table(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
                                                                _num(o["ordinal"], 2)] for n, o in os_.items()],
                          "lrrr")]
