@@ -33,8 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.config import ConfigError
-from yacht_env.config import ConfigError
-from yacht_env.actions import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS, action_name
 from yacht_env.dice import ROLLS
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
@@ -239,11 +238,14 @@ class Analysis:
         return list(seen)
 
     def move_name(self, roll: int, action: int) -> str:
-        return move_name(self.rules, roll, action)
+        return action_name(self.rules, action, roll)
 
-    def summary(self, agent: str | None = None, worst: int = 10) -> dict:
-        """The `yacht analyze --json` document: per agent figures and the `worst` costliest moves."""
+    def summary(self, agent: str | None = None, worst: int = 10, order=None) -> dict:
+        """The `yacht analyze --json` document: per agent figures (in `order`, default: as they first appear;
+        agents it leaves out follow) and the `worst` costliest moves."""
         names = self.agents()
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
         if agent is not None and agent not in names:
             raise AnalysisError(f"no agent {agent!r} in these games; agents: {', '.join(names)}")
         chosen = [agent] if agent is not None else names
@@ -342,14 +344,6 @@ def classify(loss: float) -> str:
     return "blunder" if loss >= BLUNDER else "mistake" if loss >= MISTAKE else \
         "inaccuracy" if loss >= INACCURACY else ""
 
-
-def move_name(rules: RuleSet, roll: int, action: int) -> str:
-    """A move in words: 'hold 3 3 5' (the faces kept), 're-roll all' or 'score full_house' (@column)."""
-    if action < NUM_HOLDS:
-        held = [str(int(f)) for k, f in enumerate(ROLLS[roll]) if action >> k & 1]
-        return "hold " + " ".join(held) if held else "re-roll all"
-    c, b = divmod(action - NUM_HOLDS, len(rules.boxes))
-    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
 
 
 def filled_before(rules: RuleSet, record: dict, sheet: int, move: int) -> dict:

@@ -218,7 +218,7 @@ class ExternalAgent(Agent):
             except BlockingIOError:
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([], [fd], [], left)[1]:
-                    raise TimeoutError("the bot does not read its input")
+                    raise TimeoutError("the bot does not read its input") from None
 
     def _unasked(self) -> bytes:
         """What the bot wrote since its last reply without being asked (empty for a well-behaved bot)."""

@@ -28,8 +28,8 @@ model plays without stable-baselines3:
 import numpy as np
 
 from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import HOLD_KEEP, NUM_ROLLS
-from yacht_env.obs import FACE_COUNTS, column_layout, obs_size, observe
+from yacht_env.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
+from yacht_env.obs import FACE_COUNTS, column_layout, dice_of_obs, obs_size, observe
 from yacht_env.table_obs import num_extra, seat_observations
 
 N_EXTRA = 34
@@ -167,6 +167,14 @@ def _distinct() -> np.ndarray:
 
 
 DISTINCT = _distinct()
+
+
+_POW6 = 6 ** np.arange(5)
+
+
+def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
+    """Roll index (`yacht_env.dice`) of the dice of each row of flat observations."""
+    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
 
 
 def narrow_masks(masks: np.ndarray, rolls: np.ndarray) -> np.ndarray:

@@ -4,8 +4,8 @@
 
 Only the policy half of the network is kept (`PolicyNet`), as numpy arrays, and it runs in compiled
 code, one game per row with the same operations in the same order whatever the batch: a game gets the
-same moves played alone or among thousands, and playing needs torch only to read the file (no
-stable-baselines3). The observation is the one the environment it was trained on builds -- its own
+same moves played alone or among thousands, and playing needs neither torch nor stable-baselines3
+(`agents.model_file` reads the file). The observation is the one the environment it was trained on builds -- its own
 sheet (`yacht_env.obs`) for a model trained alone, every sheet of the table (`yacht_env.table_obs`,
 as `YachtVs-v0` shows it) for one trained at a table of several seats -- plus the features the model
 was trained with (`agents.features`). Each move is the most likely legal action
@@ -28,7 +28,8 @@ from yacht_env.dice_source import decision_uniforms
 from .base import Agent, BatchView
 from .features import extra_size, narrow_masks, observation_size, observations, policy_input
 from .lookahead import Critic, lookahead_actions, refuse_reason
-from .model_file import check_rules, check_table, read_model
+from .model_file import ModelFileError, check_rules, check_table, read_model
+from .sb3_zip import is_sb3_zip, read_sb3_zip
 
 ACTIVATIONS = ("relu", "tanh")
 
@@ -234,3 +235,45 @@ class LearnedAgent(NetPlayer):
         warning = check_rules(self.doc, rules, self.path, self.insist)
         if warning and warning not in self.warnings:
             self.warnings.append(warning)
+
+
+class Sb3Agent(LearnedAgent):
+    """A stable-baselines3 / sb3-contrib model (`model.save` -> `.zip`: PPO, A2C, MaskablePPO or DQN with an
+    MlpPolicy of any `net_arch`) trained on `Yacht-v0` or `YachtVs-v0`, read by `agents.sb3_zip` (nothing
+    unpickled). Its layout is found where it is seated: a model whose inputs are `Yacht-v0`'s observation
+    plays its own sheet at any table; one whose inputs are `YachtVs-v0`'s at a table of S sheets plays
+    tables of S sheets. Moves as `NetPlayer` plays them (a DQN's Q-values as the logits); no look-ahead
+    (the file records no reward scale for a critic) and no insisting (it records no rules)."""
+
+    def __init__(self, path, deterministic: bool = True, insist: bool = False, lookahead: int = 0):
+        self.path, self.insist, self.warnings = str(path), bool(insist), []
+        if lookahead:
+            raise ModelFileError(f"model {self.path} cannot look ahead: a stable-baselines3 file records no "
+                                 "reward scale for its critic (lookahead works on `yacht train` models)")
+        self.doc = read_sb3_zip(path)
+        self.sheets = 1
+        config = {"num_players": 1, "policy": {"activation": self.doc["activation"]}}
+        super(LearnedAgent, self).__init__(PolicyNet(self.doc["state"], config["policy"]), config, deterministic,
+                                           source=f"model {self.path} ({self.doc['algorithm']})")
+
+    def _sheets(self, num_sheets: int) -> int:
+        return self.sheets
+
+    def prepare(self, rules, num_players) -> None:
+        """Find the layout the model takes at this table (its own sheet, or every sheet) and refuse a
+        table or rules whose observation or action count it does not fit (ModelFileError, one line)."""
+        sheets = rules.check_players(num_players)
+        fits = [s for s in dict.fromkeys((1, sheets)) if observation_size(rules, s) == self.net.inputs]
+        if not fits or self.net.outputs != num_actions(rules):
+            table = f" or {observation_size(rules, sheets)} (every sheet, as YachtVs-v0)" if sheets > 1 else ""
+            raise ModelFileError(f"{self.source} takes {self.net.inputs} inputs and {self.net.outputs} actions; "
+                                 f"{num_players} player{'s' if num_players != 1 else ''} under rules {rules.name!r} "
+                                 f"give {observation_size(rules, 1)} (its own sheet, as Yacht-v0){table} and "
+                                 f"{num_actions(rules)} actions")
+        self.sheets = fits[0]
+
+
+def learned(path, deterministic: bool = True, insist: bool = False, lookahead: int = 0) -> LearnedAgent:
+    """`learned:PATH`: a stable-baselines3 `.zip` (`Sb3Agent`) or a `yacht train` model file (`LearnedAgent`)."""
+    cls = Sb3Agent if is_sb3_zip(path) else LearnedAgent
+    return cls(path, deterministic=deterministic, insist=insist, lookahead=lookahead)

@@ -36,6 +36,7 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 
 import numpy as np
 from tqdm import tqdm
@@ -63,6 +64,7 @@ DEALS = 500                    # deals per head-to-head of a win-rate search (2 
 GAMES = 2000                   # solitaire games per run of a mean or percentage search
 MAX_RUNS = 14                  # runs of the search at most (two ends + interpolation steps)
 TOLERANCE = {"win": 0.01, "mean": 0.25, "pct": 0.1}   # stop this close to the target (about a run's standard error)
+SHIPPED = "calibrations"       # package data: the named levels' settings for every preset (scripts/ship_levels.py)
 
 
 def temperature(strength: float) -> float:
@@ -395,10 +397,11 @@ def protocol(target: Target, deals: int = DEALS, games: int = GAMES, seed: int =
     return f"{target.key};{budget};seed={seed};solver={SOLVER_VERSION}"
 
 
-def read_settings(rules) -> dict:
-    """{protocol key: Calibration} kept for a rule set; a missing, unreadable or damaged file is empty
-    (its calibrations are found again and the file is written anew), a damaged entry is left out."""
-    path = settings_path(rules)
+def read_settings(rules, path=None) -> dict:
+    """{protocol key: Calibration} kept for a rule set (in `path`, default `settings_path(rules)`); a missing,
+    unreadable or damaged file is empty (its calibrations are found again and the file is written anew), a
+    damaged entry is left out."""
+    path = settings_path(rules) if path is None else path
     try:
         doc = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -415,9 +418,21 @@ def read_settings(rules) -> dict:
     return out
 
 
-def write_settings(rules, settings: dict) -> bool:
-    """Keep `settings` ({protocol key: Calibration}) for a rule set; False when the folder is not writable."""
-    path = settings_path(rules)
+def shipped_path(rules):
+    """Where the package keeps the calibrations made for a preset (`SHIPPED`, package data; the same file
+    name and format as `settings_path`): the same on every machine, so a first run need not find them."""
+    return files(__package__) / SHIPPED / settings_path(rules).name
+
+
+def shipped_settings(rules) -> dict:
+    """{protocol key: Calibration} shipped with the package for a rule set ({} for rules that have none)."""
+    return read_settings(rules, shipped_path(rules))
+
+
+def write_settings(rules, settings: dict, path=None) -> bool:
+    """Keep `settings` ({protocol key: Calibration}) for a rule set (in `path`, default `settings_path(rules)`);
+    False when the folder is not writable."""
+    path = settings_path(rules) if path is None else path
     crules = calibration_rules(rules)
     doc = {"version": DIAL_VERSION, "rules": crules.name, "rules_hash": rules_hash(crules),
            "settings": {k: c.to_json() for k, c in sorted(settings.items())}}
@@ -474,7 +489,7 @@ def _setting(rules, target: Target, progress) -> tuple[Calibration, bool]:
     """(the calibration, whether this call wrote the settings file)."""
     key = protocol(target)
     memo = (rules_hash(calibration_rules(rules)), key)
-    found = _FOUND.get(memo) or read_settings(rules).get(key)
+    found = _FOUND.get(memo) or read_settings(rules).get(key) or shipped_settings(rules).get(key)
     if found is not None:
         _FOUND[memo] = found
         return found, False

@@ -197,8 +197,9 @@ def check_model(doc, path="<model>") -> dict:
             raise bad(f"policy[{name}]", f"shape {tuple(t.shape)}, the network its config describes needs {shape}")
         if not np.isfinite(np.asarray(t, np.float64)).all():
             raise bad(f"policy[{name}]", "holds NaN or infinite weights")
-    if "optimizer" in doc and not (isinstance(doc["optimizer"], dict) and isinstance(doc["optimizer"].get("state"), dict)
-                                   and isinstance(doc["optimizer"].get("param_groups"), list)):
+    optimizer = doc.get("optimizer")
+    if "optimizer" in doc and not (isinstance(optimizer, dict) and isinstance(optimizer.get("state"), dict)
+                                   and isinstance(optimizer.get("param_groups"), list)):
         raise bad("optimizer", "must be an optimizer state dict (state, param_groups)")
     return out
 

@@ -10,6 +10,7 @@ Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
     strong?strength=0.7            the strength dial: parameters after '?', joined by '&'
     level?pct=90                   the dial setting that hits a target under the rules played
     learned:runs/ppo/model.pt      the argument is everything after the first ':'
+    learned:model.zip              a stable-baselines3 model (`model.save`), read without unpickling
     learned?lookahead=3:PATH       the same policy looking one roll ahead with its critic
     external?timeout=2:python scripts/example_bot.py
     human
@@ -87,7 +88,8 @@ AGENTS: dict[str, Entry] = {
     "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
                    "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
                    {"mean": _finite, "pct": _finite, "win": _finite}),
-    "learned": Entry("agents.learned:LearnedAgent", "a policy trained by `yacht train` (a model file); "
+    "learned": Entry("agents.learned:learned", "a policy trained by `yacht train` (a .pt model file) or a "
+                     "stable-baselines3 / sb3-contrib model (a .zip: PPO, A2C, MaskablePPO, DQN); "
                      "insist=1 plays rules of the same shape it was not trained on; lookahead=K values every "
                      "hold and the policy's K likeliest boxes one roll ahead with the model's critic",
                      {"insist": _flag, "lookahead": _lookahead}, argument="PATH"),

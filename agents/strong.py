@@ -19,9 +19,10 @@ from yacht_env.solver.policy import Policy
 from .base import Agent, BatchView
 
 
-# The policies of the agents in this process, by rule set (and whether the solver's cache is used): every agent of a rule set (strong and the
-# dial's levels) shares one, so a plan or stage value computed for one serves all. They only depend
-# on the state, so sharing changes the speed, never a move. Freed once no agent holds them.
+# The policies of the agents in this process, by rule set (and whether the solver's cache is used): every
+# agent of a rule set (strong and the dial's levels) shares one, so a plan or stage value computed for one
+# serves all. They only depend on the state, so sharing changes the speed, never a move. Freed once no agent
+# holds them.
 _POLICIES: "weakref.WeakValueDictionary[object, Policy]" = weakref.WeakValueDictionary()
 
 

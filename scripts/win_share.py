@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.stats import mean_ci  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from agents.stats import mean_ci
+from tournaments.store import Store
 
 
 def deal_shares(folder, what: str = "share"):

@@ -19,7 +19,8 @@ from yacht_env.solver.cache import DamagedCache, load_file, read_file, save
 
 TINY = {"name": "tiny", "description": "six boxes, for cache tests",
         "boxes": [{"id": "ones", "kind": "upper", "face": 1}, {"id": "twos", "kind": "upper", "face": 2},
-                  {"id": "threes", "kind": "upper", "face": 3}, {"id": "full_house", "kind": "full_house", "points": 25},
+                  {"id": "threes", "kind": "upper", "face": 3},
+                  {"id": "full_house", "kind": "full_house", "points": 25},
                   {"id": "yacht", "kind": "yacht", "points": 50}, {"id": "chance", "kind": "chance", "points": "sum"}],
         "upper_bonus": {"threshold": 10, "points": 5}, "extra_yacht_bonus": 100, "joker": "forced"}
 
@@ -130,7 +131,8 @@ def test_a_damaged_cache_file_is_detected_solved_again_and_replaced(tiny, capsys
     assert main(["solve", "--rules", str(path), "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["expected_score"] == reference.expected_score
     back = read_file(cached, rules)
-    assert np.array_equal(back.values, reference.values) and back.summary()["expected_score"] == reference.expected_score
+    assert np.array_equal(back.values, reference.values)
+    assert back.summary()["expected_score"] == reference.expected_score
     assert sorted(p.name for p in cached.parent.iterdir()) == [cached.name], "no temporary file left"
 
 

@@ -348,7 +348,8 @@ def store_and_record(played, tmp_path_factory):
     return out, (out / GAMES).read_bytes(), first_record(out)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_changes_to_a_record_are_refused_or_harmless(store_and_record, data):
     out, original, rec = store_and_record
@@ -378,7 +379,8 @@ def _at(value, path):
     return value
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(line=JSON | st.binary(max_size=64).filter(lambda b: b"\n" not in b))
 def test_generated_lines_are_never_games(store_and_record, line):
     out, original, _ = store_and_record

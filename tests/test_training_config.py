@@ -191,3 +191,20 @@ def test_any_config_parses_or_raises_one_config_error(tmp_path_factory, top, sec
         return
     assert cfg.total_timesteps <= 2_000_000_000 and cfg.ppo.n_steps * cfg.n_envs <= 1 << 22
     assert all(math.isfinite(v) for v in (cfg.reward_scale, cfg.upper_shaping, cfg.ppo.learning_rate))
+
+
+def test_set_reaches_every_training_key_checked_as_the_file_is(tmp_path, capsys):
+    from agents.training.config import split_sets
+    keys, rules = split_sets({"eval_every": 512, "ppo.n_steps": 32, "policy.pi": [16], "joker": "free",
+                                  "device": "cpu"})
+    assert rules == {"joker": "free"} and set(keys) == {"eval_every", "ppo.n_steps", "policy.pi", "device"}
+    cfg = load_config("configs/train/smoke.yaml", settings=keys, set=rules)
+    assert (cfg.eval_every, cfg.ppo.n_steps, cfg.policy.pi, cfg.set, cfg.ppo.batch_size) == (
+        512, 32, (16,), {"joker": "free"}, 256)
+    for pair, message in (("ppo.n_steps=0", "command line: ppo.n_steps: must be a whole number from 1"),
+                          ("device=gpu", "command line: device: must be one of auto, cpu, cuda"),
+                          ("ppo.nsteps=3", "command line: ppo.nsteps: unknown key; allowed: learning_rate"),
+                          ("n_envs=many", "command line: n_envs: must be a whole number")):
+        assert main(["train", "configs/train/smoke.yaml", "--set", pair, "--no-progress"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], (pair, err)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from agents.features import DISTINCT, narrow_masks
-from agents.training.holds import rolls_of_obs
+from agents.features import rolls_of_obs
 from yacht_env.actions import NUM_HOLDS
 from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.obs import obs_size

@@ -164,3 +164,54 @@ def test_sigterm_stops_training_with_a_checkpoint(tmp_path):
     assert "Traceback" not in stderr
     doc = load_checkpoint(out / "last.pt")
     assert doc["num_timesteps"] >= 2048 and "optimizer" in doc
+    assert json.loads((out / "run.json").read_text())["starts"][0]["ended"] == "interrupted"
+
+
+def test_every_run_records_how_it_ended_and_its_device(run):
+    start = json.loads((run[1].out / "run.json").read_text())["starts"][0]
+    assert start["ended"] == "finished" and start["device"] == "cpu" and "error" not in start
+
+
+def test_a_failed_run_is_recorded_as_failed(tmp_path, monkeypatch):
+    from agents.training import callbacks
+
+    def broken(self):
+        raise RuntimeError("evaluation broke\nsecond line")
+    monkeypatch.setattr(callbacks.TrainLoop, "run_eval", broken)
+    cfg = load_config("configs/train/smoke.yaml", total_timesteps=1024, out=str(tmp_path / "f"))
+    with pytest.raises(RuntimeError):
+        train(cfg, progress=False)
+    start = json.loads((tmp_path / "f" / "run.json").read_text())["starts"][0]
+    assert start["ended"] == "failed" and start["error"] == "RuntimeError: evaluation broke"
+
+
+def test_cuda_without_a_gpu_is_one_config_error(tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    cfg = load_config("configs/train/smoke.yaml", settings={"device": "cuda"}, out=str(tmp_path / "c"))
+    with pytest.raises(ConfigError, match="device: cuda, but torch .* sees no GPU"):
+        train(cfg, progress=False)
+
+
+def test_the_learning_rate_stops_at_its_end_and_continues_on_resume():
+    from agents.training.run import LinearSchedule
+    total = 200_000
+    s = LinearSchedule(1e-3, 2e-5, 0, total)
+    rates = [s(1 - n / total) for n in (0, 100_000, 200_000, 212_992, 400_000)]
+    assert rates[0] == 1e-3 and rates[1] == pytest.approx((1e-3 + 2e-5) / 2)
+    assert rates[2] == rates[3] == rates[4] == pytest.approx(2e-5)     # past the total: the end value, never below
+    at = s(1 - 120_000 / total)
+    longer = LinearSchedule(at, 2e-5, 120_000, 400_000)                 # a resume with a new --timesteps
+    assert longer(1 - 120_000 / 400_000) == pytest.approx(at)           # goes on from where it was
+    assert longer(1 - 260_000 / 400_000) < at and longer(1 - 500_000 / 400_000) == pytest.approx(2e-5)
+
+
+def test_a_resume_continues_the_optimizers_rate(run, tmp_path):
+    cfg, trained = run
+    doc = load_checkpoint(trained.out / "last.pt")
+    cfg2 = load_config("configs/train/smoke.yaml", total_timesteps=STEPS + 1024, out=str(tmp_path / "r"),
+                       settings={"ppo.final_learning_rate": 1e-4})
+    again = train(cfg2, resume=trained.out / "last.pt", progress=False)
+    lr = again.model.policy.optimizer.param_groups[0]["lr"]
+    was = doc["optimizer"]["param_groups"][0]["lr"]
+    assert 1e-4 <= lr <= was

@@ -14,7 +14,7 @@ import numpy as np
 
 from agents.analysis import SectionTally, report_blocks
 from yacht_env.config import ConfigError, slug
-from yacht_env.rules import rules_hash
+from yacht_env.rules import rules_hash, rules_label
 
 from . import document as doc
 from . import games as compact_games
@@ -80,7 +80,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     splits = balanced_splits(config.seats, rules.teams)
     out = {
         "rules": config.rules_block,
-        "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
+        "tournament": {"name": config.name, "rules": rules.name, "set": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
                        "teams": rules.teams, "format": config.format, "candidates": config.candidates,
                        "rounds": config.rounds, "tables": make_format(config).table_count,
@@ -275,8 +275,8 @@ def tournament_section(res) -> Section:
     else:
         how = f"{n} seat rotations"
     teams = f", {t['teams']} teams sharing sheets (seat i plays for team i mod {t['teams']})" if t["teams"] else ""
-    overrides = ", ".join(f"{key}={value}" for key, value in t["rule_overrides"].items())
-    blocks = [("Rules ", Code(t["rules"]), f" with {overrides}" if overrides else "", " (rules hash ",
+    label = rules_label({"name": t["rules"], "set": t["set"]})
+    blocks = [("Rules ", Code(t["rules"]), label[len(t["rules"]):], " (rules hash ",
                Code(t["rules_hash"]), f"){teams}; {k} seats per table, {t['tables']} tables, "
                f"{t['deals_per_table']} deals per table, every deal played in its {how} with the same dice; "
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
@@ -541,7 +541,8 @@ def terminal_table(res: dict) -> str:
     t = res["tournament"]
     elo_ = res["ratings"]["elo"] or {}
     os_ = res["ratings"]["openskill"]
-    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {t['rules']}, {t['seats']} seats"
+    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {rules_label(res['rules'])}, "
+           f"{t['seats']} seats"
            + (f", {t['teams']} teams" if t["teams"] else ""),
            f"{'rank':>4}  {'agent':<16}{'games':>7}{'score':>7}{'mean':>8}{'95% CI':>18}{'sd':>7}{'place':>7}"
            f"{'Elo':>7}{'OpenSkill':>11}"]

@@ -30,35 +30,49 @@ def default_out(config: TournamentConfig) -> Path:
 
 
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
-                   progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True) -> dict:
+                   progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True,
+                   notify=None) -> dict:
     """Play every scheduled game not yet in the store at `out`, then render the report.
 
     The folder is locked for the whole run (a second run on it is refused). Returns the results (as in
-    results.json) plus `run` timing for this invocation; analysis=False leaves the move analysis out of
-    the report.
+    results.json) plus `run`: this invocation's games (`games_run`, `seconds`, `games_per_second`) and
+    `games_kept`, the games an earlier run of the same config had stored; analysis=False leaves the
+    move analysis out of the report. notify: called with one line when the run resumes a folder (what
+    it keeps, what is left) before any game is played.
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
     setup = Setup(config, factory)
     with Store(out if out is not None else default_out(config)).open(config) as store:
+        replay = SwissReplay(config) if config.format == "swiss" else None
+        done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
+        kept = len(done)
+        if notify is not None and kept:
+            notify(resume_line(store.folder, kept, config.total_games))
         start = time.perf_counter()
-        bar = tqdm(total=config.total_games, unit="game", desc=config.name, disable=not progress, dynamic_ncols=True)
+        bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
+                   dynamic_ncols=True)
         with bar:
-            if config.format == "swiss":
-                played = _play_swiss(config, store, setup, workers, executor, bar)
+            if replay is not None:
+                played = _play_swiss(config, replay, done, store, setup, workers, executor, bar)
             else:
-                done = store.keys()
-                bar.update(len(done))
                 todo = (j for j in jobs(config) if j.key not in done)
                 played = 0
                 while window := list(islice(todo, WINDOW)):
                     played += _play(setup, window, store, workers, executor, bar)
         seconds = time.perf_counter() - start
         res = render(store.folder, analysis=analysis)
-    res["run"] = {"folder": str(store.folder), "games_run": played, "seconds": seconds,
+    res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,
                   "games_per_second": played / seconds if seconds > 0 and played else None,
                   "workers": workers, "executor": executor}
     return res
+
+
+def _count(replay: SwissReplay, record) -> str:
+    """Count a game (a record or its JSON line) in its Swiss round; return its key."""
+    rec = record if isinstance(record, dict) else json.loads(record)
+    replay.add(rec)
+    return rec["key"]
 
 
 def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on_batch=None) -> int:
@@ -74,26 +88,24 @@ def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on
     return played
 
 
-def _play_swiss(config: TournamentConfig, store: Store, setup: Setup, workers: int, executor: str, bar) -> int:
+def _play_swiss(config: TournamentConfig, replay: SwissReplay, done: set, store: Store, setup: Setup, workers: int,
+                executor: str, bar) -> int:
     """Round by round: pair from the standings of the rounds before (stored rounds are re-paired and
     checked against the store), play the round's missing games, count them in."""
-    done: set[str] = set()
-    replay = SwissReplay(config)
-    for rec in store.stream():
-        done.add(rec["key"])
-        replay.add(rec)
-    bar.update(len(done))
-
-    def count(batch):
-        for rec in batch:
-            replay.add(rec if isinstance(rec, dict) else json.loads(rec))
-
     played, teams = 0, config.ruleset.teams
     try:
         for _, tables, _ in replay.pairings():
             todo = [j for t, members in tables for j in table_jobs(config, t, members, teams) if j.key not in done]
             if todo:
-                played += _play(setup, todo, store, workers, executor, bar, on_batch=count)
+                played += _play(setup, todo, store, workers, executor, bar,
+                                on_batch=lambda batch: [_count(replay, r) for r in batch])
     except ValueError as e:
         raise ConfigError(f"{store.folder}: {e}; play the tournament into a new folder") from None
     return played
+
+
+def resume_line(folder, kept: int, total: int) -> str:
+    """What a run that resumes a folder says first."""
+    left = total - kept
+    what = f"{left:,} left to play" if left else "nothing left to play (the report is written again)"
+    return f"{folder}: {kept:,} of {total:,} games kept from an earlier run, resuming: {what}"

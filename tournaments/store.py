@@ -392,9 +392,10 @@ def _wholes(x, n: int, lo: int, hi: int | None = None) -> bool:
 def check_record(rec, expected: Expected) -> str | None:
     """What is wrong with a store record for this tournament, or None when it is a game of it.
 
-    Checked: the keys the report reads; the config hash (when the record carries it); the game key is scheduled and table, deal,
-    rotation, seed and seats are that job's; per seat its sheet index, total, place, bonuses and fault
-    have the right type and range; each sheet has the rules' columns x boxes, with points each box can
+    Checked: the keys the report reads; the config hash (when the record carries it); the game key is
+    scheduled and table, deal, rotation, seed and seats are that job's; per seat its sheet index, total,
+    place, bonuses and fault have the right type and range; each sheet has the rules' columns x boxes, with
+    points each box can
     hold; every total is its sheet plus its bonuses."""
     _, config_hash, rules, _, allowed = expected
     if not isinstance(rec, dict):
@@ -411,7 +412,8 @@ def check_record(rec, expected: Expected) -> str | None:
         return f"game key {str(key)[:40]!r} is not in this tournament's schedule"
     for field in ("table", "deal", "rotation", "seed"):
         if not _whole(rec[field]) or rec[field] != getattr(job, field):
-            return f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, expected {getattr(job, field)}"
+            return (f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, "
+                    f"expected {getattr(job, field)}")
     if job.agents:
         if rec["agents"] != list(job.agents):
             return (f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, "

@@ -23,20 +23,30 @@ def policy_kwargs(policy_cfg: dict) -> dict:
 def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict, with_optimizer: bool = True,
                     extra: dict | None = None):
     """Write an SB3 maskable `policy` to `path`; without the optimizer it is a smaller, play-only file."""
+    return write_model(path, policy.state_dict(), int(np.prod(policy.observation_space.shape)),
+                       int(policy.action_space.n), num_timesteps, config, rules,
+                       optimizer=policy.optimizer.state_dict() if with_optimizer else None, extra=extra)
+
+
+def write_model(path, state_dict: dict, obs_dim: int, n_actions: int, num_timesteps: int, config: dict, rules: dict,
+                optimizer: dict | None = None, extra: dict | None = None):
+    """Write a model file (`agents.model_file`'s format) from a network's state dict, named as SB3's actor-critic
+    names it (`mlp_extractor.policy_net.0.weight`, ..., `action_net`, `value_net`; `policy_shapes`), kept on the
+    CPU; with an optimizer state dict it is a resumable checkpoint. Written to a temporary file, then renamed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": FORMAT,
         "config": json.dumps(config),
         "rules": json.dumps(rules),
-        "obs_dim": int(np.prod(policy.observation_space.shape)),
-        "n_actions": int(policy.action_space.n),
+        "obs_dim": int(obs_dim),
+        "n_actions": int(n_actions),
         "num_timesteps": int(num_timesteps),
         "extra": json.dumps({**(extra or {}), "trained_for": trained_for(config, rules)}),
-        "policy": policy.state_dict(),
+        "policy": {k: v.detach().cpu() for k, v in state_dict.items()},
     }
-    if with_optimizer:
-        doc["optimizer"] = policy.optimizer.state_dict()
+    if optimizer is not None:
+        doc["optimizer"] = optimizer
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(doc, tmp)
     tmp.replace(path)
@@ -49,7 +59,7 @@ def load_checkpoint(path) -> dict:
     p = model_path(path)
     try:
         doc = torch.load(p, map_location="cpu", weights_only=True, mmap=True)  # tensors read only when checked
-    except Exception as e:  # noqa: BLE001 - any unreadable file is the same user error
+    except Exception as e:  # any unreadable file is the same user error
         raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "
                              f"{str(e).splitlines()[0][:200] if str(e) else ''})") from e
     return check_model(doc, path)

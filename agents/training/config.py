@@ -20,6 +20,7 @@ from yacht_env.rules import RuleError, RuleSet, load
 from ..registry import AGENTS, AgentSpecError, known, parse_spec
 
 ACTIVATIONS = ("tanh", "relu")
+DEVICES = ("auto", "cpu", "cuda")
 ALGOS = ("ppo", "bc")
 REWARDS = ("points", "win")      # points: each move's points (the return is the score); win: +1 / 0 / -1 at the end
 MAX_PLAYERS = 8
@@ -97,6 +98,7 @@ class TrainConfig:
     eval_seed: int = 1_000_000         # evaluation games use seeds eval_seed .. eval_seed + eval_games - 1
     checkpoint_every: int = 250_000    # env steps between checkpoints
     torch_threads: int = 1
+    device: str = "auto"               # torch device: auto (cuda when torch sees a GPU, else cpu), cpu or cuda
     out: str = "runs/{name}"
 
     @property
@@ -190,7 +192,8 @@ CHECKS = {
         "reward": lambda s, k, v: choice(s, k, v, REWARDS), "seat": _seat, "env_threads": _whole(1, 64),
         "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),
         "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
-        "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256), "out": _out},
+        "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256),
+        "device": lambda s, k, v: choice(s, k, v, DEVICES), "out": _out},
     PPOConfig: {
         "learning_rate": _number(0, 10, above=True), "final_learning_rate": _or_null(_number(0, 10)),
         "n_steps": _whole(1, MAX_ROLLOUT), "batch_size": _whole(1, MAX_ROLLOUT), "n_epochs": _whole(1, 1000),
@@ -207,9 +210,23 @@ CHECKS = {
 SECTIONS = {"ppo": PPOConfig, "bc": BCConfig, "policy": PolicyConfig}
 
 
+def split_sets(sets: dict) -> tuple[dict, dict]:
+    """`--set KEY=VALUE` pairs (parsed) split into (training-config keys, rule keys): a top-level key of the
+    config (`eval_every`, `n_envs`, `device`, ...) or SECTION.KEY of a section (`ppo.n_steps`,
+    `policy.pi`) sets that config key; any other key is a rule override, as in every command."""
+    top = {f.name for f in fields(TrainConfig)} - set(SECTIONS) - {"set"}
+    config, rules = {}, {}
+    for key, value in sets.items():
+        is_config = key in top or key.partition(".")[0] in SECTIONS
+        (config if is_config else rules)[key] = value
+    return config, rules
+
+
 def _section(cls, raw: dict, source, where: str, changed=()) -> dict:
     """The checked values of one section's keys (`changed`: top-level keys from the command line)."""
     names = [f.name for f in fields(cls) if f.name not in SECTIONS]
+    if where != "top level" and any(key not in names for key in changed):
+        mapping("command line", where, {k: raw[k] for k in changed}, names)
     mapping(source, where, raw, names + (list(SECTIONS) if cls is TrainConfig else []))
     out = {}
     for key, value in raw.items():
@@ -220,15 +237,27 @@ def _section(cls, raw: dict, source, where: str, changed=()) -> dict:
     return out
 
 
-def parse_config(raw, source: str = "<config>", folder=None, **changes) -> TrainConfig:
+def parse_config(raw, source: str = "<config>", folder=None, settings: dict | None = None,
+                 **changes) -> TrainConfig:
     """A checked `TrainConfig` from a mapping (as read from YAML).
 
     `changes` are command-line values for top-level keys (None: not given); `set=` adds its keys
-    over the config's `set`. A relative rules path in the config is taken from `folder` (the config
-    file's folder); one from the command line from the working folder.
+    over the config's `set`; `settings` are `--set` config keys (`split_sets`: KEY or SECTION.KEY),
+    checked as the file's keys are and named as the command line's in errors. A relative rules
+    path in the config is taken from `folder` (the config file's folder); one from the command line
+    from the working folder.
     """
     mapping(source, "top level", raw)
     changes = {k: v for k, v in changes.items() if v is not None}
+    in_sections = {}
+    for key, value in (settings or {}).items():
+        head, dot, rest = key.partition(".")
+        if not dot:
+            changes.setdefault(key, value)
+            continue
+        section = raw.get(head) if isinstance(raw.get(head), dict) else {}
+        raw = {**raw, head: {**section, rest: value}}
+        in_sections.setdefault(head, set()).add(rest)
     if "set" in changes:
         base = raw.get("set") if isinstance(raw.get("set"), dict) else {}
         changes["set"] = {**base, **mapping("command line", "--set", changes["set"])}
@@ -240,7 +269,8 @@ def parse_config(raw, source: str = "<config>", folder=None, **changes) -> Train
     unused = "bc" if algo == "ppo" else "ppo"
     if unused in raw:
         raise ConfigError(source, unused, f"this section is not used by algo {algo!r}")
-    sections = {key: cls(**_section(cls, raw.get(key, {}), source, key)) for key, cls in SECTIONS.items()}
+    sections = {key: cls(**_section(cls, raw.get(key, {}), source, key, changed=in_sections.get(key, ())))
+                for key, cls in SECTIONS.items()}
     cfg = TrainConfig(**top, **sections)
     ppo = cfg.ppo
     if algo == "ppo" and ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
@@ -288,8 +318,8 @@ def _check_table(cfg: TrainConfig, source) -> None:
         raise ConfigError(source, "upper_shaping", "pays points; with reward 'win' it must be 0")
 
 
-def load_config(path, **changes) -> TrainConfig:
-    """Read and check a YAML training config; `changes` replace top-level keys (e.g. total_timesteps)
-    as `parse_config` describes."""
+def load_config(path, settings: dict | None = None, **changes) -> TrainConfig:
+    """Read and check a YAML training config; `changes` replace top-level keys (e.g. total_timesteps) and
+    `settings` any key (`--set`), as `parse_config` describes."""
     raw = read_yaml(path, "training config")
-    return parse_config(raw, str(path), folder=Path(path).parent, **changes)
+    return parse_config(raw, str(path), folder=Path(path).parent, settings=settings, **changes)

@@ -2,17 +2,7 @@
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from yacht_env.dice import ROLL_INDEX
-from yacht_env.obs import dice_of_obs
-
-from ..features import narrow_masks
-
-_POW6 = 6 ** np.arange(5)
-
-
-def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
-    """Roll index of each row of flat observations."""
-    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
+from ..features import narrow_masks, rolls_of_obs
 
 
 class DistinctHolds(VecEnvWrapper):

@@ -126,6 +126,7 @@ def imitate(cfg, progress: bool = True):
     writer.close()
     (out / "run.json").write_text(json.dumps({
         "versions": _versions(), "algo": "bc", "rules": rules_block(rules, cfg.set), "teacher": cfg.bc.teacher,
-        "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed, "teacher_decisions": n, "samples_seen": seen,
+        "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed,
+        "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
     return Trained(policy, res, out)

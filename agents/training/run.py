@@ -7,7 +7,8 @@ others, with the reward the config names (points, or win: +1 / 0 / -1 at the end
 Files written under the config's `out` folder:
 
     config.json         the checked config and the rule set, as trained
-    run.json            seeds, library versions, and every start / resume with its step count
+    run.json            seeds, library versions, and every start / resume: its step count, device, and how it
+                        ended (finished, interrupted: Ctrl-C or SIGTERM, failed: with the error)
     tb/                 TensorBoard logs (SB3's train/* and rollout/*, plus eval/*)
     curve.csv, curve.png  evaluation results against env steps
     checkpoints/step_N.pt, last.pt   resumable checkpoints (weights + optimizer state)
@@ -87,11 +88,36 @@ def opponents(cfg: TrainConfig, rules):
     return out[0] if len(out) == 1 else out
 
 
-def _lr_schedule(ppo):
-    start, end = ppo.learning_rate, ppo.final_learning_rate
-    if end is None:
-        return start
-    return lambda progress_remaining: end + (start - end) * progress_remaining
+class LinearSchedule:
+    """The learning rate as SB3 asks for it (`schedule(progress_remaining)`, progress_remaining = 1 - steps / total
+    where total is the run's step total): `begin` at step `start`, linearly to `end` at step `total`, and `end`
+    from there on (the last rollout may end past the total: the rate never passes its end value). A resumed run
+    starts at the rate its checkpoint's optimizer was at, so the schedule continues, whatever the new total."""
+
+    def __init__(self, begin: float, end: float, start: int, total: int):
+        self.begin, self.end, self.start, self.total = float(begin), float(end), int(start), int(total)
+
+    def __call__(self, progress_remaining: float) -> float:
+        steps = (1.0 - progress_remaining) * self.total
+        done = min(max((steps - self.start) / max(self.total - self.start, 1), 0.0), 1.0)
+        return self.begin + (self.end - self.begin) * done
+
+
+def _lr_schedule(ppo, total: int, start: int = 0, resumed_at: float | None = None):
+    """A constant rate, or `LinearSchedule` to `final_learning_rate` (from the rate a resumed run was at)."""
+    if ppo.final_learning_rate is None:
+        return ppo.learning_rate
+    begin = ppo.learning_rate if resumed_at is None else resumed_at
+    return LinearSchedule(begin, ppo.final_learning_rate, start, total)
+
+
+def _device(cfg: TrainConfig) -> str:
+    """The torch device of `cfg.device`: auto is cuda when torch sees a GPU, else cpu; cuda without one is a
+    ConfigError."""
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device: cuda, but torch {torch.__version__} sees no GPU (write device: auto or cpu)")
+    return "cuda" if cfg.device == "auto" and torch.cuda.is_available() else \
+        "cpu" if cfg.device == "auto" else cfg.device
 
 
 def _versions() -> dict:
@@ -156,6 +182,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         except ModelFileError as e:
             raise ConfigError(f"cannot resume: {e}") from e
         _check_resume(doc, cfg, rules, resume)
+    device = _device(cfg)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.torch_threads)
     start = doc["num_timesteps"] if doc else 0
@@ -171,12 +198,14 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     if any(getattr(cfg, key) for key in FEATURES):
         venv = InputFeatures(venv, cfg.to_dict(), rules)
     p = cfg.ppo
+    resumed_at = doc["optimizer"]["param_groups"][0].get("lr") if doc else None
     model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=_lr_schedule(p), n_steps=p.n_steps, batch_size=p.batch_size,
+        "MlpPolicy", venv, learning_rate=_lr_schedule(p, cfg.total_timesteps, start, resumed_at), n_steps=p.n_steps,
+        batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
         vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, normalize_advantage=p.normalize_advantage,
         policy_kwargs=policy_kwargs(cfg.to_dict()["policy"]), tensorboard_log=str(out / "tb"),
-        seed=cfg.seed + start, verbose=0, device="cpu")
+        seed=cfg.seed + start, verbose=0, device=device)
     warm = None
     if doc:
         model.policy.load_state_dict(doc["policy"])
@@ -191,26 +220,36 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
                           "rules": rules_block(rules, cfg.set),
                           "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
-                          "warm_start": warm,
+                          "warm_start": warm, "device": device,
                           "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
     run_file.write_text(json.dumps(run, indent=2) + "\n")
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
+    ended, error = "failed", None
     try:
         with _terminate_as_interrupt():
             model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
                         tb_log_name="ppo")
+        if loop.last_eval_at != model.num_timesteps:
+            loop.run_eval()
+        extra = {**loop.extra(), "timesteps": model.num_timesteps, "eval": loop.last_eval.summary()}
+        save_checkpoint(model.policy, model.num_timesteps, out / "last.pt", cfg_d, rules_d, extra=extra)
+        save_checkpoint(model.policy, model.num_timesteps, out / "final.pt", cfg_d, rules_d, with_optimizer=False,
+                        extra=extra)
+        ended = "finished"
     except KeyboardInterrupt:
+        ended = "interrupted"
         loop.save_checkpoint()           # Ctrl-C or SIGTERM keeps the work: resume from last.pt
         raise
-    if loop.last_eval_at != model.num_timesteps:
-        loop.run_eval()
-    extra = {**loop.extra(), "timesteps": model.num_timesteps, "eval": loop.last_eval.summary()}
-    save_checkpoint(model.policy, model.num_timesteps, out / "last.pt", cfg_d, rules_d, extra=extra)
-    save_checkpoint(model.policy, model.num_timesteps, out / "final.pt", cfg_d, rules_d, with_optimizer=False,
-                    extra=extra)
-    run["starts"][-1].update({"ended_at_timesteps": model.num_timesteps, "wall_seconds": round(loop.wall(), 1)})
-    run_file.write_text(json.dumps(run, indent=2) + "\n")
-    venv.close()
+    except BaseException as e:
+        error = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+        raise
+    finally:
+        run["starts"][-1].update({"ended": ended, "ended_at_timesteps": model.num_timesteps,
+                                  "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
+                                  **({"error": error} if error else {}),
+                                  "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
+        run_file.write_text(json.dumps(run, indent=2) + "\n")
+        venv.close()
     return Trained(model, loop.last_eval, out)

@@ -1,10 +1,13 @@
 """The `yacht` command line: one subcommand per module, each with add_parser(sub) and run(args)."""
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 
 from .options import USER_ERRORS, Parser
+
+DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
@@ -29,9 +32,18 @@ def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
     p.set_defaults(missing=f"this command needs {err.name!r}, which is not installed; {hint}")
 
 
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's), or a note that it is run from a source tree."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run from a source tree)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="yacht", description="Yacht arena: rules, environments, solver, "
                                      "agents and tournaments for the dice game Yacht.")
+    parser.add_argument("--version", action="version", version=f"yacht-arena {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -59,8 +71,8 @@ def main(argv=None) -> int:
     except USER_ERRORS as e:
         print(f"yacht {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"yacht {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:           # a command may say how to go on (as `yacht tournament` does)
+        print(f"yacht {args.command}: interrupted" + (f"; {e}" if str(e) else ""), file=sys.stderr)
         return 130
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in EXTRAS:

@@ -16,8 +16,8 @@ import re
 
 import numpy as np
 
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import ROLLS, roll_index
+from yacht_env.actions import action_name
+from yacht_env.dice import roll_index
 from yacht_env.obs import yacht_points
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
@@ -207,14 +207,6 @@ def _extra_yacht_boxes(rules, scores) -> int:
     return n
 
 
-def _name(rules, roll, action, nbox) -> str:
-    if action < NUM_HOLDS:
-        held = [int(d) for i, d in enumerate(ROLLS[roll]) if action >> i & 1]
-        return "hold " + " ".join(map(str, held)) if held else "re-roll all"
-    c, b = divmod(action - NUM_HOLDS, nbox)
-    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
-
-
 def run(args):
     rules = rules_from_args(args)
     if args.top < 0:
@@ -239,13 +231,12 @@ def run(args):
         raise CommandError(str(e)) from None
     roll = roll_index(dice)
     alts = policy.alternatives(scores, upper, roll, rolls_left)
-    nbox = len(rules.boxes)
-    rows = [{"action": a, "move": _name(rules, roll, a, nbox), "expected_final_score": banked + v} for a, v in alts]
+    rows = [{"action": a, "move": action_name(rules, a, roll), "expected_final_score": banked + v} for a, v in alts]
     if args.top > 0:
         rows = rows[:args.top]
     if args.json:
-        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
-                   "best": rows[0], "alternatives": rows})
+        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left,
+                   "banked": banked, "best": rows[0], "alternatives": rows})
         return 0
     print(f"Dice {' '.join(map(str, sorted(dice)))}, {rolls_left} re-roll(s) left, {banked} points on the sheet "
           f"({rules.name}{', column-additive values' if rules.columns > 1 else ''}).")

@@ -15,6 +15,7 @@ from agents.evaluation import fault_count, fault_note, fault_summary, recorded_f
 from agents.human import HumanQuit
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
+from yacht_env.rules import rules_label
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -91,11 +92,12 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
 def _print(doc, args) -> None:
     lo, hi = doc["ci95"]
     q = doc["quantiles"]
-    print(f"{doc['agent']} under {doc['rules']['name']}: {doc['games']} games, seed {args.seed}")
+    print(f"{doc['agent']} under {rules_label(doc['rules'])}: {doc['games']} games, seed {args.seed}")
     print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}")
     print("  quantiles " + "  ".join(f"{k} {v:.0f}" for k, v in q.items()))
     print(f"  upper bonus in {100 * doc['p_upper_bonus']:.1f}% of games")
-    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"], "extra-Yacht bonus": doc["extra_bonus_mean"]}
+    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"],
+             "extra-Yacht bonus": doc["extra_bonus_mean"]}
     width = max(len(k) for k in lines)
     for box, mean in lines.items():
         print(f"  {box:<{width}}  {mean:6.2f}")

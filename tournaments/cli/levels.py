@@ -111,8 +111,8 @@ def run(args) -> int:
         note = fault_note(n, f, getattr(agents[n], "games", args.games))
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
-    doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed, "agents": {},
-           "head_to_head": pairs, "ladder": _ladder(list(agents), pairs),
+    doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed,
+           "agents": {}, "head_to_head": pairs, "ladder": _ladder(list(agents), pairs),
            "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
     for n, r in runs.items():
         mean, ci, sd = mean_ci(r["totals"])

@@ -42,11 +42,12 @@ def seed_arg(text: str) -> int:
     return value
 
 
-def add_common(parser: argparse.ArgumentParser, rules=True, seed=True, out=False, config=False) -> None:
+def add_common(parser: argparse.ArgumentParser, rules=True, seed=True, out=False, config=False,
+               set_help: str | None = None) -> None:
     """Add --rules/--set (rules=True), --seed (seed=True), --json and --out (out=True, or the help text).
 
     config=True: the command reads a config file, and --rules/--set/--seed change its values
-    (their defaults are the config's)."""
+    (their defaults are the config's). set_help: the command's own help for --set."""
     if rules:
         if config:
             parser.add_argument("--rules", default=None, metavar="NAME|PATH",
@@ -54,7 +55,7 @@ def add_common(parser: argparse.ArgumentParser, rules=True, seed=True, out=False
         else:
             parser.add_argument("--rules", default="yacht", metavar="NAME|PATH", help=RULES_HELP + " (default: yacht)")
         parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                            help="override a rule key, e.g. --set joker=free (repeatable)"
+                            help=set_help or "override a rule key, e.g. --set joker=free (repeatable)"
                                  + ("; adds to the config's set:" if config else ""))
     if seed:
         if config:

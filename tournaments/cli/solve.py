@@ -1,4 +1,5 @@
 """`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
+from yacht_env.rules import rules_label
 from yacht_env.solver import Unsolvable, cache_path, solution_for
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
@@ -28,7 +29,8 @@ def run(args):
         emit_json(doc)
         return 0
     note = " (from cache; solve time of the stored table)" if cached else ""
-    print(f"Optimal solitaire play under {rules.name!r}" + (" (team sheet: solitaire)" if rules.teams else "") + ":")
+    team = " (team sheet: solitaire)" if rules.teams else ""
+    print(f"Optimal solitaire play under {rules_label(doc['rules'])}{team}:")
     print(f"  expected score          {s.expected_score:10.4f}")
     print(f"  standard deviation      {s.std:10.4f}")
     print(f"  P(upper bonus)          {s.p_upper_bonus:10.4f}")

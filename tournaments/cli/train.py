@@ -3,7 +3,7 @@ from dataclasses import replace
 
 from yacht_env.rules import parse_sets, rules_block, rules_hash
 
-from agents.training.config import MAX_EVAL_GAMES, load_config
+from agents.training.config import MAX_EVAL_GAMES, load_config, split_sets
 from agents.training.errors import ModelFileError
 
 from .options import CommandError, add_common, emit_json
@@ -14,8 +14,10 @@ def add_parser(sub) -> None:
                        description="Train a MaskablePPO agent on the batched Yacht env, alone or at one seat of a "
                        "table against opponents (config keys num_players, opponents, reward, seat). Writes "
                        "TensorBoard logs, checkpoints, a learning curve and play-only model files (best.pt, "
-                       "final.pt) to the config's out folder; `learned:OUT/best.pt` plays the result. With --rules or --set the "
-                       "folder is OUT-<rules hash>, so a run under other rules never overwrites the config's own.")
+                       "final.pt) to the config's out folder; `learned:OUT/best.pt` plays the result. With --rules "
+                       "or a rule key in --set the folder is OUT-<rules hash>, so a run under other rules never "
+                       "overwrites the config's own. --set KEY=VALUE also sets any training-config key "
+                       "(--set eval_every=20000 --set ppo.n_steps=16 --set device=cuda).")
     p.add_argument("config", metavar="CONFIG", help="training config (YAML), e.g. configs/train/ppo.yaml")
     p.add_argument("--resume", metavar="CHECKPOINT", default=None,
                    help="continue from a checkpoint (OUT/last.pt or OUT/checkpoints/step_N.pt)")
@@ -27,14 +29,18 @@ def add_parser(sub) -> None:
     p.add_argument("--games", type=int, default=None, metavar="N",
                    help="with --evaluate: number of games (default: the config's eval_games)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_common(p, config=True, out="replace the config's out folder")
+    add_common(p, config=True, out="replace the config's out folder",
+               set_help="set a training-config key (eval_every=50000, n_envs=32, device=cuda, ppo.n_steps=16, "
+                        "policy.pi=[64,64]: checked as the config's keys are), else a rule key, added to the config's "
+                        "set: (joker=free); repeatable")
 
 
 def run(args) -> int:
+    settings, rule_sets = split_sets(parse_sets(args.overrides))
     changes = {"total_timesteps": args.timesteps, "seed": args.seed, "out": args.out, "eval_seed": args.eval_seed,
-               "rules": args.rules, "set": parse_sets(args.overrides) or None}
-    cfg = load_config(args.config, **changes)
-    if (args.rules is not None or args.overrides) and args.out is None:
+               "rules": args.rules, "set": rule_sets or None}
+    cfg = load_config(args.config, settings=settings, **changes)
+    if (args.rules is not None or rule_sets) and args.out is None:
         cfg = replace(cfg, out=f"{cfg.out}-{rules_hash(cfg.ruleset)[:8]}")
     if args.games is not None and (args.evaluate is None or not 1 <= args.games <= MAX_EVAL_GAMES):
         raise CommandError(f"--games needs --evaluate and a whole number from 1 to {MAX_EVAL_GAMES:,}")

@@ -325,32 +325,9 @@ def _build(data: dict, source: str) -> RuleSet:
         teams=teams, tiebreak=tiebreak, first_player=first_player, min_players=lo, max_players=hi, source=source)
 
 
-def ruleset_to_dict(rules: RuleSet) -> dict:
-    boxes = []
-    for b in rules.boxes_spec:
-        d = {"id": b.id, "kind": b.kind}
-        if b.upper:
-            d["face"] = b.face
-        else:
-            d["points"] = b.points
-        if b.count:
-            d["count"] = b.count
-        if b.runs:
-            d["runs"] = [list(r) for r in b.runs]
-        if b.five_alike:
-            d["five_alike"] = True
-        boxes.append(d)
-    return {"name": rules.name, "description": rules.description, "boxes": boxes,
-            "upper_bonus": {"threshold": rules.upper_bonus_threshold, "points": rules.upper_bonus},
-            "extra_yacht_bonus": rules.extra_yacht_bonus, "joker": rules.joker,
-            "rolls_per_turn": rules.rolls_per_turn, "columns": rules.columns, "teams": rules.teams,
-            "tiebreak": rules.tiebreak, "players": {"min": rules.min_players, "max": rules.max_players},
-            **({"first_player": rules.first_player} if rules.first_player != "fixed" else {})}
-
-
 def rules_hash(rules: RuleSet) -> str:
     """A short stable hash of what the rules mean (not of their name or file)."""
-    d = ruleset_to_dict(rules)
+    d = rules.to_dict()
     d.pop("name"), d.pop("description")
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -361,3 +338,11 @@ def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
     Every `--json` result and run record carries this block, so two results with the same hash
     were played under the same rules whatever their names or overrides."""
     return {"name": rules.name, "set": dict(overrides or {}), "hash": rules_hash(rules)}
+
+
+def rules_label(block: dict) -> str:
+    """A rules block (`rules_block`) in words for text output: `yacht`, or `yacht with joker=free,
+    rolls_per_turn=2` when `set` changed the rule set (values as `--set` takes them)."""
+    sets = block.get("set") or {}
+    shown = ", ".join(f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in sets.items())
+    return f"{block['name']} with {shown}" if shown else str(block["name"])

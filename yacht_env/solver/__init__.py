@@ -3,10 +3,7 @@ from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
-from .jit import drop_stale_solver
 from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
-
-drop_stale_solver()
 
 __all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
            "check_solvable", "solitaire_rules", "solution_for", "solve"]
