@@ -33,7 +33,7 @@ one (T = k) have a single split and play like the no-team schedule.
 """
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from math import comb
 
