@@ -18,8 +18,6 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from yacht_env.config import ConfigError
-
 from .config import TournamentConfig, check_agents, parse_config
 from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
 from .formats import make_format
@@ -36,16 +34,18 @@ BATCH = 100           # deals per window between two looks of the test
 
 def match_config(candidate: str, others: list[str], max_games: int, seed: int = 0, rules: str = "yacht",
                  sets: dict | None = None, name: str = "match", move_timeout: float | None = 30.0) -> TournamentConfig:
-    """The tournament config of a match: two seats, deals enough for `max_games` games."""
-    entrants = [candidate, *others]
-    if len(set(entrants)) < len(entrants):
-        raise ConfigError("command line", "entrants", f"every entrant must differ; got {entrants}")
+    """The tournament config of a match: two seats, deals enough for `max_games` games. Entrants are named
+    by their specs; a spec given again is named `SPEC#2`, `SPEC#3`, ... (a version against itself)."""
+    entrants, seen = [], {}
+    for spec in [candidate, *others]:
+        seen[spec] = seen.get(spec, 0) + 1
+        entrants.append({"name": spec if seen[spec] == 1 else f"{spec}#{seen[spec]}", "agent": spec})
     tables = len(others)
     deals = max(1, max_games // (2 * tables))
     data = {"name": name, "rules": rules, "set": sets or {}, "entrants": entrants, "seats": 2, "games": deals,
             "seed": seed, "move_timeout": move_timeout}
     if tables > 1:
-        data.update(format="gauntlet", candidates=[candidate])
+        data.update(format="gauntlet", candidates=[entrants[0]["name"]])
     return parse_config(data, "command line")
 
 
