@@ -60,7 +60,8 @@ def test_estimates():
 
 def play(tmp_path, name, sprt="points0=0,points1=15", workers=1, **kw):
     cfg = match_config("best", ["first"], 400, seed=3, move_timeout=None)
-    return run_match(cfg, parse_sprt(sprt) if sprt else None, out=tmp_path / name, batch=3, workers=workers, progress=False,
+    return run_match(cfg, parse_sprt(sprt) if sprt else None, out=tmp_path / name, batch=3, workers=workers,
+                     progress=False,
                      factory=FACTORY, analysis=False, **kw)
 
 

@@ -163,6 +163,7 @@ def test_same_records_for_any_worker_count_and_across_a_resume(tmp_path, config)
     cfg = parse_config(config)
     one = run(cfg, tmp_path / "one", workers=1)
     two = run(cfg, tmp_path / "two", workers=2)
+    assert two["run"]["games_run"] == cfg.total_games
     assert Store(tmp_path / "one").records() == Store(tmp_path / "two").records()
     assert one["run"]["games_run"] == cfg.total_games
     # a run cut short: keep the first 40% of the stored lines, in the order another worker count wrote them

@@ -17,22 +17,6 @@ from .stats import ordered, sheets_of
 BOOTSTRAP = 200
 
 
-def _pair_results(blocks, names):
-    """wins[i, j] (draws as halves) and games[i, j] from a list of (a, b, place_a, place_b)."""
-    idx = {n: i for i, n in enumerate(names)}
-    wins = np.zeros((len(names), len(names)))
-    games = np.zeros_like(wins)
-    for block in blocks:
-        for a, b, pa, pb in block:
-            i, j = idx[a], idx[b]
-            w = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
-            wins[i, j] += w
-            wins[j, i] += 1 - w
-            games[i, j] += 1
-            games[j, i] += 1
-    return wins, games
-
-
 def bradley_terry_elo(wins: np.ndarray, games: np.ndarray, iters: int = 50) -> np.ndarray:
     """Elo ratings (mean 1500) maximising the Bradley-Terry likelihood, with one virtual draw per pair met.
 
@@ -65,15 +49,30 @@ def elo(records, entrants, seed: int = 0) -> dict | None:
     if not blocks:
         return None
     names = [n for n in entrants if any(n in (x[0], x[1]) for blk in blocks.values() for x in blk)]
-    per_block = [_pair_results([blk], names) for blk in blocks.values()]
-    wins = np.array([w for w, _ in per_block])
-    games = np.array([g for _, g in per_block])
-    point = bradley_terry_elo(wins.sum(axis=0), games.sum(axis=0))
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    # one entry per game: its block, the cell (i, j) of the winner's side and the win (draw: half)
+    blk, cell, won = [], [], []
+    for b, block in enumerate(blocks.values()):
+        for a, c, pa, pc in block:
+            blk.append(b)
+            cell.append(idx[a] * n + idx[c])
+            won.append(1.0 if pa < pc else 0.5 if pa == pc else 0.0)
+    blk, cell, won = np.array(blk), np.array(cell), np.array(won)
+    flip = (cell % n) * n + cell // n
+
+    def matrices(weight):
+        wins = np.bincount(cell, weights=weight * won, minlength=n * n) + \
+            np.bincount(flip, weights=weight * (1 - won), minlength=n * n)
+        games = np.bincount(cell, weights=weight, minlength=n * n) + np.bincount(flip, weights=weight, minlength=n * n)
+        return wins.reshape(n, n), games.reshape(n, n)
+
+    point = bradley_terry_elo(*matrices(np.ones(len(blk))))
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(BOOTSTRAP):
-        counts = np.bincount(rng.integers(len(per_block), size=len(per_block)), minlength=len(per_block))
-        boot.append(bradley_terry_elo(np.tensordot(counts, wins, 1), np.tensordot(counts, games, 1)))
+        counts = np.bincount(rng.integers(len(blocks), size=len(blocks)), minlength=len(blocks))
+        boot.append(bradley_terry_elo(*matrices(counts[blk].astype(float))))
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     return {n: {"elo": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
 

@@ -7,6 +7,7 @@ sheet a forfeiting seat wrote on (its own, or its team's) is left out of score s
 Where a function takes `entrants`, its output follows that order (the report passes the standings).
 """
 import math
+from array import array
 from collections import defaultdict
 from itertools import combinations
 
@@ -87,8 +88,10 @@ def agent_stats(records, entrants, boxes) -> dict[str, dict]:
             d["mean_place"] = float(np.mean([r["places"][s] for r, s, _ in games]))
             d["first_places"] = sum(1 for r, s, _ in games if r["places"][s] == 1)
         if clean:
-            sheets = np.array([r["sheets"][s] for r, s in clean], dtype=float)  # games x columns x boxes
-            d["per_box_mean"] = dict(zip(boxes, sheets.mean(axis=(0, 1)).round(4).tolist()))
+            total = np.zeros(np.shape(clean[0][0]["sheets"][clean[0][1]]), dtype=np.int64)   # columns x boxes
+            for r, s in clean:
+                total += r["sheets"][s]
+            d["per_box_mean"] = dict(zip(boxes, (total.sum(axis=0) / (len(clean) * total.shape[0])).round(4).tolist()))
             d["upper_bonus_rate"] = float(np.mean([r["upper_bonus"][s] > 0 for r, s in clean]))
             d["upper_bonus_mean"] = float(np.mean([r["upper_bonus"][s] for r, s in clean]))
             d["extra_bonus_mean"] = float(np.mean([r["extra_bonus"][s] for r, s in clean]))
@@ -306,7 +309,7 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
     """
     pos = _order(entrants)
     blocks = defaultdict(lambda: defaultdict(list))     # (a, b) -> (table, deal) -> [(plain, adjusted)]
-    per_agent = defaultdict(list)                       # name -> [(luck, skill)]
+    per_agent = defaultdict(lambda: array("d"))        # name -> luck, skill, luck, skill, ...
     for r, loss in zip(ordered(records), seat_loss):
         sheet = sheets_of(r)
         if len(set(sheet)) < len(sheet):
@@ -314,7 +317,7 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
         ok = clean_seats(r)
         for s, name in enumerate(r["agents"]):
             if ok[s]:
-                per_agent[name].append((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
+                per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
         for i, j in opponents(r):
             if not (ok[i] and ok[j]):
                 continue
@@ -338,7 +341,7 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
                       "games_factor": float(var_p / var_a) if var_a > 0 else None})
     agents = {}
     for name in entrants:
-        rows = np.array(per_agent.get(name, []), dtype=float).reshape(-1, 2)
+        rows = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
         if len(rows) > 1:
             luck, lci, _ = mean_ci(rows[:, 0])
             skill, sci, _ = mean_ci(rows[:, 1])

@@ -68,7 +68,8 @@ def run(args):
     doc = run_match(cfg, None, out=out, workers=args.workers, progress=False, analysis=args.luck)
     print(f"pool: {doc['games']} games of {args.candidate} against {args.opponent} in {out} "
           f"({time.perf_counter() - t:.0f} s); score {doc['score']:.4f}, normalized Elo "
-          f"{doc.get('nelo', float('nan')):.1f} {doc.get('nelo_ci95')}, points {doc['points']:.2f} {doc['points_ci95']}")
+          f"{doc.get('nelo', float('nan')):.1f} {doc.get('nelo_ci95')}, points {doc['points']:.2f} "
+          f"{doc['points_ci95']}")
     tally = MatchTally(Store(out).config())
     for rec in Store(out).stream():
         tally.add(rec)
