@@ -16,7 +16,8 @@ def add_parser(sub):
     p = sub.add_parser("tournament", help="tournament between agents: round robin, gauntlet or Swiss "
                                           "(duplicate dice, resumable)",
                        description="Play every table of the config's format (round robin, gauntlet or Swiss) and "
-                                   "write report.md, results.json and histograms to the output folder. Rerun the same command to resume. "
+                                   "write report.md, results.json and histograms to the output folder. Rerun the "
+                                   "same command to resume. "
                                    f"A tournament schedules at most {MAX_GAMES:,} games.")
     p.add_argument("config", nargs="?", default=None, metavar="CONFIG",
                    help=f"a preset ({', '.join(presets())}; default: default) or a tournament YAML named with a "
