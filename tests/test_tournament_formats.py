@@ -201,3 +201,13 @@ def test_swiss_report_and_a_store_that_breaks_the_pairing(tmp_path):
     path.write_text("\n".join(swapped) + "\n")
     with pytest.raises(ConfigError, match=rf"table {t} \(round 2\) holds .* but the pairing gives"):
         render(tmp_path, analysis=False)
+
+
+def test_a_large_swiss_report_draws_no_matrix_and_no_histogram_per_entrant(tmp_path):
+    cfg = parse_config({"entrants": [{"name": f"p{i}", "agent": "random"} for i in range(40)], "games": 1,
+                        "format": "swiss", "rounds": 2})
+    res = run(cfg, tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "No matrix for more than 32 entrants" in text
+    assert not list(tmp_path.glob("hist_*.png")) and (tmp_path / "scores.png").exists()
+    assert res["tournament"]["games_played"] == cfg.total_games == 2 * 20 * 2

@@ -31,6 +31,7 @@ RESULTS = "results.json"
 REPORT = "report.md"
 REPORT_HTML = "report.html"
 SCORES_PNG = "scores.png"
+MAX_PLOTTED = 32     # entrants up to which each gets a histogram and the head-to-head matrix is drawn
 
 
 def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None]:
@@ -142,14 +143,18 @@ def _png(fig) -> bytes:
 
 def histograms(records, agents) -> dict[str, bytes]:
     """PNG bytes by file name: one score histogram per agent (games its sheet finished without a fault),
-    and all agents in `scores.png`."""
+    and all agents in `scores.png` (more than MAX_PLOTTED: no histogram per agent, the first MAX_PLOTTED in
+    `scores.png`)."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     scores = scores_by_agent(records)
     top = max((max(v) for v in scores.values() if v), default=100)
     bins = np.arange(0, top + 10, 10)
     out = {}
-    for agent in agents:
+    agents = list(agents)
+    own = len(agents) <= MAX_PLOTTED        # a larger field: no histogram of its own, scores.png the first ones
+    agents = agents[:MAX_PLOTTED]
+    for agent in agents if own else []:
         values = scores.get(agent, [])
         fig = Figure(figsize=(6, 3.5))
         fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.9)
@@ -349,7 +354,7 @@ def scores_section(res) -> Section:
         rows.append([name, Cell(str(a["games"]), a["games"]), Cell(str(a["forfeits"]), a["forfeits"]),
                      _num(a["mean"]), _ci_cell(a["ci95"]), _num(a["std"]), _num(q["p5"], 0), _num(q["p25"], 0),
                      _num(a["median"], 0), _num(q["p75"], 0), _num(q["p95"], 0), _num(a["mean_place"], 2),
-                     Image(histogram_name(name), name)])
+                     Image(histogram_name(name), name) if len(res["agents"]) <= MAX_PLOTTED else "–"])
     team = " (its team's sheet under team rules)" if res["tournament"]["teams"] else ""
     return Section("Scores", [
         f"Final scores of the sheet each agent wrote on{team}, over the games finished without a forfeit on it.",
@@ -361,7 +366,7 @@ def scores_section(res) -> Section:
 def head_to_head_section(res) -> Section:
     names = list(res["agents"])
     matrix = []
-    for a in names:
+    for a in names if len(names) <= MAX_PLOTTED else []:
         row = [Strong(a)]
         for b in names:
             h = _pair(res, a, b) if a != b else None
@@ -375,7 +380,8 @@ def head_to_head_section(res) -> Section:
         "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
         " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
         "column agent.",
-        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)),
+        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)) if matrix else
+        f"(No matrix for more than {MAX_PLOTTED} entrants: the pairs that met follow.)",
         Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
 
 
@@ -520,7 +526,8 @@ def game_ids_section(res) -> Section:
 
 
 SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
-            duplicate_section, luck_section, ratings_section, boxes_section, analysis_section, faults_section, game_ids_section]
+            duplicate_section, luck_section, ratings_section, boxes_section, analysis_section, faults_section,
+            game_ids_section]
 
 
 def sections(res: dict) -> list[Section]:
