@@ -12,6 +12,8 @@ import json
 
 import numpy as np
 
+from yacht_env.safe_file import open_read
+
 from .stats import contributions, sheets_of
 
 FIELDS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
@@ -69,7 +71,7 @@ def read(store) -> list[Game]:
 def chunks(store, games: list[Game], size: int = 2000):
     """The full records of `games` (with their logs), read again from the store `size` at a time, in the
     order of `games`: the same chunks whatever order the file holds them in."""
-    with open(store.games_path, "rb") as f:
+    with open_read(store.games_path, "games file") as f:
         for lo in range(0, len(games), size):
             out = []
             for g in games[lo:lo + size]:

@@ -15,16 +15,17 @@ import numpy as np
 from agents.analysis import SectionTally, report_blocks
 from yacht_env.config import ConfigError, slug
 from yacht_env.rules import rules_hash, rules_label
+from yacht_env.safe_file import write_atomic
 
 from . import document as doc
 from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
-from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .formats import SwissReplay, make_format
+from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .schedule import balanced_splits
 from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
-                    team_stats)
+                    team_stats, win_share_explained)
 from .store import Store
 
 RESULTS = "results.json"
@@ -95,6 +96,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
         "head_to_head": head_to_head(records, order),
+        "win_share": win_share_explained(records, order) if config.seats > 1 else None,
         "duplicate_dice": duplicate_effect(records, order),
         "ratings": ratings_,
         "faults": faults,
@@ -385,6 +387,28 @@ def head_to_head_section(res) -> Section:
         Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
 
 
+def _pct_ci(ci) -> Cell:
+    return Cell(f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]", ci[0])
+
+
+def win_share_section(res) -> Section | None:
+    ws = res.get("win_share")
+    if not ws:
+        return None
+    blocks = ["Win share: 1/k for a first place shared by k sheets, else 0 (an entrant as good as the rest of a "
+              f"{res['tournament']['seats']}-seat table gets {100 / res['tournament']['seats']:.1f}%). Expected: "
+              "the share its own scores give against the field's if nobody looked at anyone (each game's final "
+              "score against the score lists of the entrants on the other sheets, independent, ties shared). "
+              "Gained by playing the table: observed − expected. Means over deals, 95% intervals over deals "
+              "(the field's score lists taken as known)."]
+    rows = [[name, Cell(str(w["games"]), w["games"]), _num(100 * w["observed"], 2), _pct_ci(w["observed_ci95"]),
+             _num(100 * w["expected"], 2), _pct_ci(w["expected_ci95"]), _num(100 * w["gain"], 2),
+             _pct_ci(w["gain_ci95"])] for name, w in ws.items()]
+    blocks.append(Table(["agent", "games", "win share %", "95% CI", "expected %", "95% CI", "gained %", "95% CI"],
+                        rows, "lrrlrlrl"))
+    return Section("Win share explained", blocks)
+
+
 def duplicate_section(res) -> Section:
     dup = res["duplicate_dice"]
     s = dup["summary"]
@@ -525,8 +549,9 @@ def game_ids_section(res) -> Section:
     return Section("Game ids", blocks)
 
 
-SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
-            duplicate_section, luck_section, ratings_section, boxes_section, analysis_section, faults_section,
+SECTIONS = [standings_section, tournament_section, teams_section, scores_section, win_share_section,
+            head_to_head_section, duplicate_section, luck_section, ratings_section, boxes_section, analysis_section,
+            faults_section,
             game_ids_section]
 
 
@@ -586,11 +611,7 @@ def render(folder, analysis: bool = True) -> dict:
              REPORT_HTML: page(title(res), parts, images), **images}
     try:
         for name, content in files.items():
-            path = folder / name
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
+            write_atomic(folder / name, content, "report file", create_folder=False)   # never through a link
     except OSError as e:
         raise ConfigError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
     return res
