@@ -610,20 +610,77 @@ def report_section(records, rules: RuleSet, order=None) -> dict:
     """The analysis section of a tournament's results.json: per agent (in `order`, default: as they
     appear) accuracy, loss per game, counts by class, loss split holds / boxes; {"skipped": reason}
     when the games cannot be analysed (rules out of the solver's reach, a damaged record)."""
-    records = sorted(records, key=lambda r: str(r.get("key")))  # the same sums whatever order the store holds
-    try:
-        a = analyze(records, rules)
-    except AnalysisError as e:
-        return {"skipped": str(e)}
-    doc = a.summary(worst=0)
-    keep = ("games", "decisions", "loss_per_game", "loss_per_decision", "accuracy", "expected_score",
-            "inaccuracies_per_game", "mistakes_per_game", "blunders_per_game")
-    names = [n for n in (order or doc["agents"]) if n in doc["agents"]]
-    return {"values": doc["values"], "note": doc["note"], "optimal_expected_score": doc["optimal_expected_score"],
-            "thresholds": doc["thresholds"],
-            "agents": {n: {**{k: doc["agents"][n][k] for k in keep},
-                           "holds_loss_per_game": doc["agents"][n]["holds"]["loss_per_game"],
-                           "boxes_loss_per_game": doc["agents"][n]["boxes"]["loss_per_game"]} for n in names}}
+    tally = SectionTally(rules)
+    tally.add(sorted(records, key=lambda r: str(r.get("key"))))  # the same sums whatever order the store holds
+    return tally.section(order)
+
+
+class SectionTally:
+    """`report_section` over games given in chunks (`add` each; the logs of one chunk at a time are in
+    memory), so a tournament of any size is analysed in bounded memory. The sums depend on the order
+    of the chunks and games: give them in a fixed order (the report gives them by game)."""
+
+    COUNTS = ("games", "decisions") + tuple(cls for cls, _, _ in CLASSES)
+    SUMS = ("loss", "holds_loss", "boxes_loss")
+
+    def __init__(self, rules: RuleSet):
+        self.rules, self.solution, self.skipped = rules, None, None
+        self.head: dict | None = None
+        self.agents: dict[str, dict] = {}
+        self.seat_loss: list[list[float]] = []      # per game added, per seat: the points its decisions lost
+
+    def add(self, records) -> None:
+        """Analyse one chunk of records and add its figures."""
+        if self.skipped is not None or not records:
+            return
+        try:
+            if self.solution is None:
+                self.solution = solution_of(self.rules)
+            a = analyze(records, self.rules, self.solution)
+        except AnalysisError as e:
+            self.skipped = str(e)
+            return
+        if self.head is None:
+            self.head = {"values": a.values, "note": a.note, "optimal_expected_score": a.optimal}
+        of = a.agent_of()
+        hold = a.played < NUM_HOLDS
+        for name in a.agents():
+            d = self.agents.setdefault(name, dict.fromkeys(self.COUNTS + self.SUMS, 0))
+            d["games"] += sum(1 for r in records for s, x in enumerate(r["agents"]) if x == name and not _faulted(r, s))
+            pick = a.own & (of == name)
+            loss = a.loss[pick]
+            d["decisions"] += int(pick.sum())
+            d["loss"] += float(loss.sum())
+            d["holds_loss"] += float(a.loss[pick & hold].sum())
+            d["boxes_loss"] += float(a.loss[pick & ~hold].sum())
+            for cls, lo, hi in CLASSES:
+                d[cls] += int(((loss >= lo) & (loss < hi)).sum())
+        per = np.zeros((len(records), 8))
+        np.add.at(per, (a.rec, a.seat), a.loss)
+        self.seat_loss += [per[i, :len(r["agents"])].tolist() for i, r in enumerate(records)]
+
+    def section(self, order=None) -> dict:
+        """The figures of every game added, as `report_section` gives them."""
+        if self.skipped is not None:
+            return {"skipped": self.skipped}
+        if self.head is None:
+            return {"skipped": "no games to analyse"}
+        optimal = self.head["optimal_expected_score"]
+        names = [n for n in (order or self.agents) if n in self.agents]
+        out = {}
+        for n in names:
+            d = self.agents[n]
+            g, dec = d["games"], d["decisions"]
+            per_game = d["loss"] / g if g else 0.0
+            out[n] = {"games": g, "decisions": dec, "loss_per_game": per_game,
+                      "loss_per_decision": d["loss"] / dec if dec else 0.0,
+                      "accuracy": 100.0 * (1.0 - per_game / optimal) if optimal > 0 else None,
+                      "expected_score": optimal - per_game,
+                      **{f"{cls}_per_game": d[cls] / g if g else 0.0 for cls, _, _ in CLASSES},
+                      "holds_loss_per_game": d["holds_loss"] / g if g else 0.0,
+                      "boxes_loss_per_game": d["boxes_loss"] / g if g else 0.0}
+        return {**self.head, "thresholds": {"tolerance": TOLERANCE, "inaccuracy": INACCURACY, "mistake": MISTAKE,
+                                            "blunder": BLUNDER}, "agents": out}
 
 
 def report_blocks(section: dict) -> tuple[list[str], tuple | None]:

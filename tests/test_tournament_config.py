@@ -128,7 +128,7 @@ def test_bad_entrants_and_names():
     fails(r"t.yaml: entrants\[0\].agent: must be text, got None", entrants=[{"name": "x"}, "best"])
     fails(r"t.yaml: entrants\[0\].colour: unknown key; allowed: name, agent", entrants=[
         {"agent": "first", "colour": "red"}, "best"])
-    fails(r"t.yaml: entrants: at most 256 entrants, got 300", entrants=[f"e{i}" for i in range(300)])
+    fails(r"t.yaml: entrants: at most 10000 entrants, got 10001", entrants=[f"e{i}" for i in range(10_001)])
     fails(r"t.yaml: name: must not contain / or \\ \(it names the run folder\)", name="../../elsewhere")
     fails(r"t.yaml: name: must be text, got 2024", name=2024)
 

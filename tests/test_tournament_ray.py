@@ -19,3 +19,13 @@ def test_ray_matches_local(tmp_path):
     assert via_ray["run"]["executor"] == "ray" and via_ray["run"]["games_run"] == 12
     via_ray.pop("run"), local.pop("run")
     assert via_ray == local
+
+
+@pytest.mark.slow
+def test_ray_plays_a_swiss_as_the_local_pool_does(tmp_path):
+    entrants = [{"name": f"p{i}", "agent": ("best", "first", "upper")[i % 3]} for i in range(5)]
+    cfg = parse_config({"entrants": entrants, "games": 1, "seed": 2, "format": "swiss", "rounds": 2})
+    kw = dict(progress=False, factory="tournament_agents:make_agent", analysis=False)
+    run_tournament(cfg, out=tmp_path / "ray", executor="ray", workers=2, **kw)
+    run_tournament(cfg, out=tmp_path / "local", workers=2, **kw)
+    assert Store(tmp_path / "ray").records() == Store(tmp_path / "local").records()

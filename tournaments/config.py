@@ -9,6 +9,9 @@ seats: 2                # seats per table (2-8); every combination of entrants o
 games: 20               # deals per table; each deal is played once in every seat rotation
 seed: 0                 # 0 .. 2^63 - 1
 move_timeout: 30        # seconds an in-process agent may think per move, up to 86400 (null: no limit)
+format: round_robin     # round_robin (default) | gauntlet | swiss (see tournaments.formats)
+candidates: [greedy]    # gauntlet only: the entrants that play against all the others
+rounds: 9               # swiss only: rounds of tables paired by standings
 ```
 
 The presets (`default`, `four_seats`) are files of `tournaments/presets/`; a bare name is a preset,
@@ -30,15 +33,19 @@ from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file
                               read_yaml, slug, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load, rules_block, rules_hash
 
+from .formats import FORMATS, table_count
 from .schedule import games_per_deal
 
-KEYS = ("name", "rules", "set", "entrants", "seats", "games", "seed", "move_timeout")
+KEYS = ("name", "rules", "set", "entrants", "seats", "games", "seed", "move_timeout", "format", "candidates",
+        "rounds")
+OPTIONAL = ("format", "candidates", "rounds")    # keys a recorded config may lack (written before formats)
 RECORD_KEYS = KEYS + ("resolved_rules",)
 CHANGES = ("rules", "set", "games", "seed")      # what the command line may change
 PRESETS = files("tournaments") / "presets"
 DEFAULT = "default"
 MAX_GAMES = 1_000_000          # games a tournament may schedule (every record is kept: ~4 KB each on disk)
-MAX_ENTRANTS = 256
+MAX_ENTRANTS = 10_000         # a round robin is bounded by MAX_GAMES long before
+MAX_ROUNDS = 1000             # Swiss rounds
 MAX_MOVE_TIMEOUT = 86_400.0    # seconds
 MAX_NAME = 64                  # characters of an entrant's name
 
@@ -62,6 +69,9 @@ class TournamentConfig:
     games: int = 10
     seed: int = 0
     move_timeout: float | None = 30.0
+    format: str = "round_robin"
+    candidates: list = field(default_factory=list)   # gauntlet: the entrants that play all the others
+    rounds: int | None = None                          # swiss: rounds
 
     @property
     def ruleset(self) -> RuleSet:
@@ -74,8 +84,9 @@ class TournamentConfig:
 
     @property
     def total_games(self) -> int:
-        """Games the round robin schedules: tables x deals x arrangements per deal."""
-        return math.comb(len(self.entrants), self.seats) * self.games * games_per_deal(self.seats, self.ruleset.teams)
+        """Games the tournament schedules: tables x deals x arrangements per deal."""
+        tables = table_count(self.format, len(self.entrants), self.seats, len(self.candidates), self.rounds or 0)
+        return tables * self.games * games_per_deal(self.seats, self.ruleset.teams)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -85,6 +96,8 @@ class TournamentConfig:
         """Hash of everything that decides the games (the rules by meaning, not by file name)."""
         d = {"entrants": self.entrants, "rules": rules_hash(self.ruleset), "seats": self.seats,
              "games": self.games, "seed": self.seed, "move_timeout": self.move_timeout}
+        if self.format != "round_robin":          # round robins keep the hash they had before formats
+            d.update(format=self.format, candidates=self.candidates, rounds=self.rounds)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -140,7 +153,7 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     changes = {k: v for k, v in changes.items() if v is not None}
     record = "resolved_rules" in data
     if record:
-        missing = [k for k in KEYS if k not in data]
+        missing = [k for k in KEYS if k not in data and k not in OPTIONAL]
         if missing:
             raise ConfigError(source, missing[0], "missing; a recorded config has every key "
                                                   "(this folder was not written by `yacht tournament`)")
@@ -181,9 +194,16 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     if seats > len(entrants):
         raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, "
                                            f"got {len(entrants)}")
+    fmt = data.get("format", "round_robin")
+    if fmt is None:
+        fmt = "round_robin"
+    if fmt not in FORMATS:
+        raise ConfigError(source, "format", f"must be one of {', '.join(FORMATS)}, got {str(fmt)[:60]!r}")
+    candidates, rounds = _candidates(source, data, fmt, entrants, seats), _rounds(source, data, fmt, entrants, seats)
     games_source, games = given("games", 10)
     games = whole(games_source, "games", games, 1, MAX_GAMES)
-    tables, per_deal = math.comb(len(entrants), seats), games_per_deal(seats, ruleset.teams)
+    tables = table_count(fmt, len(entrants), seats, len(candidates), rounds or 0)
+    per_deal = games_per_deal(seats, ruleset.teams)
     if tables * games * per_deal > MAX_GAMES:
         raise ConfigError(games_source, "games", f"{tables:,} tables x {games:,} deals x {per_deal} arrangements = "
                                                  f"{tables * games * per_deal:,} games; a tournament may schedule at "
@@ -194,7 +214,48 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     if timeout is not None:
         timeout = number(source, "move_timeout", timeout, 0, MAX_MOVE_TIMEOUT, above=True)
     return TournamentConfig(entrants=entrants, resolved_rules=ruleset.to_dict(), name=name, rules=rules, set=sets,
-                            seats=seats, games=games, seed=seed, move_timeout=timeout)
+                            seats=seats, games=games, seed=seed, move_timeout=timeout, format=fmt,
+                            candidates=candidates, rounds=rounds)
+
+
+def _candidates(source, data, fmt: str, entrants: dict, seats: int) -> list[str]:
+    """A gauntlet's `candidates`: entrant names, at least one, leaving at least seats - 1 others."""
+    value = data.get("candidates")
+    if fmt != "gauntlet":
+        if value not in (None, []):
+            raise ConfigError(source, "candidates", f"only a gauntlet has candidates (format: gauntlet); this is "
+                                                    f"a {fmt}")
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(source, "candidates", "a gauntlet needs a non-empty list of entrant names that play "
+                                                "against all the others")
+    out = []
+    for i, name in enumerate(value):
+        if not isinstance(name, str) or name not in entrants:
+            raise ConfigError(source, f"candidates[{i}]", f"must be an entrant's name (one of "
+                                                          f"{', '.join(list(entrants)[:10])}{', ...' if len(entrants) > 10 else ''}), "
+                                                          f"got {str(name)[:60]!r}")
+        if name in out:
+            raise ConfigError(source, f"candidates[{i}]", f"{name!r} is listed twice")
+        out.append(name)
+    if len(entrants) - len(out) < seats - 1:
+        raise ConfigError(source, "candidates", f"a table of {seats} seats needs {seats - 1} entrants besides its "
+                                                f"candidate, and {len(entrants) - len(out)} are not candidates")
+    return out
+
+
+def _rounds(source, data, fmt: str, entrants: dict, seats: int) -> int | None:
+    """A Swiss's `rounds` (1 .. MAX_ROUNDS)."""
+    value = data.get("rounds")
+    if fmt != "swiss":
+        if value is not None:
+            raise ConfigError(source, "rounds", f"only a Swiss has rounds (format: swiss); this is a {fmt}")
+        return None
+    if value is None:
+        raise ConfigError(source, "rounds", f"a Swiss needs the number of rounds (1 to {MAX_ROUNDS})")
+    return whole(source, "rounds", value, 1, MAX_ROUNDS)
 
 
 def load_config(spec=None, **changes) -> TournamentConfig:

@@ -17,22 +17,6 @@ from .stats import ordered, sheets_of
 BOOTSTRAP = 200
 
 
-def _pair_results(blocks, names):
-    """wins[i, j] (draws as halves) and games[i, j] from a list of (a, b, place_a, place_b)."""
-    idx = {n: i for i, n in enumerate(names)}
-    wins = np.zeros((len(names), len(names)))
-    games = np.zeros_like(wins)
-    for block in blocks:
-        for a, b, pa, pb in block:
-            i, j = idx[a], idx[b]
-            w = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
-            wins[i, j] += w
-            wins[j, i] += 1 - w
-            games[i, j] += 1
-            games[j, i] += 1
-    return wins, games
-
-
 def bradley_terry_elo(wins: np.ndarray, games: np.ndarray, iters: int = 50) -> np.ndarray:
     """Elo ratings (mean 1500) maximising the Bradley-Terry likelihood, with one virtual draw per pair met.
 
@@ -65,15 +49,30 @@ def elo(records, entrants, seed: int = 0) -> dict | None:
     if not blocks:
         return None
     names = [n for n in entrants if any(n in (x[0], x[1]) for blk in blocks.values() for x in blk)]
-    per_block = [_pair_results([blk], names) for blk in blocks.values()]
-    wins = np.array([w for w, _ in per_block])
-    games = np.array([g for _, g in per_block])
-    point = bradley_terry_elo(wins.sum(axis=0), games.sum(axis=0))
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    # one entry per game: its block, the cell (i, j) of the winner's side and the win (draw: half)
+    blk, cell, won = [], [], []
+    for b, block in enumerate(blocks.values()):
+        for a, c, pa, pc in block:
+            blk.append(b)
+            cell.append(idx[a] * n + idx[c])
+            won.append(1.0 if pa < pc else 0.5 if pa == pc else 0.0)
+    blk, cell, won = np.array(blk), np.array(cell), np.array(won)
+    flip = (cell % n) * n + cell // n
+
+    def matrices(weight):
+        wins = np.bincount(cell, weights=weight * won, minlength=n * n) + \
+            np.bincount(flip, weights=weight * (1 - won), minlength=n * n)
+        games = np.bincount(cell, weights=weight, minlength=n * n) + np.bincount(flip, weights=weight, minlength=n * n)
+        return wins.reshape(n, n), games.reshape(n, n)
+
+    point = bradley_terry_elo(*matrices(np.ones(len(blk))))
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(BOOTSTRAP):
-        counts = np.bincount(rng.integers(len(per_block), size=len(per_block)), minlength=len(per_block))
-        boot.append(bradley_terry_elo(np.tensordot(counts, wins, 1), np.tensordot(counts, games, 1)))
+        counts = np.bincount(rng.integers(len(blocks), size=len(blocks)), minlength=len(blocks))
+        boot.append(bradley_terry_elo(*matrices(counts[blk].astype(float))))
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     return {n: {"elo": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
 
@@ -107,3 +106,112 @@ def openskill(records, entrants) -> dict:
                 ratings[r["agents"][s]] = rating
     return {n: {"mu": float(x.mu), "sigma": float(x.sigma), "ordinal": float(x.ordinal())}
             for n, x in ratings.items()}
+
+
+PL_PRIOR = (2.0, 1.0)     # Gamma(shape, rate) prior on every strength: one virtual win, keeps unbeaten agents finite
+PL_ITERS = 100           # Newton steps at most
+PL_TOL = 1e-7            # largest change of a log-strength at which the fit stops
+
+
+def _stages(records, names):
+    """The choices of every game under Plackett-Luce, as arrays: per stage the agents still in the
+    running (rows of entrant indices, -1 padded), the agent chosen there, and the game's index. Places
+    are taken best first; the agents sharing a place (ties, or a team's sheet) are each chosen from the
+    same set (Breslow's rule); a place whose set holds one agent (a lone last place) is no choice."""
+    idx = {n: i for i, n in enumerate(names)}
+    sets, chosen, game = [], [], []
+    for g, r in enumerate(records):
+        by_place: dict[int, list[int]] = {}
+        for s, name in enumerate(r["agents"]):
+            by_place.setdefault(r["places"][s], []).append(idx[name])
+        remaining = [i for p in sorted(by_place) for i in by_place[p]]
+        for p in sorted(by_place):
+            if len(remaining) > 1:
+                for i in by_place[p]:
+                    sets.append(remaining)
+                    chosen.append(i)
+                    game.append(g)
+            remaining = remaining[len(by_place[p]):]
+    width = max((len(s) for s in sets), default=1)
+    table = np.full((len(sets), width), -1, dtype=np.int64)
+    for row, s in enumerate(sets):
+        table[row, :len(s)] = s
+    return table, np.array(chosen, dtype=np.int64), np.array(game, dtype=np.int64)
+
+
+def _fit_pl(table, chosen, n, weights=None, start=None) -> np.ndarray:
+    """Strengths g = exp(theta) maximising the Plackett-Luce log-likelihood plus the Gamma prior's
+    log-density, sum((a - 1) theta - b g): Newton steps on theta (the objective is concave), with
+    step halving."""
+    a, b = PL_PRIOR
+    w = np.ones(len(chosen)) if weights is None else weights
+    wins = np.bincount(chosen, weights=w, minlength=n)
+    mask = table >= 0
+    safe = np.where(mask, table, 0)
+    rows, cols = np.nonzero(mask)
+    s, i, j = np.nonzero(mask[:, :, None] & mask[:, None, :])
+    flat = safe[s, i] * n + safe[s, j]
+
+    def value(theta):
+        e = np.where(mask, np.exp(theta[safe]), 0.0)
+        return float((w * (theta[chosen] - np.log(e.sum(axis=1)))).sum() + ((a - 1) * theta - b * np.exp(theta)).sum())
+
+    theta = np.zeros(n) if start is None else np.log(start)
+    current = value(theta)
+    for _ in range(PL_ITERS):
+        e = np.where(mask, np.exp(theta[safe]), 0.0)
+        p = e / e.sum(axis=1, keepdims=True)
+        wp = w[:, None] * p
+        grad = wins - np.bincount(safe[rows, cols], weights=wp[rows, cols], minlength=n) + (a - 1) - b * np.exp(theta)
+        hess = np.bincount(flat, weights=w[s] * p[s, i] * p[s, j], minlength=n * n).reshape(n, n)
+        hess[np.diag_indices(n)] -= np.bincount(safe[rows, cols], weights=wp[rows, cols], minlength=n) \
+            + b * np.exp(theta)
+        step = np.linalg.solve(hess, -grad)
+        t = 1.0
+        while True:
+            new = value(theta + t * step)
+            if new >= current - 1e-12 or t < 1e-6:
+                break
+            t /= 2
+        theta, current = theta + t * step, new
+        if np.max(np.abs(t * step)) < PL_TOL:
+            break
+    return np.exp(theta)
+
+
+def plackett_luce(records, entrants, seed: int = 0, boot: int = 100) -> dict | None:
+    """Plackett-Luce ratings fitted to every game's places at once (a maximum a posteriori fit), on the
+    Elo scale (mean 1500; for two seats it is the Bradley-Terry model), with bootstrap 95% intervals over
+    deals, and the win matrix it predicts (P(i placed above j) = g_i / (g_i + g_j), as Luce's choice
+    axiom gives for any table size) beside the observed one. None without games."""
+    records = ordered(records)
+    if not records:
+        return None
+    names = [n for n in entrants if any(n in r["agents"] for r in records)]
+    table, chosen, game = _stages(records, names)
+    # identical stages (the same set, the same choice) are one row with a weight: as many rows as kinds of
+    # stage, however many games
+    table.sort(axis=1)
+    kinds, row = np.unique(np.column_stack([table, chosen]), axis=0, return_inverse=True)
+    row = row.ravel()
+    table, chosen = kinds[:, :-1], kinds[:, -1]
+    gamma = _fit_pl(table, chosen, len(names), np.bincount(row, minlength=len(kinds)).astype(float))
+    deals: dict = {}
+    deal_of = np.array([deals.setdefault((r["table"], r["deal"]), len(deals)) for r in records], np.int64)[game]
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(boot if len(deals) > 1 else 0):
+        counts = np.bincount(rng.integers(len(deals), size=len(deals)), minlength=len(deals)).astype(float)
+        weights = np.bincount(row, weights=counts[deal_of], minlength=len(kinds))
+        samples.append(_elo_scale(_fit_pl(table, chosen, len(names), weights, gamma)))
+    point = _elo_scale(gamma)
+    lo, hi = (np.percentile(samples, [2.5, 97.5], axis=0) if samples else (point, point))
+    out = {n: {"rating": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
+    predicted = gamma[:, None] / (gamma[:, None] + gamma[None, :])
+    return {"ratings": out, "predicted": {a: {b: float(predicted[i, j]) for j, b in enumerate(names) if j != i}
+                                          for i, a in enumerate(names)}}
+
+
+def _elo_scale(gamma: np.ndarray) -> np.ndarray:
+    theta = np.log(gamma)
+    return 1500 + 400 / np.log(10) * (theta - theta.mean())

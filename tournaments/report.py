@@ -12,44 +12,58 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.analysis import report_blocks, report_section
+from agents.analysis import SectionTally, report_blocks
 from yacht_env.config import ConfigError, slug
 from yacht_env.rules import rules_hash, rules_label
 from yacht_env.safe_file import write_atomic
 
 from . import document as doc
+from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
-from .ratings import elo, elo_unavailable, openskill
-from .schedule import balanced_splits, schedule, tables
-from .stats import (agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats,
-                    win_share_explained)
+from .formats import SwissReplay, make_format
+from .ratings import elo, elo_unavailable, openskill, plackett_luce
+from .schedule import balanced_splits
+from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
+                    team_stats, win_share_explained)
 from .store import Store
 
 RESULTS = "results.json"
 REPORT = "report.md"
 REPORT_HTML = "report.html"
 SCORES_PNG = "scores.png"
+MAX_PLOTTED = 32     # entrants up to which each gets a histogram and the head-to-head matrix is drawn
 
 
-def check_schedule(records, jobs) -> None:
-    """Every stored game must be one the schedule plans, with the same seats and seed."""
-    planned = {j.key: j for j in jobs}
-    for r in records:
-        j = planned.get(r["key"])
-        if j is None or list(j.agents) != list(r["agents"]) or j.seed != r["seed"]:
-            seats = "not in the schedule" if j is None else f"scheduled for {list(j.agents)}"
-            raise ConfigError(f"game {r['key']} was played by {r['agents']} but is {seats}: the store was "
-                               f"written by another version of the schedule; play the tournament into a new folder")
+def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None]:
+    """The entrants of every table that has stored games, by table number, and for a Swiss its rounds
+    ({round, tables, byes}) re-paired from the stored games (a store whose tables do not follow the
+    pairings is refused, as `tournaments.formats.SwissReplay` checks)."""
+    played = sorted({r["table"] for r in records})
+    if config.format != "swiss":
+        fmt = make_format(config)
+        return {t: fmt.members(t) for t in played}, None
+    replay = SwissReplay(config, records)
+    members, rounds = {}, []
+    last = max((replay.fmt.round_of(t) for t in played), default=-1)
+    try:
+        for rnd, tables, byes in replay.pairings(last + 1):
+            members.update(tables)
+            rounds.append({"round": rnd + 1, "tables": [t for t, _ in tables], "byes": byes})
+    except ValueError as e:
+        raise ConfigError(f"{e}: the store was written by another version of the pairing; play the tournament "
+                          f"into a new folder") from None
+    return {t: members[t] for t in played}, rounds
 
 
 def results(store: Store, records=None, analysis: bool = True) -> dict:
-    """Everything the report shows, as plain data (records: the store's, if already read; analysis:
-    with the move analysis of every seat, `agents.analysis.report_section`)."""
+    """Everything the report shows, as plain data (records: the store's games as `tournaments.games.read`
+    gives them, if already read; analysis: with the move analysis of every seat, the logs read again
+    from the store in chunks, `agents.analysis.SectionTally`)."""
     config = store.config()
-    records = list(store.records().values()) if records is None else list(records)
-    jobs = schedule(config)
-    check_schedule(records, jobs)
+    records = compact_games.read(store) if records is None else records
+    members, rounds = table_members(config, records)
+    planned = config.total_games
     rules = config.ruleset
     table = standings(records, list(config.entrants))
     order = [x["agent"] for x in table]
@@ -60,19 +74,24 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
               for r in sorted(records, key=lambda r: (r["table"], r["deal"], r["rotation"]))
               for s, f in enumerate(r["faults"]) if f is not None]
     faults.sort(key=lambda f: rank[f["agent"]])          # stable: game order within an agent
-    ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order)}
+    ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order),
+                "plackett_luce": plackett_luce(records, order, seed=config.seed,
+                                               boot=100 if len(order) <= 100 else 20)}
     if ratings_["elo"] is None:
         ratings_["elo_unavailable"] = elo_unavailable(config.seats, rules.teams) or "no two-seat games played yet"
     splits = balanced_splits(config.seats, rules.teams)
-    return {
+    out = {
         "rules": config.rules_block,
         "tournament": {"name": config.name, "rules": rules.name, "set": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
-                       "teams": rules.teams, "tables": len(tables(config)), "deals_per_table": config.games,
+                       "teams": rules.teams, "format": config.format, "candidates": config.candidates,
+                       "rounds": config.rounds, "tables": make_format(config).table_count,
+                       "deals_per_table": config.games,
                        "partnership_splits": len(splits) if rules.teams else None,
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
-                       "config_hash": config.hash, "games_planned": len(jobs), "games_played": len(records),
-                       "complete": len(records) == len(jobs)},
+                       "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
+                       "complete": len(records) == planned},
+        **({"swiss": rounds} if rounds is not None else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
@@ -82,10 +101,27 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "ratings": ratings_,
         "faults": faults,
         "game_ids": {"format": "t{table}-d{deal}-r{arrangement}",
-                     "tables": {f"t{t}": list(m) for t, m in enumerate(tables(config))},
+                     "tables": {f"t{t}": list(m) for t, m in members.items()},
                      "splits": [[list(team) for team in s] for s in splits] if rules.teams else None},
-        **({"analysis": report_section(records, rules, order)} if analysis and records else {}),
     }
+    if analysis and records:
+        out["analysis"], out["luck"] = analysis_of(store, records, rules, order)
+    return out
+
+
+def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
+    """The move analysis of every stored game, read from the store a chunk at a time in game order, and
+    the luck-removed score differences it gives (`stats.luck_effect`; None when it was skipped)."""
+    tally = SectionTally(rules)
+    if isinstance(games[0], dict):              # full records given by the caller
+        tally.add(sorted(games, key=lambda r: (r["table"], r["deal"], r["rotation"])))
+    for chunk in [] if isinstance(games[0], dict) else compact_games.chunks(store, games):
+        tally.add(chunk)
+    section = tally.section(order)
+    if "skipped" in section:
+        return section, None
+    return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
+                                section["values"] == "exact")
 
 
 # ---- figures -----------------------------------------------------------------------------------
@@ -109,14 +145,18 @@ def _png(fig) -> bytes:
 
 def histograms(records, agents) -> dict[str, bytes]:
     """PNG bytes by file name: one score histogram per agent (games its sheet finished without a fault),
-    and all agents in `scores.png`."""
+    and all agents in `scores.png` (more than MAX_PLOTTED: no histogram per agent, the first MAX_PLOTTED in
+    `scores.png`)."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     scores = scores_by_agent(records)
     top = max((max(v) for v in scores.values() if v), default=100)
     bins = np.arange(0, top + 10, 10)
     out = {}
-    for agent in agents:
+    agents = list(agents)
+    own = len(agents) <= MAX_PLOTTED        # a larger field: no histogram of its own, scores.png the first ones
+    agents = agents[:MAX_PLOTTED]
+    for agent in agents if own else []:
         values = scores.get(agent, [])
         fig = Figure(figsize=(6, 3.5))
         fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.9)
@@ -204,6 +244,10 @@ def standings_section(res) -> Section:
     if elo_:
         head.append("Elo")
         align += "r"
+    pl = (res["ratings"].get("plackett_luce") or {}).get("ratings", {})
+    if pl:
+        head.append("PL rating")
+        align += "r"
     if "error" not in os_:
         head.append("OpenSkill")
         align += "r"
@@ -215,6 +259,8 @@ def standings_section(res) -> Section:
                _num(x["mean"]), _num(a.get("mean_place"), 2)]
         if elo_:
             row.append(_num(elo_.get(x["agent"], {}).get("elo"), 0))
+        if pl:
+            row.append(_num(pl.get(x["agent"], {}).get("rating"), 0))
         if "error" not in os_:
             row.append(_num(os_[x["agent"]]["ordinal"], 2))
         rows.append(row)
@@ -243,7 +289,28 @@ def tournament_section(res) -> Section:
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
               f"Games played: {t['games_played']} of {t['games_planned']}"
               + ("." if t["complete"] else " (incomplete: rerun the same command to finish).")]
+    blocks.append(format_line(t))
+    if res.get("swiss"):
+        blocks.append(Table(["round", "tables", "byes"],
+                            [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
+                              ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll"))
     return Section("Tournament", blocks)
+
+
+def format_line(t) -> str:
+    """The format in words."""
+    n = len(t["entrants"])
+    if t.get("format") == "gauntlet":
+        c = t["candidates"]
+        return (f"Format: gauntlet. {_and(c)} {'plays' if len(c) == 1 else 'each play'} against the other "
+                f"{n - len(c)} entrants: every table is a candidate and {t['seats'] - 1} of them, every such "
+                f"combination once.")
+    if t.get("format") == "swiss":
+        return (f"Format: Swiss, {t['rounds']} rounds of {n // t['seats']} tables. Each round seats the entrants "
+                f"down the standings (points: the share of results won at each table, 0 to 1 a round, a bye "
+                f"0.5; then mean score; then config order), avoiding repeat meetings where it can; "
+                f"{n % t['seats']} entrants sit each round out (the lowest placed with the fewest byes).")
+    return f"Format: round robin, every combination of {t['seats']} of the {n} entrants at one table."
 
 
 def teams_section(res) -> Section | None:
@@ -289,7 +356,7 @@ def scores_section(res) -> Section:
         rows.append([name, Cell(str(a["games"]), a["games"]), Cell(str(a["forfeits"]), a["forfeits"]),
                      _num(a["mean"]), _ci_cell(a["ci95"]), _num(a["std"]), _num(q["p5"], 0), _num(q["p25"], 0),
                      _num(a["median"], 0), _num(q["p75"], 0), _num(q["p95"], 0), _num(a["mean_place"], 2),
-                     Image(histogram_name(name), name)])
+                     Image(histogram_name(name), name) if len(res["agents"]) <= MAX_PLOTTED else "–"])
     team = " (its team's sheet under team rules)" if res["tournament"]["teams"] else ""
     return Section("Scores", [
         f"Final scores of the sheet each agent wrote on{team}, over the games finished without a forfeit on it.",
@@ -301,7 +368,7 @@ def scores_section(res) -> Section:
 def head_to_head_section(res) -> Section:
     names = list(res["agents"])
     matrix = []
-    for a in names:
+    for a in names if len(names) <= MAX_PLOTTED else []:
         row = [Strong(a)]
         for b in names:
             h = _pair(res, a, b) if a != b else None
@@ -315,7 +382,8 @@ def head_to_head_section(res) -> Section:
         "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
         " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
         "column agent.",
-        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)),
+        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)) if matrix else
+        f"(No matrix for more than {MAX_PLOTTED} entrants: the pairs that met follow.)",
         Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
 
 
@@ -362,6 +430,31 @@ def duplicate_section(res) -> Section:
     return Section("Duplicate dice", blocks)
 
 
+def luck_section(res) -> Section | None:
+    luck = res.get("luck")
+    if not luck or not luck["pairs"]:
+        return None
+    how = ("exact: the solver's optimal values" if luck["exact"] else
+           "approximate: several columns are valued as the sum of one-column values")
+    blocks = [f"Every game's score splits into the optimal expected score ({luck['optimal_expected_score']:.2f}), "
+              f"the dice's luck and the points the decisions lost ({how}). Luck has mean zero whatever an agent "
+              "plays, so the difference of the points two agents' decisions lost in the same game estimates "
+              "their mean score difference without the dice's noise (a control variate). The split is exact; "
+              "the intervals are estimated, from the spread of the deal means, like the plain ones. "
+              "\"games ×\" is how many times the games the plain estimate would need for the same interval.",
+              Table(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
+                     "width ratio", "games ×"],
+                    [[p["a"], p["b"], Cell(str(p["games"]), p["games"]), _num(p["mean_diff"], 2),
+                      _ci_cell(p["ci95_plain"], 2), _num(p["luck_removed"], 2), _ci_cell(p["ci95_luck_removed"], 2),
+                      _num(p["width_ratio"], 3), _num(p["games_factor"], 1)] for p in luck["pairs"]], "llrrlrlrr"),
+              "Per agent: mean luck per game (about zero) and the luck-removed score, optimum − points lost:",
+              Table(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
+                    [[n, Cell(str(a["games"]), a["games"]), _num(a["luck"], 2), _ci_cell(a["ci95_luck"], 2),
+                      _num(a["luck_removed_score"], 2), _ci_cell(a["ci95_luck_removed_score"], 2)]
+                     for n, a in luck["agents"].items()], "lrrlrl")]
+    return Section("Luck removed", blocks)
+
+
 def ratings_section(res) -> Section:
     r = res["ratings"]
     blocks = []
@@ -371,11 +464,28 @@ def ratings_section(res) -> Section:
                                                      for n, e in r["elo"].items()], "lrl")]
     else:
         blocks.append(r["elo_unavailable"])
+    pl = r.get("plackett_luce")
+    if pl:
+        blocks += ["Plackett–Luce ratings fitted to every game's places at once (maximum a posteriori, one "
+                   "virtual win each; every place of a multi-seat table counts; teammates share their sheet's "
+                   "place), on the Elo scale with mean 1500 (for two seats this is Bradley–Terry), bootstrap "
+                   "95% CI over deals:",
+                   Table(["agent", "rating", "95% CI"], [[n, _num(x["rating"], 0), _ci_cell(x["ci95"], 0)]
+                                                         for n, x in pl["ratings"].items()], "lrl"),
+                   "The win matrix the fit predicts (P(a placed above b) = g_a / (g_a + g_b) at any table size) "
+                   "beside the one observed (score rate of a against b):",
+                   Table(["a", "b", "games", "observed", "predicted"],
+                         [[h["a"], h["b"], Cell(str(h["games"]), h["games"]), _num(h["score_rate"], 3),
+                           _num(pl["predicted"].get(h["a"], {}).get(h["b"]), 3)] for h in res["head_to_head"]],
+                         "llrrr")]
     os_ = r["openskill"]
     if "error" in os_:
         blocks.append(f"OpenSkill: {os_['error']}")
     else:
-        blocks += ["OpenSkill Plackett–Luce, every sheet a team of the agents that wrote it (ordinal = mu − 3 sigma):",
+        blocks += ["OpenSkill Plackett–Luce, updated game by game in game order, every sheet a team of the agents "
+                   "that wrote it (ordinal = mu − 3 sigma); sequential updates depend on the order and number of "
+                   "games, so on many games it can disagree with the fitted ratings above, which it does not "
+                   "replace:",
                    Table(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
                                                                _num(o["ordinal"], 2)] for n, o in os_.items()],
                          "lrrr")]
@@ -440,7 +550,8 @@ def game_ids_section(res) -> Section:
 
 
 SECTIONS = [standings_section, tournament_section, teams_section, scores_section, win_share_section,
-            head_to_head_section, duplicate_section, ratings_section, boxes_section, analysis_section, faults_section,
+            head_to_head_section, duplicate_section, luck_section, ratings_section, boxes_section, analysis_section,
+            faults_section,
             game_ids_section]
 
 
@@ -491,7 +602,7 @@ def render(folder, analysis: bool = True) -> dict:
     """Write results.json, report.md, report.html and the histograms into `folder` from its store; return
     the results (analysis=False: without the move analysis)."""
     store = Store(folder)
-    records = list(store.records().values())
+    records = compact_games.read(store)
     res = results(store, records, analysis)
     folder = Path(folder)
     images = histograms(records, list(res["agents"]))

@@ -1,17 +1,28 @@
-"""Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report."""
+"""Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report.
+
+Memory follows the work in flight, not the work done: the schedule is produced lazily (a window of
+`WINDOW` games at a time for round robins and gauntlets, a round at a time for a Swiss), results go
+to the store as batches finish, and of the games already stored only their keys are kept.
+"""
+import json
 import time
 from contextlib import closing
+from itertools import islice
 from pathlib import Path
 
 from tqdm import tqdm
 
+from yacht_env.config import ConfigError
 from agents.provenance import digests, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
+from .formats import SwissReplay
 from .report import render
-from .schedule import schedule
+from .schedule import jobs, table_jobs
 from .store import Store
+
+WINDOW = 50_000     # games handed to the executors at once (round robins and gauntlets)
 
 
 def default_out(config: TournamentConfig) -> Path:
@@ -34,27 +45,67 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
+    setup = Setup(config, factory)
     files = digests(spec_files(config.entrants.values()))
     with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
-        jobs = schedule(config)
-        done = store.records()
-        todo = [j for j in jobs if j.key not in done]
-        if notify is not None and len(todo) < len(jobs):
-            notify(resume_line(store.folder, len(jobs) - len(todo), len(jobs)))
+        replay = SwissReplay(config) if config.format == "swiss" else None
+        done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
+        kept = len(done)
+        if notify is not None and kept:
+            notify(resume_line(store.folder, kept, config.total_games))
         start = time.perf_counter()
-        bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="game", desc=config.name,
-                   disable=not progress, dynamic_ncols=True)
-        with bar, closing(execute(Setup(config, factory), todo, workers=workers, executor=executor)) as batches:
-            for batch in batches:
-                store.append(batch)
-                bar.update(len(batch))
+        bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
+                   dynamic_ncols=True)
+        with bar:
+            if replay is not None:
+                played = _play_swiss(config, replay, done, store, setup, workers, executor, bar)
+            else:
+                todo = (j for j in jobs(config) if j.key not in done)
+                played = 0
+                while window := list(islice(todo, WINDOW)):
+                    played += _play(setup, window, store, workers, executor, bar)
         seconds = time.perf_counter() - start
         res = render(store.folder, analysis=analysis)
-    res["run"] = {"folder": str(store.folder), "games_run": len(todo), "games_kept": len(jobs) - len(todo),
-                  "seconds": seconds,
-                  "games_per_second": len(todo) / seconds if seconds > 0 and todo else None,
+    res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,
+                  "games_per_second": played / seconds if seconds > 0 and played else None,
                   "workers": workers, "executor": executor}
     return res
+
+
+def _count(replay: SwissReplay, record) -> str:
+    """Count a game (a record or its JSON line) in its Swiss round; return its key."""
+    rec = record if isinstance(record, dict) else json.loads(record)
+    replay.add(rec)
+    return rec["key"]
+
+
+def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on_batch=None) -> int:
+    """Play `todo` (a list of jobs), appending each finished batch to the store; return the games played."""
+    played = 0
+    with closing(execute(setup, todo, workers=workers, executor=executor)) as batches:
+        for batch in batches:
+            store.append(batch)
+            if on_batch is not None:
+                on_batch(batch)
+            bar.update(len(batch))
+            played += len(batch)
+    return played
+
+
+def _play_swiss(config: TournamentConfig, replay: SwissReplay, done: set, store: Store, setup: Setup, workers: int,
+                executor: str, bar) -> int:
+    """Round by round: pair from the standings of the rounds before (stored rounds are re-paired and
+    checked against the store), play the round's missing games, count them in."""
+    played, teams = 0, config.ruleset.teams
+    try:
+        for _, tables, _ in replay.pairings():
+            todo = [j for t, members in tables for j in table_jobs(config, t, members, teams) if j.key not in done]
+            if todo:
+                played += _play(setup, todo, store, workers, executor, bar,
+                                on_batch=lambda batch: [_count(replay, r) for r in batch])
+    except ValueError as e:
+        raise ConfigError(f"{store.folder}: {e}; play the tournament into a new folder") from None
+    return played
 
 
 def resume_line(folder, kept: int, total: int) -> str:

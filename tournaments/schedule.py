@@ -1,7 +1,8 @@
-"""The round-robin schedule: tables, deals and seat arrangements, each game with its duplicate-dice seed.
+"""The schedule: tables, deals and seat arrangements, each game with its duplicate-dice seed.
 
-Every combination of `seats` entrants is a table, so every pair of entrants meets at the same number
-of tables. Each table plays `games` deals. A deal is played once in every arrangement of the table,
+Which entrants sit at which table is the format's (`tournaments.formats`: round robin, gauntlet,
+Swiss); in a round robin every combination of `seats` entrants is a table, so every pair of entrants
+meets at the same number of tables. Each table plays `games` deals. A deal is played once in every arrangement of the table,
 and all arrangements of a deal share one game seed (`game_seed(tournament seed, table, deal)`). Dice
 are drawn per (seed, sheet, turn, roll, die), so in every arrangement each sheet gets the same dice.
 
@@ -30,14 +31,17 @@ Nothing has to divide: every deal is played in all arrangements, so the balance 
 any number of deals, and across tables because every pair sits at the same number of tables. Teams of
 one (T = k) have a single split and play like the no-team schedule.
 """
+import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from math import comb
 
 import numpy as np
 
-from yacht_env.dice_source import game_seeds
+from yacht_env.dice_source import game_seed, game_seeds
+
+from .formats import make_format
 
 
 Split = tuple[tuple[int, ...], ...]   # teams of table positions, each sorted, ordered by first member
@@ -62,9 +66,19 @@ def game_key(table: int, deal: int, rotation: int) -> str:
     return f"t{table}-d{deal}-r{rotation}"
 
 
+KEY = re.compile(r"t(\d{1,12})-d(\d{1,12})-r(\d{1,6})")
+
+
+def parse_key(key) -> tuple[int, int, int] | None:
+    """(table, deal, arrangement) of a game key, or None if it is not one."""
+    m = KEY.fullmatch(key) if isinstance(key, str) else None
+    return None if m is None else tuple(int(x) for x in m.groups())
+
+
 def tables(config) -> list[tuple[str, ...]]:
-    """Every combination of `seats` entrants, in entrant order; the index is the table id."""
-    return list(combinations(list(config.entrants), config.seats))
+    """Every table of a round robin or gauntlet as a list (index = table id); for small fields and
+    tests: `formats` yields them lazily. A Swiss has no tables before its rounds are paired: []."""
+    return [members for _, members in make_format(config).tables()] if config.format != "swiss" else []
 
 
 def all_splits(k: int, teams: int) -> list[Split]:
@@ -153,13 +167,46 @@ def arrangements(members: tuple[str, ...], teams: int) -> list[tuple[str, ...]]:
     return out
 
 
-def schedule(config) -> list[Job]:
-    """All games of the tournament, table by table, deal by deal, arrangement by arrangement."""
+def table_jobs(config, t: int, members: tuple[str, ...], teams: int | None = None, deals=None) -> list[Job]:
+    """The games of table t (entrants `members`): deal by deal (`deals`, a range; default: all),
+    arrangement by arrangement."""
+    teams = config.ruleset.teams if teams is None else teams
+    seatings = arrangements(members, teams)
+    deals = range(config.games) if deals is None else deals
+    seeds = game_seeds(config.seed, t, last=np.arange(deals.start, deals.stop)).tolist()   # game_seed(seed, t, d)
+    return [Job(t, d, r, seed, agents) for d, seed in zip(deals, seeds) for r, agents in enumerate(seatings)]
+
+
+def jobs(config, tables_=None):
+    """The games of `tables_` ((t, members) pairs; default: every table of a round robin or gauntlet),
+    lazily, table by table, deal by deal, arrangement by arrangement."""
     teams = config.ruleset.teams
-    jobs = []
-    for t, members in enumerate(tables(config)):
-        seatings = arrangements(members, teams)
-        seeds = game_seeds(config.seed, t, last=np.arange(config.games)).tolist()   # game_seed(seed, t, d)
-        for d, seed in enumerate(seeds):
-            jobs += [Job(t, d, r, seed, agents) for r, agents in enumerate(seatings)]
-    return jobs
+    for t, members in (make_format(config).tables() if tables_ is None else tables_):
+        yield from table_jobs(config, t, members, teams)
+
+
+def schedule(config) -> list[Job]:
+    """All games of a round robin or gauntlet as a list (for small fields and tests; runs use `jobs`)."""
+    return list(jobs(config))
+
+
+def job_of(config, key, members=None, teams: int | None = None, fmt=None) -> Job | None:
+    """The scheduled game with this key (None if there is none). `members`: the table's entrants when the
+    format cannot know them from the table number (a Swiss round); without them a Swiss game's seats
+    are left empty. `teams`, `fmt`: the rules' teams and the format object, if already at hand."""
+    parsed = parse_key(key)
+    if parsed is None:
+        return None
+    t, d, r = parsed
+    fmt = make_format(config) if fmt is None else fmt
+    teams = config.ruleset.teams if teams is None else teams
+    if not (t < fmt.table_count and d < config.games and r < games_per_deal(config.seats, teams)):
+        return None
+    members = fmt.members(t) if members is None else members
+    agents = _seating(members, teams, r) if members is not None else ()
+    return Job(t, d, r, game_seed(config.seed, t, d), agents)
+
+
+@lru_cache(maxsize=4096)
+def _seating(members: tuple[str, ...], teams: int, r: int) -> tuple[str, ...]:
+    return arrangements(members, teams)[r]

@@ -7,6 +7,7 @@ sheet a forfeiting seat wrote on (its own, or its team's) is left out of score s
 Where a function takes `entrants`, its output follows that order (the report passes the standings).
 """
 import math
+from array import array
 from collections import defaultdict
 from itertools import combinations
 
@@ -87,8 +88,10 @@ def agent_stats(records, entrants, boxes) -> dict[str, dict]:
             d["mean_place"] = float(np.mean([r["places"][s] for r, s, _ in games]))
             d["first_places"] = sum(1 for r, s, _ in games if r["places"][s] == 1)
         if clean:
-            sheets = np.array([r["sheets"][s] for r, s in clean], dtype=float)  # games x columns x boxes
-            d["per_box_mean"] = dict(zip(boxes, sheets.mean(axis=(0, 1)).round(4).tolist()))
+            total = np.zeros(np.shape(clean[0][0]["sheets"][clean[0][1]]), dtype=np.int64)   # columns x boxes
+            for r, s in clean:
+                total += r["sheets"][s]
+            d["per_box_mean"] = dict(zip(boxes, (total.sum(axis=0) / (len(clean) * total.shape[0])).round(4).tolist()))
             d["upper_bonus_rate"] = float(np.mean([r["upper_bonus"][s] > 0 for r, s in clean]))
             d["upper_bonus_mean"] = float(np.mean([r["upper_bonus"][s] for r, s in clean]))
             d["extra_bonus_mean"] = float(np.mean([r["extra_bonus"][s] for r, s in clean]))
@@ -202,7 +205,11 @@ def duplicate_effect(records, entrants) -> dict:
 
 def contributions(r) -> list[tuple[int, int, int]]:
     """Per seat of one game: (turns, box points, bonus points) of the boxes it scored itself, from the log's
-    scoring entries. A sheet's seats add up to its total."""
+    scoring entries (or the `contributions` a compact game kept from them). A sheet's seats add up to its
+    total."""
+    kept = r.get("contributions")
+    if kept is not None:
+        return list(kept)
     out = [[0, 0, 0] for _ in r["agents"]]
     for e in r["log"]:
         if "box" in e:
@@ -282,6 +289,65 @@ def team_stats(records, entrants) -> dict | None:
     pairs = [{"a": a, "b": b, "partnered": p, "opposed": o}
              for (a, b), (p, o) in sorted(met.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1])))]
     return {"partnerships": partnerships, "sheets": sheets, "contributions": contrib, "pairs": pairs}
+
+
+def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> dict:
+    """Score differences with the dice's luck removed, by the solver's values of every decision.
+
+    Per game and seat, score = optimal expected score + luck − loss, where loss is the expected points
+    the seat's decisions lost against the best moves (`seat_loss`, aligned with `records`) and luck the
+    rest: the dice. This split is exact (with one column: exact values; with several, column-additive
+    values, an approximation), and luck has mean zero whatever the policy, so optimal − loss is an
+    unbiased estimate of a seat's expected score, and the difference loss_b − loss_a of the same
+    game one of a's expected score minus b's: the plain difference with the luck taken out (a control
+    variate with coefficient 1). Its interval, like the plain one, is estimated from the spread of the
+    deal means (duplicate dice). Sheets shared by teams and games with a forfeit are left out.
+
+    Per pair: the mean plain and luck-removed differences with 95% CIs, the width ratio and how many
+    games the plain estimate would need for the luck-removed interval (games_factor = variance ratio).
+    Per agent: mean luck per game (about 0) and the luck-removed score optimal − loss, with 95% CIs.
+    """
+    pos = _order(entrants)
+    blocks = defaultdict(lambda: defaultdict(list))     # (a, b) -> (table, deal) -> [(plain, adjusted)]
+    per_agent = defaultdict(lambda: array("d"))        # name -> luck, skill, luck, skill, ...
+    for r, loss in zip(ordered(records), seat_loss):
+        sheet = sheets_of(r)
+        if len(set(sheet)) < len(sheet):
+            continue
+        ok = clean_seats(r)
+        for s, name in enumerate(r["agents"]):
+            if ok[s]:
+                per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
+        for i, j in opponents(r):
+            if not (ok[i] and ok[j]):
+                continue
+            a, b = r["agents"][i], r["agents"][j]
+            plain, adjusted = r["totals"][i] - r["totals"][j], loss[j] - loss[i]
+            if pos(a) > pos(b):
+                a, b, plain, adjusted = b, a, -plain, -adjusted
+            blocks[(a, b)][(r["table"], r["deal"])].append((plain, adjusted))
+    pairs = []
+    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
+        if len(deals) < 2:
+            continue
+        means = np.array([np.mean(v, axis=0) for _, v in sorted(deals.items())])
+        games = sum(len(v) for v in deals.values())
+        (plain, adjusted), (var_p, var_a) = means.mean(axis=0), means.var(axis=0, ddof=1) / len(means)
+        hp, ha = Z95 * math.sqrt(var_p), Z95 * math.sqrt(var_a)
+        pairs.append({"a": a, "b": b, "deals": len(means), "games": games, "mean_diff": float(plain),
+                      "ci95_plain": [float(plain - hp), float(plain + hp)], "luck_removed": float(adjusted),
+                      "ci95_luck_removed": [float(adjusted - ha), float(adjusted + ha)],
+                      "width_ratio": float(ha / hp) if hp > 0 else None,
+                      "games_factor": float(var_p / var_a) if var_a > 0 else None})
+    agents = {}
+    for name in entrants:
+        rows = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
+        if len(rows) > 1:
+            luck, lci, _ = mean_ci(rows[:, 0])
+            skill, sci, _ = mean_ci(rows[:, 1])
+            agents[name] = {"games": len(rows), "luck": luck, "ci95_luck": lci, "luck_removed_score": skill,
+                            "ci95_luck_removed_score": sci}
+    return {"exact": exact, "optimal_expected_score": optimal, "pairs": pairs, "agents": agents}
 
 
 def independent_win_share(x, field) -> np.ndarray:

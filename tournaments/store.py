@@ -40,7 +40,8 @@ from yacht_env.safe_file import (
 )
 
 from .config import TournamentConfig, parse_config
-from .schedule import schedule
+from .formats import make_format
+from .schedule import job_of
 
 META = "tournament.json"
 GAMES = "games.jsonl"
@@ -58,7 +59,7 @@ class Expected(NamedTuple):
     config: TournamentConfig
     config_hash: str
     rules: object                  # the config's RuleSet
-    jobs: dict                     # game key -> scheduled Job
+    format: object                 # the config's format (tournaments.formats)
     box_points: list               # per box, every score it can hold (plain or joker points)
 
     @classmethod
@@ -66,7 +67,12 @@ class Expected(NamedTuple):
         rules = config.ruleset
         t = rules.tables
         points = [frozenset(t.score[b].tolist()) | frozenset(t.joker_score[b].tolist()) for b in range(t.n_boxes)]
-        return cls(config, config.hash, rules, {j.key: j for j in schedule(config)}, points)
+        return cls(config, config.hash, rules, make_format(config), points)
+
+    def job(self, key):
+        """The scheduled game of this key, or None (computed from the key: no schedule is held; a Swiss
+        game's seats are known only to the run that paired its round, so its `agents` is empty)."""
+        return job_of(self.config, key, teams=self.rules.teams, fmt=self.format)
 
 
 def disk_error(what: str, err: OSError) -> ConfigError:
@@ -279,20 +285,42 @@ class Store:
 
     def records(self) -> dict[str, dict]:
         """Every finished game by key, each line checked (see `check_record`); a torn last line is not a
-        game. A line that is not a game of this tournament raises `ConfigError` with its line number."""
-        expected = self.expected()
+        game. A line that is not a game of this tournament raises `ConfigError` with its line number.
+        Holds every record: for small stores and tests; runs and reports read `stream`."""
         out: dict[str, dict] = {}
+        with gc_paused():                 # many acyclic objects kept: no collection passes over them
+            for rec in self.stream():
+                out[rec["key"]] = rec
+        return out
+
+    def stream(self, offsets: bool = False):
+        """Every finished game once (the first line of a key wins), each checked, in file order, one at
+        a time: memory does not grow with the store (only the keys seen are kept). offsets=True: yield
+        (byte offset of its line in games.jsonl, record)."""
+        seen: set[str] = set()
+        for offset, rec in self._lines_read():
+            if rec["key"] not in seen:
+                seen.add(rec["key"])
+                yield (offset, rec) if offsets else rec
+
+    def keys(self) -> set[str]:
+        """The keys of every finished game (each line checked)."""
+        return {rec["key"] for _, rec in self._lines_read()}
+
+    def _lines_read(self):
+        expected = self.expected()
         try:
             f = open_read(self.games_path, "games file")   # a regular file: never a FIFO or a device
         except NoSuchFile:
-            return out
-        with f, gc_paused():
-            number = 0
+            return
+        with f:
+            number = offset = 0
             while True:
                 line = f.readline(MAX_LINE_BYTES + 1)
                 if not line:
                     break
                 number += 1
+                at, offset = offset, offset + len(line)
                 if len(line) > MAX_LINE_BYTES:
                     self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record")
                 if not line.endswith(b"\n"):
@@ -306,8 +334,7 @@ class Store:
                 problem = check_record(rec, expected)
                 if problem:
                     self._damaged(number, problem)
-                out.setdefault(rec["key"], rec)
-        return out
+                yield at, rec
 
     def _damaged(self, number: int, problem: str):
         raise ConfigError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "
@@ -382,7 +409,7 @@ def check_record(rec, expected: Expected) -> str | None:
     place, bonuses and fault have the right type and range; each sheet has the rules' columns x boxes, with
     points each box can
     hold; every total is its sheet plus its bonuses."""
-    _, config_hash, rules, jobs, allowed = expected
+    _, config_hash, rules, _, allowed = expected
     if not isinstance(rec, dict):
         return f"not a game record (a JSON {type(rec).__name__})"
     missing = [k for k in RECORD_KEYS if k not in rec]
@@ -392,16 +419,22 @@ def check_record(rec, expected: Expected) -> str | None:
         return (f"written for another tournament (config hash {str(rec['config_hash'])[:40]!r}, this folder's is "
                 f"{config_hash})")
     key = rec["key"]
-    job = jobs.get(key) if isinstance(key, str) else None
+    job = expected.job(key)
     if job is None:
         return f"game key {str(key)[:40]!r} is not in this tournament's schedule"
     for field in ("table", "deal", "rotation", "seed"):
         if not _whole(rec[field]) or rec[field] != getattr(job, field):
             return (f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, "
                     f"expected {getattr(job, field)}")
-    if rec["agents"] != list(job.agents):
-        return f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, expected {list(job.agents)}"
-    n = len(job.agents)
+    if job.agents:
+        if rec["agents"] != list(job.agents):
+            return (f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, "
+                    f"expected {list(job.agents)}")
+    elif not (isinstance(rec["agents"], list) and len(rec["agents"]) == expected.config.seats
+              and all(isinstance(a, str) and a in expected.config.entrants for a in rec["agents"])
+              and len(set(rec["agents"])) == len(rec["agents"])):
+        return f"game {key}: agents must be {expected.config.seats} distinct entrants of this tournament"
+    n = expected.config.seats
     sheets_n = rules.teams or n
     if rec["sheet_of"] != [s % sheets_n for s in range(n)]:
         return f"sheet_of must be {[s % sheets_n for s in range(n)]}"

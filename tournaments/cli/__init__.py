@@ -11,8 +11,8 @@ DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
-    "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
-    "train", "serve")}
+    "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "match",
+    "report", "train", "serve")}
 
 
 def _module(name):

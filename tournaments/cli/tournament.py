@@ -1,4 +1,5 @@
-"""`yacht tournament`: a round robin with duplicate dice, resumable, with a report in the output folder."""
+"""`yacht tournament`: a round robin, gauntlet or Swiss with duplicate dice, resumable, with a report in the
+output folder."""
 import os
 import sys
 
@@ -12,9 +13,11 @@ from .options import add_common, emit_json
 
 
 def add_parser(sub):
-    p = sub.add_parser("tournament", help="round-robin tournament between agents (duplicate dice, resumable)",
-                       description="Play every table of a round robin and write report.md, results.json and "
-                                   "histograms to the output folder. Rerun the same command to resume. "
+    p = sub.add_parser("tournament", help="tournament between agents: round robin, gauntlet or Swiss "
+                                          "(duplicate dice, resumable)",
+                       description="Play every table of the config's format (round robin, gauntlet or Swiss) and "
+                                   "write report.md, results.json and histograms to the output folder. Rerun the "
+                                   "same command to resume. "
                                    f"A tournament schedules at most {MAX_GAMES:,} games.")
     p.add_argument("config", nargs="?", default=None, metavar="CONFIG",
                    help=f"a preset ({', '.join(presets())}; default: default) or a tournament YAML named with a "

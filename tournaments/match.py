@@ -1,0 +1,147 @@
+"""`yacht match`: a candidate against one entrant (or a field), deal by deal, until a test decides.
+
+A match is a tournament (its folder, store, resume, workers and executors are a tournament's): two
+entrants are a round robin of one table, a candidate against several a gauntlet, two seats a table.
+Deals are played in windows of `batch` deals (every table, every seat rotation), and after each window
+the SPRT (`tournaments.sprt`) looks at all deals so far, in deal order; it stops the match when it
+decides, or at the config's number of deals. The test sees the same deals at the same points whatever
+the worker count or executor and across a resume, so a match stops at the same deal and stores the
+same games.
+
+The match's own figures keep a few numbers per deal (the candidate's results and score difference),
+not the games.
+"""
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from agents.provenance import digests, spec_files
+
+from .config import TournamentConfig, check_agents, parse_config
+from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
+from .formats import make_format
+from .report import render
+from .run import _play
+from .schedule import games_per_deal, table_jobs
+from .sprt import SPRT, estimates
+from .stats import opponents
+from .store import Store
+
+MATCH = "match.json"
+BATCH = 100           # deals per window between two looks of the test
+
+
+def match_config(candidate: str, others: list[str], max_games: int, seed: int = 0, rules: str = "yacht",
+                 sets: dict | None = None, name: str = "match", move_timeout: float | None = 30.0) -> TournamentConfig:
+    """The tournament config of a match: two seats, deals enough for `max_games` games. Entrants are named
+    by their specs; a spec given again is named `SPEC#2`, `SPEC#3`, ... (a version against itself)."""
+    entrants, seen = [], {}
+    for spec in [candidate, *others]:
+        seen[spec] = seen.get(spec, 0) + 1
+        entrants.append({"name": spec if seen[spec] == 1 else f"{spec}#{seen[spec]}", "agent": spec})
+    tables = len(others)
+    deals = max(1, max_games // (2 * tables))
+    data = {"name": name, "rules": rules, "set": sets or {}, "entrants": entrants, "seats": 2, "games": deals,
+            "seed": seed, "move_timeout": move_timeout}
+    if tables > 1:
+        data.update(format="gauntlet", candidates=[entrants[0]["name"]])
+    return parse_config(data, "command line")
+
+
+class MatchTally:
+    """Per deal: the candidate's summed results and score differences, and the games counted."""
+
+    def __init__(self, config: TournamentConfig):
+        self.candidate = next(iter(config.candidates), None) or list(config.entrants)[0]
+        self.per_deal = make_format(config).table_count * games_per_deal(config.seats, config.ruleset.teams)
+        n = config.games
+        self.result, self.diff = np.zeros(n), np.zeros(n)
+        self.count = np.zeros(n, dtype=np.int64)
+
+    def add_batch(self, records) -> None:
+        for r in records:
+            self.add(r)
+
+    def add(self, record) -> None:
+        """Count one game (a record, or its JSON line)."""
+        r = record if isinstance(record, dict) else json.loads(record)
+        a = r["agents"].index(self.candidate)
+        won, diff, met = 0.0, 0.0, 0
+        for i, j in opponents(r):
+            if a not in (i, j):
+                continue
+            o = j if i == a else i
+            pa, po = r["places"][a], r["places"][o]
+            won += 1.0 if pa < po else 0.5 if pa == po else 0.0
+            diff += r["totals"][a] - r["totals"][o]
+            met += 1
+        d = r["deal"]
+        self.result[d] += won / met
+        self.diff[d] += diff / met
+        self.count[d] += 1
+
+    def deals(self, upto: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mean result and score difference of deals 0 .. upto - 1 (all complete)."""
+        return self.result[:upto] / self.per_deal, self.diff[:upto] / self.per_deal
+
+    def complete(self) -> int:
+        """Deals complete from deal 0 on."""
+        missing = np.flatnonzero(self.count != self.per_deal)
+        return int(missing[0]) if len(missing) else len(self.count)
+
+
+def look(tally: MatchTally, sprt: SPRT | None, deals: int, m: int) -> dict:
+    """The test and the estimates over the first `deals` deals."""
+    results, diffs = tally.deals(deals)
+    out = {"deals": deals, "games": deals * tally.per_deal, **estimates(results, diffs, m)}
+    if sprt is not None:
+        llr = sprt.llr(results if sprt.kind == "elo" else diffs, m)
+        out.update(llr=llr, lower=sprt.lower, upper=sprt.upper, decision=sprt.decide(llr))
+    return out
+
+
+def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batch: int = BATCH, workers: int = 1,
+              executor: str = "local", progress: bool = True, factory: str = DEFAULT_FACTORY,
+              analysis: bool = True) -> dict:
+    """Play the match in windows of `batch` deals until the test decides or the deals run out; write the
+    tournament report and `match.json` into the folder; return the match's figures."""
+    check_executor(workers, executor)
+    check_agents(config, resolve_factory(factory))
+    setup = Setup(config, factory)
+    fmt, teams = make_format(config), config.ruleset.teams
+    m = games_per_deal(config.seats, teams)
+    folder = Path(out) if out is not None else Path("runs") / f"{config.name}-{config.hash[:8]}"
+    with Store(folder).open(config, digests(spec_files(config.entrants.values()))) as store:
+        tally, done = MatchTally(config), set()
+        for rec in store.stream():
+            tally.add(rec)
+            done.add(rec["key"])
+        start, played, deal, state = time.perf_counter(), 0, 0, None
+        bar = tqdm(total=config.total_games, initial=len(done), unit="game", desc=config.name,
+                   disable=not progress, dynamic_ncols=True)
+        with bar:
+            while deal < config.games:
+                window = range(deal, min(deal + batch, config.games))
+                todo = [j for t, members in fmt.tables() for j in table_jobs(config, t, members, teams, window)
+                        if j.key not in done]
+                if todo:
+                    played += _play(setup, todo, store, workers, executor, bar, on_batch=tally.add_batch)
+                deal = window.stop
+                state = look(tally, sprt, deal, m)
+                if sprt is not None:
+                    bar.set_postfix_str(f"LLR {state['llr']:.2f} [{sprt.lower:.2f}, {sprt.upper:.2f}]")
+                if state.get("decision"):
+                    break
+        seconds = time.perf_counter() - start
+    res = render(folder, analysis=analysis)
+    doc = {"candidate": tally.candidate, "opponents": [e for e in config.entrants if e != tally.candidate],
+           "sprt": None if sprt is None else {**vars(sprt), "text": sprt.describe()}, "batch": batch,
+           "max_deals": config.games, **state,
+           "stopped": "decided" if state.get("decision") else "max games",
+           "luck": res.get("luck"), "rules": config.rules_block,
+           "run": {"folder": str(folder), "games_run": played, "seconds": seconds}}
+    (folder / MATCH).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return doc
