@@ -5,11 +5,11 @@ decision (`yacht_env.view.View`). Batched: `prepare(rules, num_players)` before 
 `act_batch(batch_view) -> actions` decides for many tables at once (`yacht_env.view.BatchView`,
 arrays with one row per table). Actions use the encoding of `yacht_env.actions`.
 
-An agent that implements `act_batch` answers `act(view)` too (through a one-row batch view), so it
-plays anywhere; `batched` tells the runners it can play in lockstep. A per-game agent plays a batch
-through `PerGame` (`yacht_env.players`), which keeps one instance per table. Built-in agents take their random choices from
-`yacht_env.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out
-the same played alone or in a batch.
+An agent that implements `act_batch` answers `act(view)` too (through a one-row batch view), so it plays
+anywhere; `batched` tells the runners it can play in lockstep. A per-game agent plays a batch through
+`PerGame` (`yacht_env.players`), which keeps one instance per table. Built-in agents take their random choices
+from `yacht_env.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out the
+same played alone or in a batch.
 """
 import numpy as np
 
@@ -71,7 +71,7 @@ def play_game(game: Game, agents, on_error=None) -> Game:
         seat = game.current_seat
         try:
             game.apply(agents[seat].act(View.of(game)))
-        except Exception as exc:  # noqa: BLE001 - the caller decides what a failure means
+        except Exception as exc:  # the caller decides what a failure means
             if on_error is None:
                 raise
             game.apply(on_error(seat, exc, game))

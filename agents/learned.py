@@ -4,8 +4,8 @@
 
 Only the policy half of the network is kept (`PolicyNet`), as numpy arrays, and it runs in compiled
 code, one game per row with the same operations in the same order whatever the batch: a game gets the
-same moves played alone or among thousands, and playing needs torch only to read the file (no
-stable-baselines3). The observation is the one the environment it was trained on builds -- its own
+same moves played alone or among thousands, and playing needs neither torch nor stable-baselines3
+(`agents.model_file` reads the file). The observation is the one the environment it was trained on builds -- its own
 sheet (`yacht_env.obs`) for a model trained alone, every sheet of the table (`yacht_env.table_obs`,
 as `YachtVs-v0` shows it) for one trained at a table of several seats -- plus the features the model
 was trained with (`agents.features`). Each move is the most likely legal action

@@ -36,23 +36,27 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 
 import numpy as np
 from tqdm import tqdm
 
+from yacht_env.config import ConfigError
 from yacht_env.dice_source import decision_uniforms, game_seeds
 from yacht_env.rules import load, rules_hash
+from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
 from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvable, solution_for
 
 from .base import Agent, BatchView
 from .evaluation import head_to_head, solitaire
 from .stats import Z95, mean_ci
-from .strong import StrongAgent
+from .strong import StrongAgent, WinAgent
 
 DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random agent's is 0)
 SCALE = 5.0              # temperature at strength 1/2, in expected points
 SHAPE = 1.0              # temperature = SCALE * ((1 - s) / s) ** SHAPE
 DIAL_VERSION = 1         # bump when the dial's play changes: calibrations of another version are not reused
+MAX_SETTINGS_BYTES = 1 << 20   # a calibration is a few hundred bytes
 
 NORMAL_WIN = 0.30        # normal wins 30% of its games against strong
 EASY_WIN = 0.20          # easy wins 20% of its games against normal
@@ -63,6 +67,7 @@ DEALS = 500                    # deals per head-to-head of a win-rate search (2 
 GAMES = 2000                   # solitaire games per run of a mean or percentage search
 MAX_RUNS = 14                  # runs of the search at most (two ends + interpolation steps)
 TOLERANCE = {"win": 0.01, "mean": 0.25, "pct": 0.1}   # stop this close to the target (about a run's standard error)
+SHIPPED = "calibrations"       # package data: the named levels' settings for every preset (scripts/ship_levels.py)
 
 
 def temperature(strength: float) -> float:
@@ -395,13 +400,16 @@ def protocol(target: Target, deals: int = DEALS, games: int = GAMES, seed: int =
     return f"{target.key};{budget};seed={seed};solver={SOLVER_VERSION}"
 
 
-def read_settings(rules) -> dict:
-    """{protocol key: Calibration} kept for a rule set; a missing, unreadable or damaged file is empty
-    (its calibrations are found again and the file is written anew), a damaged entry is left out."""
-    path = settings_path(rules)
+def read_settings(rules, path=None) -> dict:
+    """{protocol key: Calibration} kept for a rule set (in `path`, default `settings_path(rules)`); a missing,
+    unreadable or damaged file is empty (its calibrations are found again and the file is written anew), a
+    damaged entry is left out."""
+    path = settings_path(rules) if path is None else path
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        text = read_text(path, MAX_SETTINGS_BYTES, "calibration settings") if isinstance(path, os.PathLike) \
+            else path.read_text()          # package data inside an archive
+        doc = json.loads(text)
+    except (FileRefused, OSError, ValueError, RecursionError):   # missing, not a regular file, too large, not JSON
         return {}
     if not isinstance(doc, dict) or doc.get("rules_hash") != rules_hash(calibration_rules(rules)) \
             or not isinstance(doc.get("settings"), dict):
@@ -415,18 +423,28 @@ def read_settings(rules) -> dict:
     return out
 
 
-def write_settings(rules, settings: dict) -> bool:
-    """Keep `settings` ({protocol key: Calibration}) for a rule set; False when the folder is not writable."""
-    path = settings_path(rules)
+def shipped_path(rules):
+    """Where the package keeps the calibrations made for a preset (`SHIPPED`, package data; the same file
+    name and format as `settings_path`): the same on every machine, so a first run need not find them."""
+    return files(__package__) / SHIPPED / settings_path(rules).name
+
+
+def shipped_settings(rules) -> dict:
+    """{protocol key: Calibration} shipped with the package for a rule set ({} for rules that have none)."""
+    return read_settings(rules, shipped_path(rules))
+
+
+def write_settings(rules, settings: dict, path=None) -> bool:
+    """Keep `settings` ({protocol key: Calibration}) for a rule set (in `path`, default `settings_path(rules)`);
+    False when the folder is not writable or the file's name holds something other than a regular file
+    (nothing is written through a link)."""
+    path = settings_path(rules) if path is None else path
     crules = calibration_rules(rules)
     doc = {"version": DIAL_VERSION, "rules": crules.name, "rules_hash": rules_hash(crules),
            "settings": {k: c.to_json() for k, c in sorted(settings.items())}}
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmp, path)    # readers never see a half-written file
-    except OSError:
+        write_atomic(path, json.dumps(doc, indent=1) + "\n", "calibration settings")
+    except (OSError, FileRefused):
         return False
     return True
 
@@ -438,13 +456,15 @@ def _locked(rules):
     try:
         import fcntl
         path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(path, "w")
-    except (ImportError, OSError):
+        fd = open_rw(path, "calibration lock")      # never a planted link, FIFO or shared file
+    except (ImportError, OSError, FileRefused):
         yield           # no lock to be had (read-only folder): calibrating twice only costs time
         return
-    with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 _FOUND: dict = {}   # (rules hash, protocol key) -> Calibration found in this process
@@ -474,7 +494,7 @@ def _setting(rules, target: Target, progress) -> tuple[Calibration, bool]:
     """(the calibration, whether this call wrote the settings file)."""
     key = protocol(target)
     memo = (rules_hash(calibration_rules(rules)), key)
-    found = _FOUND.get(memo) or read_settings(rules).get(key)
+    found = _FOUND.get(memo) or read_settings(rules).get(key) or shipped_settings(rules).get(key)
     if found is not None:
         _FOUND[memo] = found
         return found, False
@@ -510,9 +530,14 @@ class LevelAgent(DialAgent):
         self._strengths = {}
 
     def strength_for(self, rules) -> float:
+        """The strength that hits the target under `rules` (found before the first game: `prepare`); a
+        target out of the dial's reach there is a `ConfigError` naming the reachable range."""
         if rules not in self._strengths:
-            check_reach(rules)
-            self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            try:
+                check_reach(rules)
+                self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            except ValueError as e:
+                raise ConfigError(f"agent {self.name} ({self.target.key})", str(e)) from None
         return self._strengths[rules]
 
 
@@ -526,8 +551,15 @@ def level(name: str, rules=None, progress: bool | None = None, strong: StrongAge
 
 # ---- the registry's factories (agents.registry) -------------------------------------------------
 
-def strong(strength: float = 1.0):
-    """`strong` (the solver's optimal play), or the dial at `strength` < 1."""
+def strong(strength: float = 1.0, goal: str = "points", score: float | None = None):
+    """`strong` (the solver's optimal play), the dial at `strength` < 1; `goal=win` plays for the chance of
+    finishing first, `goal=target&score=T` for the chance of at least T points (`WinAgent`)."""
+    if goal == "points" and score is not None:
+        raise ValueError("score=T goes with goal=target")
+    if goal != "points":
+        if check_strength(strength) != 1.0:
+            raise ValueError(f"goal={goal} plays at full strength only (strength=1)")
+        return WinAgent(goal, score)
     if check_strength(strength) == 1.0:
         return StrongAgent()
     return DialAgent(strength)

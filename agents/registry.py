@@ -8,6 +8,7 @@ Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
     normal
     strong                         the exact solver's optimal play
     strong?strength=0.7            the strength dial: parameters after '?', joined by '&'
+    strong?goal=win                plays for the chance of finishing first at the table
     level?pct=90                   the dial setting that hits a target under the rules played
     learned:runs/ppo/model.pt      the argument is everything after the first ':'
     learned:model.zip              a stable-baselines3 model (`model.save`), read without unpickling
@@ -63,6 +64,16 @@ POINT = ("it is a point on the strength dial, found for each rule set; for a set
          "strong?strength=S (S in [0, 1]), or level?pct=P / level?win=W for a target")
 
 
+def _goal(value: str) -> str:
+    from .strong import GOALS
+    if value not in GOALS:
+        raise ValueError(f"must be one of {', '.join(GOALS)}, got {value!r}")
+    return value
+
+
+_goal.text = True   # takes the value as written, not as a number
+
+
 def _lookahead(value: float) -> int:
     from .lookahead import MAX_LOOKAHEAD
     if not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_LOOKAHEAD:
@@ -84,7 +95,9 @@ AGENTS: dict[str, Entry] = {
     "normal": Entry("agents.levels:normal", "the dial setting that wins 30% of its games against strong "
                     "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
     "strong": Entry("agents.levels:strong", "the exact solver's optimal play; strength=S < 1 plays its values "
-                    "with noise (the strength dial)", {"strength": _strength}, instead={"skill": SKILL}),
+                    "with noise (the strength dial); goal=win plays for the chance of finishing first at the "
+                    "table, goal=target&score=T for the chance of at least T points",
+                    {"strength": _strength, "goal": _goal, "score": _finite}, instead={"skill": SKILL}),
     "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
                    "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
                    {"mean": _finite, "pct": _finite, "win": _finite}),
@@ -151,7 +164,7 @@ def make_agent(spec: str):
             allowed = ", ".join(entry.params) or "none"
             raise AgentSpecError(f"agent spec {spec!r}: unknown parameter {key!r} for {name} (allowed: {allowed})")
         try:
-            params[key] = check(float(value))
+            params[key] = check(value) if getattr(check, "text", False) else check(float(value))
         except ValueError as e:
             msg = str(e) if "could not convert" not in str(e) else f"{value!r} is not a number"
             raise AgentSpecError(f"agent spec {spec!r}: {key}: {msg}") from None

@@ -8,20 +8,27 @@ Several columns (too many states for an exact solve): each column is valued by t
 solitaire table and the sheet by the sum of its columns. A box is chosen by points + bonuses +
 the changed column's new value (the least value lost for what it scores); holds come from the turn
 widget built on those box values. Strong ignores the opponents' scores: it maximises its own
-expected total, which is what wins most often when the others cannot be influenced.
+expected total. `WinAgent` (`strong?goal=win`) looks at the other sheets: each move maximises the
+chance of finishing first (`yacht_env.solver.winning`); `strong?goal=target&score=T` the chance of a
+final score of at least T.
 """
 import weakref
 
+import numpy as np
+
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, solution_for
-from yacht_env.solver.policy import Policy
+from yacht_env.solver import Unsolvable, distributions_for, solution_for
+from yacht_env.solver.policy import HOLD_OF, Policy
+from yacht_env.dice import NUM_ROLLS
+from yacht_env.solver.winning import win_plans
 
 from .base import Agent, BatchView
 
 
-# The policies of the agents in this process, by rule set (and whether the solver's cache is used): every agent of a rule set (strong and the
-# dial's levels) shares one, so a plan or stage value computed for one serves all. They only depend
-# on the state, so sharing changes the speed, never a move. Freed once no agent holds them.
+# The policies of the agents in this process, by rule set (and whether the solver's cache is used): every
+# agent of a rule set (strong and the dial's levels) shares one, so a plan or stage value computed for one
+# serves all. They only depend on the state, so sharing changes the speed, never a move. Freed once no agent
+# holds them.
 _POLICIES: "weakref.WeakValueDictionary[object, Policy]" = weakref.WeakValueDictionary()
 
 
@@ -70,3 +77,98 @@ class StrongAgent(Agent):
     def advance(self, state, rows, seating, me: int) -> None:
         """The lockstep runner's fast path: the policy plays this agent's moves ahead (`Policy.advance`)."""
         self.policy_for(state.rules).advance(state, rows, seating, me)
+
+
+GOALS = ("points", "win", "target")
+_DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
+
+
+def distribution_arrays(rules, cache: bool = True, progress: bool = False):
+    """((lo, length, offset, data), span) of the score distributions of a one-column rule set, as the
+    compiled kernels take them (`yacht_env.solver.winning`); built or loaded once per process."""
+    key = (rules, cache)
+    if key not in _DISTRIBUTIONS:
+        d = distributions_for(rules, use_cache=cache, progress=progress)
+        arrays = (np.asarray(d.lo), np.asarray(d.length), np.asarray(d.offset), np.asarray(d.data))
+        _DISTRIBUTIONS[key] = arrays, int(d.length.max())
+    return _DISTRIBUTIONS[key]
+
+
+class WinAgent(Agent):
+    """Plays to finish first at the table (goal "win") or to reach `score` points (goal "target").
+
+    Every decision, holds and boxes, maximises the chance by the estimate of `yacht_env.solver.winning`:
+    the other sheets as they stand at that moment, every later turn played for expected points. One-column
+    rules (solitaire, multi-player, team sheets); ties count as the rules share them. Batched and
+    compiled; a game's moves depend only on its table, so they are the same played alone or in a batch.
+    """
+
+    trusted = True
+
+    def __init__(self, goal: str = "win", score: float | None = None, strong: StrongAgent | None = None):
+        if goal not in ("win", "target"):
+            raise ValueError(f"goal must be win or target for WinAgent, got {goal!r}")
+        if (goal == "target") != (score is not None):
+            raise ValueError("goal=target needs score=T (the final score to reach); score goes with goal=target "
+                             "only")
+        self.goal = goal
+        self.target = -1 if score is None else int(np.ceil(score))
+        self.strong = strong if strong is not None else StrongAgent()
+        self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
+        self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
+
+    def prepare(self, rules, num_players) -> None:
+        self._check(rules)
+        self.strong.prepare(rules, num_players)
+        distribution_arrays(load(rules, columns=1) if rules.columns > 1 else rules, self.strong.cache)
+
+    def _check(self, rules) -> None:
+        if rules.columns > 1:
+            raise ValueError(f"strong?goal={self.goal} plays one-column rules; {rules.name!r} have {rules.columns} "
+                             f"columns (no score distributions for several columns)")
+
+    def act_batch(self, view: BatchView):
+        rules = view.rules
+        self._check(rules)
+        policy = self.strong.policy_for(rules)
+        keys = policy.state_keys(view.filled[:, :, 0], view.upper[:, :, 0], view.yacht50[:, :, 0])
+        inputs = np.concatenate([keys, view.totals, view.sheet[:, None]], axis=1).astype(np.int64)
+        plans = self._plans(view.state, inputs.shape[1], policy.n_stages)
+        rows = view.rows
+        miss = ~(plans.inputs[rows] == inputs).all(axis=1)
+        if miss.any():
+            at = rows[miss]
+            plans.plans[at] = self.plan(rules, inputs[miss])[0]
+            plans.inputs[at] = inputs[miss]
+        lefts = np.minimum(view.rolls_left, policy.n_stages)
+        return plans.plans[rows, lefts, view.roll].astype(np.int64)
+
+    def plan(self, rules, inputs):
+        """(plans, chances) of whole turns: inputs rows are (state key of every sheet, total of every sheet,
+        the deciding sheet); plans[j, L, r] the move with L re-rolls left and roll r, chances[j, L, r] its
+        chance (`yacht_env.solver.winning.win_plans`)."""
+        policy = self.strong.policy_for(rules)
+        dist, span = distribution_arrays(rules, self.strong.cache)
+        k = (inputs.shape[1] - 1) // 2
+        n = len(inputs)
+        plans = np.empty((n, policy.n_stages + 1, NUM_ROLLS), np.uint8)
+        chances = np.empty((n, policy.n_stages + 1, NUM_ROLLS))
+        inputs = np.ascontiguousarray(inputs, np.int64)
+        win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+                  np.ascontiguousarray(inputs[:, :k]), np.ascontiguousarray(inputs[:, k:2 * k]),
+                  np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), HOLD_OF, plans, chances)
+        return plans, chances
+
+    def _plans(self, state, width: int, n_stages: int) -> "_TurnPlans":
+        """The turn plans kept for the tables of an engine state (one per table: the plan of the turn being
+        played, with the inputs it was made from; a plan is used only while its inputs are the table's)."""
+        plans = self._kept.get(state)
+        if plans is None or plans.inputs.shape[1] != width:
+            plans = self._kept[state] = _TurnPlans(state.num_tables, width, n_stages)
+        return plans
+
+
+class _TurnPlans:
+    def __init__(self, tables: int, width: int, n_stages: int):
+        self.inputs = np.full((tables, width), -1, np.int64)
+        self.plans = np.zeros((tables, n_stages + 1, NUM_ROLLS), np.uint8)

@@ -1,5 +1,9 @@
 """Win shares of a tournament's agents, with 95% confidence intervals, from its folder's games.
 
+The report has them (`yacht report DIR`, section "Win share explained", and `--json` "win_share", from
+`tournaments.stats.win_share_explained`, which this script prints); what this script adds is `--minus`,
+one agent's share in two tournament folders with the same dice, compared deal by deal.
+
     python scripts/win_share.py runs/win4-t4                    # every agent of the tournament
     python scripts/win_share.py runs/win4-t4 --agent learner --json
     python scripts/win_share.py runs/win4-t4 --agent learner --minus runs/solo-t4   # paired, deal by deal
@@ -21,8 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.stats import mean_ci  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from agents.stats import mean_ci
+from tournaments.stats import win_share_explained
+from tournaments.store import Store
 
 
 def deal_shares(folder, what: str = "share"):
@@ -43,15 +48,9 @@ def deal_shares(folder, what: str = "share"):
 
 
 def win_shares(folder) -> dict[str, dict]:
-    """Agent name -> {games, deals, win_share, ci95: [lo, hi], first_places} of a tournament folder."""
-    by_deal, _, firsts = deal_shares(folder)
-    out = {}
-    for agent, deals in sorted(by_deal.items()):
-        per_deal = [sum(v) / len(v) for v in deals.values()]
-        share, ci, _ = mean_ci(per_deal)
-        out[agent] = {"games": sum(len(v) for v in deals.values()), "deals": len(per_deal), "win_share": share,
-                      "ci95": ci, "first_places": firsts[agent]}
-    return out
+    """Agent name -> {games, deals, observed, expected, gain and their ci95} (`win_share_explained`)."""
+    store = Store(folder)
+    return win_share_explained(store.records().values(), list(store.config().entrants)) or {}
 
 
 def paired(folder, other, agent: str, what: str = "share") -> dict:
@@ -106,8 +105,10 @@ def main(argv=None) -> int:
         print(json.dumps(shares, indent=2))
         return 0
     for agent, s in shares.items():
-        lo, hi = s["ci95"]
-        print(f"{agent:20s} win share {100 * s['win_share']:6.2f}%  95% CI [{100 * lo:.2f}, {100 * hi:.2f}]  "
+        lo, hi = s["observed_ci95"]
+        elo, ehi = s["expected_ci95"]
+        print(f"{agent:20s} win share {100 * s['observed']:6.2f}%  95% CI [{100 * lo:.2f}, {100 * hi:.2f}]  "
+              f"expected {100 * s['expected']:6.2f}% [{100 * elo:.2f}, {100 * ehi:.2f}]  "
               f"over {s['games']} games ({s['deals']} deals)")
     return 0
 

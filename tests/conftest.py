@@ -1,10 +1,19 @@
 """Test session set-up: one solver cache folder for the whole run, shared by pytest-xdist workers, and the
-agents' cache folder (solved tables, the levels' dial settings) for every test that does not pick its own."""
+agents' cache folder (solved tables, the levels' dial settings) for every test that does not pick its own,
+and Hypothesis without deadlines or speed checks (the suite runs on loaded machines)."""
 import os
 import shutil
 import tempfile
 
 CACHE_ENV = "YACHT_TEST_SOLVER_CACHE"
+
+try:    # no verdict may depend on the machine's speed: no deadline, no health check on slow generation
+    from hypothesis import HealthCheck, settings
+except ImportError:
+    pass
+else:
+    settings.register_profile("any-load", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("any-load")
 
 
 def pytest_configure(config):

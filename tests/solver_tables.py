@@ -38,7 +38,7 @@ def solve_once(rules):
         return solution_for(rules, progress=False)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _solved(name, items):
     rules = load(name, **dict(items))
     return rules, solve_once(rules)

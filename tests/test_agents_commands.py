@@ -49,11 +49,25 @@ def test_evaluate_text(capsys):
     assert "random under yacht: 5 games, seed 0" in out and "upper bonus in" in out
 
 
+
+def test_text_names_the_overrides_with_the_rule_set(capsys):
+    assert main(["evaluate", "random", "--games", "5", "--no-progress", "--set", "rolls_per_turn=2",
+                 "--set", "extra_yacht_bonus=false"]) == 0
+    assert "random under yacht with rolls_per_turn=2, extra_yacht_bonus=false: 5 games" in capsys.readouterr().out
+    from tournaments.cli import build_parser
+    from tournaments.cli.options import rules_block_from_args
+    from yacht_env.rules import rules_label
+    args = build_parser().parse_args(["solve", "--rules", "classic", "--set", "joker=free"])
+    assert rules_label(rules_block_from_args(args)) == "classic with joker=free"
+    assert rules_label({"name": "yacht", "set": {}, "hash": "x"}) == "yacht"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["evaluate", "greedy", "--games", "0"], "--games must be from 1 to 10,000,000, got 0"),
     (["evaluate", "wizard"], "unknown agent 'wizard'"),
     (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
-    (["evaluate", "greedy", "--set", "teams=2"], "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
+    (["evaluate", "greedy", "--set", "teams=2"],
+     "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
     (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
     (["levels", "--only", "greedy"], "need at least two agents to compare"),
     (["levels", "--only", "greedy", "greedy"], "agent 'greedy' is listed twice"),
@@ -107,7 +121,8 @@ def test_head_to_head_of_an_agent_with_itself_is_even():
 
 def test_evaluate_reports_bot_faults(tmp_path, capsys):
     bot = tmp_path / "bad.py"
-    bot.write_text("import sys\nfor line in sys.stdin:\n    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
+    bot.write_text("import sys\nfor line in sys.stdin:\n"
+                   "    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
     argv = ["evaluate", f"external:{sys.executable} {bot}", "--games", "1", "--json", "--no-progress"]
     assert main(argv) == 0
     captured = capsys.readouterr()

@@ -2,9 +2,9 @@
 import os
 import sys
 import textwrap
-import time
 
 import pytest
+from waiting import PATIENCE, until
 
 from agents.base import play_game
 from agents.external import ExternalAgent, parse_reply
@@ -71,7 +71,7 @@ def test_crash_records_exit_code_and_stderr_and_the_game_goes_on(tmp_path):
 
 
 def test_hang_is_a_timeout_and_the_bot_is_killed(tmp_path):
-    a = ExternalAgent(bot(tmp_path, "time.sleep(60)", fault_at=2), timeout=0.3, start_grace=2.0)
+    a = ExternalAgent(bot(tmp_path, "time.sleep(60)", fault_at=2), timeout=0.3, start_grace=PATIENCE)
     try:
         a.reset(Game("yacht").rules, 0, 1, seed=0)
         pid = a.proc.pid
@@ -131,11 +131,7 @@ def test_no_process_is_left_behind_even_grandchildren(tmp_path):
     child = int(pidfile.read_text())
     assert alive(child)
     a.close()
-    for _ in range(50):                      # SIGKILL delivery is asynchronous; the child is not ours to reap
-        if not alive(child) or _zombie(child):
-            break
-        time.sleep(0.02)
-    assert not alive(child) or _zombie(child)
+    assert until(lambda: not alive(child) or _zombie(child))    # SIGKILL delivery is asynchronous; not ours to reap
 
 
 def _zombie(pid: int) -> bool:
@@ -174,11 +170,7 @@ def test_bot_dies_with_a_harness_that_exits_abruptly(tmp_path):
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     pid = int(out.stdout.split()[0])
-    for _ in range(100):
-        if not alive(pid) or _zombie(pid):
-            break
-        time.sleep(0.02)
-    assert not alive(pid) or _zombie(pid)
+    assert until(lambda: not alive(pid) or _zombie(pid))
 
 
 def test_bot_that_exits_on_hello_is_a_crash_with_its_exit_code(tmp_path):

@@ -172,8 +172,11 @@ def data_folder(tmp_path, monkeypatch):
     return folder
 
 
-def play_cli(monkeypatch, capsys, argv, lines):
+def play_cli(monkeypatch, capsys, argv, lines, seed: int | None = 0):
+    """`yacht play ARGV` reading `lines`: (exit code, stdout, stderr); seed 0 unless ARGV or `seed` says."""
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    if seed is not None and "--seed" not in argv:
+        argv = argv + ["--seed", str(seed)]
     code = main(["play"] + argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
@@ -182,7 +185,7 @@ def play_cli(monkeypatch, capsys, argv, lines):
 def test_help_lists_every_command_and_every_command_works():
     text = help_text()
     v = view_of([1, 2, 3, 4, 6])
-    for words, usage, what in COMMANDS:
+    for _words, usage, what in COMMANDS:
         assert f"  {usage}" in text and what in text
     assert "undo (u)" in text and "take the box back" in text
     assert "several columns" in help_text(columns=2) and "several columns" not in text
@@ -260,7 +263,7 @@ def test_best_score_only_alone(monkeypatch, capsys, data_folder):
     ('{"best": {"abc": {"score": true}}}', "has a bad entry for rules hash 'abc': score True"),
     ('{"best": {"abc": 5}}', "has a bad entry for rules hash 'abc': score None"),
     ("[" * 100_000 + "]" * 100_000, "is not valid JSON"),
-    (" " * (2 << 20), "is too large to be a best-score file"),
+    (" " * (2 << 20), "cannot be read (2,097,152 bytes; a best-score file may have at most 1,048,576 bytes)"),
     (b"\xff\xfe", "cannot be read"),
 ])
 def test_a_damaged_best_file_costs_one_warning(monkeypatch, capsys, data_folder, content, problem):
@@ -278,7 +281,7 @@ def test_a_best_file_that_is_a_folder(monkeypatch, capsys, data_folder):
     (data_folder / "best.json").mkdir(parents=True)
     code, out, err = play_cli(monkeypatch, capsys, ["--vs"] + NO_JOKER, full_game())
     assert code == 0 and "winner: you" in out
-    assert err.count("\n") == 1 and "cannot be read (Is a directory)" in err
+    assert err.count("\n") == 1 and "cannot be read (is a folder, not a best-score file)" in err
 
 
 def test_an_unwritable_data_folder_costs_one_warning(monkeypatch, capsys, tmp_path):
@@ -353,6 +356,16 @@ def test_a_cpu_named_like_a_person_gets_its_seat(monkeypatch, capsys):
     assert "greedy, greedy#2; first to play: greedy" in out
 
 
+def test_a_fresh_seed_unless_one_is_given_shown_so_the_game_can_be_replayed(monkeypatch, capsys):
+    argv, lines = ["--json", "--vs", "--no-best"] + NO_JOKER, full_game() + ["n"]
+    first, second = (play_cli(monkeypatch, capsys, argv, lines, seed=None) for _ in range(2))
+    seeds = [json.loads(out.splitlines()[0])["seed"] for _, out, _ in (first, second)]
+    assert seeds[0] != seeds[1]                     # two fresh seeds of 63 bits
+    assert f"Seed {seeds[0]} (replay: --seed {seeds[0]})" in first[2]
+    replay = play_cli(monkeypatch, capsys, argv + ["--seed", str(seeds[0])], lines)
+    assert replay[0] == 0 and replay[1] == first[1]  # the same game, event for event
+
+
 def test_json_is_an_event_log_and_prompts_go_to_stderr(monkeypatch, capsys):
     lines = ["hold 1 2", "chance", "undo", "ones", ""] + full_game(BOXES[1:]) + ["n"]
     code, out, err = play_cli(monkeypatch, capsys, ["--json", "--vs", "--seed", "5"] + NO_JOKER, lines)
@@ -361,7 +374,7 @@ def test_json_is_an_event_log_and_prompts_go_to_stderr(monkeypatch, capsys):
     kinds = [e["event"] for e in events]
     assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("undo") == 1
     start = events[0]
-    assert start["rules"]["name"] == "yacht" and start["rules"]["overrides"] == {"extra_yacht_bonus": False}
+    assert start["rules"]["name"] == "yacht" and start["rules"]["set"] == {"extra_yacht_bonus": False}
     assert len(start["rules"]["hash"]) == 16 and start["players"] == [{"seat": 0, "name": "you", "agent": "human"}]
     assert events[1]["event"] == "roll" and events[2]["hold"] == [0, 1] and events[2]["rolls_left"] == 1
     undo = events[kinds.index("undo")]

@@ -7,11 +7,10 @@ import pytest
 from analysis_records import FirstRollThen, legal_by_game, play_records, record_of
 from solver_tables import solved, temp_cache
 
-from agents.analysis import (BLUNDER, INACCURACY, MISTAKE, AnalysisError, analyze, analyze_game, classify,
-                             move_name)
+from agents.analysis import (BLUNDER, INACCURACY, MISTAKE, AnalysisError, analyze, analyze_game, classify)
 from agents.base import play_game
 from agents.registry import make_agent
-from yacht_env.actions import NUM_HOLDS
+from yacht_env.actions import NUM_HOLDS, action_name
 from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.game import Game
 from yacht_env.rules import load
@@ -146,9 +145,10 @@ def test_classes_and_names():
         ["", "", "inaccuracy", "mistake", "blunder", "blunder"]
     rules = load("yacht")
     r = roll_index([1, 3, 3, 5, 6])
-    assert move_name(rules, r, 0b00110) == "hold 3 3" and move_name(rules, r, 0) == "re-roll all"
-    assert move_name(rules, r, NUM_HOLDS + 12) == "score chance"
-    assert move_name(load("yacht", columns=2), r, NUM_HOLDS + 13) == "score ones@2"
+    assert action_name(rules, 0b00110, r) == "hold 3 3" and action_name(rules, 0, r) == "re-roll all"
+    assert action_name(rules, 0b00110) == "hold 1,2" and action_name(rules, 0) == "roll all"
+    assert action_name(rules, NUM_HOLDS + 12, r) == "score chance"
+    assert action_name(load("yacht", columns=2), NUM_HOLDS + 13, r) == "score ones@2"
 
 
 def test_forfeited_games_are_left_out_of_the_seats_figures():

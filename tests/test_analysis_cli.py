@@ -102,6 +102,8 @@ def test_tournament_folder_and_report_section(tmp_path, cache, capsys):
     doc = run_json(["analyze", str(tmp_path), "--json"], capsys)
     assert doc["rules_from"] == "tournament.json" and doc["games"] == 4
     assert doc["agents"]["greedy"]["loss_per_game"] == pytest.approx(section["agents"]["greedy"]["loss_per_game"])
+    ranked = [x["agent"] for x in res["standings"]]
+    assert ranked == ["strong", "greedy"] and list(doc["agents"]) == ranked == list(section["agents"])
     fails(["analyze", str(tmp_path), "--rules", "classic"], capsys, "tournament.json names the rules")
     assert main(["report", str(tmp_path), "--no-analysis", "--json"]) == 0
     assert "analysis" not in json.loads(capsys.readouterr().out)

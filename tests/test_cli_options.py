@@ -73,3 +73,11 @@ def test_python_dash_m_runs_the_command():
     out = subprocess.run([sys.executable, "-m", "tournaments.cli", "rules", "--json"], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parent.parent)
     assert json.loads(out.stdout)["name"] == "yacht"
+
+
+def test_version_is_the_distributions(capsys):
+    import tomllib
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    assert e.value.code == 0 and capsys.readouterr().out == f"{project['name']} {project['version']}\n"

@@ -231,7 +231,7 @@ def test_bad_seeds_options_and_actions_are_clear_errors_in_every_mode(mode):
               (lambda envs: envs.step(np.array([31.5, 31.0, 31.0])), "must be (an integer|integers) 0..43"),
               (lambda envs: envs.step(np.array([31, 31, 99])), "action 99 is not in 0..43")]
     for call, message in checks:
-        def scenario(envs):
+        def scenario(envs, call=call, message=message):
             envs.reset(seed=0)
             with pytest.raises(ValueError, match=message):
                 call(envs)

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import yacht_env  # noqa: F401 - registers the ids
+import yacht_env  # registers the ids
 from yacht_env import Game, IllegalMove
 from yacht_env.dice_source import game_seed
 from yacht_env.env import YachtEnv
@@ -163,7 +163,7 @@ def test_dict_observation():
 
 def test_terminal_reward_mode():
     env = make(rules="yacht", reward="terminal")
-    for actions, rewards, infos in play_random(env, seed=4):
+    for _actions, rewards, infos in play_random(env, seed=4):
         assert all(type(r) is float for r in rewards)
         assert all(r == 0 for r in rewards[:-1])
         assert rewards[-1] == infos[-1]["total"] > 0

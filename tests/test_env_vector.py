@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import yacht_env  # noqa: F401 - registers the ids
+import yacht_env  # registers the ids
 from vector_play import assert_same_info, random_actions
 from yacht_env.dice_source import game_seed
 from yacht_env.rules import presets

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import group_gone
 
 from tournaments.config import parse_config
 from tournaments.executors import Setup, _worker_state
@@ -161,17 +162,6 @@ except KeyboardInterrupt:
 """
 
 
-def gone(group: int, within: float) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.slow
 def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
     out = tmp_path / "interrupted"
@@ -186,7 +176,7 @@ def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)                 # what a terminal sends on Ctrl-C: the whole group
     _, err = proc.communicate(timeout=60)
-    if not gone(proc.pid, within=10):
+    if not group_gone(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("processes of the interrupted run were left behind")
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err

@@ -1,7 +1,9 @@
 """Hostile external bots: each misbehaviour ends in a recorded fault, the harness stays bounded in
 time and memory, and no process of the bot is left running afterwards (checked in /proc)."""
 import contextlib
+import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import time
 import tracemalloc
 
 import pytest
+from waiting import PATIENCE, until
 
 from agents import bot_supervisor
 from agents.base import play_game
@@ -82,9 +85,8 @@ def nothing_left(tmp_path):
     """After each test, no process of its bots may be left (the bots live in tmp_path)."""
     token = str(tmp_path)
     yield token
-    deadline = time.monotonic() + 3
-    while (left := run_processes(token)) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until(lambda: not run_processes(token), seconds=60)
+    left = run_processes(token)
     for pid in left:                          # do not leave them to the rest of the suite either
         try:
             os.kill(pid, signal.SIGKILL)
@@ -136,7 +138,7 @@ def test_an_endless_line_is_garbage_read_in_bounded_memory(tmp_path):
         assert g.is_over and kinds(a) == ["garbage"]
         assert a.faults[0].cause == "reply line longer than 1 MiB" and a.faults[0].move == 2
         assert not a.alive                     # the stream cannot be trusted again this game
-    assert seconds < 20 and peak["bytes"] < 3 * MAX_LINE     # the harness did not wait for the line to end
+    assert seconds < 60 and peak["bytes"] < 3 * MAX_LINE     # the harness did not wait for the line to end
 
 
 def test_a_line_that_trickles_without_newline_is_a_timeout(tmp_path):
@@ -145,7 +147,7 @@ def test_a_line_that_trickles_without_newline_is_a_timeout(tmp_path):
         start = time.monotonic()
         assert play(a).is_over
         assert kinds(a) == ["timeout"] and a.faults[0].cause == "no reply within 0.4 s"
-        assert time.monotonic() - start < 10
+        assert time.monotonic() - start < 60         # the trickle does not extend the deadline
 
 
 def test_a_bot_flooding_lines_is_stopped_after_one_mib_unasked(tmp_path):
@@ -164,7 +166,7 @@ def test_a_bot_flooding_lines_is_stopped_after_one_mib_unasked(tmp_path):
         # or the end of the bot once 1 MiB piles up. A stale line that arrives just after the decide is
         # taken for the reply (and is illegal by then, or legal by chance): the bot gains nothing by it.
         assert set(kinds(a)) <= {"garbage", "illegal"} and "garbage" in kinds(a)
-    assert seconds < 20 and peak["bytes"] < 3 * MAX_LINE
+    assert seconds < 60 and peak["bytes"] < 3 * MAX_LINE
 
 
 def test_a_reply_before_being_asked_is_garbage_for_that_move_only(tmp_path):
@@ -176,7 +178,7 @@ def test_a_reply_before_being_asked_is_garbage_for_that_move_only(tmp_path):
     """)
     with ExternalAgent(eager) as a:
         a.reset(load("yacht"), 0, 1, seed=3)
-        time.sleep(0.5)                         # let the unasked line arrive before the first decide
+        assert select.select([a.proc.stdout], [], [], PATIENCE)[0]     # the unasked line is there before the decide
         assert play(a).is_over
         assert kinds(a) == ["garbage"] and a.faults[0].move == 1 and a.alive
         assert a.faults[0].cause == "the bot wrote without being asked: '{\"action\": 31}\\n'"
@@ -301,11 +303,11 @@ def test_escaped_grandchild_dies_with_a_harness_that_exits_abruptly(tmp_path, no
 
 def test_main_exits_while_a_descendant_holds_stdout_is_a_crash(tmp_path):
     leave = ('subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]); sys.exit(9)')
-    with ExternalAgent(misbehave_at(tmp_path, 2, "import subprocess; " + leave), timeout=30) as a:
+    with ExternalAgent(misbehave_at(tmp_path, 2, "import subprocess; " + leave), timeout=PATIENCE) as a:
         start = time.monotonic()
         assert play(a).is_over
         assert kinds(a) == ["crash"] and a.faults[0].cause.startswith("the bot exited with code 9")
-        assert time.monotonic() - start < 15, "the exit must be seen at once, not after the time limit"
+        assert time.monotonic() - start < PATIENCE / 2, "the exit must be seen at once, not after the time limit"
 
 
 def test_a_bot_that_kills_its_supervisor_is_still_ended(tmp_path, containment):
@@ -318,14 +320,16 @@ def test_a_bot_that_kills_its_supervisor_is_still_ended(tmp_path, containment):
 
 
 def test_a_bot_that_closes_stdin_is_a_crash(tmp_path):
-    closer = bot(tmp_path, """
+    closed = tmp_path / "closed"
+    closer = bot(tmp_path, f"""
         sys.stdin.readline()
         os.close(0)
+        open({str(closed)!r}, "w").close()
         time.sleep(60)
     """)
     with ExternalAgent(closer, timeout=1) as a:
         a.reset(load("yacht"), 0, 1, seed=3)
-        time.sleep(0.5)                          # it has read the first hello and closed its stdin
+        assert until(closed.exists)              # it has read the first hello and closed its stdin
         assert play(a).is_over
         assert kinds(a) == ["crash"] and a.faults[0].cause == "the bot closed its stdin before the game started"
 
@@ -337,7 +341,7 @@ def test_a_bot_that_never_reads_cannot_block_the_harness(tmp_path):
         start = time.monotonic()
         with pytest.raises(TimeoutError, match="the bot does not read its input"):
             a._send({"type": "padding", "data": "x" * (4 << 20)}, time.monotonic() + 0.3)
-        assert time.monotonic() - start < 5
+        assert time.monotonic() - start < 60     # the deadline holds: the write does not block for good
 
 
 def test_a_bot_ignoring_bye_and_sigterm_is_killed(tmp_path):
@@ -355,7 +359,7 @@ def test_a_bot_ignoring_bye_and_sigterm_is_killed(tmp_path):
     finally:
         start = time.monotonic()
         a.close()
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 60         # bounded: bye, SIGTERM, then SIGKILL (nothing_left checks it)
 
 
 # ---- resource limits ------------------------------------------------------------------------------
@@ -425,7 +429,6 @@ def test_procs_limit_contains_a_fork_bomb(tmp_path, nothing_left):
     ("memory=0", "memory must be a whole number of MiB from 16 to 1073741824, got 0"),
     ("memory=1.5", "memory must be a whole number of MiB from 16 to 1073741824, got 1.5"),
     ("memory=nan", "memory must be a whole number of MiB from 16 to 1073741824, got nan"),
-    ("memory=inf", "got inf"),
     ("memory=1e300", "got 1e+300"),
     ("cpu=-1", "cpu must be a whole number of seconds from 1 to 2147483648, got -1"),
     ("files=4", "files must be a whole number of open files from 8 to 1048576, got 4"),
@@ -470,12 +473,14 @@ def test_nothing_of_a_bot_is_left_after_a_tournament(tmp_path, nothing_left):
 
 @pytest.mark.slow
 def test_nothing_of_a_bot_is_left_when_its_game_worker_is_killed(tmp_path, nothing_left):
-    """`swallow` makes the watcher kill the game worker while the bot and its escaped grandchild run in it."""
+    """`swallow` makes the watcher kill the game worker while the bot and its escaped grandchild run in it.
+    The limit is generous: the bot's first move starts two Python processes and forks twice, which must
+    not time out on a busy machine."""
     command, pidfile = escaping_bot(tmp_path)
     records = tournament(tmp_path, ["swallow", {"name": "escaper", "agent": f"external:{command}"}],
-                         move_timeout=0.3)
+                         move_timeout=5)
     errors = {rec["agents"][s]: f["error"] for rec in records.values() for s, f in enumerate(rec["faults"]) if f}
-    assert errors == {"swallow": "MoveTimeout: no move within the 0.3 s limit"} and pidfile.exists()
+    assert errors == {"swallow": "MoveTimeout: no move within the 5 s limit"} and pidfile.exists()
 
 
 def test_the_tournament_time_limit_cuts_a_bot_short_and_it_is_restarted(tmp_path):
@@ -484,3 +489,28 @@ def test_the_tournament_time_limit_cuts_a_bot_short_and_it_is_restarted(tmp_path
                          move_timeout=0.3)
     faults = [rec["faults"][rec["agents"].index("sleeper")] for rec in records.values()]
     assert [f["error"] for f in faults] == ["MoveTimeout: no move within the 0.3 s limit"] * 2
+
+
+def test_bots_get_default_limits_that_a_spec_raises_or_lifts(tmp_path):
+    import resource
+
+    from agents.external import default_limits
+    seen = tmp_path / "limits.json"
+    probe = bot(tmp_path, f"""
+        import resource
+        json.dump({{"as": resource.getrlimit(resource.RLIMIT_AS)[0],
+                   "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0]}}, open({str(seen)!r}, "w"))
+        for msg in decisions():
+            answer(first_box(msg))
+    """)
+    defaults = default_limits()
+    assert defaults["memory"] >= 1024 and defaults["procs"] > 0 and defaults["cpu"] > 0
+    cases = [({}, defaults["memory"] << 20, defaults["cpu"]), ({"memory": 2048, "cpu": 100}, 2048 << 20, 100),
+             ({"memory": float("inf"), "cpu": float("inf")}, resource.getrlimit(resource.RLIMIT_AS)[0],
+              resource.getrlimit(resource.RLIMIT_CPU)[0])]
+    for params, memory, cpu in cases:
+        with ExternalAgent(probe, timeout=5, **params) as a:
+            assert play(a).is_over and a.faults == []
+        assert json.loads(seen.read_text()) == {"as": memory, "cpu": cpu}, params
+    agent = make_agent(f"external?memory=inf&procs=inf:{sys.executable} -c pass")
+    assert "memory" not in agent.limits and "procs" not in agent.limits and agent.limits["cpu"] == defaults["cpu"]

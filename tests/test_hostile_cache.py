@@ -2,6 +2,7 @@
 detected on load, solved again and replaced, so `yacht solve` and `yacht evaluate strong` just work."""
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,7 +20,8 @@ from yacht_env.solver.cache import DamagedCache, load_file, read_file, save
 
 TINY = {"name": "tiny", "description": "six boxes, for cache tests",
         "boxes": [{"id": "ones", "kind": "upper", "face": 1}, {"id": "twos", "kind": "upper", "face": 2},
-                  {"id": "threes", "kind": "upper", "face": 3}, {"id": "full_house", "kind": "full_house", "points": 25},
+                  {"id": "threes", "kind": "upper", "face": 3},
+                  {"id": "full_house", "kind": "full_house", "points": 25},
                   {"id": "yacht", "kind": "yacht", "points": 50}, {"id": "chance", "kind": "chance", "points": "sum"}],
         "upper_bonus": {"threshold": 10, "points": 5}, "extra_yacht_bonus": 100, "joker": "forced"}
 
@@ -130,7 +132,8 @@ def test_a_damaged_cache_file_is_detected_solved_again_and_replaced(tiny, capsys
     assert main(["solve", "--rules", str(path), "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["expected_score"] == reference.expected_score
     back = read_file(cached, rules)
-    assert np.array_equal(back.values, reference.values) and back.summary()["expected_score"] == reference.expected_score
+    assert np.array_equal(back.values, reference.values)
+    assert back.summary()["expected_score"] == reference.expected_score
     assert sorted(p.name for p in cached.parent.iterdir()) == [cached.name], "no temporary file left"
 
 
@@ -209,3 +212,48 @@ def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
     assert all(p.returncode == 0 for p in procs) and {float(o) for o in outs} == {reference.expected_score}
     (file,) = cache.iterdir()
     assert np.array_equal(read_file(file, rules).values, reference.values)
+
+
+def test_a_link_planted_at_the_cache_path_is_never_written_through(tiny, capsys):
+    path, rules, reference = tiny
+    cached = cache_path(rules)
+    victim = cached.parent.parent / "victim.txt"
+    victim.write_text("keep me")
+    cached.unlink()
+    cached.symlink_to(victim)
+    assert load_file(cached, rules) is None      # a link to something that is not a cache file: a miss
+    assert main(["solve", "--rules", str(path), "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["expected_score"] == reference.expected_score
+    assert victim.read_text() == "keep me" and cached.is_symlink()
+
+
+@pytest.mark.parametrize("make", ["fifo", "device"])
+def test_a_fifo_or_a_device_at_the_cache_path_is_a_miss_without_hanging(tiny, make):
+    _, rules, reference = tiny
+    cached = cache_path(rules)
+    cached.unlink()
+    if make == "fifo":
+        os.mkfifo(cached)
+    else:
+        cached.symlink_to("/dev/zero")
+    with pytest.raises(DamagedCache, match="FIFO" if make == "fifo" else "device"):
+        read_file(cached, rules)
+    assert load_file(cached, rules) is None
+    assert solution_for(rules, progress=False).expected_score == reference.expected_score
+
+
+def test_levels_settings_are_never_written_through_a_link(tiny):
+    from agents.levels import read_settings, settings_path, write_settings
+    _, rules, _ = tiny
+    path = settings_path(rules)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    victim = path.parent.parent / "victim.json"
+    victim.write_text("keep me")
+    path.symlink_to(victim)
+    assert read_settings(rules) == {}             # not a settings file: nothing kept
+    assert write_settings(rules, {}) is False     # refused, nothing written through the link
+    assert victim.read_text() == "keep me"
+    path.unlink()
+    os.mkfifo(path)
+    assert read_settings(rules) == {}             # a FIFO: no hang
+    assert write_settings(rules, {}) is False

@@ -12,7 +12,7 @@ from agents.analysis import analyze
 from agents.base import play_game
 from agents.evaluation import mean_ci, solitaire
 from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, level, read_settings, setting,
-                           settings_path, temperature)
+                           settings_path, shipped_settings, temperature)
 from agents.registry import AgentSpecError, make_agent
 from agents.strong import StrongAgent
 from tournaments.cli import main
@@ -21,7 +21,7 @@ from yacht_env.dice_source import game_seeds
 from yacht_env.engine import State
 from yacht_env.game import Game
 from yacht_env.lockstep import play
-from yacht_env.rules import load
+from yacht_env.rules import load, presets
 from yacht_env.solver.policy import FIRST_HOLD, Policy, pick_moves
 from yacht_env.view import BatchView
 
@@ -235,7 +235,7 @@ def test_named_levels_are_dial_agents_that_find_their_strength():
     assert isinstance(normal, LevelAgent) and normal.name == "normal" and easy.name == "easy"
     s_normal, s_easy = normal.strength_for(rules), easy.strength_for(rules)
     assert 0 < s_easy < s_normal < 1
-    kept = read_settings(rules)
+    kept = read_settings(rules) or shipped_settings(rules)     # found now and kept, or shipped for the preset
     assert kept[levels.protocol(levels.level_target("normal"))].strength == s_normal
     g = play_game(Game(rules, 2, seed=5), [easy, normal])
     assert g.is_over
@@ -360,3 +360,40 @@ def test_kept_state_rows_stay_right_and_bounded(dense):
         biggest = max(biggest, len(np.unique(keys, axis=0)))
         assert cache.count <= max(16, biggest) and len(set(rows.tolist())) == len(np.unique(keys, axis=0))
     assert biggest > 16 and len(cache.data) == biggest
+
+
+# ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_levels.py) ------------
+
+@pytest.mark.parametrize("name", presets())
+def test_every_preset_ships_its_levels_under_the_current_protocol(name):
+    """A change to the dial, the solver version, the calibration's seed or budget, or a preset's rules makes
+    the shipped file stale: rerun `python scripts/ship_levels.py NAME`."""
+    rules = load(name)
+    shipped = shipped_settings(rules)
+    assert set(shipped) == {levels.protocol(levels.level_target(n)) for n in levels.LEVELS}, \
+        f"stale shipped calibrations for {name}: python scripts/ship_levels.py {name}"
+    strengths = {n: shipped[levels.protocol(levels.level_target(n))].strength for n in levels.LEVELS}
+    assert 0 < strengths["easy"] < strengths["normal"] < 1
+
+
+def test_a_first_run_reads_the_shipped_levels_and_calibrates_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(levels, "_FOUND", {})
+    monkeypatch.setattr(levels, "calibrate", lambda *a, **k: pytest.fail("a shipped setting was calibrated again"))
+    rules = load("yacht")
+    assert level("easy", rules).strength_for(rules) == \
+        shipped_settings(rules)[levels.protocol(levels.level_target("easy"))].strength
+    assert list(tmp_path.iterdir()) == []          # nothing to keep: the package holds it
+
+
+@pytest.mark.slow
+def test_the_shipped_levels_are_what_the_code_finds(tmp_path, monkeypatch):
+    """Calibrated from scratch as scripts/ship_levels.py does (knizia: the cheapest preset), the settings are
+    the shipped ones, figure for figure."""
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(levels, "_FOUND", {})
+    rules = load("knizia")
+    shipped = shipped_settings(rules)
+    monkeypatch.setattr(levels, "shipped_settings", lambda rules: {})
+    found, _ = levels.settings_with(rules, [(n, levels.level_target(n)) for n in levels.LEVELS], progress=False)
+    assert {levels.protocol(levels.level_target(n)): c for n, c in found.items()} == shipped

@@ -39,6 +39,8 @@ def test_wheel_holds_every_preset(wheel):
     assert {f"yacht_env/rules/presets/{n}" for n in rules} <= names
     assert {f"tournaments/presets/{n}" for n in tournaments} <= names
     assert not [n for n in names if n.startswith(("yacht_env/configs", "configs/"))]
+    shipped = {p.name for p in (ROOT / "agents/calibrations").glob("*.json")}
+    assert len(shipped) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
 
 
 @pytest.mark.slow

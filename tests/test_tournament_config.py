@@ -341,5 +341,5 @@ def test_any_config_parses_or_raises_one_config_error(tmp_path_factory, data):
     except ConfigError as e:
         assert "\n" not in str(e)
         return
-    assert 1 <= cfg.total_games <= MAX_GAMES and cfg.move_timeout is None or 0 < cfg.move_timeout <= 86_400
+    assert (1 <= cfg.total_games <= MAX_GAMES and cfg.move_timeout is None) or 0 < cfg.move_timeout <= 86_400
     assert parse_config(json.loads(json.dumps(cfg.to_dict())), "tournament.json") == cfg

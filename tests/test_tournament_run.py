@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import group_gone
 
 from tournaments.config import parse_config
 from tournaments.report import render
@@ -31,7 +32,8 @@ def stored(out):
 def openings(rec, seat):
     """The first roll of each of `seat`'s turns."""
     log = rec["log"]
-    return [e["dice"] for i, e in enumerate(log) if "dice" in e and e["seat"] == seat and (i == 0 or "box" in log[i - 1])]
+    return [e["dice"] for i, e in enumerate(log)
+            if "dice" in e and e["seat"] == seat and (i == 0 or "box" in log[i - 1])]
 
 
 def test_duplicate_dice_every_rotation_sees_the_same_deal(tmp_path):
@@ -108,18 +110,6 @@ run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:
 """
 
 
-def gone(group: int, within: float) -> bool:
-    """True once no process is left in the process group."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_sigkill(tmp_path, workers):
@@ -137,7 +127,7 @@ def test_resume_after_sigkill(tmp_path, workers):
     # kill the tournament process alone: its pool workers must notice and go too
     proc.kill()
     proc.wait()
-    if not gone(proc.pid, within=10):
+    if not group_gone(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("processes of the killed run were left behind")
     n_before = games.read_bytes().count(b"\n")
@@ -181,6 +171,33 @@ def test_cli_tournament_then_report(tmp_path, capsys):
     # the same command again finds everything done
     assert main(["tournament", str(cfg), "--out", str(out), "--workers", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["run"]["games_run"] == 0
+
+
+
+def test_a_resumed_run_says_what_it_kept_and_counts_the_whole_run(tmp_path, capsys, monkeypatch):
+    from tournaments.cli import main
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("name: tiny\nentrants: [greedy, random]\ngames: 2\n")
+    out = tmp_path / "out"
+    argv = ["tournament", str(cfg), "--out", str(out), "--workers", "1", "--quiet"]
+    assert main(argv) == 0
+    games = out / "games.jsonl"
+    games.write_bytes(b"".join(games.read_bytes().splitlines(keepends=True)[:3]))   # as a run killed after 3
+    capsys.readouterr()
+    assert main(argv) == 0
+    text = capsys.readouterr()
+    assert f"{out}: 3 of 4 games kept from an earlier run, resuming: 1 left to play" in text.err
+    assert "4 games: 1 played now in " in text.out and ", 3 kept from an earlier run; report: " in text.out
+    assert main(argv + ["--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert (run["games_run"], run["games_kept"]) == (0, 4)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("tournaments.cli.tournament.run_tournament", interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err == (f"yacht tournament: interrupted; the games played are kept in {out}; rerun the "
+                                       f"same command to resume\n")
 
 
 def test_stored_move_log_replays_the_game(tmp_path):

@@ -182,7 +182,7 @@ class CallBudget:
         if self.seconds is None:
             try:
                 return fn(*args, **kwargs)
-            except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
+            except BaseException as e:  # every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
                 raise CallFailed(error_text(e)) from None
@@ -196,7 +196,7 @@ class CallBudget:
                 finally:
                     if self._alarm:
                         signal.setitimer(signal.ITIMER_REAL, 0)
-            except BaseException as e:  # noqa: BLE001 - every failure of an agent is its fault
+            except BaseException as e:  # every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
                 raise CallFailed(error_text(e)) from None

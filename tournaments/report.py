@@ -14,14 +14,16 @@ import numpy as np
 
 from agents.analysis import report_blocks, report_section
 from yacht_env.config import ConfigError, slug
-from yacht_env.rules import rules_hash
+from yacht_env.rules import rules_hash, rules_label
+from yacht_env.safe_file import write_atomic
 
 from . import document as doc
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
 from .ratings import elo, elo_unavailable, openskill
 from .schedule import balanced_splits, schedule, tables
-from .stats import agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats
+from .stats import (agent_stats, duplicate_effect, head_to_head, scores_by_agent, standings, team_stats,
+                    win_share_explained)
 from .store import Store
 
 RESULTS = "results.json"
@@ -64,7 +66,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     splits = balanced_splits(config.seats, rules.teams)
     return {
         "rules": config.rules_block,
-        "tournament": {"name": config.name, "rules": rules.name, "rule_overrides": config.set,
+        "tournament": {"name": config.name, "rules": rules.name, "set": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
                        "teams": rules.teams, "tables": len(tables(config)), "deals_per_table": config.games,
                        "partnership_splits": len(splits) if rules.teams else None,
@@ -75,6 +77,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
         "head_to_head": head_to_head(records, order),
+        "win_share": win_share_explained(records, order) if config.seats > 1 else None,
         "duplicate_dice": duplicate_effect(records, order),
         "ratings": ratings_,
         "faults": faults,
@@ -233,8 +236,8 @@ def tournament_section(res) -> Section:
     else:
         how = f"{n} seat rotations"
     teams = f", {t['teams']} teams sharing sheets (seat i plays for team i mod {t['teams']})" if t["teams"] else ""
-    overrides = ", ".join(f"{key}={value}" for key, value in t["rule_overrides"].items())
-    blocks = [("Rules ", Code(t["rules"]), f" with {overrides}" if overrides else "", " (rules hash ",
+    label = rules_label({"name": t["rules"], "set": t["set"]})
+    blocks = [("Rules ", Code(t["rules"]), label[len(t["rules"]):], " (rules hash ",
                Code(t["rules_hash"]), f"){teams}; {k} seats per table, {t['tables']} tables, "
                f"{t['deals_per_table']} deals per table, every deal played in its {how} with the same dice; "
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
@@ -314,6 +317,28 @@ def head_to_head_section(res) -> Section:
         "column agent.",
         Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)),
         Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
+
+
+def _pct_ci(ci) -> Cell:
+    return Cell(f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]", ci[0])
+
+
+def win_share_section(res) -> Section | None:
+    ws = res.get("win_share")
+    if not ws:
+        return None
+    blocks = ["Win share: 1/k for a first place shared by k sheets, else 0 (an entrant as good as the rest of a "
+              f"{res['tournament']['seats']}-seat table gets {100 / res['tournament']['seats']:.1f}%). Expected: "
+              "the share its own scores give against the field's if nobody looked at anyone (each game's final "
+              "score against the score lists of the entrants on the other sheets, independent, ties shared). "
+              "Gained by playing the table: observed − expected. Means over deals, 95% intervals over deals "
+              "(the field's score lists taken as known)."]
+    rows = [[name, Cell(str(w["games"]), w["games"]), _num(100 * w["observed"], 2), _pct_ci(w["observed_ci95"]),
+             _num(100 * w["expected"], 2), _pct_ci(w["expected_ci95"]), _num(100 * w["gain"], 2),
+             _pct_ci(w["gain_ci95"])] for name, w in ws.items()]
+    blocks.append(Table(["agent", "games", "win share %", "95% CI", "expected %", "95% CI", "gained %", "95% CI"],
+                        rows, "lrrlrlrl"))
+    return Section("Win share explained", blocks)
 
 
 def duplicate_section(res) -> Section:
@@ -414,8 +439,9 @@ def game_ids_section(res) -> Section:
     return Section("Game ids", blocks)
 
 
-SECTIONS = [standings_section, tournament_section, teams_section, scores_section, head_to_head_section,
-            duplicate_section, ratings_section, boxes_section, analysis_section, faults_section, game_ids_section]
+SECTIONS = [standings_section, tournament_section, teams_section, scores_section, win_share_section,
+            head_to_head_section, duplicate_section, ratings_section, boxes_section, analysis_section, faults_section,
+            game_ids_section]
 
 
 def sections(res: dict) -> list[Section]:
@@ -436,7 +462,8 @@ def terminal_table(res: dict) -> str:
     t = res["tournament"]
     elo_ = res["ratings"]["elo"] or {}
     os_ = res["ratings"]["openskill"]
-    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {t['rules']}, {t['seats']} seats"
+    out = [f"{t['name']}: {t['games_played']}/{t['games_planned']} games, rules {rules_label(res['rules'])}, "
+           f"{t['seats']} seats"
            + (f", {t['teams']} teams" if t["teams"] else ""),
            f"{'rank':>4}  {'agent':<16}{'games':>7}{'score':>7}{'mean':>8}{'95% CI':>18}{'sd':>7}{'place':>7}"
            f"{'Elo':>7}{'OpenSkill':>11}"]
@@ -473,11 +500,7 @@ def render(folder, analysis: bool = True) -> dict:
              REPORT_HTML: page(title(res), parts, images), **images}
     try:
         for name, content in files.items():
-            path = folder / name
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
+            write_atomic(folder / name, content, "report file", create_folder=False)   # never through a link
     except OSError as e:
         raise ConfigError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
     return res

@@ -31,7 +31,7 @@ any number of deals, and across tables because every pair sits at the same numbe
 one (T = k) have a single split and play like the no-team schedule.
 """
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 from math import comb
 
@@ -89,7 +89,7 @@ def partners(split: Split) -> list[tuple[int, int]]:
     return [pair for team in split for pair in combinations(team, 2)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def balanced_splits(k: int, teams: int) -> tuple[Split, ...]:
     """A smallest family of splits of k positions into `teams` teams in which every pair is partnered
     equally often; no teams (0) or teams of one give the single split of everyone on their own."""

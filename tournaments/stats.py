@@ -282,3 +282,60 @@ def team_stats(records, entrants) -> dict | None:
     pairs = [{"a": a, "b": b, "partnered": p, "opposed": o}
              for (a, b), (p, o) in sorted(met.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1])))]
     return {"partnerships": partnerships, "sheets": sheets, "contributions": contrib, "pairs": pairs}
+
+
+def independent_win_share(x, field) -> np.ndarray:
+    """E[win share | own final score = x] when the other sheets' finals are independent draws from the
+    score lists `field` (one per other sheet), ties shared: the integral over z in [0, 1] of
+    prod_k (P(X_k < x) + P(X_k = x) z) (the coefficient of z^t is the chance that t others tie at x and
+    none beats it, a share of 1 / (t + 1)). x: array of scores."""
+    x = np.asarray(x, dtype=np.int64)
+    coef = np.zeros((len(field) + 1, len(x)))
+    coef[0] = 1.0
+    for k, scores in enumerate(field):
+        s = np.sort(np.asarray(scores, dtype=np.int64))
+        below = np.searchsorted(s, x, "left") / len(s)
+        equal = np.searchsorted(s, x, "right") / len(s) - below
+        coef[1:k + 2] = coef[1:k + 2] * below + coef[:k + 1] * equal
+        coef[0] *= below
+    return (coef / np.arange(1, len(field) + 2)[:, None]).sum(axis=0)
+
+
+def win_share_explained(records, entrants) -> dict | None:
+    """Per agent: its observed win share (1/k for a first place shared by k sheets, else 0), the share its
+    own scores would give against the field's if nobody looked at anyone (each game's final score x
+    valued by `independent_win_share` against the score lists of the entrants on the other sheets, from
+    all their games), and the difference: what it gains or loses by playing the table. Each is a mean over
+    deals of the deal's games, with a normal 95% interval over deals; the field's score lists are taken
+    as known (their own sampling error is not in the intervals). Games with a forfeit at the table are
+    left out. None under team rules (a sheet is several entrants' play)."""
+    records = ordered(records)
+    if any(len(set(sheets_of(r))) != len(r["agents"]) for r in records):
+        return None
+    scores = scores_by_agent(records)
+    by_deal = defaultdict(lambda: defaultdict(list))   # agent -> (table, deal) -> [(observed, expected)]
+    cache: dict = {}
+    for r in records:
+        if not all(clean_seats(r)) or r.get("places") is None:
+            continue
+        places = r["places"]
+        top = sum(1 for p in places if p == 1)
+        for seat, name in enumerate(r["agents"]):
+            others = tuple(sorted(n for s, n in enumerate(r["agents"]) if s != seat))
+            x = r["totals"][seat]
+            key = (others, x)
+            if key not in cache:
+                cache[key] = float(independent_win_share([x], [scores[n] for n in others])[0])
+            observed = 1.0 / top if places[seat] == 1 else 0.0
+            by_deal[name][(r["table"], r["deal"])].append((observed, cache[key]))
+    out = {}
+    for name in sorted(by_deal, key=_order(entrants)):
+        deals = by_deal[name].values()
+        obs = [sum(o for o, _ in d) / len(d) for d in deals]
+        exp = [sum(e for _, e in d) / len(d) for d in deals]
+        o, oci, _ = mean_ci(obs)
+        e, eci, _ = mean_ci(exp)
+        g, gci, _ = mean_ci(np.subtract(obs, exp))
+        out[name] = {"games": sum(len(d) for d in deals), "deals": len(obs), "observed": o, "observed_ci95": oci,
+                     "expected": e, "expected_ci95": eci, "gain": g, "gain_ci95": gci}
+    return out

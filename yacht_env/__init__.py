@@ -6,9 +6,13 @@ import os
 # says otherwise, idle workers sleep. Read when OpenMP starts, so set before any parallel loop runs.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from .game import Game, IllegalMove
-from .registration import register_envs
-from .rules import RuleError, RuleSet, load
+from .jit_cache import use_project_cache
+
+use_project_cache()  # before any compiled function is defined (see yacht_env.jit_cache)
+
+from .game import Game, IllegalMove  # noqa: E402 - after numba's cache folder is set
+from .registration import register_envs  # noqa: E402
+from .rules import RuleError, RuleSet, load  # noqa: E402
 
 register_envs()
 

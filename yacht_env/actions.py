@@ -13,6 +13,8 @@ Holding all five dice (pattern 31) is not an action: score instead. The compiled
 import numba as nb
 import numpy as np
 
+from .dice import ROLLS
+
 NUM_HOLDS = 31  # hold patterns 0..30 (bit i keeps sorted die i); 31 would hold all: score instead
 
 
@@ -44,11 +46,15 @@ def held_positions(pattern: int) -> list[int]:
     return [i for i in range(5) if pattern >> i & 1]
 
 
-def action_name(rules, action: int) -> str:
-    """'roll all' / 'hold 0,2' / 'score full_house' (with @column when there are several columns)."""
+def action_name(rules, action: int, roll: int | None = None) -> str:
+    """A move in words: 'score full_house' (with @column when there are several columns). A hold names
+    the faces it keeps of `roll` (an index into `yacht_env.dice.ROLLS`) when given ('hold 3 3 5',
+    're-roll all'), else the positions it keeps ('hold 0,2', 'roll all')."""
     kind, *rest = decode(rules, action)
     if kind == "hold":
         held = held_positions(rest[0])
+        if roll is not None:
+            return "hold " + " ".join(str(int(ROLLS[roll][i])) for i in held) if held else "re-roll all"
         return "hold " + ",".join(map(str, held)) if held else "roll all"
     c, b = rest
     return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
@@ -60,9 +66,6 @@ def legal_summary(rules, mask) -> str:
     parts = ["0-30 (re-roll holding bit-marked dice)"] if mask[0] else []
     parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= NUM_HOLDS]
     return ", ".join(parts)
-
-
-_INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
 _INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})

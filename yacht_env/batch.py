@@ -14,14 +14,12 @@ given the same moves.
 A step: an action of `yacht_env.actions` is played; after a scoring move the next turn's first roll is
 made at once, so every state the agent sees has dice to decide on.
 """
-from pathlib import Path
 
 import numba as nb
 import numpy as np
 
 from .actions import NUM_HOLDS, num_actions, score_action_of
 from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
-from .jit_cache import drop_stale
 from .kernels import SEED_START, seed_step
 from .obs import inv_box_scale, obs_size, write_obs
 from .rules.tables import Tables
@@ -138,12 +136,6 @@ def random_legal(mask, u, out):
                     out[i] = a
                     break
                 k -= 1
-
-
-drop_stale([stream_seed, reset_games, step_games],
-           [Path(__file__).with_name(f) for f in ("kernels.py", "engine.py", "actions.py", "obs.py", "dice.py",
-                                                  "step_threads.py")]
-           + [Path(__file__).parent / "rules" / "tables.py"], tag="batch")
 
 
 class Batch:

@@ -15,7 +15,7 @@ from . import actions
 from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
-                     first_seats, roll_off, roll_one, score_one)
+                     roll_off, roll_one, score_one)
 from .rules import RuleSet, load
 
 

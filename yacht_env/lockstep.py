@@ -75,7 +75,7 @@ def decide(state: State, players, seating, rows) -> np.ndarray:
         view = BatchView(state, rows[at])
         try:
             got = players[p].act_batch(view)
-        except Exception as e:  # noqa: BLE001 - the caller decides what a failing player costs
+        except Exception as e:  # the caller decides what a failing player costs
             raise PlayerError(int(p), rows[at], f"{type(e).__name__}: {e}") from e
         got = np.asarray(got)
         if got.shape != (len(at),) or not np.issubdtype(got.dtype, np.integer) or got.dtype == np.bool_:

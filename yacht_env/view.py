@@ -170,6 +170,21 @@ class BatchView:
         """(n, sheets) every sheet's total, bonuses included."""
         return self.state.totals[self._at]
 
+    @cached_property
+    def filled(self) -> np.ndarray:
+        """(n, sheets, columns) bit masks of every sheet's filled boxes."""
+        return self.state.cols[self._at, :, :, FILLED]
+
+    @cached_property
+    def upper(self) -> np.ndarray:
+        """(n, sheets, columns) every sheet's upper totals."""
+        return self.state.cols[self._at, :, :, UPPER]
+
+    @cached_property
+    def yacht50(self) -> np.ndarray:
+        """(n, sheets, columns) 1 where a sheet's Yacht box holds its full points."""
+        return self.state.cols[self._at, :, :, YACHT50]
+
     def _own(self, k) -> np.ndarray:
         if self.num_sheets == 1:
             return self.state.cols[self._at, 0, :, k]

@@ -93,7 +93,7 @@ class SeatTables:
             raise ValueError(f"YachtVs-v0 needs {max(2, rules.min_players)} to {rules.max_players} players under "
                              f"rules {rules.name!r}, got {num_players!r}")
         rules.check_players(num_players)
-        if not (seat == "rotate" or isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players):
+        if not (seat == "rotate" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players)):
             raise ValueError(f"seat must be 0..{num_players - 1} or 'rotate', got {seat!r}")
         self.rules, self.num_tables, self.num_players = rules, num_tables, num_players
         self.seat_rule, self.reward_mode = seat, reward

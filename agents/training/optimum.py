@@ -6,14 +6,14 @@ optimal-strategy mean for these rules), so training never waits on a solve; othe
 solver is run now (once per process). Rules the solver cannot handle (several columns) have
 no known optimum.
 """
-from functools import lru_cache
+from functools import cache
 
 from yacht_env.rules import load
 
 PUBLISHED = {"yacht": 254.5877}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _optimal(rules) -> tuple[float | None, str]:
     from yacht_env.rules import rules_hash
     from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire_rules, solution_for

@@ -146,7 +146,7 @@ def run(args):
         rounds.setdefault(key, []).append(value)
 
     extra = {}
-    for r in range(args.repeat):
+    for _ in range(args.repeat):
         for n, g in yatzy_rates(sizes).items():
             note(f"yatzy {n}", g)
         if "strong" not in args.skip:
@@ -193,7 +193,7 @@ def run(args):
                  [f"learned:{args.model}", max(1, args.per_game // 10)]]
         here = per_game(ROOT, specs)
         there = per_game(Path(args.baseline).resolve(), specs) if args.baseline else {}
-        print(f"\nper-game path (play_game, one Game at a time), CPU ms per game"
+        print("\nper-game path (play_game, one Game at a time), CPU ms per game"
               + (f"; baseline {args.baseline}" if there else ""))
         for spec, _ in specs:
             b = f"{1e3 * there[spec]:>10.2f}{there[spec] / here[spec]:>9.2f}x" if spec in there else ""

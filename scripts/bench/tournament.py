@@ -1,15 +1,15 @@
 """`bench.py tournament`: games/s of round robins between copies of one agent, with 1 and more workers.
 
-The default agents show the two paths: `greedy` is a trusted batched agent, so its tables are played
-in the tournament's own process in lockstep and the worker count does not matter; the example bot
-(`scripts/example_bot.py`, a subprocess speaking the bot protocol) plays game by game in the game
-workers, which is what `--workers` speeds up. For each agent spec, `--copies` entrants of that spec play a two-seat round robin (every pair, both
-seat orders, `--games` deals per table) into a fresh folder, once per worker count. The time is the
-whole playing phase of `run_tournament` (pool start-up included, report excluded). On a shared
-machine the worker counts take turns `--repeat` times and the best time of each counts; the speed-up is
-against one worker in the same run. `start-up s` is the time until each worker has played one game
-(process start, agents), measured after a first untimed start that boots the pool's fork server
-(a one-time cost of 1-2 s per command); `steady speed-up` compares the times without start-up.
+The default agents show the two paths: `greedy` is a trusted batched agent, so its tables are played in the
+tournament's own process in lockstep and the worker count does not matter; the example bot
+(`scripts/example_bot.py`, a subprocess speaking the bot protocol) plays game by game in the game workers,
+which is what `--workers` speeds up. For each agent spec, `--copies` entrants of that spec play a two-seat
+round robin (every pair, both seat orders, `--games` deals per table) into a fresh folder, once per worker
+count. The time is the whole playing phase of `run_tournament` (pool start-up included, report excluded). On a
+shared machine the worker counts take turns `--repeat` times and the best time of each counts; the speed-up is
+against one worker in the same run. `start-up s` is the time until each worker has played one game (process
+start, agents), measured after a first untimed start that boots the pool's fork server (a one-time cost of 1-2
+s per command); `steady speed-up` compares the times without start-up.
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
 """The `yacht` command line: one subcommand per module, each with add_parser(sub) and run(args)."""
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 
-from .options import USER_ERRORS, Parser
+from .options import USER_ERRORS, InertOutput, Parser
+
+DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
@@ -29,9 +32,18 @@ def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
     p.set_defaults(missing=f"this command needs {err.name!r}, which is not installed; {hint}")
 
 
+def version() -> str:
+    """The installed distribution's version (pyproject.toml's), or a note that it is run from a source tree."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run from a source tree)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="yacht", description="Yacht arena: rules, environments, solver, "
                                      "agents and tournaments for the dice game Yacht.")
+    parser.add_argument("--version", action="version", version=f"yacht-arena {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -54,13 +66,15 @@ def main(argv=None) -> int:
     if getattr(args, "missing", None):
         print(f"yacht {args.command}: error: {args.missing}", file=sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = InertOutput(stdout)     # text from configs, files, bots and people stays inert on the terminal
     try:
         return int(_module(args.command).run(args) or 0)
     except USER_ERRORS as e:
         print(f"yacht {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"yacht {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:           # a command may say how to go on (as `yacht tournament` does)
+        print(f"yacht {args.command}: interrupted" + (f"; {e}" if str(e) else ""), file=sys.stderr)
         return 130
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in EXTRAS:
@@ -72,6 +86,9 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        if isinstance(sys.stdout, InertOutput):
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":

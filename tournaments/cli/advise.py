@@ -16,13 +16,20 @@ import re
 
 import numpy as np
 
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import ROLLS, roll_index
+from yacht_env.actions import action_name
+from yacht_env.dice import roll_index
 from yacht_env.obs import yacht_points
+from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
-from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
+from .options import (
+    CommandError,
+    add_common,
+    emit_json,
+    rules_block_from_args,
+    rules_from_args,
+)
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
 MAX_STATE_BYTES = 64 << 10
@@ -76,12 +83,12 @@ def _position(args) -> dict:
 def _read_state(path: str):
     """The JSON document of a --state file: bounded in size, no key given twice."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_STATE_BYTES + 1)
-    except OSError as e:
-        raise CommandError(f"cannot read --state {path}: {e.strerror}") from None
-    if len(raw) > MAX_STATE_BYTES:
-        raise CommandError(f"--state {path} is larger than {MAX_STATE_BYTES} bytes; a position takes a few lines")
+        raw = read_bytes(path, MAX_STATE_BYTES, "--state file")   # a regular file (never a FIFO), bounded
+    except TooLarge:
+        raise CommandError(f"--state {path} is larger than {MAX_STATE_BYTES} bytes; a position takes a few lines") \
+            from None
+    except FileRefused as e:
+        raise CommandError(f"cannot read --state {path}: {e.problem}") from None
 
     def no_twice(pairs):
         keys = [k for k, _ in pairs]
@@ -207,14 +214,6 @@ def _extra_yacht_boxes(rules, scores) -> int:
     return n
 
 
-def _name(rules, roll, action, nbox) -> str:
-    if action < NUM_HOLDS:
-        held = [int(d) for i, d in enumerate(ROLLS[roll]) if action >> i & 1]
-        return "hold " + " ".join(map(str, held)) if held else "re-roll all"
-    c, b = divmod(action - NUM_HOLDS, nbox)
-    return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
-
-
 def run(args):
     rules = rules_from_args(args)
     if args.top < 0:
@@ -239,13 +238,12 @@ def run(args):
         raise CommandError(str(e)) from None
     roll = roll_index(dice)
     alts = policy.alternatives(scores, upper, roll, rolls_left)
-    nbox = len(rules.boxes)
-    rows = [{"action": a, "move": _name(rules, roll, a, nbox), "expected_final_score": banked + v} for a, v in alts]
+    rows = [{"action": a, "move": action_name(rules, a, roll), "expected_final_score": banked + v} for a, v in alts]
     if args.top > 0:
         rows = rows[:args.top]
     if args.json:
-        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left, "banked": banked,
-                   "best": rows[0], "alternatives": rows})
+        emit_json({"rules": rules_block_from_args(args), "dice": sorted(dice), "rolls_left": rolls_left,
+                   "banked": banked, "best": rows[0], "alternatives": rows})
         return 0
     print(f"Dice {' '.join(map(str, sorted(dice)))}, {rolls_left} re-roll(s) left, {banked} points on the sheet "
           f"({rules.name}{', column-additive values' if rules.columns > 1 else ''}).")

@@ -10,9 +10,12 @@ import json
 from pathlib import Path
 
 from .options import CommandError, emit_json
-from yacht_env.rules import load, parse_sets
+from yacht_env.rules import load, parse_sets, rules_label
+from yacht_env.safe_file import write_atomic
 
 from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
+
+from ..stats import standings
 
 
 def add_parser(sub):
@@ -50,14 +53,14 @@ def run(args) -> int:
     games = games_from_args(args)
     result = analyze_file(games, progress=not args.json)
     result.source = {"path": str(games.path), "rules_from": games.rules_from}
-    doc = {**result.summary(agent=args.agent, worst=args.worst), "rules": games.rules_block}
+    doc = {**result.summary(agent=args.agent, worst=args.worst, order=ranked(games.records)),
+           "rules": games.rules_block}
     text = render(doc)
     if args.out:
         out = Path(args.out)
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "analysis.json").write_text(json.dumps(doc, indent=2) + "\n")
-            (out / "analysis.txt").write_text(text + "\n")
+            write_atomic(out / "analysis.json", json.dumps(doc, indent=2) + "\n", "analysis file")
+            write_atomic(out / "analysis.txt", text + "\n", "analysis file")
         except OSError as e:
             raise CommandError(f"cannot write to --out {str(out)!r}: {e.strerror}") from None
     if args.json:
@@ -69,11 +72,20 @@ def run(args) -> int:
     return 0
 
 
+def ranked(records) -> list[str] | None:
+    """The agents in standings order (as `yacht tournament` and its report rank them), when every record says
+    where its seats placed and what they scored (as the store keeps them); else None (first appearance)."""
+    if not all(isinstance(r.get(k), list) for r in records for k in ("places", "totals", "faults")):
+        return None
+    names = list(dict.fromkeys(a for r in records for a in r["agents"]))
+    return [x["agent"] for x in standings(records, names)]
+
+
 def render(doc: dict) -> str:
     """The terminal tables of an analysis document."""
     agents = doc["agents"]
     w = max([len(n) for n in agents] + [5])
-    rules = doc["rules"]["name"] if isinstance(doc["rules"], dict) else doc["rules"]
+    rules = rules_label(doc["rules"]) if isinstance(doc["rules"], dict) else doc["rules"]
     lines = [f"{doc.get('path', 'games')}: {doc['games']} games, {doc['decisions']} decisions, rules {rules} "
              f"(from {doc.get('rules_from', 'the caller')}); {doc['note']}",
              f"optimal expected score {doc['optimal_expected_score']:.2f} per sheet; accuracy = 100 x (1 - lost per "

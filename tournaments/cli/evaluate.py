@@ -15,6 +15,8 @@ from agents.evaluation import fault_count, fault_note, fault_summary, recorded_f
 from agents.human import HumanQuit
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
+from yacht_env.rules import rules_label
+from yacht_env.safe_file import atomic_writer, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -74,28 +76,28 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
     for f in faults:
         by_game.setdefault(f["game"], {"error": f"{f['kind']}: {f['cause']}", "move": f["move"]})
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with open(out / "games.jsonl", "w", encoding="utf-8") as fh:
+        with atomic_writer(out / "games.jsonl", "games file") as fh:
             for i in range(len(run_["totals"])):
                 rec = game_record(f"g{i}", 0, i, 0, int(run_["seeds"][i]), [args.agent], [0],
                                   [int(run_["totals"][i])], [1], [run_["boxes"][i].tolist()],
                                   [int(run_["upper_bonus"][i])], [int(run_["extra_bonus"][i])], [by_game.get(i)],
                                   run_["logs"][i])
-                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                fh.write((json.dumps(rec, separators=(",", ":")) + "\n").encode("utf-8"))
         meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
                 "resolved_rules": rules.to_dict()}
-        (out / "evaluate.json").write_text(json.dumps(meta, indent=2) + "\n")
+        write_atomic(out / "evaluate.json", json.dumps(meta, indent=2) + "\n", "evaluate.json")
     except OSError as e:
         raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None
 
 def _print(doc, args) -> None:
     lo, hi = doc["ci95"]
     q = doc["quantiles"]
-    print(f"{doc['agent']} under {doc['rules']['name']}: {doc['games']} games, seed {args.seed}")
+    print(f"{doc['agent']} under {rules_label(doc['rules'])}: {doc['games']} games, seed {args.seed}")
     print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}")
     print("  quantiles " + "  ".join(f"{k} {v:.0f}" for k, v in q.items()))
     print(f"  upper bonus in {100 * doc['p_upper_bonus']:.1f}% of games")
-    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"], "extra-Yacht bonus": doc["extra_bonus_mean"]}
+    lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"],
+             "extra-Yacht bonus": doc["extra_bonus_mean"]}
     width = max(len(k) for k in lines)
     for box, mean in lines.items():
         print(f"  {box:<{width}}  {mean:6.2f}")

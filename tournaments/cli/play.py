@@ -16,12 +16,15 @@ progress is a stream of events, so play writes one document per event.)
 import itertools
 import json
 import os
+import secrets
 import sys
 from pathlib import Path
 
 from yacht_env.actions import NUM_HOLDS
+from yacht_env.config import MAX_SEED
 from yacht_env.game import Game
-from yacht_env.rules import parse_sets, rules_hash
+from yacht_env.rules import parse_sets, rules_block, rules_label
+from yacht_env.safe_file import FileRefused, NoSuchFile, read_text, write_atomic
 
 from agents.base import View
 from agents.human import HumanAgent, HumanQuit, scorecard
@@ -54,6 +57,10 @@ def add_parser(sub):
     for action in p._actions:
         if action.dest == "json":
             action.help = "write the game as JSON lines on stdout, one event per line (prompts go to stderr)"
+        if action.dest == "seed":
+            action.default = None
+            action.help = ("game seed (default: a fresh one, shown at the start, so --seed S replays the game; "
+                           "a rematch plays seed S + 1)")
 
 
 # ---- who plays -------------------------------------------------------------------------------------
@@ -134,18 +141,14 @@ class BestScores:
         self.entries = self._read(warn=True)
 
     def _read(self, warn: bool) -> dict:
-        problem = None
         try:
-            if not self.path.exists():
-                return {}
-            if self.path.stat().st_size > MAX_BEST_FILE:
-                problem = "is too large to be a best-score file"
-            else:
-                problem, entries = _parse(self.path.read_text(encoding="utf-8"))
-                if problem is None:
-                    return entries
-        except (OSError, UnicodeDecodeError) as e:
-            problem = f"cannot be read ({getattr(e, 'strerror', None) or e})"
+            problem, entries = _parse(read_text(self.path, MAX_BEST_FILE, "best-score file"))
+            if problem is None:
+                return entries
+        except NoSuchFile:
+            return {}
+        except FileRefused as e:     # not a regular file, too large, not UTF-8
+            problem = f"cannot be read ({e.problem})"
         self.usable = False
         if warn:
             _warn(f"{self.path} {problem}; best scores are not kept this session (delete the file to start afresh)")
@@ -166,18 +169,15 @@ class BestScores:
             self.entries = entries
             return None
         entries[key] = {"score": int(score), "rules": rules, "name": name}
-        tmp = self.path.with_name(f".{BEST_FILE}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_atomic(self.path, json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", "best-score file")
+        except FileRefused as e:
+            _warn(f"best score not saved: {e}")
+            self.usable = False
+            return None
         except OSError as e:
             _warn(f"cannot save the best score to {self.path} ({e.strerror or e})")
             self.usable = False
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
             return None
         self.entries = entries
         return old or {"score": None}
@@ -244,14 +244,15 @@ def run(args, inp=None, out=None, events=None) -> int:
     screen = out or (sys.stderr if args.json else sys.stdout)
     log = Events((events or sys.stdout) if args.json else None)
     named = sum(s is None for s in specs) > 1
-    key = rules_hash(rules)
+    block = rules_block(rules, parse_sets(args.overrides))
+    key = block["hash"]
     best = best_scores() if n == 1 and not args.no_best else None
     agents = []
     try:
         for spec in specs:
             agents.append(Person(inp, screen, names, named=named) if spec is None else make_agent(spec))
         terminal = next(a for a in agents if isinstance(a, HumanAgent))
-        game = Game(rules, n, seed=args.seed)
+        game = Game(rules, n, seed=secrets.randbelow(MAX_SEED + 1) if args.seed is None else args.seed)
         for number in itertools.count(1):
             for seat, a in enumerate(agents):
                 a.reset(rules, seat, n, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
@@ -259,14 +260,14 @@ def run(args, inp=None, out=None, events=None) -> int:
                 terminal.say("roll-off for the first turn: " + "; then ".join(
                     ", ".join(f"{names[s]} {f}" for s, f in zip(_still_in(game.roll_off_dice, k, n), faces))
                     for k, faces in enumerate(game.roll_off_dice)))
-            terminal.say(f"Yacht ({rules.name}: {rules.description}) -- {', '.join(names[s] for s in range(n))}; "
-                         f"first to play: {names[game.first_seat]}. Type help for commands.")
+            terminal.say(f"Yacht ({rules_label(block)}: {rules.description}) -- "
+                         f"{', '.join(names[s] for s in range(n))}; first to play: {names[game.first_seat]}. "
+                         f"Seed {game.seed} (replay: --seed {game.seed}). Type help for commands.")
             if best is not None:
                 b = best.get(key)
                 terminal.say(f"best score under these rules: {b['score']} ({b['name']})" if b
                              else "no best score under these rules yet")
-            log.emit("start", game=number, rules={"name": rules.name, "overrides": parse_sets(args.overrides),
-                                                  "hash": key},
+            log.emit("start", game=number, rules=block,
                      seed=game.seed, first_seat=game.first_seat,
                      players=[{"seat": s, "name": names[s], "agent": specs[s] or "human"} for s in range(n)])
             try:

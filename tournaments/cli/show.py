@@ -10,7 +10,7 @@ from collections import Counter
 from yacht_env.dice_source import ScriptedDice
 from yacht_env.game import Game
 
-from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze, read_games
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze
 from agents.human import scorecard
 
 from .analyze import add_rules, games_from_args
@@ -99,7 +99,7 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
             if shown:
                 out += _card(game, sheet)
     out += ["", scorecard(game, {s: f"seat {s + 1} ({n})" for s, n in enumerate(record["agents"])})]
-    for s, name in enumerate(record["agents"]):
+    for s in range(len(record["agents"])):
         if seat is not None and s != seat - 1:
             continue
         mine = [d for d in by_move.values() if d["seat"] == s and d["move"] < fault_at.get(s, len(log))]

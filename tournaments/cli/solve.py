@@ -1,5 +1,6 @@
 """`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
-from yacht_env.solver import Unsolvable, cache_path, solution_for
+from yacht_env.rules import rules_label
+from yacht_env.solver import Unsolvable, cache_path, distributions_for, solution_for
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -12,6 +13,9 @@ def add_parser(sub):
     add_common(p, seed=False)
     p.add_argument("--no-cache", action="store_true", help="solve afresh (the result still refreshes the cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--distribution", action="store_true",
+                   help="also the distribution of the final score of optimal play (mean, SD, percentiles; with "
+                   "--json every probability); built once from the values and cached beside them")
 
 
 def run(args):
@@ -24,15 +28,38 @@ def run(args):
     doc = {"rules": rules_block_from_args(args), "expected_score": s.expected_score, "std": s.std,
            "p_upper_bonus": s.p_upper_bonus, "p_yacht_50": s.p_yacht_50,
            "expected_extra_yachts": s.expected_extra_yachts, "seconds": s.seconds}
+    if args.distribution:
+        doc["distribution"] = _distribution(rules, args)
     if args.json:
         emit_json(doc)
         return 0
     note = " (from cache; solve time of the stored table)" if cached else ""
-    print(f"Optimal solitaire play under {rules.name!r}" + (" (team sheet: solitaire)" if rules.teams else "") + ":")
+    team = " (team sheet: solitaire)" if rules.teams else ""
+    print(f"Optimal solitaire play under {rules_label(doc['rules'])}{team}:")
     print(f"  expected score          {s.expected_score:10.4f}")
     print(f"  standard deviation      {s.std:10.4f}")
     print(f"  P(upper bonus)          {s.p_upper_bonus:10.4f}")
     print(f"  P(Yacht box = 50)       {s.p_yacht_50:10.4f}")
     print(f"  expected extra Yachts   {s.expected_extra_yachts:10.4f}")
     print(f"  solve time              {s.seconds:10.2f} s{note}")
+    if args.distribution:
+        d = doc["distribution"]
+        pct = "  ".join(f"{q}%: {v}" for q, v in d["percentiles"].items())
+        print("Final score of optimal play (its distribution):")
+        print(f"  mean, SD                {d['mean']:10.4f} {d['std']:9.4f}")
+        print(f"  range                   {d['min']:6d} .. {d['max']}")
+        print(f"  percentiles             {pct}")
+        print(f"  mass trimmed (bound)    {d['lost']:10.2e}   build time {d['seconds']:.2f} s")
     return 0
+
+
+def _distribution(rules, args) -> dict:
+    """The start state's final-score distribution: its summary, and with --json every probability."""
+    from yacht_env.solver.distribution import summary
+    dist = distributions_for(rules, use_cache=not args.no_cache, progress=not args.no_progress)
+    lo, p = dist.pmf(0)
+    out = {**summary(lo, p), "lost": float(dist.lost[0]), "seconds": dist.seconds, "bytes": dist.nbytes}
+    if args.json:
+        out["lowest"] = lo
+        out["pmf"] = [float(x) for x in p]
+    return out

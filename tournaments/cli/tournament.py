@@ -1,12 +1,13 @@
 """`yacht tournament`: a round robin with duplicate dice, resumable, with a report in the output folder."""
 import os
+import sys
 
 from yacht_env.rules import parse_sets
 
 from ..config import MAX_GAMES, load_config, presets
 from ..executors import EXECUTORS
 from ..report import terminal_table
-from ..run import run_tournament
+from ..run import default_out, run_tournament
 from .options import add_common, emit_json
 
 
@@ -25,6 +26,9 @@ def add_parser(sub):
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
+    p.add_argument("--force", action="store_true",
+                   help="resume even though a model file or bot script an entrant uses changed since the run began "
+                        "(the remaining games are played with the new file)")
     add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
                                    "so other rules or overrides get another folder); rerun to resume")
 
@@ -32,13 +36,20 @@ def add_parser(sub):
 def run(args):
     config = load_config(args.config, games=args.games, seed=args.seed, rules=args.rules,
                          set=parse_sets(args.overrides))
-    res = run_tournament(config, out=args.out, workers=args.workers, executor=args.executor,
-                         progress=not (args.quiet or args.json), analysis=not args.no_analysis)
+    folder = args.out if args.out is not None else default_out(config)
+    try:
+        res = run_tournament(config, out=folder, workers=args.workers, executor=args.executor,
+                             progress=not (args.quiet or args.json), analysis=not args.no_analysis,
+                             notify=lambda line: print(line, file=sys.stderr, flush=True), force=args.force)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"the games played are kept in {folder}; rerun the same command to resume") from None
     if args.json:
         emit_json({**res, "rules": config.rules_block})
         return 0
     print(terminal_table(res))
     run_ = res["run"]
     rate = f", {run_['games_per_second']:.1f} games/s" if run_["games_per_second"] else ""
-    print(f"{run_['games_run']} games played in {run_['seconds']:.1f} s{rate}; report: {run_['folder']}/report.md")
+    kept = f", {run_['games_kept']:,} kept from an earlier run" if run_["games_kept"] else ""
+    print(f"{res['tournament']['games_played']:,} games: {run_['games_run']:,} played now in {run_['seconds']:.1f} s"
+          f"{rate}{kept}; report: {run_['folder']}/report.md")
     return 0

@@ -22,6 +22,10 @@ from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
             "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat")
 BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike")
+# the keys each kind of box uses besides id and kind: any other is refused, never accepted and ignored
+KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "full_house": ("points", "five_alike"),
+             "two_pairs": ("points",), "straight": ("length", "runs", "points"), "yacht": ("points",),
+             "chance": ("points",)}
 RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
 PRESETS = files(__package__) / "presets"
@@ -145,6 +149,8 @@ def _apply_override(data: dict, key: str, value, source: str):
         boxes = data.get("boxes")
         for b in boxes if isinstance(boxes, list) else []:
             if isinstance(b, dict) and b.get("id") == parts[1]:
+                if parts[2] in ("runs", "length"):          # a straight's runs replace its length, and back
+                    b.pop("length" if parts[2] == "runs" else "runs", None)
                 b[parts[2]] = value
                 return
         raise RuleError(source, key, f"no box {parts[1]!r} to change")
@@ -245,6 +251,15 @@ def _box(source: str, i: int, spec) -> Box:
     five = spec.get("five_alike", False)
     if not isinstance(five, bool) or (five and kind != "full_house"):
         raise RuleError(source, f"{where}.five_alike", "true or false, and only for full_house")
+    unused = [k for k in spec if k not in ("id", "kind", *KIND_KEYS[kind])]
+    if unused:
+        article = "an" if kind[0] in "aeiou" else "a"
+        keys = ", ".join(KIND_KEYS[kind])
+        raise RuleError(source, f"{where}.{unused[0]}",
+                        f"{article} {kind} box does not use {unused[0]} (its keys: id, kind, {keys}); "
+                        f"nothing would change")
+    if "length" in spec and "runs" in spec:
+        raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
     return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five)
 
 
@@ -325,32 +340,9 @@ def _build(data: dict, source: str) -> RuleSet:
         teams=teams, tiebreak=tiebreak, first_player=first_player, min_players=lo, max_players=hi, source=source)
 
 
-def ruleset_to_dict(rules: RuleSet) -> dict:
-    boxes = []
-    for b in rules.boxes_spec:
-        d = {"id": b.id, "kind": b.kind}
-        if b.upper:
-            d["face"] = b.face
-        else:
-            d["points"] = b.points
-        if b.count:
-            d["count"] = b.count
-        if b.runs:
-            d["runs"] = [list(r) for r in b.runs]
-        if b.five_alike:
-            d["five_alike"] = True
-        boxes.append(d)
-    return {"name": rules.name, "description": rules.description, "boxes": boxes,
-            "upper_bonus": {"threshold": rules.upper_bonus_threshold, "points": rules.upper_bonus},
-            "extra_yacht_bonus": rules.extra_yacht_bonus, "joker": rules.joker,
-            "rolls_per_turn": rules.rolls_per_turn, "columns": rules.columns, "teams": rules.teams,
-            "tiebreak": rules.tiebreak, "players": {"min": rules.min_players, "max": rules.max_players},
-            **({"first_player": rules.first_player} if rules.first_player != "fixed" else {})}
-
-
 def rules_hash(rules: RuleSet) -> str:
     """A short stable hash of what the rules mean (not of their name or file)."""
-    d = ruleset_to_dict(rules)
+    d = rules.to_dict()
     d.pop("name"), d.pop("description")
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -361,3 +353,11 @@ def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
     Every `--json` result and run record carries this block, so two results with the same hash
     were played under the same rules whatever their names or overrides."""
     return {"name": rules.name, "set": dict(overrides or {}), "hash": rules_hash(rules)}
+
+
+def rules_label(block: dict) -> str:
+    """A rules block (`rules_block`) in words for text output: `yacht`, or `yacht with joker=free,
+    rolls_per_turn=2` when `set` changed the rule set (values as `--set` takes them)."""
+    sets = block.get("set") or {}
+    shown = ", ".join(f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in sets.items())
+    return f"{block['name']} with {shown}" if shown else str(block["name"])

@@ -2,7 +2,9 @@
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from ..dice import ROLL_COUNTS, roll_index
 from .boxes import Box
+from .tables import compile_tables
 
 JOKERS = ("none", "forced", "free", "verhoeff", "kirakuken")
 TIEBREAKS = ("share", "sudden_death")
@@ -70,16 +72,32 @@ class RuleSet:
 
     def score(self, box: str, dice) -> int:
         """Plain score of five dice in a box (no joker, no bonus)."""
-        from ..dice import ROLL_COUNTS, roll_index
         return self.box(box).score(list(ROLL_COUNTS[roll_index(dice)]))
 
     @cached_property
     def tables(self):
         """The compiled tables every engine reads (see `yacht_env.rules.tables`)."""
-        from .tables import compile_tables
         return compile_tables(self)
 
     def to_dict(self) -> dict:
         """A plain dict that `load` accepts back (used for hashing and for bots)."""
-        from .load import ruleset_to_dict
-        return ruleset_to_dict(self)
+        boxes = []
+        for b in self.boxes_spec:
+            d = {"id": b.id, "kind": b.kind}
+            if b.upper:
+                d["face"] = b.face
+            else:
+                d["points"] = b.points
+            if b.count:
+                d["count"] = b.count
+            if b.runs:
+                d["runs"] = [list(r) for r in b.runs]
+            if b.five_alike:
+                d["five_alike"] = True
+            boxes.append(d)
+        return {"name": self.name, "description": self.description, "boxes": boxes,
+                "upper_bonus": {"threshold": self.upper_bonus_threshold, "points": self.upper_bonus},
+                "extra_yacht_bonus": self.extra_yacht_bonus, "joker": self.joker,
+                "rolls_per_turn": self.rolls_per_turn, "columns": self.columns, "teams": self.teams,
+                "tiebreak": self.tiebreak, "players": {"min": self.min_players, "max": self.max_players},
+                **({"first_player": self.first_player} if self.first_player != "fixed" else {})}

@@ -1,12 +1,9 @@
 """Exact optimal solitaire play for any one-column rule set (backward induction over the turn widget)."""
-from .cache import SOLVER_VERSION, cache_dir, cache_path, solution_for
+from .cache import SOLVER_VERSION, cache_dir, cache_path, distributions_for, solution_for
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
-from .jit import drop_stale_solver
 from .space import MAX_BOXES, StateSpace, Unsolvable, check_solvable
 
-drop_stale_solver()
-
 __all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
-           "check_solvable", "solitaire_rules", "solution_for", "solve"]
+           "check_solvable", "distributions_for", "solitaire_rules", "solution_for", "solve"]

@@ -2,11 +2,11 @@
 
 Two steps, both over every game at once:
 
-`replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks
-every move against the rules and plays it through the engine's transition (`engine.roll_dice`,
-`engine.score_box`), and emits one row per decision: the sheet's state before the turn (one solver state per column), the
-roll in hand, the re-rolls left and the move played (Game action encoding). A decision is what a
-seat does after a roll: hold some dice and re-roll, or score a box.
+`replay_logs` walks the move logs (`Game.log`, flattened into an int array by the caller), checks every move
+against the rules and plays it through the engine's transition (`engine.roll_dice`, `engine.score_box`), and
+emits one row per decision: the sheet's state before the turn (one solver state per column), the roll in hand,
+the re-rolls left and the move played (Game action encoding). A decision is what a seat does after a roll:
+hold some dice and re-roll, or score a box.
 
 `value_decisions` values each decision from a solved table: decisions are grouped by sheet state
 (the caller sorts them), each group's turn widget is computed once, and every decision of the
@@ -21,7 +21,6 @@ import numpy as np
 
 from ..actions import NUM_HOLDS, box_of_action, score_action_of
 from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
-from ..jit_cache import drop_stale
 from ..engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50, roll_dice,
                       score_box)
 from ..kernels import upper_bonus_gain
@@ -303,13 +302,3 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
                 played_value[d] = p + extra[c, r] + W[c, b, p] + rest[c]
 
 
-def _drop_stale() -> bool:
-    """Flush these kernels' numba cache when the solver, the kernels, the dice or the tables change."""
-    from pathlib import Path
-    here = Path(__file__).resolve().parent
-    sources = sorted(here.glob("*.py")) + [here.parent / f for f in ("kernels.py", "engine.py", "actions.py", "dice.py",
-                                                                     "rules/tables.py")]
-    return drop_stale([replay_logs, value_decisions, _fail], sources, tag="values")
-
-
-_drop_stale()

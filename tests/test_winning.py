@@ -1,0 +1,204 @@
+"""Playing to win: the score distributions of optimal play, and `strong?goal=win` / `goal=target`.
+
+Distributions: their mean and spread are the solver's value and standard deviation, and their
+probabilities are what simulated games of optimal play give. The win curve counts ties as the rules
+share them. The win agent plays the same games batched and one game at a time (every small preset, a
+small rule set with the upper bonus, extra-Yacht bonus and joker, and the knobs rolls_per_turn, teams,
+tiebreak; the full 13-box presets in the slow set), refuses what it cannot play with one message, and
+plays in the environments as an opponent.
+"""
+import json
+
+import numpy as np
+import pytest
+from solver_tables import solve_once, temp_cache
+from test_batched_play import assert_same, both_ways
+
+from agents.registry import AgentSpecError, make_agent
+from yacht_env.dice_source import game_seeds
+from yacht_env.rules import load
+from yacht_env.solver import distributions_for
+from yacht_env.solver.distribution import summary
+from yacht_env.solver.simulate import simulate
+from yacht_env.solver.winning import win_curve
+
+MINI = """\
+extends: yacht
+name: mini
+boxes:
+  - {id: ones, kind: upper, face: 1}
+  - {id: twos, kind: upper, face: 2}
+  - {id: threes, kind: upper, face: 3}
+  - {id: three_of_a_kind, kind: of_a_kind, count: 3, points: sum}
+  - {id: full_house, kind: full_house, points: 25}
+  - {id: yacht, kind: yacht, points: 50}
+  - {id: chance, kind: chance}
+upper_bonus: {threshold: 12, points: 35}
+"""
+
+
+@pytest.fixture(autouse=True)
+def cache():
+    with temp_cache():
+        yield
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rules") / "mini.yaml"
+    path.write_text(MINI)
+    return load(str(path))
+
+
+def dist_of(rules):
+    solution = solve_once(load(rules, columns=1) if rules.columns > 1 else rules)
+    return solution, distributions_for(rules, progress=False)
+
+
+@pytest.mark.parametrize("name", ["classic", "cheerio", "knizia", "mini"])
+def test_distribution_mean_and_sd_are_the_solvers(name, mini):
+    rules = mini if name == "mini" else load(name)
+    solution, dist = dist_of(rules)
+    lo, p = dist.pmf(0)
+    s = summary(lo, p)
+    assert abs(s["mean"] - solution.expected_score) < 1e-4
+    assert abs(s["std"] - solution.std) < 1e-4
+    assert abs(s["mass"] - 1.0) < 1e-5 and dist.lost[0] < 1e-8
+    # every reachable state's mean is its value
+    for state in np.flatnonzero(dist.offset >= 0)[::97]:
+        lo, p = dist.pmf(int(state))
+        assert abs((p * (lo + np.arange(len(p)))).sum() - solution.values[state]) < 1e-3
+
+
+def test_distribution_is_what_simulated_games_score(mini):
+    solution, dist = dist_of(mini)
+    lo, p = dist.pmf(0)
+    scores = simulate(mini, solution, game_seeds(5, last=np.arange(40_000))).astype(np.int64)
+    freq = np.bincount(scores - lo, minlength=len(p))[:len(p)] / len(scores)
+    assert len(scores[scores < lo]) == 0 and len(scores[scores >= lo + len(p)]) == 0
+    # Kolmogorov-Smirnov: the CDFs differ by less than the 99.9% bound for 40,000 games
+    assert np.abs(np.cumsum(freq) - np.cumsum(p)).max() < 1.95 / np.sqrt(len(scores))
+    pct = summary(lo, p)["percentiles"]
+    for q, v in pct.items():
+        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+
+
+@pytest.mark.slow
+def test_yacht_percentiles_agree_with_a_million_games():
+    rules = load("yacht")
+    solution, dist = dist_of(rules)
+    lo, p = dist.pmf(0)
+    scores = simulate(rules, solution, game_seeds(20, last=np.arange(1_000_000))).astype(np.int64)
+    cdf = np.cumsum(p)
+    emp = np.cumsum(np.bincount(scores - lo, minlength=len(p))[:len(p)]) / len(scores)
+    assert np.abs(emp - cdf).max() < 1.95 / np.sqrt(len(scores))
+    for q, v in summary(lo, p)["percentiles"].items():
+        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+
+
+def test_win_curve_shares_ties():
+    # three sheets: two finished (totals 100 and 100), the curve for sheet 0
+    lo = np.zeros(1, np.int32)
+    length = np.ones(1, np.int32)
+    offset = np.zeros(1, np.int64)
+    data = np.ones(1, np.float32)
+    G = np.empty(8)
+    glo, n = win_curve(lo, length, offset, data, np.zeros(3, np.int64), np.array([0, 100, 100]), 0, G)
+    assert (glo, n) == (100, 1) and G[0] == pytest.approx(1 / 3)   # a three-way tie: a third each
+    # one opponent at 100 or 102 with probability 1/2 each
+    lo2 = np.array([0, 0], np.int32)
+    length2 = np.array([1, 3], np.int32)
+    offset2 = np.array([0, 1], np.int64)
+    data2 = np.array([1.0, 0.5, 0.0, 0.5], np.float32)
+    glo, n = win_curve(lo2, length2, offset2, data2, np.array([0, 1]), np.array([0, 100]), 0, G)
+    assert glo == 100 and np.allclose(G[:n], [0.25, 0.5, 0.75])
+
+
+WIN_CONFIGS = [("classic", {}), ("cheerio", {}), ("knizia", {}), ("mini", {}),
+               ("mini", {"rolls_per_turn": 1}), ("mini", {"rolls_per_turn": 2}), ("classic", {"rolls_per_turn": 4}),
+               ("mini", {"tiebreak": "sudden_death"}), ("mini", {"teams": 2}), ("mini", {"joker": "free"})]
+
+
+@pytest.mark.parametrize("name,overrides", WIN_CONFIGS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'preset'}" for n, o in WIN_CONFIGS])
+def test_win_agent_plays_the_same_games_batched_and_per_game(name, overrides, mini):
+    rules = load(mini if name == "mini" else name, **overrides)
+    dist_of(rules)
+    seats = 4 if rules.teams else 3
+    specs = ["strong?goal=win", "strong", "strong?goal=win", "random"][:seats]
+    if rules.teams:
+        specs = ["strong?goal=win", "strong", "random", "strong"]
+    assert_same(*both_ways(rules, specs, game_seeds(31, last=np.arange(5))))
+    assert_same(*both_ways(rules, ["strong?goal=target&score=120", "greedy"], game_seeds(32, last=np.arange(3))))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["yacht", "verhoeff", "kirakuken", "extended"])
+def test_win_agent_same_games_on_the_full_presets(name):
+    rules = load(name)
+    dist_of(rules)
+    assert_same(*both_ways(rules, ["strong?goal=win", "strong", "strong"], game_seeds(33, last=np.arange(4))))
+
+
+def test_win_agent_wins_more_than_strong_at_two_seats():
+    from agents.evaluation import head_to_head
+    rules = load("classic")
+    dist_of(rules)
+    r = head_to_head(make_agent("strong?goal=win"), make_agent("strong"), rules, 400, seed=44, progress=False)
+    assert r["win_rate_a"] > 0.5
+
+
+def test_target_agent_reaches_the_target_more_often(mini):
+    from agents.evaluation import solitaire
+    solution, _ = dist_of(mini)
+    target = int(solution.expected_score + 1.5 * solution.std)
+    hit = {}
+    for spec in ("strong", f"strong?goal=target&score={target}"):
+        run = solitaire(make_agent(spec), mini, 2000, seed=45, progress=False)
+        hit[spec] = float((run["totals"] >= target).mean())
+    assert hit[f"strong?goal=target&score={target}"] > hit["strong"]
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("strong?goal=best", "must be one of points, win, target"),
+    ("strong?goal=target", "goal=target needs score=T"),
+    ("strong?score=200", "score=T goes with goal=target"),
+    ("strong?goal=win&strength=0.5", "full strength only"),
+])
+def test_bad_goal_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_win_agent_refuses_several_columns():
+    agent = make_agent("strong?goal=win")
+    with pytest.raises(ValueError, match="one-column rules"):
+        agent.prepare(load("classic", columns=2), 2)
+
+
+def test_win_agent_plays_as_an_env_opponent():
+    import gymnasium as gym
+    import yacht_env  # noqa: F401 - registers the envs
+    rules = load("classic")
+    dist_of(rules)
+    env = gym.make("YachtVs-v0", rules="classic", opponents=["strong?goal=win"])
+    obs, info = env.reset(seed=3)
+    done, steps = False, 0
+    while not done:
+        mask = info["action_mask"]
+        obs, reward, term, trunc, info = env.step(int(np.flatnonzero(mask)[-1]))
+        done = term or trunc
+        steps += 1
+    assert steps >= len(rules.boxes)
+
+
+def test_solve_distribution_command(capsys):
+    from tournaments.cli import main
+    assert main(["solve", "--rules", "classic", "--distribution", "--json", "--no-progress"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    d = doc["distribution"]
+    assert abs(d["mean"] - doc["expected_score"]) < 1e-4
+    assert abs(sum(d["pmf"]) - 1) < 1e-5
+    assert main(["solve", "--rules", "classic", "--distribution", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "percentiles" in out and "50%:" in out

@@ -1,0 +1,171 @@
+"""Playing the table: the move with the highest chance of finishing first (or of reaching a target score).
+
+The heuristic (after Pawlewicz 2011): every turn after the current one, everyone's, is played by the
+optimal expected-score policy, whose distribution of the points still to come is known at every
+turn-start state (`yacht_env.solver.distribution`). Each other sheet then ends at its total plus an
+independent draw from its state's distribution (a finished sheet is a point mass), so
+
+    G(x) = E[win share | my final score = x] = integral over z in [0, 1] of prod_k (P(X_k < x) + P(X_k = x) z)
+
+(the coefficient of z^t is the chance that exactly t others tie with x and nobody beats it; the share is
+then 1 / (t + 1), as the rules share a tie, and a sudden-death roll-off among t + 1 tied sheets gives
+each the same 1 / (t + 1) on average). With a target T instead of opponents, G(x) = [x >= T].
+
+Inside the current turn the play is exact: the turn widget (`widget.reroll_stages`, the solver's) runs on
+terminal values W(box, points) = sum_i D_s2[i] G(total + gained + lo_s2 + i), the chance of winning after
+writing that box (s2 the state it leads to). Moves whose chances are equal are told apart by their
+expected points (a `TIE` weight per point, far below any chance that matters), so a hopeless or certain
+position is played as `strong` plays it.
+
+G is kept as an array over the scores where it is neither 0 nor 1: [glo, glo + len(G)); below it 0, above
+it 1.
+"""
+import numba as nb
+import numpy as np
+
+from ..dice import NUM_KEEPS, NUM_ROLLS
+from ..kernels import box_options
+from .policy import write_plan
+from .widget import next_state, reroll_stages
+
+TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
+MAX_SHEETS = 8
+
+
+@nb.njit(cache=True)
+def win_curve(lo, length, offset, data, keys, totals, me, G):
+    """Fill G[:n] with the win share of sheet `me` as a function of its final score, from the other sheets'
+    totals and turn-start states keys[k]; returns (glo, n): G[i] is for final score glo + i."""
+    m = 0
+    start = np.empty(MAX_SHEETS, dtype=np.int64)
+    stop = np.empty(MAX_SHEETS, dtype=np.int64)
+    base = np.empty(MAX_SHEETS, dtype=np.int64)
+    glo = -(1 << 40)
+    ghi = -(1 << 40)
+    for k in range(keys.shape[0]):
+        if k == me:
+            continue
+        s = keys[k]
+        base[m] = offset[s]
+        start[m] = totals[k] + lo[s]
+        stop[m] = start[m] + length[s]            # one past the highest final score
+        glo = max(glo, start[m])
+        ghi = max(ghi, stop[m])
+        m += 1
+    if m == 0:
+        return 0, 0
+    n = ghi - glo
+    cdf = np.zeros(MAX_SHEETS)                     # P(X_k < x) as x goes up
+    for j in range(m):
+        for x in range(start[j], glo):
+            cdf[j] += data[base[j] + x - start[j]]
+    c = np.empty(MAX_SHEETS + 1)
+    for i in range(n):
+        x = glo + i
+        c[0] = 1.0
+        for t in range(1, m + 1):
+            c[t] = 0.0
+        for j in range(m):
+            b = 0.0
+            if start[j] <= x < stop[j]:
+                b = data[base[j] + x - start[j]]
+            a = cdf[j]
+            for t in range(j + 1, 0, -1):          # multiply by (a + b z)
+                c[t] = c[t] * a + c[t - 1] * b
+            c[0] *= a
+            cdf[j] = a + b
+        g = 0.0
+        for t in range(m + 1):
+            g += c[t] / (t + 1)
+        G[i] = g
+    return glo, n
+
+
+@nb.njit(cache=True, inline="always")
+def chance_after(G, glo, n, lo, length, offset, data, s2, x0):
+    """Sum over i of D_s2[i] G(x0 + lo[s2] + i): the win chance after a move that ends the turn at s2
+    with a total of x0."""
+    first = x0 + lo[s2]
+    o = offset[s2]
+    m = length[s2]
+    i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
+    i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
+    total = 0.0
+    d = first - glo
+    for i in range(i0, i1):
+        total += data[o + i] * G[d + i]
+    for i in range(i1, m):
+        total += data[o + i]
+    return total
+
+
+@nb.njit(cache=True)
+def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
+               best, choice):
+    """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r]."""
+    n_upper, n_flag, threshold, yacht_points = space
+    gain = prep[0]
+    lo, length, offset, data = dist
+    nbox = T.n_boxes
+    for r in range(NUM_ROLLS):
+        extra[r] = box_options(T, mask, flag == 1, r, opts[r])
+    done[:, :] = False
+    for r in range(NUM_ROLLS):
+        e = extra[r]
+        bestv = -1e300
+        bb = -1
+        for b in range(nbox):
+            p = opts[r, b]
+            if p < 0:
+                continue
+            if e == 0 and done[b, p]:
+                v = Wv[b, p]
+            else:
+                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
+                                p)
+                g = p + gain[b, u, p] + e
+                v = chance_after(G, glo, n, lo, length, offset, data, nx, total + g) + TIE * (g + V[nx])
+                if e == 0:
+                    Wv[b, p] = v
+                    done[b, p] = True
+            if v > bestv:
+                bestv = v
+                bb = b
+        S[0, r] = bestv
+        choice[r] = bb
+    reroll_stages(S, K, kb, best, stages)
+
+
+@nb.njit(cache=True, parallel=True)
+def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_of, plans, chances):
+    """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
+    at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
+    start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
+    other sheets. plans[j, L, r]: the move (Game encoding; a hold as its lowest pattern) with L re-rolls
+    left and roll r; chances[j, L, r]: its chance by this estimate. span: the longest pmf."""
+    n_upper, n_flag = space[0], space[1]
+    nbox, top = T.n_boxes, prep[0].shape[2]
+    lo, length, offset, data = dist
+    stages = plans.shape[1] - 1
+    for j in nb.prange(keys.shape[0]):
+        G = np.empty(span + 1)
+        me = mine[j]
+        if targets[j] >= 0:
+            glo, n = targets[j], 0
+        else:
+            glo, n = win_curve(lo, length, offset, data, keys[j], totals[j], me, G)
+        s = keys[j, me]
+        flag = s % n_flag
+        u = (s // n_flag) % n_upper
+        mask = s // (n_flag * n_upper)
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        Wv = np.empty((nbox, top))
+        done = np.empty((nbox, top), dtype=np.bool_)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        K = np.empty(NUM_KEEPS)
+        kb = np.empty(NUM_KEEPS, dtype=np.int32)
+        win_widget(T, V, space, prep, dist, mask, u, flag, totals[j, me], G, glo, n, stages, opts, extra, Wv, done,
+                   chances[j], K, kb, best, choice)
+        write_plan(T, stages, hold_of, best, choice, plans[j])
