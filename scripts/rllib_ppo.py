@@ -13,7 +13,7 @@ ormsgpack pandas pyarrow pydantic scipy tensorboardX ...`), the project and torc
 
 The env is `Yacht-v0` with its mask in the observation, as RLlib's action-masking module reads it
 (`{"observations": ..., "action_mask": ...}`); the module is RLlib's example `ActionMaskingTorchRLModule`
-(PPO's default encoder and heads, illegal logits set to the float minimum). `--out` gets the policy as a
+(PPO's default encoder, shared by the two heads, and heads; illegal logits set to the float minimum). `--out` gets the policy as a
 project model file (`agents.training.checkpoint.write_model`): the actor's Linear layers become
 `mlp_extractor.policy_net` and `action_net`, the critic's `value_net`, so `learned:` plays it.
 """
@@ -58,8 +58,10 @@ def export(module, rules, out: Path, hidden: list[int], steps: int) -> Path:
     """The RLlib PPO module's weights as a project model file (actor -> policy, critic -> value)."""
     from agents.training.checkpoint import write_model
     state = module.state_dict()
-    actor = linear_layers(state, ("encoder.actor_encoder.", "pi."))
-    critic = linear_layers(state, ("encoder.critic_encoder.", "vf."))
+    if not any(k.startswith("pi.") for k in state):
+        raise SystemExit(f"rllib_ppo.py: error: the module has no policy head to export (keys: {list(state)[:6]})")
+    actor = linear_layers(state, ("encoder.actor_encoder.", "encoder.encoder.", "pi."))   # encoder.encoder: shared
+    critic = linear_layers(state, ("encoder.critic_encoder.", "encoder.encoder.", "vf."))
     named = {}
     for head, layers, last in (("policy_net", actor, "action_net"), ("value_net", critic, "value_net")):
         for i, (w, b) in enumerate(layers[:-1]):
@@ -83,6 +85,7 @@ def main():
 
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core import DEFAULT_MODULE_ID
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
@@ -104,7 +107,9 @@ def main():
         mean = result.get("env_runners", {}).get("episode_return_mean")
         print(f"iteration {i + 1}: {steps} steps, mean score {mean}", flush=True)
     out = Path(args.out)
-    path = export(algo.get_module(), load("yacht"), out, list(args.hidden), steps)
+    module = algo.learner_group._learner.module[DEFAULT_MODULE_ID] if algo.learner_group.is_local else \
+        algo.get_module()                        # the learner's module: the one trained
+    path = export(module, load("yacht"), out, list(args.hidden), steps)
     print(f"wrote {path}: yacht evaluate learned:{path}")
     algo.stop()
     ray.shutdown()
