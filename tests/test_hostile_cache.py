@@ -257,3 +257,33 @@ def test_levels_settings_are_never_written_through_a_link(tiny):
     os.mkfifo(path)
     assert read_settings(rules) == {}             # a FIFO: no hang
     assert write_settings(rules, {}) is False
+
+
+def test_score_distributions_come_back_from_the_cache_and_damaged_files_are_built_again(tiny):
+    from yacht_env.solver import distributions_for
+    from yacht_env.safe_file import FileRefused
+    from yacht_env.solver.cache import distribution_paths
+    _, rules, _ = tiny
+    built = distributions_for(rules, progress=False)
+    data_path, index_path = distribution_paths(rules)
+    assert data_path.is_file() and index_path.is_file()
+    again = distributions_for(rules, progress=False)
+    assert isinstance(again.data, np.memmap) and np.array_equal(again.data, built.data)
+    for name in ("offset", "length", "lo", "lost"):
+        assert np.array_equal(getattr(again, name), getattr(built, name))
+
+    good = data_path.read_bytes()
+    data_path.write_bytes(good[: len(good) // 2])                        # cut off: built again
+    assert np.array_equal(distributions_for(rules, progress=False).data, built.data)
+    assert data_path.read_bytes() == good
+    data_path.unlink()
+    os.mkfifo(data_path)                                                 # a FIFO is never opened to read
+    with pytest.raises(FileRefused, match="FIFO"):
+        distributions_for(rules, progress=False)                        # ... nor written through
+    data_path.unlink()
+    other = data_path.with_name("elsewhere")
+    other.write_bytes(b"mine")
+    data_path.symlink_to(other)
+    with pytest.raises(FileRefused, match="link"):
+        distributions_for(rules, progress=False)
+    assert other.read_bytes() == b"mine"

@@ -146,7 +146,8 @@ def test_a_file_larger_than_any_model_is_refused_unread(tmp_path, loader):
     path = tmp_path / "big.pt"
     with open(path, "wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)    # sparse: no disk used, and never read
-    with pytest.raises(ModelFileError, match=r"big.pt: 1,073,741,825 bytes; a model file may have at most 1,073,741,824 bytes"):
+    with pytest.raises(ModelFileError,
+                       match=r"big.pt: 1,073,741,825 bytes; a model file may have at most 1,073,741,824 bytes"):
         loader(path)
 
 

@@ -12,7 +12,7 @@ DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
     "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
-    "train")}
+    "train", "serve")}
 
 
 def _module(name):
@@ -20,7 +20,8 @@ def _module(name):
 
 
 # extras that provide a missing top-level module
-EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray"}
+EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray",
+          "uvicorn": "web", "starlette": "web"}
 
 
 def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:

@@ -205,29 +205,17 @@ def _index_digest(arrays) -> str:
     return h.hexdigest()
 
 
-def _atomic(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_distributions(dist, rules) -> None:
     """Write the distributions of `rules` beside its values (data first, then the index that names it)."""
     data_path, index_path = distribution_paths(rules)
-    data_path.parent.mkdir(parents=True, exist_ok=True)
     arrays = [getattr(dist, k) for k in INDEX]
     meta = {"version": SOLVER_VERSION, "rules_key": rules_hash(solitaire_rules(rules)),
             "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "seconds": dist.seconds}
-    _atomic(data_path, lambda f: np.save(f, np.ascontiguousarray(dist.data, "<f4")))
-    _atomic(index_path, lambda f: np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays))))
+    with atomic_writer(data_path, "score distributions") as f:
+        np.save(f, np.ascontiguousarray(dist.data, "<f4"))
+    with atomic_writer(index_path, "score distributions' index") as f:
+        np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays)))
 
 
 def load_distributions(rules):
@@ -236,12 +224,20 @@ def load_distributions(rules):
     data_path, index_path = distribution_paths(rules)
     space = StateSpace.of(solitaire_rules(rules).tables)
     try:
-        with np.load(index_path, allow_pickle=False) as z:
+        with open_read(index_path, "score distributions' index", MAX_FILE_BYTES) as f, \
+                np.load(f, allow_pickle=False) as z:
             if set(z.files) != {"meta", *INDEX}:
                 return None
             meta = json.loads(str(z["meta"]))
             arrays = [z[k] for k in INDEX]
-        data = np.load(data_path, mmap_mode="r", allow_pickle=False)
+        with open_read(data_path, "score distributions", MAX_FILE_BYTES) as f:   # regular files only
+            header = HEADERS.get(npy.read_magic(f))
+            if header is None:
+                return None
+            shape, fortran, dtype = header(f)
+            if fortran or len(shape) != 1:
+                return None
+            data = np.memmap(f, dtype=dtype, mode="r", offset=f.tell(), shape=shape)   # outlives the file
     except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
