@@ -13,9 +13,10 @@ ormsgpack pandas pyarrow pydantic scipy tensorboardX ...`), the project and torc
 
 The env is `Yacht-v0` with its mask in the observation, as RLlib's action-masking module reads it
 (`{"observations": ..., "action_mask": ...}`); the module is RLlib's example `ActionMaskingTorchRLModule`
-(PPO's default encoder, shared by the two heads, and heads; illegal logits set to the float minimum). `--out` gets the policy as a
-project model file (`agents.training.checkpoint.write_model`): the actor's Linear layers become
-`mlp_extractor.policy_net` and `action_net`, the critic's `value_net`, so `learned:` plays it.
+(PPO's default encoder, shared by its policy and value heads; illegal logits set to the float minimum).
+`--out` gets the policy as a project model file (`agents.training.checkpoint.write_model`): the actor's
+Linear layers become `mlp_extractor.policy_net` and `action_net`, the critic's `value_net`, so `learned:`
+plays it.
 """
 import argparse
 from pathlib import Path
