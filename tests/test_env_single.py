@@ -196,8 +196,8 @@ def test_bad_arguments_have_clear_messages():
         make(reward="win")
     with pytest.raises(ValueError, match="illegal_action must be one of 'penalize', 'raise', got 'ignore'"):
         make(illegal_action="ignore")
-    with pytest.raises(ValueError, match="render_mode must be one of None, 'ansi', got 'human'"):
-        YachtEnv(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode must be one of None, 'human', 'rgb_array', 'ansi', got 'video'"):
+        YachtEnv(render_mode="video")
     with pytest.raises(ValueError, match="a solitaire game has one sheet"):
         make(teams=2)
     env = make()

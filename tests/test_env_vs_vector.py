@@ -32,6 +32,14 @@ def first_legal(mask):
     return np.array([np.flatnonzero(m)[0] for m in mask], np.int64)
 
 
+def assert_same_info(info, i, single):
+    """Row i of a batched info holds the single env's info, key for key (winners: as a list of seats)."""
+    assert set(single) - {"winners"} <= set(info)
+    for key, value in single.items():
+        if key != "winners":
+            assert np.array_equal(info[key][i], value) and info[f"_{key}"][i], key
+
+
 @pytest.mark.parametrize("kw", [
     {"num_players": 2, "opponents": ["strong"]},
     {"num_players": 3, "opponents": ["random", "greedy"], "seat": 1, "reward": "win"},
@@ -56,9 +64,13 @@ def test_every_table_plays_the_single_env_games(kw):
             if t:
                 ended += 1
                 assert np.array_equal(info["final_obs"][i], o) and info["final_total"][i] == inf["totals"][e.seat]
+                last = info["final_info"]
+                assert info["_final_info"][i] and all(last[f"_{k}"][i] for k in inf)
+                assert last["winners"].tolist()[i] == [s in inf["winners"] for s in range(kw["num_players"])]
+                assert_same_info(last, i, inf)
                 o, inf = e.reset()
             assert np.array_equal(obs[i], o), (step, i)
-            assert np.array_equal(info["action_mask"][i], inf["action_mask"])
+            assert_same_info(info, i, inf)
     assert ended >= n
 
 

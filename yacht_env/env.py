@@ -12,8 +12,9 @@ import numpy as np
 from .actions import action_name, as_action, legal_summary
 from .batch import Batch
 from .engine import ROLLS_USED, TURN, UPPER, YACHT50
-from .game import IllegalMove
+from .game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
+from .render import RENDER_MODES, last_move, renderer
 from .rules import RuleSet, load
 
 OBS_MODES = ("flat", "dict")
@@ -165,10 +166,13 @@ class YachtEnv(gym.Env):
     - `illegal_action`: `"penalize"` (the state is unchanged, the reward is `-illegal_penalty` and
       `info["illegal_action"]` is True) or `"raise"` (`IllegalMove` naming the legal actions).
     - `illegal_penalty`: the penalty, 1.0 by default.
-    - `render_mode`: None or `"ansi"` (`render()` returns the dice and the sheet as text). Another mode
-      raises `RenderModeError`, a ValueError that is also a TypeError: Stable-Baselines3's
-      `make_vec_env("Yacht-v0")` asks for `"rgb_array"` and, on a TypeError, makes the env without
-      a render mode.
+    - `render_mode`: None, `"ansi"` (`render()` returns the dice and the sheet as text), `"rgb_array"`
+      (`render()` returns the picture as an (H, W, 3) uint8 array: the dice with the ones the last re-roll
+      kept marked held, the turn, the rolls left, the last move and the sheet; `yacht_env.render`) or
+      `"human"` (the picture in a pygame window, drawn at every `reset` and `step`, at most
+      `metadata["render_fps"]` a second). The picture modes need pygame (`pip install
+      'yacht-arena[render]'`); Gymnasium's `RecordVideo` records `"rgb_array"` games (with moviepy).
+      Another mode raises `RenderModeError`, a ValueError that is also a TypeError.
 
     `reset(seed=s)` takes an integer 0 .. 2**64 - 1; `reset(options=...)` takes none (None or `{}`;
     anything else raises ValueError). The env pickles with its game in progress (`pickle`,
@@ -185,7 +189,7 @@ class YachtEnv(gym.Env):
     * v0: Initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None, **overrides):
@@ -204,6 +208,8 @@ class YachtEnv(gym.Env):
         self._action = np.zeros(1, np.int64)
         self._stream = None
         self._over = True
+        self._renderer = renderer(render_mode, self.rules, 1, self.metadata["render_fps"], "Yacht-v0")
+        self._move = None
 
     def reset(self, *, seed=None, options=None):
         if seed is not None:
@@ -216,6 +222,9 @@ class YachtEnv(gym.Env):
         else:
             self._batch.next_episode()
         self._over = False
+        self._move = None
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info(False)
 
     def step(self, action):
@@ -229,8 +238,13 @@ class YachtEnv(gym.Env):
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, b.mask[0])}")
         self._action[0] = a
+        before = b.engine.dice[0].copy()
         b.step(self._action)
         self._over = b.terminated.item(0)
+        if not b.illegal.item(0):
+            self._move = last_move(self.rules, "you", before, a)
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), b.rewards.item(0), self._over, False, self._info(b.illegal.item(0))
 
     def action_masks(self) -> np.ndarray:
@@ -255,13 +269,19 @@ class YachtEnv(gym.Env):
                 "illegal_action": illegal}
 
     def render(self):
-        if self.render_mode != "ansi":
+        if self.render_mode is None:
             return None
         if self._stream is None:
             raise RuntimeError("no episode has started; call reset() before render()")
         b, e = self._batch, self._batch.engine
+        if self._renderer is not None:
+            return self._renderer.render(Game.of_table(e, 0), e.dice[0], ["you"], self._move)
         return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],
                             e.preview[0], b.total(0), over=self._over)
+
+    def close(self):
+        if self._renderer is not None:
+            self._renderer.close()
 
 
 def render_sheet(rules: RuleSet, dice, rolls_left: int, turn: int, scores, preview, total: int,

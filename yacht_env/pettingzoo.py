@@ -21,6 +21,7 @@ from .dice_source import game_seed
 from .actions import action_name, as_action, legal_summary, num_actions
 from .env import check_choice, check_render_mode, check_seed, resolve_rules
 from .game import Game, IllegalMove
+from .render import RENDER_MODES, last_move, renderer
 from .table_obs import render_table, seat_obs, seat_space
 from .vs_env import VS_REWARDS
 
@@ -81,13 +82,15 @@ class raw_env(AECEnv):
     ```
     `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`
     and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`;
-    `render_mode`: None or `"ansi"` (`render()` returns the table as text).
+    `render_mode`: None, `"ansi"` (`render()` returns the table as text), `"rgb_array"` (the table as an
+    (H, W, 3) uint8 picture: dice, held marks, whose turn, the last move, every sheet; `yacht_env.render`,
+    pygame) or `"human"` (that picture in a pygame window at every reset and step).
 
     ## Version History
     * v0: Initial version (`metadata["name"]` is "yacht_v0").
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
 
     def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None, **overrides):
         super().__init__()
@@ -106,6 +109,8 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self._stream, self._episode = None, 0
+        self._renderer = renderer(render_mode, r, num_sheets, self.metadata["render_fps"], "yacht_v0")
+        self._move = None
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -132,6 +137,9 @@ class raw_env(AECEnv):
         self.game.roll()
         self._dice = self.game.dice
         self.agent_selection = self.possible_agents[self.game.current_seat]
+        self._move = None
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent):
         seat = self._seat[agent]
@@ -154,6 +162,7 @@ class raw_env(AECEnv):
             raise IllegalMove(f"{agent}: action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, mask)}")
         before = g.sheet_totals()
+        self._move = last_move(self.rules, agent, self._dice, a)
         g.apply(a)
         if g.phase == "roll":
             g.roll()
@@ -176,11 +185,22 @@ class raw_env(AECEnv):
         else:
             self.agent_selection = self.possible_agents[g.current_seat]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self):
-        if self.render_mode != "ansi":
+        if self.render_mode is None:
             return None
-        return render_table(self.game, self._dice, lambda seats: ", ".join(f"player_{s}" for s in seats))
+
+        def label(seats):
+            return ", ".join(f"player_{s}" for s in seats)
+        if self._renderer is not None:
+            g = self.game
+            labels = [label([s for s in range(self.num_players) if g.sheet_of(s) == sheet])
+                      for sheet in range(g.num_sheets)]
+            return self._renderer.render(g, self._dice, labels, self._move)
+        return render_table(self.game, self._dice, label)
 
     def close(self):
-        pass
+        if self._renderer is not None:
+            self._renderer.close()

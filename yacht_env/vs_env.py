@@ -19,6 +19,7 @@ from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_rende
 from .game import Game, IllegalMove
 from .lockstep import PlayerError, play, seating_around, sheet_ranks
 from .players import PerGame, Uniform, batched_player
+from .render import RENDER_MODES, last_move, renderer
 from .rules.tables import Tables
 from .solver.policy import advance_table
 from .step_threads import SliceThreads, post
@@ -229,6 +230,16 @@ class SeatTables:
         self.banked[rows] = total
         return rewards, over, illegal
 
+    def seat_totals(self, rows) -> np.ndarray:
+        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's)."""
+        rows = np.asarray(rows, np.int64)
+        return self.state.totals[rows][:, np.arange(self.num_players) % self.state.num_sheets].astype(np.int64)
+
+    def winners(self, rows) -> np.ndarray:
+        """(len(rows), num_players) bool: the seats in first place at finished tables `rows`."""
+        ranks = sheet_ranks(self.state, np.asarray(rows, np.int64))
+        return ranks[:, np.arange(self.num_players) % self.state.num_sheets] == 1
+
     def outcomes(self, rows) -> np.ndarray:
         """+1 outright win, 0 shared first place, -1 loss, for finished tables."""
         ranks = sheet_ranks(self.state, rows)
@@ -298,14 +309,16 @@ class YachtVsEnv(gym.Env):
     `rules` (a preset, a rules file or a RuleSet) and any rules knob as a keyword; `num_players`
     (2-8); `opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`
     ("points" or "win"); `obs_mode`; `illegal_action` ("penalize" or "raise"); `illegal_penalty`;
-    `render_mode` ("ansi").
+    `render_mode`: "ansi" (every sheet as text), "rgb_array" (the table as an (H, W, 3) uint8 picture: the
+    dice, held marks, whose turn, the learner's last move, every sheet; `yacht_env.render`, pygame) or
+    "human" (that picture in a pygame window at every reset and step).
 
     ## Version History
     * v0: opponents as agent specs, agents or callables, played through the engine's lockstep
       runner; a batched form for `gymnasium.make_vec`.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, rules="yacht", num_players: int = 2, opponents=None, seat=0, reward: str = "points",
                  obs_mode: str = "flat", illegal_action: str = "penalize", illegal_penalty: float = 1.0,
@@ -313,7 +326,7 @@ class YachtVsEnv(gym.Env):
         check_choice("obs_mode", obs_mode, OBS_MODES)
         check_choice("reward", reward, VS_REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
-        check_render_mode(render_mode, ("ansi",))
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         self.tables = SeatTables(self.rules, 1, num_players, opponents, seat, reward)
         self.num_players, self.num_sheets = num_players, self.tables.state.num_sheets
@@ -324,6 +337,8 @@ class YachtVsEnv(gym.Env):
                                   else seat_dict_space(self.rules, self.num_sheets))
         self.game: Game | None = None
         self._one = np.zeros(1, np.int64)
+        self._renderer = renderer(render_mode, self.rules, self.num_sheets, self.metadata["render_fps"], "YachtVs-v0")
+        self._move = None
 
     @property
     def seat(self) -> int:
@@ -342,6 +357,9 @@ class YachtVsEnv(gym.Env):
             t.episodes[0] += 1
         t.start([0])
         self.game = Game.of_table(t.state, 0)
+        self._move = None
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info(False)
 
     def step(self, action):
@@ -355,7 +373,11 @@ class YachtVsEnv(gym.Env):
                                   f"legal: {legal_summary(self.rules, mask)}")
             return self._obs(), -self.illegal_penalty, False, False, self._info(True)
         self._one[0] = a
+        before = self.tables.shown[0].copy()
         rewards, over, _ = self.tables.step(self._one)
+        self._move = last_move(self.rules, "you", before, a)
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), float(rewards[0]), bool(over[0]), False, self._info(False)
 
     def action_masks(self) -> np.ndarray:
@@ -376,10 +398,20 @@ class YachtVsEnv(gym.Env):
         return info
 
     def render(self):
-        if self.render_mode != "ansi":
+        if self.render_mode is None:
             return None
-        return render_table(self.game, self.tables.shown[0],
-                            lambda seats: "you" if self.seat in seats else "seat " + ",".join(map(str, seats)))
+        if self.game is None:
+            raise RuntimeError("no episode has started; call reset() before render()")
+
+        def label(seats):
+            return "you" if self.seat in seats else "seat " + ",".join(map(str, seats))
+        if self._renderer is not None:
+            labels = [label([s for s in range(self.num_players) if self.game.sheet_of(s) == sheet])
+                      for sheet in range(self.num_sheets)]
+            return self._renderer.render(self.game, self.tables.shown[0], labels, self._move)
+        return render_table(self.game, self.tables.shown[0], label)
 
     def close(self):
         self.tables.close()
+        if self._renderer is not None:
+            self._renderer.close()

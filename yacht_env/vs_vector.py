@@ -8,10 +8,13 @@ illegal-action penalty as `YachtVs-v0` (flat observations; illegal actions are a
 every opponent deciding for all the tables where it is to move in one call. Masks: `info["action_mask"]`
 (int8, shape (N, A)) and `envs.action_masks()` (bool).
 
-Autoreset (`AutoresetMode.SAME_STEP`): when table i's game ends, the step returns its reward and
-terminated[i] = True; observation row i is already the learner's first one of the next game (the
-opponents before it have moved), the last observation is in `info["final_obs"][i]` (rows marked by
-`info["_final_obs"]`) and `info["final_total"]` holds the learner's final totals on those rows.
+Info: the keys of `YachtVs-v0` for every table (`action_mask`, `seat`, `totals` per seat, `game_seed`,
+`illegal_action`), each with its `_key` array. Autoreset (`AutoresetMode.SAME_STEP`): when table i's
+game ends, the step returns its reward and terminated[i] = True; observation row i is already the
+learner's first one of the next game (the opponents before it have moved), the last observation is in
+`info["final_obs"][i]` (rows marked by `info["_final_obs"]`), the last info in `info["final_info"]`
+(with `winners`, (N, num_players) bool: the seats in first place) and `info["final_total"]` holds the
+learner's final totals on those rows.
 
 Seeding: `reset(seed=s)` gives table i the stream s + i (a list of seeds gives one stream each): its
 episode k plays the dice of `Game(seed=dice_source.game_seed(s + i, k))`, the games of
@@ -54,7 +57,15 @@ class YachtVsVectorEnv(VectorEnv):
     ## Episode End
     Same-step autoreset: terminated[i] is set on the last move, observation row i is already the next
     game's, the last one is in `info["final_obs"][i]` (rows in `info["_final_obs"]`) and
-    `info["final_total"]` holds the learner's final totals. Never truncated.
+    `info["final_total"]` holds the learner's final totals; the last info is `info["final_info"]` (the keys
+    below plus `winners`, rows in `info["_final_info"]`). Never truncated.
+
+    ## Information
+    `reset` and every step return `YachtVs-v0`'s keys for all N tables, batched as Gymnasium's vector envs
+    batch them, each with its `_key` bool array: `action_mask` (int8, (N, A)), `seat` (the learner's, int64),
+    `totals` (every seat's total, int64 (N, num_players); teammates share their team's), `game_seed`
+    (uint64) and `illegal_action` (bool). `final_info` adds `winners`: (N, num_players) bool, the seats
+    in first place (`YachtVs-v0` gives them as a list of seats).
 
     ## Arguments
     `num_envs`, `num_threads` (when one opponent plays every other seat from kept plans, as `strong`
@@ -101,7 +112,7 @@ class YachtVsVectorEnv(VectorEnv):
         t.streams[:] = np.array([s & 0xFFFFFFFFFFFFFFFF for s in streams], np.uint64)
         t.episodes[:] = 0
         t.start(t.rows)
-        return t.observations(), {"action_mask": t.masks()}
+        return t.observations(), self._info(t.rows, np.zeros(self.num_envs, np.bool_))
 
     def step(self, actions):
         t = self.tables
@@ -110,19 +121,35 @@ class YachtVsVectorEnv(VectorEnv):
         rewards[illegal] = -self.illegal_penalty
         obs = t.observations()
         info = {}
-        if illegal.any():
-            info["illegal_action"] = illegal
         if over.any():
             done = np.flatnonzero(over)
             final = np.zeros_like(obs)
             final[done] = obs[done]
             info["final_obs"], info["_final_obs"] = final, over.copy()
             info["final_total"] = np.where(over, t.learner_totals(), 0)
+            last = self._info(t.rows, illegal)
+            last["action_mask"][:] = 1                # a finished game marks every action legal
+            last["winners"], last["_winners"] = t.winners(t.rows), over.copy()
+            for key in [k for k in last if not k.startswith("_")]:
+                last[key][~over] = 0
+                last[f"_{key}"] = over.copy()
+            info["final_info"], info["_final_info"] = last, over.copy()
             t.episodes[done] += 1
             t.start(done)
             obs[done] = t.observations(done)
-        info["action_mask"] = t.masks()
+        info.update(self._info(t.rows, illegal))
         return obs, rewards, over.copy(), self._truncated.copy(), info
+
+    def _info(self, rows, illegal) -> dict:
+        """`YachtVs-v0`'s info keys for every table, batched as Gymnasium's vector envs batch them (each with
+        its `_key` array, all True): action_mask (int8, (N, A)), seat, totals (per seat, (N, num_players)),
+        game_seed (uint64) and illegal_action (bool)."""
+        t = self.tables
+        info = {"action_mask": t.masks(rows), "seat": t.seat[rows].copy(), "totals": t.seat_totals(rows),
+                "game_seed": t.state.seeds[rows].copy(), "illegal_action": illegal.copy()}
+        for key in list(info):
+            info[f"_{key}"] = np.ones(len(rows), np.bool_)
+        return info
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the learner's legal actions now."""
