@@ -202,3 +202,31 @@ def test_solve_distribution_command(capsys):
     assert main(["solve", "--rules", "classic", "--distribution", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "percentiles" in out and "50%:" in out
+
+
+def test_independent_win_share_counts_ties_as_shared():
+    from tournaments.stats import independent_win_share
+    assert independent_win_share([100], [[100], [100]])[0] == pytest.approx(1 / 3)
+    assert np.allclose(independent_win_share([99, 100, 110, 111], [[90, 110]]), [0.5, 0.5, 0.75, 1.0])
+    assert np.allclose(independent_win_share([5], [[1, 9], [1, 9]]), [0.25])
+
+
+def test_report_explains_the_win_share(tmp_path):
+    from tournaments.config import parse_config
+    from tournaments.report import render
+    from tournaments.run import run_tournament
+    solve_once(load("classic"))
+    cfg = parse_config({"rules": "classic", "entrants": {"win": "strong?goal=win", "a": "strong", "b": "greedy"},
+                        "seats": 3, "games": 20, "seed": 5})
+    run_tournament(cfg, out=tmp_path, progress=False)
+    res = render(tmp_path, analysis=False)
+    ws = res["win_share"]
+    assert set(ws) == {"win", "a", "b"}
+    for w in ws.values():
+        assert w["deals"] == 20 and w["games"] == 60
+        assert w["gain"] == pytest.approx(w["observed"] - w["expected"])
+        assert w["observed_ci95"][0] <= w["observed"] <= w["observed_ci95"][1]
+    # one game in three is won, shared or not: the observed shares add up to 1
+    assert sum(w["observed"] for w in ws.values()) == pytest.approx(1.0)
+    text = (tmp_path / "report.md").read_text()
+    assert "## Win share explained" in text and "gained %" in text
