@@ -32,13 +32,29 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.config import ConfigError
 from yacht_env.actions import NUM_HOLDS, action_name
+from yacht_env.config import ConfigError
 from yacht_env.dice import ROLLS
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
+from yacht_env.safe_file import (
+    FileRefused,
+    NoSuchFile,
+    bounded_lines,
+    open_read,
+    read_text,
+)
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
-from yacht_env.solver.values import EVENT_WIDTH, PROBLEMS, POINTS, BONUS, replay_logs, value_decisions
+from yacht_env.solver.values import (
+    BONUS,
+    EVENT_WIDTH,
+    POINTS,
+    PROBLEMS,
+    replay_logs,
+    value_decisions,
+)
 from yacht_env.solver.widget import prepare
+
+from .records import MAX_RECORD_BYTES
 
 TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
 INACCURACY = 0.5        # expected points lost by one decision: inaccuracy >= 0.5 > ...
@@ -50,6 +66,7 @@ HISTOGRAM = (0.0, TOLERANCE, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, np.inf)  # los
 
 GAMES = "games.jsonl"
 METAS = ("tournament.json", "evaluate.json")
+MAX_META_BYTES = 1 << 20
 ROLL_KEYS = frozenset(("seat", "hold", "dice"))
 SCORE_KEYS = frozenset(("seat", "box", "column", "points", "bonus"))
 
@@ -91,8 +108,8 @@ def read_games(path, rules=None, rules_from: str = "--rules", overrides: dict | 
         if not log.is_file():
             raise AnalysisError(f"{path}: no {GAMES} in this folder (a tournament or `evaluate --out` folder "
                                 f"holds one)")
-    elif path.is_file():
-        folder, log = path.parent, path
+    elif path.exists() or path.is_symlink():
+        folder, log = path.parent, path          # a FIFO, a device: refused as not a regular file when read
     else:
         raise AnalysisError(f"{path}: no such file or folder")
     meta = next((folder / m for m in METAS if (folder / m).is_file()), None) if log.name == GAMES else None
@@ -118,9 +135,9 @@ def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
     block's `hash` or `rules_hash`) must be that of the rules read.
     """
     try:
-        doc = json.loads(meta.read_text())
-    except (OSError, UnicodeDecodeError) as e:
-        raise AnalysisError(f"{meta}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+        doc = json.loads(read_text(meta, MAX_META_BYTES, meta.name))
+    except FileRefused as e:
+        raise AnalysisError(str(e)) from None
     except (json.JSONDecodeError, RecursionError) as e:
         raise AnalysisError(f"{meta}: not valid JSON ({getattr(e, 'msg', 'too deeply nested')})") from None
     body = doc.get("config", doc) if isinstance(doc, dict) else None
@@ -147,31 +164,36 @@ def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
 
 
 def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
-    try:
-        data = log.read_bytes()
-    except OSError as e:
-        raise AnalysisError(f"{log}: cannot read ({e.strerror})") from None
-    lines = data.split(b"\n")
+    """The game records of a games log, streamed a line at a time (each at most MAX_RECORD_BYTES), with
+    their line numbers; a regular file only (a FIFO, a device or a folder is refused)."""
     records, numbers, seen = [], [], set()
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            if i == len(lines) - 1:
-                break  # torn last line: that game was not finished
-            raise AnalysisError(f"{log}: line {i + 1} is not valid JSON; not a games log") from None
-        if not isinstance(rec, dict) or not isinstance(rec.get("log"), list) or not isinstance(rec.get("agents"), list):
-            raise AnalysisError(f"{log}: line {i + 1} is not a game record (a JSON object with 'agents' and 'log', "
-                                f"as `yacht tournament` and `yacht evaluate --out` write); not a games log")
-        key = rec.get("key")
-        if isinstance(key, str):
-            if key in seen:
-                continue
-            seen.add(key)
-        records.append(rec)
-        numbers.append(i + 1)
+    try:
+        with open_read(log, "games log") as f:
+            for number, line in bounded_lines(f, MAX_RECORD_BYTES, str(log), "game record"):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    if not line.endswith(b"\n"):
+                        break  # torn last line: that game was not finished
+                    raise AnalysisError(f"{log}: line {number} is not valid JSON; not a games log") from None
+                if not isinstance(rec, dict) or not isinstance(rec.get("log"), list) or \
+                        not isinstance(rec.get("agents"), list):
+                    raise AnalysisError(f"{log}: line {number} is not a game record (a JSON object with 'agents' "
+                                        f"and 'log', as `yacht tournament` and `yacht evaluate --out` write); not a "
+                                        f"games log")
+                key = rec.get("key")
+                if isinstance(key, str):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                records.append(rec)
+                numbers.append(number)
+    except NoSuchFile:
+        raise AnalysisError(f"{log}: no such file or folder") from None
+    except FileRefused as e:
+        raise AnalysisError(str(e)) from None
     return records, numbers
 
 

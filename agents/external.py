@@ -25,10 +25,12 @@ are killed -- through a cgroup where one is writable, else by the supervisor, a 
 that outlives the bot's descendants' escapes from its process group. If the harness dies in any
 way, the supervisor sees its control pipe close and does the same.
 
-Optional resource limits apply to the bot and everything it starts (see LIMITS): `memory`
-(MiB of address space per process), `cpu` (seconds of CPU time per process), `files` (open
-files per process) and `procs` (processes and threads: of the bot's cgroup when there is one,
-else of the user, as RLIMIT_NPROC counts).
+Resource limits apply to the bot and everything it starts (see LIMITS): `memory` (MiB of address
+space per process), `cpu` (seconds of CPU time per process), `files` (open files per process) and
+`procs` (processes and threads: of the bot's cgroup when there is one, else of the user, as
+RLIMIT_NPROC counts). `memory`, `cpu` and `procs` have defaults (`default_limits`: half the machine's
+memory, a day of CPU time, 256 processes beyond those already running) so that a memory hog or a fork
+bomb never takes the machine down; a spec raises them with a number and lifts one with `inf`.
 """
 import atexit
 import json
@@ -69,7 +71,36 @@ LIMITS = {
     "procs": (1, 1 << 22, "processes", "RLIMIT_NPROC"),
 }
 
+DEFAULT_CPU_SECONDS = 86400
+DEFAULT_PROCS = 256          # processes and threads a bot may start (beyond the user's, without a cgroup)
+
 _LIVE: "weakref.WeakSet[ExternalAgent]" = weakref.WeakSet()
+
+
+def default_limits() -> dict:
+    """The limits a bot gets when its spec names none: memory, half the machine's physical memory (at least
+    1 GiB); cpu, DEFAULT_CPU_SECONDS; procs, DEFAULT_PROCS."""
+    try:
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        ram = 8 << 30
+    return {"memory": max(1024, ram // 2 >> 20), "cpu": DEFAULT_CPU_SECONDS, "procs": DEFAULT_PROCS}
+
+
+def _user_tasks() -> int:
+    """Processes and threads this user runs now (what RLIMIT_NPROC counts), 0 when unknown."""
+    uid, count = os.getuid(), 0
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return 0
+    for pid in entries:
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return count
 
 
 @dataclass(frozen=True)
@@ -88,8 +119,9 @@ class _Overflow(Exception):
 class ExternalAgent(Agent):
     """Plays through an external program. command: a shell-style command line (no shell is used).
 
-    timeout, start_grace: seconds (see the module docstring). memory, cpu, files, procs: optional
-    whole-number limits (LIMITS); None leaves the limit as the harness has it.
+    timeout, start_grace: seconds (see the module docstring). memory, cpu, files, procs: whole-number
+    limits (LIMITS); None takes the default (`default_limits`; files: as the harness has it), `inf` lifts
+    the limit.
     """
 
     name = "external"
@@ -107,8 +139,10 @@ class ExternalAgent(Agent):
         self.command = command
         self.timeout = _seconds("timeout", timeout, positive=True)
         self.start_grace = _seconds("start_grace", start_grace, positive=False)
-        self.limits = {name: _limit(name, value) for name, value in
-                       (("memory", memory), ("cpu", cpu), ("files", files), ("procs", procs)) if value is not None}
+        given = {"memory": memory, "cpu": cpu, "files": files, "procs": procs}
+        self.limits = {name: _limit(name, value) for name, value in {**default_limits(), **{
+            k: v for k, v in given.items() if v is not None}}.items() if value != math.inf}
+        self._default_procs = procs is None
         self.proc: subprocess.Popen | None = None
         self.faults: list[Fault] = []
         self.games = 0
@@ -127,6 +161,8 @@ class ExternalAgent(Agent):
         self._cgroup = bot_supervisor.make_cgroup(procs) if sys.platform.startswith("linux") else None
         rlimits = {LIMITS[name][3]: value * (1 << 20 if name == "memory" else 1) for name, value in self.limits.items()
                    if not (name == "procs" and self._cgroup)}        # the cgroup counts the bot's own processes
+        if "RLIMIT_NPROC" in rlimits and self._default_procs:
+            rlimits["RLIMIT_NPROC"] += _user_tasks()    # without a cgroup the user's own count: the default adds to it
         control_r, self._control = os.pipe()
         settings = {"control": control_r, "cgroup": self._cgroup, "limits": rlimits}
         try:

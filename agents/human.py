@@ -22,6 +22,7 @@ from yacht_env.actions import score_action
 from .base import Agent, View
 
 # (words that name the command, how to type it, what it does); the first word is its name
+MAX_INPUT_CHARS = 1000      # one typed command; a longer line is read through and ignored, never kept
 COMMANDS = (
     (("hold", "h", "keep", "k"), "hold 1 3 5 (h 135)", "keep those dice (positions 1-5 as shown), re-roll the rest"),
     (("roll", "r", "reroll"), "roll (r)", "re-roll all five dice"),
@@ -70,10 +71,22 @@ class HumanAgent(Agent):
         print(text, file=self.out or sys.stdout, flush=True)
 
     def ask(self, prompt: str) -> str:
+        """One line typed after `prompt`, stripped; at most MAX_INPUT_CHARS characters are kept: a longer
+        line is read to its end in bounded pieces, refused with a note, and the prompt shown again.
+        HumanQuit at the end of input."""
         out = self.out or sys.stdout
-        out.write(prompt)
-        out.flush()
-        line = (self.inp or sys.stdin).readline()
+        src = self.inp or sys.stdin
+        while True:
+            out.write(prompt)
+            out.flush()
+            line = src.readline(MAX_INPUT_CHARS + 1)
+            if len(line) <= MAX_INPUT_CHARS or line.endswith("\n"):
+                break
+            while line and not line.endswith("\n"):      # skip the rest, a bounded piece at a time
+                line = src.readline(1 << 16)
+            self.say(f"  that line is longer than {MAX_INPUT_CHARS} characters; it was ignored")
+            if not line:
+                break
         if not line:
             self.say()
             raise HumanQuit("end of input")

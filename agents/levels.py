@@ -41,8 +41,10 @@ from importlib.resources import files
 import numpy as np
 from tqdm import tqdm
 
+from yacht_env.config import ConfigError
 from yacht_env.dice_source import decision_uniforms, game_seeds
 from yacht_env.rules import load, rules_hash
+from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
 from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvable, solution_for
 
 from .base import Agent, BatchView
@@ -54,6 +56,7 @@ DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random ag
 SCALE = 5.0              # temperature at strength 1/2, in expected points
 SHAPE = 1.0              # temperature = SCALE * ((1 - s) / s) ** SHAPE
 DIAL_VERSION = 1         # bump when the dial's play changes: calibrations of another version are not reused
+MAX_SETTINGS_BYTES = 1 << 20   # a calibration is a few hundred bytes
 
 NORMAL_WIN = 0.30        # normal wins 30% of its games against strong
 EASY_WIN = 0.20          # easy wins 20% of its games against normal
@@ -403,8 +406,10 @@ def read_settings(rules, path=None) -> dict:
     damaged entry is left out."""
     path = settings_path(rules) if path is None else path
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        text = read_text(path, MAX_SETTINGS_BYTES, "calibration settings") if isinstance(path, os.PathLike) \
+            else path.read_text()          # package data inside an archive
+        doc = json.loads(text)
+    except (FileRefused, OSError, ValueError, RecursionError):   # missing, not a regular file, too large, not JSON
         return {}
     if not isinstance(doc, dict) or doc.get("rules_hash") != rules_hash(calibration_rules(rules)) \
             or not isinstance(doc.get("settings"), dict):
@@ -431,17 +436,15 @@ def shipped_settings(rules) -> dict:
 
 def write_settings(rules, settings: dict, path=None) -> bool:
     """Keep `settings` ({protocol key: Calibration}) for a rule set (in `path`, default `settings_path(rules)`);
-    False when the folder is not writable."""
+    False when the folder is not writable or the file's name holds something other than a regular file
+    (nothing is written through a link)."""
     path = settings_path(rules) if path is None else path
     crules = calibration_rules(rules)
     doc = {"version": DIAL_VERSION, "rules": crules.name, "rules_hash": rules_hash(crules),
            "settings": {k: c.to_json() for k, c in sorted(settings.items())}}
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmp, path)    # readers never see a half-written file
-    except OSError:
+        write_atomic(path, json.dumps(doc, indent=1) + "\n", "calibration settings")
+    except (OSError, FileRefused):
         return False
     return True
 
@@ -453,13 +456,15 @@ def _locked(rules):
     try:
         import fcntl
         path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(path, "w")
-    except (ImportError, OSError):
+        fd = open_rw(path, "calibration lock")      # never a planted link, FIFO or shared file
+    except (ImportError, OSError, FileRefused):
         yield           # no lock to be had (read-only folder): calibrating twice only costs time
         return
-    with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 _FOUND: dict = {}   # (rules hash, protocol key) -> Calibration found in this process
@@ -525,9 +530,14 @@ class LevelAgent(DialAgent):
         self._strengths = {}
 
     def strength_for(self, rules) -> float:
+        """The strength that hits the target under `rules` (found before the first game: `prepare`); a
+        target out of the dial's reach there is a `ConfigError` naming the reachable range."""
         if rules not in self._strengths:
-            check_reach(rules)
-            self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            try:
+                check_reach(rules)
+                self._strengths[rules] = setting(rules, self.target, self.progress).strength
+            except ValueError as e:
+                raise ConfigError(f"agent {self.name} ({self.target.key})", str(e)) from None
         return self._strengths[rules]
 
 

@@ -6,11 +6,16 @@ resuming) the optimizer's state and the step count. `read_model` opens it as the
 unpickles only what such a file holds -- an OrderedDict of tensors rebuilt from typed storages
 (`torch._utils._rebuild_tensor_v2`, `torch.<Type>Storage`) -- as numpy arrays; any other object in the
 pickle is refused, as `torch.load(weights_only=True)` would refuse it, so no code in the file runs.
+Nothing is allocated past a bound: the file must be a regular file of at most MAX_FILE_BYTES, its
+members' declared sizes together at most what such a file can hold (`check_archive`: torch stores them
+uncompressed, so a few bytes that inflate to gigabytes are refused before any member is read), every
+storage's size matches its member, and the tensors built from the storages together stay in that bound.
 `check_model` then checks every field before a network is built. A model file still comes from
 whoever made it: the weights decide every move, so only play models from sources you trust.
 """
 import json
 import math
+import os
 import pickle
 import zipfile
 from dataclasses import dataclass
@@ -22,6 +27,7 @@ from yacht_env.actions import num_actions
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash
 
 from yacht_env.config import ConfigError
+from yacht_env.safe_file import FileRefused, open_read
 
 from .features import extra_size, observation_size, trained_sheets
 
@@ -29,6 +35,8 @@ FORMAT = "yacht-maskable-ppo/1"
 ACTIVATIONS = ("tanh", "relu")
 MAX_FILE_BYTES = 1 << 30            # weights and Adam's two moments of MAX_PARAMS float32, with room
 MAX_PICKLE_BYTES = 1 << 26
+MAX_INFLATION = 4                   # members may hold at most this many times the file's size (torch: ~1)
+INFLATION_SLACK = 1 << 20
 MAX_JSON_CHARS = 1 << 20
 MAX_WIDTH = 8192                    # units in one hidden layer
 MAX_LAYERS = 16                     # hidden layers per head
@@ -54,31 +62,41 @@ class _Storage:
         self.name = name
 
 
-def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
-    """A tensor of a model file as a numpy array (a copy), after checking it lies inside its storage."""
-    data = storage
-    size, stride = tuple(int(x) for x in size), tuple(int(x) for x in stride)
-    if len(size) != len(stride) or any(s < 0 for s in size) or any(s < 0 for s in stride) or offset < 0:
-        raise pickle.UnpicklingError("a tensor with a negative size, stride or offset")
-    last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
-    if last >= len(data):
-        raise pickle.UnpicklingError("a tensor reaches past the end of its storage")
-    item = data.itemsize
-    return np.lib.stride_tricks.as_strided(data[offset:], shape=size, strides=tuple(s * item for s in stride)).copy()
-
-
 class _Reader(pickle.Unpickler):
-    """Unpickles the data of a torch.save file, allowing only what a state dict needs."""
+    """Unpickles the data of a torch.save file, allowing only what a state dict needs; every storage is
+    read once, and the storages and the tensors copied out of them together stay within `budget` bytes."""
 
-    def __init__(self, file, archive: zipfile.ZipFile, prefix: str):
+    def __init__(self, file, archive: zipfile.ZipFile, prefix: str, budget: int):
         super().__init__(file)
-        self.archive, self.prefix = archive, prefix
+        self.archive, self.prefix, self.budget = archive, prefix, budget
+        self.storages: dict = {}
+
+    def _spend(self, nbytes: int, what: str) -> None:
+        if nbytes > self.budget:
+            raise ValueError(f"{what} would take more memory than the file can hold")
+        self.budget -= nbytes
+
+    def _rebuild_tensor(self, storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
+        """A tensor of a model file as a numpy array (a copy), after checking it lies inside its storage."""
+        data = storage
+        if not isinstance(data, np.ndarray) or not isinstance(offset, int):
+            raise pickle.UnpicklingError("a tensor without a storage")
+        size, stride = tuple(int(x) for x in size), tuple(int(x) for x in stride)
+        if len(size) != len(stride) or any(s < 0 for s in size) or any(s < 0 for s in stride) or offset < 0:
+            raise pickle.UnpicklingError("a tensor with a negative size, stride or offset")
+        last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
+        if last >= len(data):
+            raise pickle.UnpicklingError("a tensor reaches past the end of its storage")
+        item = data.itemsize
+        self._spend(math.prod(size) * item, "a tensor")
+        return np.lib.stride_tricks.as_strided(data[offset:], shape=size,
+                                               strides=tuple(s * item for s in stride)).copy()
 
     def find_class(self, module, name):
         if (module, name) == ("collections", "OrderedDict"):
             return _StateDict
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-            return _rebuild_tensor
+            return self._rebuild_tensor
         if module == "torch" and name in STORAGES and STORAGES[name] is not None:
             return _Storage(name)
         raise pickle.UnpicklingError(f"refused object {module}.{name}")
@@ -88,32 +106,66 @@ class _Reader(pickle.Unpickler):
             raise pickle.UnpicklingError("a storage reference of an unknown form")
         dtype = np.dtype(STORAGES[pid[1].name])
         key, numel = str(pid[2]), int(pid[4])
+        if key in self.storages:
+            data = self.storages[key]
+            if data.dtype != dtype.newbyteorder("<") or len(data) != numel:
+                raise pickle.UnpicklingError(f"storage {key!r} is named twice with different types or sizes")
+            return data
         try:
             info = self.archive.getinfo(f"{self.prefix}data/{key}")
         except KeyError:
             raise pickle.UnpicklingError(f"storage {key!r} is missing") from None
         if numel < 0 or info.file_size != numel * dtype.itemsize:
             raise pickle.UnpicklingError(f"storage {key!r} holds {info.file_size} bytes, not {numel} values")
-        return np.frombuffer(self.archive.read(info), dtype=dtype.newbyteorder("<"))
+        self._spend(info.file_size, f"storage {key!r}")    # checked before a byte of it is read
+        data = np.frombuffer(self.archive.read(info), dtype=dtype.newbyteorder("<"))
+        self.storages[key] = data
+        return data
+
+
+def open_model(path):
+    """A model file opened for reading (binary): a regular file (a FIFO, a device or a folder is refused)
+    not larger than any model file; `ModelFileError` otherwise."""
+    try:
+        return open_read(path, "model file", MAX_FILE_BYTES)
+    except FileRefused as e:
+        if "no such" in e.problem:
+            raise ModelFileError(f"no model file at {str(path)!r}") from None
+        raise ModelFileError(str(e)) from None
 
 
 def model_path(path) -> Path:
-    """The path of a model file that exists and is not larger than any model file (ModelFileError otherwise)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ModelFileError(f"no model file at {str(path)!r}")
-    size = p.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ModelFileError(f"{path}: {size} bytes is larger than any model file `yacht train` writes "
-                             f"(at most {MAX_FILE_BYTES})")
-    return p
+    """The path of a model file that is a regular file, not larger than any model file, whose zip members
+    fit its size (`check_archive`); ModelFileError otherwise."""
+    with open_model(path) as f:
+        try:
+            with zipfile.ZipFile(f) as archive:
+                check_archive(archive, os.fstat(f.fileno()).st_size)
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+            raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "
+                                 f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+    return Path(path)
+
+
+def check_archive(archive: zipfile.ZipFile, file_size: int) -> int:
+    """The bytes a model file's members hold once decompressed (from the zip's directory, before any is
+    read); ValueError when they add up to more than MAX_INFLATION times the file's size (a zip bomb) or
+    more than MAX_FILE_BYTES."""
+    total = sum(info.file_size for info in archive.infolist())
+    bound = min(MAX_FILE_BYTES, MAX_INFLATION * file_size + INFLATION_SLACK)
+    if total > bound:
+        raise ValueError(f"its members decompress to {total:,} bytes, more than a model file of "
+                         f"{file_size:,} bytes can hold ({bound:,})")
+    return total
 
 
 def read_model(path) -> dict:
-    """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays."""
-    p = model_path(path)
+    """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays.
+    The file is opened once (`open_model`) and every allocation is bounded (see the module docstring)."""
+    handle = open_model(path)
     try:
-        with zipfile.ZipFile(p) as archive:
+        with handle, zipfile.ZipFile(handle) as archive:
+            inflated = check_archive(archive, os.fstat(handle.fileno()).st_size)
             names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]
             if len(names) != 1:
                 raise ValueError("no data.pkl record")
@@ -124,7 +176,7 @@ def read_model(path) -> dict:
             if info.file_size > MAX_PICKLE_BYTES:
                 raise ValueError(f"a data record of {info.file_size} bytes")
             with archive.open(info) as f:
-                doc = _Reader(f, archive, prefix).load()
+                doc = _Reader(f, archive, prefix, budget=2 * inflated).load()   # storages + their tensors
     except (zipfile.BadZipFile, pickle.UnpicklingError, ValueError, EOFError, OSError, KeyError, TypeError,
             IndexError, AttributeError, RecursionError, MemoryError, UnicodeDecodeError) as e:
         raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "

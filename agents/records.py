@@ -7,6 +7,8 @@ it): `totals`, `places` (1 = best, ties share), `sheets` (box scores, columns x 
 roll `{"seat", "hold", "dice"}` and every scoring `{"seat", "box", "column", "points", "bonus"}`.
 """
 
+MAX_RECORD_BYTES = 8 << 20   # one game record's JSON line; 8 seats x 3 columns with its move log is ~100 KB
+
 
 def game_record(key: str, table: int, deal: int, rotation: int, seed: int, agents, sheet_of, totals, places, sheets,
                 upper_bonus, extra_bonus, faults, log) -> dict:

@@ -263,7 +263,7 @@ def test_best_score_only_alone(monkeypatch, capsys, data_folder):
     ('{"best": {"abc": {"score": true}}}', "has a bad entry for rules hash 'abc': score True"),
     ('{"best": {"abc": 5}}', "has a bad entry for rules hash 'abc': score None"),
     ("[" * 100_000 + "]" * 100_000, "is not valid JSON"),
-    (" " * (2 << 20), "is too large to be a best-score file"),
+    (" " * (2 << 20), "cannot be read (2,097,152 bytes; a best-score file may have at most 1,048,576 bytes)"),
     (b"\xff\xfe", "cannot be read"),
 ])
 def test_a_damaged_best_file_costs_one_warning(monkeypatch, capsys, data_folder, content, problem):
@@ -281,7 +281,7 @@ def test_a_best_file_that_is_a_folder(monkeypatch, capsys, data_folder):
     (data_folder / "best.json").mkdir(parents=True)
     code, out, err = play_cli(monkeypatch, capsys, ["--vs"] + NO_JOKER, full_game())
     assert code == 0 and "winner: you" in out
-    assert err.count("\n") == 1 and "cannot be read (Is a directory)" in err
+    assert err.count("\n") == 1 and "cannot be read (is a folder, not a best-score file)" in err
 
 
 def test_an_unwritable_data_folder_costs_one_warning(monkeypatch, capsys, tmp_path):

@@ -2,6 +2,7 @@
 detected on load, solved again and replaced, so `yacht solve` and `yacht evaluate strong` just work."""
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -211,3 +212,78 @@ def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
     assert all(p.returncode == 0 for p in procs) and {float(o) for o in outs} == {reference.expected_score}
     (file,) = cache.iterdir()
     assert np.array_equal(read_file(file, rules).values, reference.values)
+
+
+def test_a_link_planted_at_the_cache_path_is_never_written_through(tiny, capsys):
+    path, rules, reference = tiny
+    cached = cache_path(rules)
+    victim = cached.parent.parent / "victim.txt"
+    victim.write_text("keep me")
+    cached.unlink()
+    cached.symlink_to(victim)
+    assert load_file(cached, rules) is None      # a link to something that is not a cache file: a miss
+    assert main(["solve", "--rules", str(path), "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["expected_score"] == reference.expected_score
+    assert victim.read_text() == "keep me" and cached.is_symlink()
+
+
+@pytest.mark.parametrize("make", ["fifo", "device"])
+def test_a_fifo_or_a_device_at_the_cache_path_is_a_miss_without_hanging(tiny, make):
+    _, rules, reference = tiny
+    cached = cache_path(rules)
+    cached.unlink()
+    if make == "fifo":
+        os.mkfifo(cached)
+    else:
+        cached.symlink_to("/dev/zero")
+    with pytest.raises(DamagedCache, match="FIFO" if make == "fifo" else "device"):
+        read_file(cached, rules)
+    assert load_file(cached, rules) is None
+    assert solution_for(rules, progress=False).expected_score == reference.expected_score
+
+
+def test_levels_settings_are_never_written_through_a_link(tiny):
+    from agents.levels import read_settings, settings_path, write_settings
+    _, rules, _ = tiny
+    path = settings_path(rules)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    victim = path.parent.parent / "victim.json"
+    victim.write_text("keep me")
+    path.symlink_to(victim)
+    assert read_settings(rules) == {}             # not a settings file: nothing kept
+    assert write_settings(rules, {}) is False     # refused, nothing written through the link
+    assert victim.read_text() == "keep me"
+    path.unlink()
+    os.mkfifo(path)
+    assert read_settings(rules) == {}             # a FIFO: no hang
+    assert write_settings(rules, {}) is False
+
+
+def test_score_distributions_come_back_from_the_cache_and_damaged_files_are_built_again(tiny):
+    from yacht_env.solver import distributions_for
+    from yacht_env.safe_file import FileRefused
+    from yacht_env.solver.cache import distribution_paths
+    _, rules, _ = tiny
+    built = distributions_for(rules, progress=False)
+    data_path, index_path = distribution_paths(rules)
+    assert data_path.is_file() and index_path.is_file()
+    again = distributions_for(rules, progress=False)
+    assert isinstance(again.data, np.memmap) and np.array_equal(again.data, built.data)
+    for name in ("offset", "length", "lo", "lost"):
+        assert np.array_equal(getattr(again, name), getattr(built, name))
+
+    good = data_path.read_bytes()
+    data_path.write_bytes(good[: len(good) // 2])                        # cut off: built again
+    assert np.array_equal(distributions_for(rules, progress=False).data, built.data)
+    assert data_path.read_bytes() == good
+    data_path.unlink()
+    os.mkfifo(data_path)                                                 # a FIFO is never opened to read
+    with pytest.raises(FileRefused, match="FIFO"):
+        distributions_for(rules, progress=False)                        # ... nor written through
+    data_path.unlink()
+    other = data_path.with_name("elsewhere")
+    other.write_bytes(b"mine")
+    data_path.symlink_to(other)
+    with pytest.raises(FileRefused, match="link"):
+        distributions_for(rules, progress=False)
+    assert other.read_bytes() == b"mine"

@@ -146,7 +146,8 @@ def test_a_file_larger_than_any_model_is_refused_unread(tmp_path, loader):
     path = tmp_path / "big.pt"
     with open(path, "wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)    # sparse: no disk used, and never read
-    with pytest.raises(ModelFileError, match=r"big.pt: 1073741825 bytes is larger than any model file"):
+    with pytest.raises(ModelFileError,
+                       match=r"big.pt: 1,073,741,825 bytes; a model file may have at most 1,073,741,824 bytes"):
         loader(path)
 
 
@@ -187,3 +188,61 @@ def test_the_rules_a_model_was_trained_under(tmp_path):
     assert warning.startswith("model m.pt was trained on rules 'yacht'") and "\n" not in warning
     with pytest.raises(ModelFileError, match=r"cannot play rules 'classic' \(observation 39, actions 43\)"):
         check_rules(doc, load("classic"), "m.pt", insist=True)
+
+
+# ---- bounded reading: zip bombs, shared storages, FIFOs and devices ------------------------------------
+
+def test_members_that_inflate_past_the_file_are_refused_before_any_is_read(tmp_path, raw):
+    import tracemalloc
+    import zipfile
+    plain = tmp_path / "plain.pt"
+    torch.save(raw, plain)
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+        prefix = src.namelist()[0].split("/")[0]
+        dst.writestr(f"{prefix}/data/padding", b"\0" * (64 << 20))   # 64 MB in about 64 KB
+    assert bomb.stat().st_size < 4 << 20
+    tracemalloc.start()
+    try:
+        for reader in (read_model, load_checkpoint):
+            with pytest.raises(ModelFileError, match="decompress to 6[0-9,]+ bytes, more than a model file"):
+                reader(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+
+
+def test_many_tensors_of_one_storage_cannot_multiply_memory(tmp_path, raw):
+    import tracemalloc
+    shared = torch.zeros(1 << 20)                 # 4 MB, saved once
+    path = crafted(tmp_path, raw, lambda d: {**d, "policy": {f"w{i}": shared[:] for i in range(1000)}})
+    assert path.stat().st_size < 8 << 20          # unbounded, the reader would copy 4 GB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match="more memory than the file can hold"):
+            read_model(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak
+
+
+@pytest.mark.parametrize("make", ["fifo", "device", "folder"])
+def test_a_model_path_that_is_not_a_regular_file_is_refused_without_hanging(tmp_path, capsys, make):
+    path = tmp_path / "model.pt"
+    if make == "fifo":
+        os.mkfifo(path)
+    elif make == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    want = {"fifo": "FIFO", "device": "device", "folder": "folder"}[make]
+    for reader in (read_model, load_checkpoint):
+        with pytest.raises(ModelFileError, match=want):
+            reader(path)
+    assert main(["evaluate", f"learned:{path}", "--games", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and want in err[0], err

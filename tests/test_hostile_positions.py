@@ -1,6 +1,7 @@
 """`yacht advise` against positions no game can reach and hostile --state files: each a one-line error with
 exit status 2; and every position a real game reaches is still accepted, with the sheet's own total."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -169,7 +170,10 @@ def test_hostile_state_files(capsys, tmp_path, text, message):
 
 def test_a_folder_or_endless_device_as_state(capsys, tmp_path):
     assert "cannot read --state" in error(capsys, ["--state", str(tmp_path)])
-    assert "is larger than 65536 bytes" in error(capsys, ["--state", "/dev/zero"])
+    assert "cannot read --state /dev/zero: is a device" in error(capsys, ["--state", "/dev/zero"])
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    assert "is a FIFO" in error(capsys, ["--state", str(fifo)])       # refused, never waited on
 
 
 SCALAR = st.none() | st.booleans() | st.integers(-10 ** 30, 10 ** 30) | st.floats() | st.text(max_size=6)

@@ -70,6 +70,18 @@ def test_missing_extra_at_run_time_explains_itself(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def test_serve_without_the_web_extra_names_it_in_one_line(tmp_path):
+    (tmp_path / "uvicorn").mkdir()
+    (tmp_path / "uvicorn" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'uvicorn'\", "
+                                                      "name='uvicorn')\n")
+    code = "import sys; from tournaments.cli import main; sys.exit(main(['serve']))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == ["yacht serve: error: this command needs 'uvicorn', which is not "
+                                               "installed; pip install 'yacht-arena[web]'"]
+
+
 def test_stable_baselines3_is_imported_only_for_training():
     """Only the training code and the SB3 VecEnv adapter import SB3; playing a learned model needs neither it nor
     torch (`agents.model_file` reads the file)."""

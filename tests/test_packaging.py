@@ -41,6 +41,9 @@ def test_wheel_holds_every_preset(wheel):
     assert not [n for n in names if n.startswith(("yacht_env/configs", "configs/"))]
     shipped = {p.name for p in (ROOT / "agents/calibrations").glob("*.json")}
     assert len(shipped) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
+    static = {p.name for p in (ROOT / "tournaments/web/static").iterdir()}
+    assert {"index.html", "app.js", "style.css"} <= static
+    assert {f"tournaments/web/static/{n}" for n in static} <= names      # yacht serve's front end
 
 
 @pytest.mark.slow

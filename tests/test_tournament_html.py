@@ -1,18 +1,14 @@
 """report.html: one self-contained page; in a real headless Chromium (when one is installed) its images load
 and clicking a header re-sorts a table; without a browser the same structure is checked by parsing."""
 import base64
-import os
-import shutil
 import struct
 from html.parser import HTMLParser
 
 import pytest
+from browser import chrome
 
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
 class Page(HTMLParser):
@@ -115,24 +111,6 @@ def test_html_report_structure(report):
     scores = next(t for t in page.tables if t["head"][:2] == ["agent", "games"])
     means = [float(row[3][1]) for row in scores["rows"]]
     assert means == [res["agents"][row[0][0]]["mean"] for row in scores["rows"]]
-
-
-def chrome(profile):
-    """Selenium driving the distribution's headless Chromium, or None when either is missing."""
-    try:
-        from selenium import webdriver
-    except ImportError:
-        return None
-    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-        return None
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run", f"--user-data-dir={profile}"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    return driver
 
 
 def column(driver, table, col):

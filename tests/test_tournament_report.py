@@ -182,7 +182,8 @@ def test_an_unwritable_report_is_one_message(tmp_path, capsys):
     (tmp_path / "report.html").mkdir()
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"yacht report: error: {tmp_path}: cannot write the report (Is a directory: ")
+    assert err.startswith(f"yacht report: error: {tmp_path / 'report.html'}: is a folder; the report file is "
+                          f"written only as a regular file")
     assert err.count("\n") == 1
 
 

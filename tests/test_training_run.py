@@ -215,3 +215,39 @@ def test_a_resume_continues_the_optimizers_rate(run, tmp_path):
     lr = again.model.policy.optimizer.param_groups[0]["lr"]
     was = doc["optimizer"]["param_groups"][0]["lr"]
     assert 1e-4 <= lr <= was
+
+
+def test_a_fresh_run_into_another_runs_folder_is_refused(run, capsys):
+    cfg, trained = run
+    curve = (trained.out / "curve.csv").read_bytes()
+    with pytest.raises(ConfigError, match=r"holds another training run \(run.json and 5 more\).*--resume"):
+        train(load_config("configs/train/smoke.yaml", total_timesteps=STEPS, out=str(trained.out)), progress=False)
+    assert main(["train", "configs/train/smoke.yaml", "--out", str(trained.out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds another training run" in err[0] and "--force" in err[0]
+    assert (trained.out / "curve.csv").read_bytes() == curve
+
+
+def test_force_starts_afresh_without_the_old_curve(tmp_path):
+    from agents.training.run import check_run_folder
+    for name in ("run.json", "curve.csv", "best.json", "last.pt"):
+        (tmp_path / name).write_text("old")
+    with pytest.raises(ConfigError, match="holds another training run"):
+        check_run_folder(tmp_path)
+    check_run_folder(tmp_path, resume=tmp_path / "last.pt")       # resuming it is what the folder is for
+    check_run_folder(tmp_path, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.pt"]
+    check_run_folder(tmp_path / "new")                            # an empty or missing folder is fresh
+
+
+def test_resuming_after_a_depended_on_file_changed_is_refused_naming_it(run, tmp_path):
+    cfg, trained = run
+    out = tmp_path / "resumed"
+    out.mkdir()
+    opponent = tmp_path / "opponent.pt"
+    opponent.write_bytes(b"the model the run began with, since replaced")
+    (out / "run.json").write_text(json.dumps({"starts": [], "files": {str(opponent): "0" * 64}}))
+    cfg2 = load_config("configs/train/smoke.yaml", total_timesteps=STEPS + 1024, out=str(out))
+    with pytest.raises(ConfigError, match=f"{opponent} changed since the run began .*--force"):
+        train(cfg2, resume=trained.out / "last.pt", progress=False)
+    assert sorted(p.name for p in out.iterdir()) == ["run.json"]     # refused before anything was written

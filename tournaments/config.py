@@ -212,7 +212,9 @@ def load_config(spec=None, **changes) -> TournamentConfig:
 def check_agents(config: TournamentConfig, make_agent) -> None:
     """Build every entrant once, so a bad spec fails before any game, and reset it once for the rules,
     so caches an agent fills on first use (the solver's tables) are filled here and not in every worker.
-    A failing reset is left for the games, where it is a forfeit."""
+    A value out of the agent's reach under the rules (a `ConfigError` from its reset or `prepare`: a level
+    target above the optimum) is refused here, naming the entrant; any other failing reset is left for the
+    games, where it is a forfeit."""
     rules = config.ruleset
     for name, spec in config.entrants.items():
         try:
@@ -221,6 +223,11 @@ def check_agents(config: TournamentConfig, make_agent) -> None:
             raise ConfigError(f"entrant {name!r}", f"cannot make agent {spec!r}: {' '.join(str(e).split())}") from None
         try:
             agent.reset(rules, 0, config.seats, seed=0)
+            prepare = getattr(agent, "prepare", None)
+            if prepare is not None:
+                prepare(rules, config.seats)
+        except ConfigError as e:
+            raise ConfigError(f"entrant {name!r}", str(e)) from None
         except Exception:  # noqa: BLE001, S110 - recorded as a forfeit when the games are played
             pass
         close = getattr(agent, "close", None)

@@ -7,6 +7,8 @@ HTML page in `tournaments.html`, so both always say the same things.
 import re
 from dataclasses import dataclass, field
 
+from yacht_env.config import printable
+
 
 @dataclass(frozen=True)
 class Code:
@@ -65,18 +67,31 @@ _MD_SPECIAL = re.compile(r"([\\`*|<>]|\](?=[(\[:]))")
 _MD_EDGE_UNDERSCORE = re.compile(r"(?:^|(?<=\s))_|_(?=\s|$)")
 
 
+def code_span(body: str, in_table: bool = False) -> str:
+    """A Markdown code span showing `body` as written, whatever backticks it holds: the fence is one
+    backtick longer than the longest run in it, and a body that starts or ends with a backtick or a space
+    is padded with one space (CommonMark strips one from each side). Line breaks become spaces, other
+    control characters are shown escaped (`yacht_env.config.printable`), a `|` in a table cell is escaped."""
+    body = printable(body.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
+    if in_table:
+        body = body.replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(body)), default=0) + 1)
+    pad = " " if body[:1] in ("`", " ") or body[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
 def md_text(text: Text, in_table: bool = False) -> str:
     """Markdown for a text; plain runs are escaped so that names cannot turn into markup."""
     if isinstance(text, tuple):
         return "".join(md_text(t, in_table) for t in text)
     if isinstance(text, Code):
-        body = text.text.replace("|", "\\|") if in_table else text.text
-        fence = "``" if "`" in body else "`"
-        pad = " " if fence == "``" else ""
-        return f"{fence}{pad}{body}{pad}{fence}"
+        return code_span(text.text, in_table)
     if isinstance(text, Strong):
         return f"**{md_text(text.text, in_table)}**"
-    escaped = _MD_SPECIAL.sub(r"\\\1", text)
+    escaped = _MD_SPECIAL.sub(r"\\\1", printable(text, keep="\n"))
     escaped = _MD_EDGE_UNDERSCORE.sub(r"\\_", escaped)
     return escaped.replace("\n", " ")
 

@@ -301,6 +301,12 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
         seats = [Guarded(agents[name], seat, budget, forfeits.get(seat)) for seat, name in enumerate(job.agents)]
         _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
+    return record_of(job, game, faults)
+
+
+def record_of(job: Job, game: Game, faults) -> dict:
+    """The store record of `job` played to the end as `game` (faults: per seat None or {error, move});
+    tournaments and the web tables (`tournaments.web`) store their games through it."""
     sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
     return make_record(job, sheet_of, [int(t) for t in game.totals()],
                        placements(game, [f is not None for f in faults]),

@@ -15,6 +15,7 @@ import numpy as np
 from agents.analysis import report_blocks, report_section
 from yacht_env.config import ConfigError, slug
 from yacht_env.rules import rules_hash, rules_label
+from yacht_env.safe_file import write_atomic
 
 from . import document as doc
 from .document import Cell, Code, Image, Section, Strong, Table
@@ -499,11 +500,7 @@ def render(folder, analysis: bool = True) -> dict:
              REPORT_HTML: page(title(res), parts, images), **images}
     try:
         for name, content in files.items():
-            path = folder / name
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
+            write_atomic(folder / name, content, "report file", create_folder=False)   # never through a link
     except OSError as e:
         raise ConfigError(f"{folder}: cannot write the report ({e.strerror}: {e.filename})") from None
     return res

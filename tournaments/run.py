@@ -5,6 +5,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from agents.provenance import digests, spec_files
+
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
 from .report import render
@@ -19,10 +21,12 @@ def default_out(config: TournamentConfig) -> Path:
 
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
                    progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True,
-                   notify=None) -> dict:
+                   notify=None, force: bool = False) -> dict:
     """Play every scheduled game not yet in the store at `out`, then render the report.
 
-    The folder is locked for the whole run (a second run on it is refused). Returns the results (as in
+    The folder is locked for the whole run (a second run on it is refused). The content hashes of the
+    files the entrants depend on (model files, bot scripts) are recorded when the run begins; resuming
+    with one of them changed is refused, naming it, unless `force`. Returns the results (as in
     results.json) plus `run`: this invocation's games (`games_run`, `seconds`, `games_per_second`) and
     `games_kept`, the games an earlier run of the same config had stored; analysis=False leaves the
     move analysis out of the report. notify: called with one line when the run resumes a folder (what
@@ -30,7 +34,8 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
     """
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
-    with Store(out if out is not None else default_out(config)).open(config) as store:
+    files = digests(spec_files(config.entrants.values()))
+    with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
         jobs = schedule(config)
         done = store.records()
         todo = [j for j in jobs if j.key not in done]

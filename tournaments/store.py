@@ -25,8 +25,19 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from agents.provenance import check_unchanged
+from agents.records import MAX_RECORD_BYTES
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
+from yacht_env.safe_file import (
+    NoSuchFile,
+    is_temporary,
+    open_append,
+    open_read,
+    open_rw,
+    read_bytes,
+    write_atomic,
+)
 
 from .config import TournamentConfig, parse_config
 from .schedule import schedule
@@ -34,10 +45,10 @@ from .schedule import schedule
 META = "tournament.json"
 GAMES = "games.jsonl"
 LOCK = "tournament.lock"
-META_TMP = "tournament.tmp"
+META_TMP = "tournament.tmp"                  # earlier versions' temporary tournament.json
 OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
 MAX_META_BYTES = 1 << 20
-MAX_LINE_BYTES = 8 << 20                     # a record of 8 seats x 3 columns with its move log is ~100 KB
+MAX_LINE_BYTES = MAX_RECORD_BYTES
 RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
                "upper_bonus", "extra_bonus", "faults", "log")
 
@@ -92,12 +103,14 @@ class Store:
         return self.folder / LOCK
 
     # ---- opening for writing ---------------------------------------------------------------------
-    def open(self, config: TournamentConfig) -> "Store":
+    def open(self, config: TournamentConfig, files: dict | None = None, force: bool = False) -> "Store":
         """Lock the folder for `config`'s run: create it, or check that it holds the same tournament.
 
         Refuses a path that is not a folder, a folder with files but no `tournament.json`, a folder
-        written for another config, and a folder another run holds. Returns the store (usable as a
-        context manager that closes it)."""
+        written for another config, and a folder another run holds. `files` ({file: sha256} of the files
+        the agents depend on, `agents.provenance`) is recorded in a new folder's tournament.json; resuming
+        refuses when one of the recorded files changed, naming it, unless `force` (then the new contents
+        are recorded). Returns the store (usable as a context manager that closes it)."""
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"{self.folder}: exists and is not a folder")
         self._refuse_foreign_folder()
@@ -115,8 +128,14 @@ class Store:
                         f"{self.folder} holds a different tournament (config hash {have}, this config is "
                         f"{config.hash}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
+                recorded = self.meta().get("files")
+                if recorded is None or force:   # a folder from before files were recorded, or going on knowingly
+                    if files is not None and recorded != files:
+                        self._write_meta(config, files)
+                else:
+                    check_unchanged(recorded, str(self.meta_path))
             else:
-                self._write_meta(config)
+                self._write_meta(config, files)
             self._cut_torn_tail()
         except BaseException:
             self.close()
@@ -149,7 +168,7 @@ class Store:
             raise ConfigError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
         if GAMES in names:
             raise ConfigError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
-        stray = [n for n in names if n not in OWN_FILES]
+        stray = [n for n in names if n not in OWN_FILES and not is_temporary(n)]
         if stray:
             more = f" and {len(stray) - 1} more" if len(stray) > 1 else ""
             raise ConfigError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
@@ -159,7 +178,7 @@ class Store:
         if self._lock_fd is not None:
             return
         try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = open_rw(self.lock_path, "run lock")   # never a planted link, FIFO or shared file
         except OSError as e:
             raise ConfigError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
         try:
@@ -182,16 +201,15 @@ class Store:
             self.close()
             raise disk_error(f"the run lock {self.lock_path}", e) from None
 
-    def _write_meta(self, config: TournamentConfig) -> None:
-        tmp = self.folder / META_TMP
+    def _write_meta(self, config: TournamentConfig, files: dict | None = None) -> None:
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps({"config_hash": config.hash, "config": config.to_dict()}, indent=2) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.meta_path)
+            (self.folder / META_TMP).unlink(missing_ok=True)   # left by a version that wrote it in place
+        except OSError:
+            pass
+        try:
+            doc = {"config_hash": config.hash, "config": config.to_dict(), **({"files": files} if files else {})}
+            write_atomic(self.meta_path, json.dumps(doc, indent=2) + "\n", META, create_folder=False)
         except OSError as e:
-            tmp.unlink(missing_ok=True)
             raise disk_error(f"{self.meta_path}", e) from None
 
     def _cut_torn_tail(self) -> None:
@@ -199,7 +217,7 @@ class Store:
         if not self.games_path.exists():
             return
         try:
-            with open(self.games_path, "rb+") as f:
+            with os.fdopen(open_rw(self.games_path, GAMES, create=False), "rb+") as f:
                 size = f.seek(0, os.SEEK_END)
                 if size == 0:
                     return
@@ -224,15 +242,11 @@ class Store:
     # ---- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict:
         """`tournament.json`, checked to be a JSON object with `config` (a mapping) and `config_hash`."""
-        if not self.meta_path.is_file():
-            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)")
         try:
-            with open(self.meta_path, "rb") as f:
-                raw = f.read(MAX_META_BYTES + 1)
-        except OSError as e:
-            raise ConfigError(f"{self.meta_path}: cannot read ({e.strerror})") from None
-        if len(raw) > MAX_META_BYTES:
-            raise ConfigError(f"{self.meta_path}: larger than {MAX_META_BYTES} bytes; not a file this program wrote")
+            raw = read_bytes(self.meta_path, MAX_META_BYTES, META)   # a regular file, bounded
+        except NoSuchFile:
+            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)") \
+                from None
         try:
             doc = json.loads(raw)
         except (ValueError, RecursionError) as e:   # JSONDecodeError, bad UTF-8, absurd nesting
@@ -269,11 +283,9 @@ class Store:
         expected = self.expected()
         out: dict[str, dict] = {}
         try:
-            f = open(self.games_path, "rb")
-        except FileNotFoundError:
+            f = open_read(self.games_path, "games file")   # a regular file: never a FIFO or a device
+        except NoSuchFile:
             return out
-        except OSError as e:
-            raise ConfigError(f"{self.games_path}: cannot read ({e.strerror})") from None
         with f, gc_paused():
             number = 0
             while True:
@@ -332,7 +344,7 @@ class Store:
 
     def _write(self, lines: list[str]) -> None:
         try:
-            fd = os.open(self.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = open_append(self.games_path, GAMES)   # never through a planted link or into a shared file
         except OSError as e:
             raise disk_error(f"{self.games_path}", e) from None
         try:
@@ -425,5 +437,33 @@ def check_record(rec, expected: Expected) -> str | None:
         expect = sum(map(sum, sheets[s])) + rec["upper_bonus"][s] + rec["extra_bonus"][s]
         if totals[s] != expect:
             return f"totals[{s}] is {str(totals[s])[:40]}, but its sheet and bonuses add up to {expect}"
+    return _places_problem(rec, rules, n, sheets_n)
+
+
+def _places_problem(rec, rules, n: int, sheets_n: int) -> str | None:
+    """What is wrong with a record's places given its totals and faults, or None (see `tournaments.play.
+    placements`): teammates share a place and a sheet total; a sheet with a faulted seat is placed below
+    every other; among the others a higher total is a better place, equal totals share one unless the rules
+    break ties by a roll-off, and every place is 1 + the number of sheets placed better."""
+    places, totals, sheet_of = rec["places"], rec["totals"], rec["sheet_of"]
+    place, total, bad = {}, {}, set()
+    for s in range(n):
+        k = sheet_of[s]
+        if place.setdefault(k, places[s]) != places[s] or total.setdefault(k, totals[s]) != totals[s]:
+            return f"seats {sheet_of.index(k)} and {s} share a sheet but not its place and total"
+        if rec["faults"][s] is not None:
+            bad.add(k)
+    good = [k for k in range(sheets_n) if k not in bad and k in place]
+    for k in bad:
+        if place[k] != len(good) + 1:
+            return f"places: a sheet with a faulted seat is placed {place[k]}, expected {len(good) + 1} (last)"
+    for i in good:
+        if place[i] != 1 + sum(1 for j in good if place[j] < place[i]):
+            return f"places {places} are not a ranking (1 = best, ties share)"
+        for j in good:
+            if total[i] > total[j] and place[i] >= place[j]:
+                return f"places {places} contradict totals {totals}: a higher total has a worse place"
+            if total[i] == total[j] and place[i] != place[j] and rules.tiebreak != "sudden_death":
+                return f"places {places} contradict totals {totals}: equal totals share a place under these rules"
     return None
 

@@ -53,15 +53,29 @@ class ConfigError(ValueError):
 
     def __str__(self) -> str:
         """One line: control characters in any part are escaped, a source or key over 200 characters cut."""
-        parts = [_printable(p, 200 if i < len(self.args) - 1 else None)
+        parts = [printable(p, 200 if i < len(self.args) - 1 else None)
                  for i, p in enumerate(self.args) if p not in (None, "")]
         return ": ".join(parts)
 
 
-def _printable(part, limit) -> str:
-    s = "".join(c.encode("unicode_escape").decode() if unicodedata.category(c).startswith("C") else c
-                for c in str(part))
-    return s if limit is None or len(s) <= limit else s[:limit] + "..."
+def _unprintable(c: str) -> bool:
+    category = unicodedata.category(c)
+    return category[0] == "C" or category in ("Zl", "Zp")
+
+
+def printable(part, limit: int | None = None, keep: str = "") -> str:
+    """`part` as inert text for a terminal or a one-line message: every control, format or unassigned
+    character (Unicode category C: escape sequences, bidi overrides, NUL) and the line and paragraph
+    separators are shown escaped (`\\x1b`, `\\u202e`), except those in `keep` (e.g. "\\n\\t" for a page of
+    text); cut to `limit` characters with "..." when given."""
+    text = str(part)
+    plain = text
+    for c in keep:
+        plain = plain.replace(c, "")
+    if not plain.isprintable():    # the fast path: almost every text is printable as it is
+        text = "".join(c.encode("unicode_escape").decode()
+                       if c not in keep and _unprintable(c) else c for c in text)
+    return text if limit is None or len(text) <= limit else text[:limit] + "..."
 
 
 # --- the reader ------------------------------------------------------------------------------------
@@ -156,33 +170,24 @@ def read_yaml(path, what: str = "file"):
     Refuses what is not a regular file, files over `MAX_FILE_BYTES`, text that is not UTF-8 and
     everything `parse_yaml` refuses; `what` names the file in the error for a missing one.
     """
+    # the one file reader; imported here because it imports this module for ConfigError
+    from .safe_file import read_bytes
+
     source = str(path)
     if not isinstance(path, Traversable):
         path = Path(path)
     if isinstance(path, Path):
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            raise ConfigError(source, f"no such {what}") from None
-        except OSError as e:
-            raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
-        except ValueError:  # a NUL character in the path
-            raise ConfigError(source, f"not a valid path for a {what}") from None
-        if path.is_dir():
-            raise ConfigError(source, f"is a folder, not a {what}")
-        if not path.is_file():
-            raise ConfigError(source, f"not a regular file; a {what} is a YAML file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise ConfigError(source, f"{st.st_size:,} bytes; a {what} may have at most {MAX_FILE_BYTES:,}")
+        raw = read_bytes(path, MAX_FILE_BYTES, what)   # a regular file only, bounded
     elif not path.is_file():
         raise ConfigError(source, f"no such {what}")
-    try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ConfigError(source, f"more than {MAX_FILE_BYTES:,} bytes; a {what} may have at most that")
+    else:
+        try:
+            with path.open("rb") as f:
+                raw = f.read(MAX_FILE_BYTES + 1)
+        except OSError as e:
+            raise ConfigError(source, f"cannot read the {what} ({e.strerror})") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise ConfigError(source, f"more than {MAX_FILE_BYTES:,} bytes; a {what} may have at most that")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

@@ -277,6 +277,11 @@ class Game:
         self.log.append({"seat": seat, "box": name, "column": int(column), "points": points, "bonus": gain - points})
         return gain
 
+    @property
+    def can_undo(self) -> bool:
+        """Whether `undo` would take back a scoring (one was played and no roll since)."""
+        return self._undo is not None
+
     def undo(self) -> None:
         """Take back the last scoring, with the same dice, until the next roll."""
         if self._undo is None:

@@ -8,9 +8,32 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from yacht_env.config import ConfigError
+from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
+
 from .checkpoint import save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
+
+MAX_BEST_BYTES = 1 << 16
+
+
+def read_best(path) -> float:
+    """The best evaluation score kept in a run folder's best.json (-inf when there is none). A file that
+    is not a regular file, too large, or not such a record is a `ConfigError` naming it."""
+    try:
+        text = read_text(path, MAX_BEST_BYTES, "best.json")
+    except NoSuchFile:
+        return -np.inf
+    try:
+        best = json.loads(text)
+        score = best.get("score", best.get("mean"))
+    except (ValueError, RecursionError, AttributeError):
+        score = None
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not np.isfinite(score):
+        raise ConfigError(str(path), "score", "must be a finite number; the file is damaged (delete it to start "
+                                              "the best model afresh)")
+    return float(score)
 
 
 class TrainLoop(BaseCallback):
@@ -33,10 +56,7 @@ class TrainLoop(BaseCallback):
         self.next_eval = (start // cfg.eval_every + 1) * cfg.eval_every
         self.next_ckpt = (start // cfg.checkpoint_every + 1) * cfg.checkpoint_every
         self.best = -np.inf
-        best_file = self.out / "best.json"
-        if best_file.exists():
-            best = json.loads(best_file.read_text())
-            self.best = best.get("score", best["mean"])
+        self.best = read_best(self.out / "best.json")
         self.last_eval = None
         self.last_eval_at = -1
 
@@ -116,6 +136,6 @@ class TrainLoop(BaseCallback):
             save_checkpoint(self.model.policy, self.num_timesteps, self.out / "best.pt", cfg_d, rules_d,
                             with_optimizer=False,
                             extra={**self.extra(), "timesteps": self.num_timesteps, "eval": res.summary()})
-            (self.out / "best.json").write_text(json.dumps({"timesteps": self.num_timesteps, "score": res.score,
-                                                            **res.summary()}, indent=2) + "\n")
+            write_atomic(self.out / "best.json", json.dumps({"timesteps": self.num_timesteps, "score": res.score,
+                                                              **res.summary()}, indent=2) + "\n", "best.json")
         return res

@@ -7,6 +7,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from yacht_env.safe_file import atomic_writer
+
 from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
                           model_rules, policy_shapes, read_model, trained_for)
 from .errors import ModelFileError
@@ -34,7 +36,6 @@ def write_model(path, state_dict: dict, obs_dim: int, n_actions: int, num_timest
     names it (`mlp_extractor.policy_net.0.weight`, ..., `action_net`, `value_net`; `policy_shapes`), kept on the
     CPU; with an optimizer state dict it is a resumable checkpoint. Written to a temporary file, then renamed."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "format": FORMAT,
         "config": json.dumps(config),
@@ -47,9 +48,8 @@ def write_model(path, state_dict: dict, obs_dim: int, n_actions: int, num_timest
     }
     if optimizer is not None:
         doc["optimizer"] = optimizer
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(doc, tmp)
-    tmp.replace(path)
+    with atomic_writer(path, "model file") as f:   # never through a link planted at the path
+        torch.save(doc, f)
     return path
 
 

@@ -1,6 +1,19 @@
 """The learning curve: evaluation means (with 95% CI), rates and, at a table, win shares against env steps, as a PNG."""
 import csv
+import io
+import os
 from pathlib import Path
+
+from yacht_env.safe_file import (
+    NoSuchFile,
+    atomic_writer,
+    open_append,
+    open_read,
+    read_text,
+)
+
+MAX_CURVE_BYTES = 64 << 20      # a row is ~150 bytes: hundreds of thousands of evaluations
+MAX_HEADER_BYTES = 4096
 
 FIELDS = ("timesteps", "wall_seconds", "train_mean", "eval_mean", "eval_ci95", "bonus_rate", "yacht_rate",
           "pct_of_optimal", "win_share", "win_ci95")
@@ -11,21 +24,30 @@ def append_row(path, row: dict) -> None:
     keeps its own)."""
     path = Path(path)
     names = list(FIELDS)
-    if path.exists():
-        with path.open(newline="") as f:
-            names = next(csv.reader(f), names)
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=names, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        w.writerow({k: row.get(k, "") for k in names})
+    try:
+        with open_read(path, "learning curve", MAX_CURVE_BYTES) as f:
+            header = f.readline(MAX_HEADER_BYTES).decode("utf-8", "replace")
+        names = next(csv.reader([header]), None) or names
+        new = False
+    except NoSuchFile:
+        new = True
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=names, extrasaction="ignore")
+    if new:
+        w.writeheader()
+    w.writerow({k: row.get(k, "") for k in names})
+    fd = open_append(path, "learning curve")     # never through a planted link
+    try:
+        os.write(fd, buf.getvalue().encode("utf-8"))
+    finally:
+        os.close(fd)
 
 
 def read_rows(path) -> list[dict]:
-    with Path(path).open() as f:
-        return [{k: (float(v) if v not in ("", "None", None) else None) for k, v in r.items()}
-                for r in csv.DictReader(f)]
+    """The rows of a CSV log (a regular file of at most MAX_CURVE_BYTES), numbers as floats."""
+    text = read_text(path, MAX_CURVE_BYTES, "learning curve")
+    return [{k: (float(v) if v not in ("", "None", None) else None) for k, v in r.items()}
+            for r in csv.DictReader(io.StringIO(text, newline=""))]
 
 
 def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
@@ -76,5 +98,6 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
     ax2.grid(alpha=0.3)
     ax2.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    with atomic_writer(png_path, "learning curve plot") as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)

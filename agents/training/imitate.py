@@ -22,6 +22,7 @@ from yacht_env.dice import HOLD_KEEP, roll_index
 from yacht_env.dice_source import game_seed
 from yacht_env.obs import dice_of_obs, observe_game
 from yacht_env.rules import rules_block
+from yacht_env.safe_file import write_atomic
 
 from ..base import View
 from .checkpoint import new_policy, save_checkpoint
@@ -72,18 +73,20 @@ def record_teacher(cfg, rules, progress: bool = True):
     return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
 
 
-def imitate(cfg, progress: bool = True):
-    """Fit a policy to the teacher's moves; writes the run folder like `train`. Returns a `Trained`."""
+def imitate(cfg, progress: bool = True, force: bool = False):
+    """Fit a policy to the teacher's moves; writes the run folder like `train`, and, like it, refuses a
+    folder that holds another run unless `force` (`check_run_folder`). Returns a `Trained`."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from .run import Trained, _versions, model_record
+    from .run import Trained, _versions, check_run_folder, model_record
     rules = cfg.ruleset
     out = cfg.out_dir
+    check_run_folder(out, None, force)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     cfg_d, rules_d = model_record(cfg, rules)
-    (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
+    write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
     obs = policy_input(obs, dice_of_obs(obs), cfg_d, rules)
@@ -121,12 +124,12 @@ def imitate(cfg, progress: bool = True):
         if res.mean > best:
             best = res.mean
             save_checkpoint(policy, seen, out / "best.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
-            (out / "best.json").write_text(json.dumps({"epoch": epoch, **res.summary()}, indent=2) + "\n")
+            write_atomic(out / "best.json", json.dumps({"epoch": epoch, **res.summary()}, indent=2) + "\n", "best.json")
     save_checkpoint(policy, seen, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
     writer.close()
-    (out / "run.json").write_text(json.dumps({
+    write_atomic(out / "run.json", json.dumps({
         "versions": _versions(), "algo": "bc", "rules": rules_block(rules, cfg.set), "teacher": cfg.bc.teacher,
         "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed,
         "teacher_decisions": n, "samples_seen": seen,
-        "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
+        "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n", "run.json")
     return Trained(policy, res, out)

@@ -28,8 +28,10 @@ import numpy as np
 import torch
 
 from yacht_env.rules import load, rules_block
+from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
 from ..features import FEATURES
+from ..provenance import check_unchanged, digests, spec_files
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
@@ -120,6 +122,25 @@ def _device(cfg: TrainConfig) -> str:
         "cpu" if cfg.device == "auto" else cfg.device
 
 
+MAX_RUN_BYTES = 1 << 20
+
+
+def read_run(path) -> dict | None:
+    """A run folder's run.json (None when there is none), a regular file of at most MAX_RUN_BYTES holding
+    an object with a list of `starts`; anything else is a `ConfigError` naming the file."""
+    try:
+        text = read_text(path, MAX_RUN_BYTES, "run.json")
+    except NoSuchFile:
+        return None
+    try:
+        run = json.loads(text)
+    except (ValueError, RecursionError):
+        run = None
+    if not isinstance(run, dict) or not isinstance(run.get("starts"), list):
+        raise ConfigError(str(path), "starts", "must be a list in a JSON object; the run record is damaged")
+    return run
+
+
 def _versions() -> dict:
     import sb3_contrib
     import stable_baselines3
@@ -169,12 +190,50 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
                           f"total_timesteps is {cfg.total_timesteps}")
 
 
-def train(cfg: TrainConfig, resume=None, progress: bool = True):
-    """Train per `cfg` (resuming from checkpoint `resume` if given); returns a `Trained`."""
+RUN_FILES = ("run.json", "curve.csv", "best.json", "last.pt", "best.pt", "final.pt")
+
+
+def check_run_folder(out: Path, resume=None, force: bool = False) -> None:
+    """Refuse a fresh run (no `resume`) into a folder that holds another training run: its curve would be
+    mixed with the new one's and its record forgotten. `force` starts afresh there knowingly: the old
+    curve and best score are removed (its model files are replaced as the new run writes its own)."""
+    out = Path(out)
+    if resume is not None:
+        return
+    found = [n for n in RUN_FILES if (out / n).exists() or (out / n).is_symlink()]
+    if not found:
+        return
+    if not force:
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        raise ConfigError(str(out), f"holds another training run ({found[0]}{more}); a fresh run there would mix "
+                                    f"its curve with that one's and forget it: resume it with --resume "
+                                    f"{out / 'last.pt'}, give the config another out_dir, or rerun with --force to "
+                                    f"start afresh in it (its curve and best score are replaced)")
+    for name in ("curve.csv", "curve.png", "best.json", "run.json"):
+        try:
+            (out / name).unlink(missing_ok=True)
+        except IsADirectoryError:
+            raise ConfigError(str(out / name), "is a folder; a training run writes a file there") from None
+
+
+def run_files(cfg: TrainConfig) -> dict:
+    """{file: sha256} of the files a training run depends on besides its config: its opponents' model files
+    and bot scripts, and the model it starts from (`agents.provenance`)."""
+    specs = list(cfg.opponents) + ([f"learned:{cfg.warm_start}"] if cfg.warm_start else [])
+    return digests(spec_files(specs))
+
+
+def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = False):
+    """Train per `cfg` (resuming from checkpoint `resume` if given); returns a `Trained`.
+
+    A fresh run into a folder that holds another run is refused (`check_run_folder`; `force` starts afresh).
+    A resumed run is refused when a file it depends on (`run_files`) changed since it began, naming it,
+    unless `force`."""
     from sb3_contrib import MaskablePPO
 
     rules = cfg.ruleset
     out = cfg.out_dir
+    check_run_folder(out, resume, force)
     doc = None
     if resume is not None:
         try:
@@ -182,6 +241,11 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
         except ModelFileError as e:
             raise ConfigError(f"cannot resume: {e}") from e
         _check_resume(doc, cfg, rules, resume)
+    run_file = out / "run.json"
+    run = (read_run(run_file) if doc else None) or {"versions": _versions(), "starts": []}
+    if doc and run.get("files") is not None:
+        check_unchanged(run["files"], str(run_file), force)   # before anything is built or written
+    run["files"] = run_files(cfg)
     device = _device(cfg)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.torch_threads)
@@ -214,15 +278,13 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
     elif cfg.warm_start:
         warm = warm_start(model.policy, cfg.warm_start, cfg, rules)
     cfg_d, rules_d = model_record(cfg, rules)
-    (out / "config.json").write_text(json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n")
-    run_file = out / "run.json"
-    run = json.loads(run_file.read_text()) if (doc and run_file.exists()) else {"versions": _versions(), "starts": []}
+    write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
                           "rules": rules_block(rules, cfg.set),
                           "model_seed": cfg.seed + start, "env_seed": env_seed, "eval_seed": cfg.eval_seed,
                           "warm_start": warm, "device": device,
                           "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
-    run_file.write_text(json.dumps(run, indent=2) + "\n")
+    write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
@@ -250,6 +312,6 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True):
                                   "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
                                   **({"error": error} if error else {}),
                                   "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
-        run_file.write_text(json.dumps(run, indent=2) + "\n")
+        write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
         venv.close()
     return Trained(model, loop.last_eval, out)

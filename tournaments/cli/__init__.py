@@ -5,14 +5,14 @@ import importlib.metadata
 import os
 import sys
 
-from .options import USER_ERRORS, Parser
+from .options import USER_ERRORS, InertOutput, Parser
 
 DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"tournaments.cli.{name}" for name in (
     "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "report",
-    "train")}
+    "train", "serve")}
 
 
 def _module(name):
@@ -20,7 +20,8 @@ def _module(name):
 
 
 # extras that provide a missing top-level module
-EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray"}
+EXTRAS = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "pettingzoo": "multi", "ray": "ray",
+          "uvicorn": "web", "starlette": "web"}
 
 
 def _unavailable(sub, name: str, err: ModuleNotFoundError) -> None:
@@ -66,6 +67,8 @@ def main(argv=None) -> int:
     if getattr(args, "missing", None):
         print(f"yacht {args.command}: error: {args.missing}", file=sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = InertOutput(stdout)     # text from configs, files, bots and people stays inert on the terminal
     try:
         return int(_module(args.command).run(args) or 0)
     except USER_ERRORS as e:
@@ -84,6 +87,9 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        if isinstance(sys.stdout, InertOutput):
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":

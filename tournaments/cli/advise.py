@@ -19,10 +19,17 @@ import numpy as np
 from yacht_env.actions import action_name
 from yacht_env.dice import roll_index
 from yacht_env.obs import yacht_points
+from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
-from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
+from .options import (
+    CommandError,
+    add_common,
+    emit_json,
+    rules_block_from_args,
+    rules_from_args,
+)
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
 MAX_STATE_BYTES = 64 << 10
@@ -76,12 +83,12 @@ def _position(args) -> dict:
 def _read_state(path: str):
     """The JSON document of a --state file: bounded in size, no key given twice."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_STATE_BYTES + 1)
-    except OSError as e:
-        raise CommandError(f"cannot read --state {path}: {e.strerror}") from None
-    if len(raw) > MAX_STATE_BYTES:
-        raise CommandError(f"--state {path} is larger than {MAX_STATE_BYTES} bytes; a position takes a few lines")
+        raw = read_bytes(path, MAX_STATE_BYTES, "--state file")   # a regular file (never a FIFO), bounded
+    except TooLarge:
+        raise CommandError(f"--state {path} is larger than {MAX_STATE_BYTES} bytes; a position takes a few lines") \
+            from None
+    except FileRefused as e:
+        raise CommandError(f"cannot read --state {path}: {e.problem}") from None
 
     def no_twice(pairs):
         keys = [k for k, _ in pairs]

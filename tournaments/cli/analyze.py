@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .options import CommandError, emit_json
 from yacht_env.rules import load, parse_sets, rules_label
+from yacht_env.safe_file import write_atomic
 
 from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, read_games
 
@@ -58,9 +59,8 @@ def run(args) -> int:
     if args.out:
         out = Path(args.out)
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "analysis.json").write_text(json.dumps(doc, indent=2) + "\n")
-            (out / "analysis.txt").write_text(text + "\n")
+            write_atomic(out / "analysis.json", json.dumps(doc, indent=2) + "\n", "analysis file")
+            write_atomic(out / "analysis.txt", text + "\n", "analysis file")
         except OSError as e:
             raise CommandError(f"cannot write to --out {str(out)!r}: {e.strerror}") from None
     if args.json:

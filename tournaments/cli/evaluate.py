@@ -16,6 +16,7 @@ from agents.human import HumanQuit
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
 from yacht_env.rules import rules_label
+from yacht_env.safe_file import atomic_writer, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -75,17 +76,16 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
     for f in faults:
         by_game.setdefault(f["game"], {"error": f"{f['kind']}: {f['cause']}", "move": f["move"]})
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with open(out / "games.jsonl", "w", encoding="utf-8") as fh:
+        with atomic_writer(out / "games.jsonl", "games file") as fh:
             for i in range(len(run_["totals"])):
                 rec = game_record(f"g{i}", 0, i, 0, int(run_["seeds"][i]), [args.agent], [0],
                                   [int(run_["totals"][i])], [1], [run_["boxes"][i].tolist()],
                                   [int(run_["upper_bonus"][i])], [int(run_["extra_bonus"][i])], [by_game.get(i)],
                                   run_["logs"][i])
-                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                fh.write((json.dumps(rec, separators=(",", ":")) + "\n").encode("utf-8"))
         meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
                 "resolved_rules": rules.to_dict()}
-        (out / "evaluate.json").write_text(json.dumps(meta, indent=2) + "\n")
+        write_atomic(out / "evaluate.json", json.dumps(meta, indent=2) + "\n", "evaluate.json")
     except OSError as e:
         raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None
 

@@ -21,6 +21,7 @@ from agents.stats import mean_ci
 from agents.levels import (LEVELS, DialAgent, Target, calibration_rules, check_reach, level_target, optimum,
                           settings_path, settings_with)
 from agents.registry import AgentSpecError, make_agent
+from yacht_env.safe_file import atomic_writer, ensure_folder, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -256,8 +257,7 @@ def _calibrate(args, rules) -> int:
     if args.out:
         out = Path(args.out)
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "calibration.json").write_text(json.dumps(doc, indent=2) + "\n")
+            write_atomic(out / "calibration.json", json.dumps(doc, indent=2) + "\n", "calibration.json")
         except OSError as e:
             raise CommandError(f"cannot write to --out folder {str(out)!r}: {e.strerror}") from None
         doc["files"].append(str(out / "calibration.json"))
@@ -306,10 +306,7 @@ def _write_files(out: Path, rules, runs, doc, args) -> list[str]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise CommandError(f"cannot create --out folder {str(out)!r}: {e.strerror}") from None
+    ensure_folder(out, "--out folder")
     hi = max(int(r["totals"].max()) for r in runs.values())
     bins = np.arange(0, hi + 10, 10)
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -321,7 +318,8 @@ def _write_files(out: Path, rules, runs, doc, args) -> list[str]:
     ax.set_title(f"Solitaire scores under {rules.name!r}, {args.games} games each, identical dice")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "levels_hist.png", dpi=100)
+    with atomic_writer(out / "levels_hist.png", "levels plot") as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
-    (out / "levels.json").write_text(json.dumps(doc, indent=2) + "\n")
+    write_atomic(out / "levels.json", json.dumps(doc, indent=2) + "\n", "levels.json")
     return [str(out / "levels.json"), str(out / "levels_hist.png")]

@@ -9,9 +9,10 @@ import argparse
 import json
 import sys
 
-from yacht_env.config import MAX_SEED, ConfigError
-from ..errors import RunError
+from yacht_env.config import MAX_SEED, ConfigError, printable
 from yacht_env.rules import load, parse_sets, rules_block
+
+from ..errors import RunError
 
 RULES_HELP = ("rule set: a preset name (yacht, classic, ...: `yacht rules --list`) or a rules file named "
               "with a path or a .yaml suffix (./mine.yaml)")
@@ -76,6 +77,26 @@ def rules_from_args(args):
 def rules_block_from_args(args) -> dict:
     """`{"name", "set", "hash"}` of the rules named by --rules/--set, for a command's --json result."""
     return rules_block(rules_from_args(args), parse_sets(args.overrides))
+
+
+class InertOutput:
+    """A text stream that writes to `stream` with every control or escape character escaped (see
+    `yacht_env.config.printable`; newlines and tabs are kept), so no name, spec, file or bot text can move
+    the cursor, recolour, retitle or clear the terminal. Everything else is the stream's own."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable(text, keep="\n\t"))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def emit_json(doc) -> None:

@@ -24,6 +24,7 @@ from yacht_env.actions import NUM_HOLDS
 from yacht_env.config import MAX_SEED
 from yacht_env.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
+from yacht_env.safe_file import FileRefused, NoSuchFile, read_text, write_atomic
 
 from agents.base import View
 from agents.human import HumanAgent, HumanQuit, scorecard
@@ -140,18 +141,14 @@ class BestScores:
         self.entries = self._read(warn=True)
 
     def _read(self, warn: bool) -> dict:
-        problem = None
         try:
-            if not self.path.exists():
-                return {}
-            if self.path.stat().st_size > MAX_BEST_FILE:
-                problem = "is too large to be a best-score file"
-            else:
-                problem, entries = _parse(self.path.read_text(encoding="utf-8"))
-                if problem is None:
-                    return entries
-        except (OSError, UnicodeDecodeError) as e:
-            problem = f"cannot be read ({getattr(e, 'strerror', None) or e})"
+            problem, entries = _parse(read_text(self.path, MAX_BEST_FILE, "best-score file"))
+            if problem is None:
+                return entries
+        except NoSuchFile:
+            return {}
+        except FileRefused as e:     # not a regular file, too large, not UTF-8
+            problem = f"cannot be read ({e.problem})"
         self.usable = False
         if warn:
             _warn(f"{self.path} {problem}; best scores are not kept this session (delete the file to start afresh)")
@@ -172,18 +169,15 @@ class BestScores:
             self.entries = entries
             return None
         entries[key] = {"score": int(score), "rules": rules, "name": name}
-        tmp = self.path.with_name(f".{BEST_FILE}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_atomic(self.path, json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", "best-score file")
+        except FileRefused as e:
+            _warn(f"best score not saved: {e}")
+            self.usable = False
+            return None
         except OSError as e:
             _warn(f"cannot save the best score to {self.path} ({e.strerror or e})")
             self.usable = False
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
             return None
         self.entries = entries
         return old or {"score": None}

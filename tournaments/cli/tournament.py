@@ -26,6 +26,9 @@ def add_parser(sub):
                    help="local process pool (default) or ray")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-analysis", action="store_true", help="leave the move analysis out of the report")
+    p.add_argument("--force", action="store_true",
+                   help="resume even though a model file or bot script an entrant uses changed since the run began "
+                        "(the remaining games are played with the new file)")
     add_common(p, config=True, out="tournament folder (default: runs/<name>-<config hash>; the hash covers the rules, "
                                    "so other rules or overrides get another folder); rerun to resume")
 
@@ -37,7 +40,7 @@ def run(args):
     try:
         res = run_tournament(config, out=folder, workers=args.workers, executor=args.executor,
                              progress=not (args.quiet or args.json), analysis=not args.no_analysis,
-                             notify=lambda line: print(line, file=sys.stderr, flush=True))
+                             notify=lambda line: print(line, file=sys.stderr, flush=True), force=args.force)
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"the games played are kept in {folder}; rerun the same command to resume") from None
     if args.json:

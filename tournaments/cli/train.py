@@ -29,6 +29,9 @@ def add_parser(sub) -> None:
     p.add_argument("--games", type=int, default=None, metavar="N",
                    help="with --evaluate: number of games (default: the config's eval_games)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="start afresh in a folder that holds another run (its curve and best score are replaced), "
+                        "or resume although an opponent's or the warm start's model file changed")
     add_common(p, config=True, out="replace the config's out folder",
                set_help="set a training-config key (eval_every=50000, n_envs=32, device=cuda, ppo.n_steps=16, "
                         "policy.pi=[64,64]: checked as the config's keys are), else a rule key, added to the config's "
@@ -64,9 +67,9 @@ def _train(cfg, args):
         if args.resume:
             raise CommandError("--resume works with algo 'ppo' only; a bc run is short: run it again")
         from agents.training.imitate import imitate
-        return imitate(cfg, progress=not args.no_progress).evaluation
+        return imitate(cfg, progress=not args.no_progress, force=args.force).evaluation
     from agents.training.run import train
-    return train(cfg, resume=args.resume, progress=not args.no_progress).evaluation
+    return train(cfg, resume=args.resume, progress=not args.no_progress, force=args.force).evaluation
 
 
 def _evaluate(cfg, path, games: int):

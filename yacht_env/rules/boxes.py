@@ -60,3 +60,31 @@ class Box:
     def joker_score(self, counts) -> int:
         """Score of a five-of-a-kind played as a joker: the box's value as if the pattern fit."""
         return self._value(counts)
+
+    def counting(self, dice, points: int) -> list[bool]:
+        """Per die of `dice` (faces), whether it counts towards `points`, what the box would score: the dice
+        of the face (upper), the alike dice ("matching"), one die per face of the run (a straight that
+        fits), every die otherwise; none when the box would score 0. Tables fade the others (seed 004)."""
+        if points <= 0:
+            return [False] * len(dice)
+        counts = [sum(1 for d in dice if d == f) for f in range(1, 7)]
+        if self.kind == "upper":
+            return [d == self.face for d in dice]
+        if self.points == "matching":
+            face = max((f + 1 for f in range(6) if counts[f] >= self.count), default=0)
+            left = self.count
+            out = []
+            for d in dice:
+                out.append(d == face and left > 0)
+                left -= out[-1]
+            return out
+        if self.kind == "straight" and self.matches(counts):
+            run = next(set(r) for r in self.runs if all(counts[f - 1] for f in r))
+            out = []
+            for d in dice:
+                out.append(d in run)
+                run.discard(d)
+            return out
+        if self.kind == "two_pairs" and self.matches(counts) and self.points != "sum":
+            return [counts[d - 1] >= 2 for d in dice]
+        return [True] * len(dice)

@@ -22,6 +22,10 @@ from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
             "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat")
 BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike")
+# the keys each kind of box uses besides id and kind: any other is refused, never accepted and ignored
+KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "full_house": ("points", "five_alike"),
+             "two_pairs": ("points",), "straight": ("length", "runs", "points"), "yacht": ("points",),
+             "chance": ("points",)}
 RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
 PRESETS = files(__package__) / "presets"
@@ -145,6 +149,8 @@ def _apply_override(data: dict, key: str, value, source: str):
         boxes = data.get("boxes")
         for b in boxes if isinstance(boxes, list) else []:
             if isinstance(b, dict) and b.get("id") == parts[1]:
+                if parts[2] in ("runs", "length"):          # a straight's runs replace its length, and back
+                    b.pop("length" if parts[2] == "runs" else "runs", None)
                 b[parts[2]] = value
                 return
         raise RuleError(source, key, f"no box {parts[1]!r} to change")
@@ -245,6 +251,15 @@ def _box(source: str, i: int, spec) -> Box:
     five = spec.get("five_alike", False)
     if not isinstance(five, bool) or (five and kind != "full_house"):
         raise RuleError(source, f"{where}.five_alike", "true or false, and only for full_house")
+    unused = [k for k in spec if k not in ("id", "kind", *KIND_KEYS[kind])]
+    if unused:
+        article = "an" if kind[0] in "aeiou" else "a"
+        keys = ", ".join(KIND_KEYS[kind])
+        raise RuleError(source, f"{where}.{unused[0]}",
+                        f"{article} {kind} box does not use {unused[0]} (its keys: id, kind, {keys}); "
+                        f"nothing would change")
+    if "length" in spec and "runs" in spec:
+        raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
     return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five)
 
 

@@ -13,7 +13,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 import numpy.lib.format as npy
 
 from ..rules import rules_hash
+from ..safe_file import FileRefused, NoSuchFile, atomic_writer, open_read
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
@@ -28,6 +28,7 @@ from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
 MAX_META_BYTES = 1 << 16
+MAX_FILE_BYTES = 8 << 30      # the largest state space the solver takes, in float64, with room
 HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
 SUMMARY = ("expected_score", "std", "p_upper_bonus", "p_yacht_50", "expected_extra_yachts", "seconds")
 
@@ -50,37 +51,38 @@ def _digest(values: np.ndarray) -> str:
 
 
 def save(solution: Solution, path: Path) -> None:
-    """Write `solution` to `path` atomically (temporary file, fsync, rename); OSError if it cannot."""
+    """Write `solution` to `path` atomically (temporary file, fsync, rename; `yacht_env.safe_file`); OSError
+    if it cannot, FileRefused when the name holds a link or another kind of file (never written through)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     values = np.ascontiguousarray(solution.values, dtype="<f8")
     meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space.__dict__,
             "sha256": _digest(values), **solution.summary()}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".tmp.npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, values=values, meta=np.array(json.dumps(meta)))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)  # readers never see a half-written file
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path, "solver cache file") as f:   # readers never see a half-written file
+        np.savez(f, values=values, meta=np.array(json.dumps(meta)))
 
 
 def read_file(path: Path, rules=None) -> Solution:
     """The solution stored at `path`, checked: the zip members, the meta JSON and its fields, the state
     space (that of `rules` when given, else within the solver's limits), the values' dtype and shape
     (from the array header, before the array is read), finite values and their checksum.
-    Raises FileNotFoundError when there is no file and DamagedCache when it cannot be used."""
+    Raises FileNotFoundError when there is no file and DamagedCache when it cannot be used (also when it
+    is not a regular file: a FIFO, a device or a folder is never read)."""
     expected = StateSpace.of(solitaire_rules(rules).tables) if rules is not None else None
     try:
-        with zipfile.ZipFile(path) as z:
+        handle = open_read(path, "solver cache file", MAX_FILE_BYTES)
+    except NoSuchFile:
+        raise FileNotFoundError(str(path)) from None
+    except FileRefused as e:
+        raise DamagedCache(e.problem) from None
+    try:
+        with handle, zipfile.ZipFile(handle) as z:
             names = set(z.namelist())
             if names != {"values.npy", "meta.npy"}:
                 raise DamagedCache(f"members {sorted(names)[:4]}, expected meta.npy and values.npy")
             if z.getinfo("meta.npy").file_size > MAX_META_BYTES:
                 raise DamagedCache("meta.npy is too large")
+            if z.getinfo("values.npy").file_size > MAX_FILE_BYTES:
+                raise DamagedCache("values.npy is too large")
             with z.open("meta.npy") as f:
                 meta_text = npy.read_array(f, allow_pickle=False)
             meta = _meta(meta_text, rules)
@@ -96,6 +98,8 @@ def read_file(path: Path, rules=None) -> Solution:
                 shape, fortran, dtype = header(f)
             if shape != (space.size,) or dtype != np.dtype("<f8") or fortran:
                 raise DamagedCache(f"values of shape {shape} and type {dtype}, expected ({space.size},) float64")
+            if z.getinfo("values.npy").file_size > space.size * 8 + 4096:    # decompressed: header and values
+                raise DamagedCache("values.npy is larger than its header says")
             with z.open("values.npy") as f:
                 values = npy.read_array(f, allow_pickle=False)
     except (FileNotFoundError, DamagedCache):
@@ -174,8 +178,8 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
     solution = solve(rules, progress=progress)
     try:
         save(solution, path)
-    except OSError:
-        pass  # a read-only or full cache folder only costs a re-solve next time
+    except (OSError, FileRefused):
+        pass  # a read-only or full cache folder, or a planted link, only costs a re-solve next time
     return solution
 
 
@@ -201,29 +205,17 @@ def _index_digest(arrays) -> str:
     return h.hexdigest()
 
 
-def _atomic(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_distributions(dist, rules) -> None:
     """Write the distributions of `rules` beside its values (data first, then the index that names it)."""
     data_path, index_path = distribution_paths(rules)
-    data_path.parent.mkdir(parents=True, exist_ok=True)
     arrays = [getattr(dist, k) for k in INDEX]
     meta = {"version": SOLVER_VERSION, "rules_key": rules_hash(solitaire_rules(rules)),
             "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "seconds": dist.seconds}
-    _atomic(data_path, lambda f: np.save(f, np.ascontiguousarray(dist.data, "<f4")))
-    _atomic(index_path, lambda f: np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays))))
+    with atomic_writer(data_path, "score distributions") as f:
+        np.save(f, np.ascontiguousarray(dist.data, "<f4"))
+    with atomic_writer(index_path, "score distributions' index") as f:
+        np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays)))
 
 
 def load_distributions(rules):
@@ -232,12 +224,20 @@ def load_distributions(rules):
     data_path, index_path = distribution_paths(rules)
     space = StateSpace.of(solitaire_rules(rules).tables)
     try:
-        with np.load(index_path, allow_pickle=False) as z:
+        with open_read(index_path, "score distributions' index", MAX_FILE_BYTES) as f, \
+                np.load(f, allow_pickle=False) as z:
             if set(z.files) != {"meta", *INDEX}:
                 return None
             meta = json.loads(str(z["meta"]))
             arrays = [z[k] for k in INDEX]
-        data = np.load(data_path, mmap_mode="r", allow_pickle=False)
+        with open_read(data_path, "score distributions", MAX_FILE_BYTES) as f:   # regular files only
+            header = HEADERS.get(npy.read_magic(f))
+            if header is None:
+                return None
+            shape, fortran, dtype = header(f)
+            if fortran or len(shape) != 1:
+                return None
+            data = np.memmap(f, dtype=dtype, mode="r", offset=f.tell(), shape=shape)   # outlives the file
     except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \

@@ -1,0 +1,84 @@
+"""Provenance: the content hashes of the files a run's agents depend on, recorded when the run begins and
+checked when it resumes, so a run never silently plays its remaining games with a changed model file or
+bot script under the same entrant name.
+
+    files = spec_files(["learned:runs/a/best.pt", "external:python bots/mine.py", "strong"])
+    recorded = digests(files)                        # {"runs/a/best.pt": "<sha256>", "bots/mine.py": ...}
+    check_unchanged(recorded, "runs/t1/tournament.json", force=False)   # ConfigError naming a changed file
+
+Rules need no entry here: runs record their rules by meaning (the rule set itself and its hash), so an
+edited rules file is already another run.
+"""
+import shlex
+from pathlib import Path
+
+from yacht_env.config import ConfigError
+from yacht_env.safe_file import FileRefused, file_digest
+
+from .model_file import MAX_FILE_BYTES
+from .registry import parse_spec
+
+MAX_SCRIPT_BYTES = MAX_FILE_BYTES       # a bot's script or program is hashed in pieces; bounded all the same
+
+
+def spec_files(specs) -> list[str]:
+    """The files the agent specs depend on, in order, each once: a `learned:` spec's model file (for every
+    learned agent, also one inside a look-ahead), and every word of an `external:` command that names an
+    existing regular file by a path (the script a bot runs, a program given by its path)."""
+    out: list[str] = []
+    for spec in specs:
+        try:
+            name, _, argument = parse_spec(spec)
+        except ValueError:
+            continue             # refused where the agent is made, with its own message
+        if name == "learned" and argument:
+            out.append(argument)
+        elif name == "external" and argument:
+            try:
+                words = shlex.split(argument)
+            except ValueError:
+                continue
+            out += [w for w in words if ("/" in w or "." in w) and Path(w).is_file()]
+    return list(dict.fromkeys(out))
+
+
+def digests(files) -> dict[str, str]:
+    """{file: SHA-256 of its content}; a file that cannot be read is left out (making its agent fails with
+    its own message)."""
+    out = {}
+    for f in files:
+        try:
+            out[f] = file_digest(f, MAX_SCRIPT_BYTES, "agent file")
+        except FileRefused:
+            continue
+    return out
+
+
+def changed(recorded: dict, now: dict | None = None) -> list[str]:
+    """Lines naming each recorded file whose content is not what it was (or that is gone)."""
+    now = digests(recorded) if now is None else now
+    lines = []
+    for f, was in recorded.items():
+        if f not in now:
+            lines.append(f"{f} is gone or unreadable (it was sha256 {was[:12]})")
+        elif now[f] != was:
+            lines.append(f"{f} changed since the run began (sha256 {was[:12]} then, {now[f][:12]} now)")
+    return lines
+
+
+def check_unchanged(recorded, where: str, force: bool = False) -> None:
+    """Refuse to resume a run when a file its agents depend on changed: `ConfigError` naming the first
+    such file, and how to go on. `recorded` is the {file: sha256} the run began with (from `where`);
+    `force` goes on knowingly."""
+    if not isinstance(recorded, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in recorded.items()):
+        raise ConfigError(where, "files", "must be a mapping of file to its sha256; the file is damaged")
+    if force:
+        return
+    problems = changed(recorded)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(where, f"{problems[0]}{more}; the games still to play would use other agents under "
+                                 f"the same names: restore the file, play into a new folder, or rerun with "
+                                 f"--force to go on knowingly")
+

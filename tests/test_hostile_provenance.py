@@ -1,0 +1,128 @@
+"""Provenance and consistency: a resumed tournament refuses a model file or bot script that changed since the
+run began (naming it; --force goes on knowingly), and store records whose places contradict their totals
+are refused, never counted."""
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agents.provenance import changed, check_unchanged, digests, spec_files
+from tournaments.cli import main
+from tournaments.config import parse_config
+from tournaments.run import run_tournament
+from tournaments.store import GAMES, META, Store, check_record
+from yacht_env.config import ConfigError
+
+SHIPPED = Path(__file__).resolve().parent.parent / "models" / "bc-strong.pt"
+
+
+def test_spec_files_names_model_files_and_bot_scripts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("bot.py").write_text("print()\n")
+    Path("m.pt").write_bytes(b"x")
+    specs = ["learned:m.pt", "learned?lookahead=2:m.pt", "external?timeout=2:python bot.py --fast", "strong",
+             "external:python -c 'print()'", "not a spec ?&"]
+    assert spec_files(specs) == ["m.pt", "bot.py"]
+
+
+def test_a_changed_or_missing_file_is_named_and_force_goes_on(tmp_path):
+    f = tmp_path / "m.pt"
+    f.write_bytes(b"one")
+    recorded = digests([str(f)])
+    assert changed(recorded) == []
+    check_unchanged(recorded, "t.json")
+    f.write_bytes(b"two")
+    with pytest.raises(ConfigError, match=r"m.pt changed since the run began .*--force") as e:
+        check_unchanged(recorded, "t.json")
+    assert str(e.value).startswith("t.json: ") and "\n" not in str(e.value)
+    check_unchanged(recorded, "t.json", force=True)
+    f.unlink()
+    f.mkdir()                                    # replaced by a folder: gone as a file
+    assert "is gone or unreadable" in changed(recorded)[0]
+    with pytest.raises(ConfigError, match="files: must be a mapping"):
+        check_unchanged(["m.pt"], "t.json")
+
+
+@pytest.fixture
+def learned_run(tmp_path):
+    """A finished one-game tournament of a learned model (a copy of the shipped one) against random."""
+    model = tmp_path / "model.pt"
+    shutil.copyfile(SHIPPED, model)
+    cfg = parse_config({"entrants": [{"name": "net", "agent": f"learned:{model}"}, "random"], "games": 1, "seed": 2})
+    out = tmp_path / "run"
+    run_tournament(cfg, out=out, progress=False, analysis=False)
+    return cfg, out, model
+
+
+def test_resuming_with_a_changed_model_file_is_refused_naming_it(learned_run, capsys):
+    cfg, out, model = learned_run
+    meta = json.loads((out / META).read_text())
+    assert meta["files"] == digests([str(model)])
+    games = (out / GAMES).read_bytes()
+    model.write_bytes(model.read_bytes() + b"\0")          # another file under the same entrant name
+    with pytest.raises(ConfigError, match=f"{model} changed since the run began"):
+        run_tournament(cfg, out=out, progress=False, analysis=False)
+    assert (out / GAMES).read_bytes() == games
+    res = run_tournament(cfg, out=out, progress=False, analysis=False, force=True)
+    assert res["run"]["games_run"] == 0
+    assert json.loads((out / META).read_text())["files"] == digests([str(model)])   # the new content, knowingly
+    run_tournament(cfg, out=out, progress=False, analysis=False)                    # and now it is the run's
+
+
+@pytest.fixture(scope="module")
+def store_and_record(tmp_path_factory):
+    out = tmp_path_factory.mktemp("places") / "run"
+    run_tournament(parse_config({"entrants": ["first", "best", "random"], "games": 2, "seed": 5, "seats": 3}),
+                   out=out, progress=False, factory="tournament_agents:make_agent")
+    store = Store(out)
+    rec = next(r for r in store.records().values() if len(set(r["totals"])) == len(r["totals"]))
+    return store.expected(), rec
+
+
+def flipped(rec):
+    r = copy.deepcopy(rec)
+    best, worst = r["places"].index(1), r["places"].index(max(r["places"]))
+    r["places"][best], r["places"][worst] = r["places"][worst], r["places"][best]
+    return r
+
+
+def shared(rec):
+    r = copy.deepcopy(rec)
+    r["places"] = [1] * len(r["places"])
+    return r
+
+
+def gap(rec):
+    r = copy.deepcopy(rec)
+    r["places"] = [1 if p == 1 else len(r["places"]) for p in r["places"]]   # 1, 3, 3: no place 2
+    return r
+
+
+def faulted_first(rec):
+    r = copy.deepcopy(rec)
+    r["faults"][r["places"].index(1)] = {"error": "timeout", "move": 0}
+    return r
+
+
+@pytest.mark.parametrize("change, message", [
+    (flipped, "a higher total has a worse place"), (shared, "equal totals|higher total"),
+    (gap, "not a ranking|worse place"), (faulted_first, "a sheet with a faulted seat is placed 1"),
+])
+def test_records_whose_places_contradict_their_totals_are_refused(store_and_record, change, message):
+    expected, rec = store_and_record
+    assert check_record(rec, expected) is None
+    problem = check_record(change(rec), expected) or ""
+    assert any(m in problem for m in message.split("|")), problem
+
+
+def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record, tmp_path, capsys):
+    expected, rec = store_and_record
+    folder = tmp_path / "flip"
+    folder.mkdir()
+    (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
+    (folder / GAMES).write_text(json.dumps(flipped(rec)) + "\n")
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 1" in err[0] and "worse place" in err[0]

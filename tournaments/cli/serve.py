@@ -1,0 +1,46 @@
+"""`yacht serve`: the web tables (lobby, live tables with CPU seats, invite links, spectators, the analysis
+board, watched tournaments) in one process, on http://127.0.0.1:8000/ by default. Needs the `[web]` extra.
+
+Tables and finished games live in `--data` (default: `$YACHT_DATA_DIR/web`, as `yacht play` keeps its
+files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tournament store's format
+(`yacht analyze`, `show` and `report` read them). `--config FILE` lists the CPU players the lobby
+offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
+folders to show, and the server's limits (docs/web.md).
+"""
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from .options import CommandError
+from .play import data_dir
+
+
+def add_parser(sub):
+    p = sub.add_parser("serve", help="web tables for people and CPU players (open the printed URL)",
+                       description="Serve the web tables: open a table, add CPU players, send an invite link, "
+                                   "watch, and look at every finished game on the analysis board.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine "
+                                                        "only; 0.0.0.0 lets other machines in)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    p.add_argument("--data", default=None, metavar="DIR",
+                   help="folder of tables and finished games (default: the data folder of yacht play, /web)")
+    p.add_argument("--config", default=None, metavar="FILE", help="serve config (YAML): cpus, allow_external, "
+                                                                   "tournaments, max_tables, max_connections")
+
+
+def run(args) -> int:
+
+    from tournaments.web.app import MAX_FRAME, ServeConfig, create_app
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port must be 0..65535, got {args.port}")
+    config = ServeConfig.read(args.config) if args.config else ServeConfig()
+    data = Path(args.data) if args.data else data_dir() / "web"
+    app = create_app(data, config)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"yacht serve: listening on {args.host}: other machines can reach these tables", file=sys.stderr)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"yacht serve: open http://{host}:{args.port}/  (tables in {data}; Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=MAX_FRAME,
+                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
+    return 0

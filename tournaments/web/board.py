@@ -1,0 +1,41 @@
+"""What the analysis board and the tournament view show: plain data read from the store.
+
+`game_analysis` is `yacht analyze`'s and `yacht show`'s analysis of one stored web game (accuracy, points
+lost, ?!/?/?? marks, the best move at every decision) with the record, so the page can replay it move by
+move. `tournament_view` is a tournament folder's standings (`tournaments.stats.standings`) and its games,
+read afresh on every call, so a running tournament's standings follow its store.
+"""
+import re
+from pathlib import Path
+
+from agents.analysis import MARKS, analyze_game, read_games
+from tournaments.stats import standings
+from tournaments.store import Store
+
+FOLDER = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9]{1,9}")
+MAX_GAMES_LISTED = 500
+
+
+def game_analysis(games: Path, folder: str) -> dict:
+    """The stored game in `games/folder` with its move analysis; LookupError when there is none."""
+    if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
+        raise LookupError(f"no stored game {str(folder)[:40]!r}")
+    stored = read_games(games / folder)
+    record = stored.records[0]
+    result = analyze_game(record, stored.rules)
+    for d in result["decisions"]:
+        d["mark"] = MARKS[d["class"]]
+    return {"folder": folder, "record": record, **result,
+            "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
+
+
+def tournament_view(folder: Path) -> dict:
+    """Standings and game list of a tournament folder (running or finished)."""
+    store = Store(folder)
+    config = store.config()
+    records = sorted(store.records().values(), key=lambda r: (r["table"], r["deal"], r["rotation"]))
+    return {"name": config.name, "rules": config.rules_block, "entrants": config.entrants,
+            "games_played": len(records), "games_planned": config.total_games,
+            "standings": standings(records, list(config.entrants)),
+            "games": [{"key": r["key"], "agents": r["agents"], "totals": r["totals"], "places": r["places"],
+                       "log": r["log"]} for r in records[-MAX_GAMES_LISTED:]]}

@@ -1,0 +1,500 @@
+// Yacht tables: draws what the server says (docs/web.md). Names are only ever set as text, never as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+};
+const label = (box) => box.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+const store = {
+  get(key, fallback) {
+    try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
+  },
+  set(key, value) { try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ } },
+};
+
+function show(id) {
+  for (const s of ["lobby", "sit", "table", "board", "watch"]) $(s).hidden = s !== id;
+}
+
+// ---- the lobby ------------------------------------------------------------------------------------
+let menu = null;
+
+async function lobby() {
+  show("lobby");
+  $("where").textContent = "";
+  menu = await (await fetch("/api/menu")).json();
+  const rules = $("rules");
+  rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
+  rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
+  $("seats").replaceChildren();
+  addSeat("person", store.get("yacht.name", "You"));
+  addSeat("cpu");
+  if (menu.tournaments.length) {
+    $("watching").hidden = false;
+    $("tournaments").replaceChildren(...menu.tournaments.map((name, i) => {
+      const li = el("li"); const a = el("a", null, name); a.href = `/watch/${i}`; li.append(a); return li;
+    }));
+  }
+}
+
+function addSeat(kind, name) {
+  const seats = $("seats");
+  if (seats.children.length >= menu.max_seats) return;
+  const li = el("li", "seat");
+  li.dataset.kind = kind;
+  if (kind === "person") {
+    const input = el("input");
+    input.placeholder = "name (empty: invite someone)";
+    input.maxLength = 20;
+    input.value = name || "";
+    input.setAttribute("aria-label", "person's name");
+    li.append(el("span", "kind", "Person"), input);
+  } else {
+    const select = el("select");
+    select.setAttribute("aria-label", "CPU level");
+    for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; select.append(o); }
+    const dial = el("option", null, "Strength dial"); dial.value = "dial"; select.append(dial);
+    select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
+    const range = el("input"); range.type = "range"; range.min = "0"; range.max = "1"; range.step = "0.05";
+    range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", "strength");
+    const shown = el("output", null, ""); shown.hidden = true;
+    const sync = () => { range.hidden = shown.hidden = select.value !== "dial"; shown.textContent = range.value; };
+    select.addEventListener("change", sync); range.addEventListener("input", sync);
+    li.append(el("span", "kind", "CPU"), select, range, shown);
+  }
+  const remove = el("button", "remove", "×");
+  remove.type = "button";
+  remove.setAttribute("aria-label", "remove seat");
+  remove.addEventListener("click", () => { if (seats.children.length > 1) li.remove(); });
+  li.append(remove);
+  seats.append(li);
+}
+
+async function openTable(event) {
+  event.preventDefault();
+  $("lobby-error").textContent = "";
+  const seats = [...$("seats").children].map((li) => {
+    if (li.dataset.kind === "person") return { kind: "person", name: li.querySelector("input").value.trim() };
+    const v = li.querySelector("select").value;
+    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v };
+  });
+  const first = seats.find((s) => s.kind === "person" && s.name);
+  if (first) store.set("yacht.name", first.name);
+  const body = {
+    rules: $("rules").value, seats, pace: Number($("pace").value),
+    set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
+  };
+  if ($("replace").value) body.replace_after = Number($("replace").value);
+  const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const doc = await res.json();
+  if (!res.ok) { $("lobby-error").textContent = doc.error; return; }
+  store.set(`yacht.seats.${doc.id}`, Object.values(doc.tokens));
+  history.pushState(null, "", `/t/${doc.id}`);
+  table(doc.id);
+}
+
+// ---- the table ------------------------------------------------------------------------------------
+let ws = null, state = null, tableId = null, held = new Set(), picked = null, retry = 0;
+
+function tokens() { return store.get(`yacht.seats.${tableId}`, []); }
+
+function table(id, invite) {
+  tableId = id;
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (frag.get("seat")) {
+    const t = tokens(); if (!t.includes(frag.get("seat"))) store.set(`yacht.seats.${id}`, [...t, frag.get("seat")]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  show("table");
+  connect(invite);
+}
+
+function connect(invite) {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
+  ws.onopen = () => { retry = 0; ws.send(JSON.stringify({ type: "hello", tokens: tokens() })); };
+  ws.onmessage = (e) => receive(JSON.parse(e.data), invite);
+  ws.onclose = () => {
+    if (ws && ws.fatal) return;
+    $("message").textContent = "connection lost; reconnecting…";
+    setTimeout(() => connect(invite), Math.min(5000, 300 * 2 ** retry++));
+  };
+}
+
+function send(msg) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+}
+
+function receive(msg, invite) {
+  if (msg.type === "error") {
+    $("message").textContent = msg.message;
+    if (msg.fatal) { ws.fatal = true; $("turn").textContent = msg.message; }
+    return;
+  }
+  if (msg.type === "seated") {
+    store.set(`yacht.seats.${tableId}`, [...tokens(), msg.token]);
+    history.replaceState(null, "", `/t/${tableId}`);
+    show("table");
+    send({ type: "hello", tokens: tokens() });
+    return;
+  }
+  if (msg.type !== "state") return;
+  if (state && (msg.game !== state.game || msg.moves !== state.moves || msg.turn !== state.turn)) {
+    if (!(msg.dice.length && state.dice.length && msg.turn === state.turn && msg.moves === state.moves)) held = new Set();
+    picked = null;
+  }
+  state = msg;
+  $("message").textContent = "";
+  const mine = state.seats.some((s) => s.you);
+  if (invite && !mine && state.free) {
+    show("sit");
+    $("sit-name").value = store.get("yacht.name", "");
+    $("sit-form").onsubmit = (e) => {
+      e.preventDefault();
+      store.set("yacht.name", $("sit-name").value.trim());
+      send({ type: "sit", invite, name: $("sit-name").value });
+    };
+    $("just-watch").onclick = (e) => { e.preventDefault(); invite = null; history.replaceState(null, "", `/t/${tableId}`); show("table"); draw(); };
+    return;
+  }
+  draw();
+}
+
+function myTurn() {
+  return state && state.turn !== null && state.seats[state.turn].you && !state.free;
+}
+
+function draw() {
+  const s = state;
+  if (!performance.getEntriesByName("table-drawn").length) performance.mark("table-drawn");   // bench.py web
+  $("where").textContent = `${s.rules.name} · game ${s.game}`;
+  const names = s.seats.map((x) => x.name || "(free seat)");
+  let turn;
+  if (s.result) turn = "Game over";
+  else if (s.free) turn = "Waiting for someone to take the free seat";
+  else if (!s.seats[s.turn].you) turn = `${names[s.turn]}'s turn`;
+  else turn = s.seats.filter((x) => x.you).length > 1 ? `${names[s.turn]}'s turn (pass the device)` : "Your turn";
+  $("turn").textContent = turn;
+  $("invite").hidden = !(s.invite && s.free);
+  drawDice($("dice"), s.dice, held, countingFor(picked), myTurn() && s.phase === "decide");
+  const canRoll = myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
+  $("roll").disabled = !canRoll;
+  $("roll").textContent = s.phase === "decide" ? `Roll (${s.rolls_left} left)` : "Roll";
+  $("confirm").disabled = !(myTurn() && picked);
+  $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
+  $("undo").disabled = !(s.undo !== null && s.seats[s.undo].you);
+  $("last").textContent = lastMove(s);
+  drawSheet($("sheet"), s, names, true);
+  drawResult(s, names);
+}
+
+function countingFor(key) {
+  return key && state.counting[key] ? state.counting[key] : null;
+}
+
+const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+function drawDice(box, dice, heldSet, counting, active) {
+  const faces = dice.length ? dice : [0, 0, 0, 0, 0];
+  box.replaceChildren(...faces.map((f, i) => {
+    const b = el("button", "die");
+    b.type = "button";
+    b.dataset.index = String(i);
+    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", "no die rolled"); return b; }
+    const grid = el("span", "pips");
+    for (let k = 0; k < 9; k++) grid.append(el("span", PIPS[f].includes(k) ? "pip on" : "pip"));
+    b.append(grid);
+    const isHeld = heldSet.has(i);
+    if (isHeld) b.classList.add("held");
+    if (counting && !counting[i]) b.classList.add("faded");
+    b.append(el("span", "tag", isHeld ? "Held" : ""));
+    b.setAttribute("aria-pressed", String(isHeld));
+    b.setAttribute("aria-label", `die ${i + 1}: ${f}${isHeld ? ", held" : ""}`);
+    b.disabled = !active;
+    b.addEventListener("click", () => toggle(i));
+    return b;
+  }));
+}
+
+function toggle(i) {
+  if (!(myTurn() && state.phase === "decide" && state.rolls_left > 0)) return;
+  if (held.has(i)) held.delete(i); else held.add(i);
+  draw();
+}
+
+function roll() {
+  if ($("roll").disabled) return;
+  send({ type: "roll", seat: state.turn, hold: state.phase === "decide" ? [...held].sort() : [] });
+}
+
+function pick(key) {
+  if (!myTurn() || !(key in state.preview)) return;
+  if (picked === key) { confirm(); return; }   // a second tap on the same box scores it (seed 000)
+  picked = key;
+  draw();
+}
+
+function confirm() {
+  if (!picked || !myTurn()) return;
+  const [box, col] = picked.split("@");
+  send({ type: "score", seat: state.turn, box, column: Number(col) });
+  picked = null;
+}
+
+function lastMove(s) {
+  const e = s.log[s.log.length - 1];
+  if (s.roll_off.length && s.moves <= 2) {            // the roll-off for the first turn, while it is news
+    const first = s.roll_off[0].map((f, i) => `${s.seats[i].name} ${f}`).join(", ");
+    const more = s.roll_off.slice(1).map((r) => r.join(", ")).join("; then ");
+    return `Roll-off: ${first}${more ? `; then ${more}` : ""}; ${s.seats[s.first_seat].name} starts`;
+  }
+  if (!e) return "";
+  const who = s.seats[e.seat].name;
+  if ("dice" in e) return `${who} rolled ${e.dice.join(" ")}`;
+  return `${who} scored ${e.points} in ${label(e.box)}${e.bonus ? ` (+${e.bonus} bonus)` : ""}`;
+}
+
+function sheetHeads(s, names) {
+  // one column per sheet: the names of the seats writing on it
+  return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([, i]) => names[i]).join(" + "));
+}
+
+function drawSheet(t, s, names, live) {
+  const heads = sheetHeads(s, names);
+  const turnSheet = s.turn !== null && s.turn !== undefined ? s.seats[s.turn].sheet : -1;
+  const thead = el("thead"), hr = el("tr");
+  hr.append(el("th", null, "Box"));
+  heads.forEach((h, k) => { const th = el("th", k === turnSheet ? "now" : null, h); th.scope = "col"; hr.append(th); });
+  thead.append(hr);
+  const body = el("tbody");
+  const cols = s.rules.columns;
+  for (let c = 0; c < cols; c++) {
+    s.rules.boxes.forEach((b, bi) => {
+      const tr = el("tr", bi === s.rules.upper.lastIndexOf(true) ? "split" : null);
+      tr.append(el("th", null, label(b) + (cols > 1 ? ` (${c + 1})` : "")));
+      s.sheets.forEach((sh, k) => {
+        const v = sh.scores[c][bi];
+        const key = `${b}@${c}`;
+        const td = el("td");
+        if (v >= 0) td.textContent = String(v);
+        else if (live && k === turnSheet && key in s.preview) {
+          const btn = el("button", "preview" + (picked === key ? " picked" : ""), String(s.preview[key]));
+          btn.type = "button";
+          btn.dataset.box = key;
+          btn.disabled = !myTurn();
+          btn.setAttribute("aria-label", `score ${s.preview[key]} in ${label(b)}`);
+          btn.addEventListener("click", () => pick(key));
+          btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true); });
+          btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true); });
+          td.append(btn);
+        } else td.textContent = "";
+        tr.append(td);
+      });
+      body.append(tr);
+    });
+  }
+  const foot = [["Upper", (sh) => sh.upper.reduce((a, b) => a + b, 0) + ` / ${s.rules.upper_threshold * cols}`],
+    ["Upper bonus", (sh) => sh.upper_bonus.reduce((a, b) => a + b, 0)],
+    ["Extra Yachts", (sh) => sh.extra_bonus.reduce((a, b) => a + b, 0)], ["Total", (sh) => sh.total]];
+  for (const [name, f] of foot) {
+    if (name === "Upper bonus" && !s.rules.upper_bonus) continue;
+    const tr = el("tr", name === "Total" ? "total" : "sum");
+    tr.append(el("th", null, name));
+    s.sheets.forEach((sh) => tr.append(el("td", null, f(sh))));
+    body.append(tr);
+  }
+  t.replaceChildren(thead, body);
+}
+
+function drawResult(s, names) {
+  const box = $("result");
+  box.hidden = !s.result;
+  if (!s.result) return;
+  const r = s.result;
+  const winners = r.winners.map((i) => names[i]);
+  $("result-title").textContent = s.solo ? `You scored ${r.totals[0]}`
+    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+  const order = s.seats.map((_, i) => i).sort((a, b) => r.places[a] - r.places[b]);
+  $("standings").replaceChildren(...order.map((i) => {
+    const tb = r.tiebreak[String(s.seats[i].sheet)];
+    return el("li", null, `${r.places[i]}. ${names[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
+  }));
+  $("rematch").hidden = !s.seats.some((x) => x.you);
+  $("analysis-link").hidden = !r.stored;
+  if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
+  if (s.solo) {
+    const key = `yacht.best.${s.rules.hash}`;
+    const before = store.get(key, null);
+    const total = r.totals[0];
+    if (before === null || total > before.score || (before.table === s.table && before.game === s.game)) {
+      store.set(key, { score: Math.max(total, before ? before.score : 0), table: s.table, game: s.game });
+    }
+    const now = store.get(key, null);
+    $("best").textContent = before === null || (before.table === s.table && before.game === s.game)
+      ? `Best on this device under ${s.rules.name}: ${now.score}`
+      : total > before.score ? `New best on this device under ${s.rules.name}! (was ${before.score})`
+        : `Best on this device under ${s.rules.name}: ${now.score}`;
+    const key2 = `${s.table}/${s.game}`, name = s.seats[0].name;
+    if (serverBest && serverBest.key === key2 && serverBest.score !== null) {
+      $("best").textContent += ` · ${name}'s best on this server: ${serverBest.score}`;
+    } else if (r.stored && !(serverBest && serverBest.key === key2)) {
+      serverBest = { key: key2, score: null };
+      fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(name)}`)
+        .then((res) => res.json()).then((doc) => { if (doc.best) { serverBest.score = doc.best.score; draw(); } })
+        .catch(() => {});
+    }
+  } else $("best").textContent = "";
+}
+let serverBest = null;
+
+function copy(text, what) {
+  const done = () => { $("copied").textContent = `${what} copied: ${text}`; };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, done);
+  else done();
+}
+
+function keys(e) {
+  if ($("table").hidden || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") {
+    if (!$("board").hidden) boardKeys(e);
+    return;
+  }
+  if (e.key >= "1" && e.key <= "5") toggle(Number(e.key) - 1);
+  else if (e.key === "r" || e.key === "R") roll();
+  else if (e.key === "u" || e.key === "U") { if (!$("undo").disabled) send({ type: "undo", seat: state.undo }); }
+  else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") confirm();
+  else return;
+  e.preventDefault();
+}
+
+// ---- the analysis board ----------------------------------------------------------------------------
+let board = null, at = 0;
+
+async function analysisBoard(folder) {
+  show("board");
+  $("board-title").textContent = "Analysing…";
+  const res = await fetch(`/api/games/${encodeURIComponent(folder)}`);
+  board = await res.json();
+  if (!res.ok) { $("board-title").textContent = board.error; return; }
+  const rec = board.record;
+  $("where").textContent = `${board.rules.name} · analysis`;
+  $("board-title").textContent = `Analysis board: ${rec.agents.join(", ")}`;
+  const head = el("tr");
+  for (const h of ["Player", "Total", "Accuracy", "Points lost", "?!", "?", "??"]) head.append(el("th", null, h));
+  const rows = board.seats.map((x) => {
+    const tr = el("tr");
+    for (const v of [x.agent, rec.totals[x.seat], `${x.accuracy.toFixed(1)}%`, x.loss.toFixed(2), x.inaccuracies, x.mistakes, x.blunders]) tr.append(el("td", null, v));
+    return tr;
+  });
+  $("board-seats").replaceChildren(el("thead"), el("tbody"));
+  $("board-seats").tHead.append(head);
+  $("board-seats").tBodies[0].append(...rows);
+  const byMove = new Map(board.decisions.map((d) => [d.move, d]));
+  $("board-moves").replaceChildren(...rec.log.map((e, i) => {
+    const li = el("li", "move");
+    const who = rec.agents[e.seat];
+    li.append(el("span", null, "dice" in e ? `${who}: ${e.dice.join(" ")}` : `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`));
+    const dec = byMove.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
+    if (dec) {
+      li.append(el("span", `mark ${dec.class}`, dec.mark || ""));
+      li.append(el("span", "verdict", dec.loss > 0 ? `${dec.played}; best: ${dec.best} (−${dec.loss.toFixed(2)})` : `${dec.played} ✓`));
+    }
+    li.addEventListener("click", () => { at = i + 1; replay(); });
+    return li;
+  }));
+  at = rec.log.length;
+  replay();
+}
+
+function replay() {
+  const rec = board.record;
+  at = Math.max(0, Math.min(rec.log.length, at));
+  const n = rec.agents.length, sheetOf = rec.sheet_of, boxes = board.layout.boxes, cols = board.layout.columns;
+  const sheets = [...new Set(sheetOf)].map(() => ({ scores: Array.from({ length: cols }, () => boxes.map(() => -1)), upper: [0], upper_bonus: [0], extra_bonus: [0], total: 0 }));
+  let dice = [], who = null;
+  rec.log.slice(0, at).forEach((e) => {
+    who = e.seat;
+    if ("dice" in e) { dice = e.dice; return; }
+    const sh = sheets[sheetOf[e.seat]];
+    sh.scores[e.column][boxes.indexOf(e.box)] = e.points;
+    sh.total += e.points + e.bonus;
+    dice = [];
+  });
+  const fake = { turn: null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
+    rules: { boxes, columns: cols, upper: boxes.map(() => false), upper_threshold: 0, upper_bonus: 0 } };
+  drawSheet($("board-sheet"), fake, rec.agents.slice(0, n), false);
+  $("board-sheet").querySelectorAll("tr.sum").forEach((r) => r.remove());
+  drawDice($("board-dice"), dice, new Set(), null, false);
+  $("board-pos").textContent = ` ${at} / ${rec.log.length} `;
+  const e = rec.log[at - 1];
+  $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
+  [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", i === at - 1));
+}
+
+function boardKeys(e) {
+  if (e.key === "ArrowLeft") at--; else if (e.key === "ArrowRight") at++;
+  else if (e.key === "Home") at = 0; else if (e.key === "End") at = 1e9; else return;
+  e.preventDefault();
+  replay();
+}
+
+// ---- watching a tournament --------------------------------------------------------------------------
+async function watch(index) {
+  show("watch");
+  const res = await fetch(`/api/watch/${encodeURIComponent(index)}`);
+  const doc = await res.json();
+  if (!res.ok) { $("watch-title").textContent = doc.error; return; }
+  $("watch-title").textContent = doc.name;
+  $("where").textContent = `${doc.rules.name} · tournament`;
+  $("watch-progress").textContent = `${doc.games_played} of ${doc.games_planned} games played`;
+  const head = el("tr");
+  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) head.append(el("th", null, h));
+  const t = $("watch-standings");
+  t.replaceChildren(el("thead"), el("tbody"));
+  t.tHead.append(head);
+  t.tBodies[0].append(...doc.standings.map((x) => {
+    const tr = el("tr");
+    for (const v of [x.rank, x.agent, x.wins, x.draws, x.losses, x.score_rate === null ? "–" : x.score_rate.toFixed(3), x.mean === null ? "–" : x.mean.toFixed(1)]) tr.append(el("td", null, v));
+    return tr;
+  }));
+  $("watch-games").replaceChildren(...doc.games.map((g) => {
+    const li = el("li", "move", `${g.key}: ${g.agents.map((a, i) => `${a} ${g.totals[i]}`).join(" · ")}`);
+    li.addEventListener("click", () => {
+      const scores = g.log.filter((e) => "box" in e).map((e) => `${g.agents[e.seat]} ${label(e.box)} ${e.points}`);
+      $("watch-replay").textContent = scores.join(" · ");
+    });
+    return li;
+  }));
+  if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
+}
+
+// ---- routing ----------------------------------------------------------------------------------------
+function route() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  if (parts[0] === "t" && parts[1]) table(parts[1], new URLSearchParams(location.search).get("invite"));
+  else if (parts[0] === "game" && parts[1]) analysisBoard(parts[1]);
+  else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
+  else lobby();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("open").addEventListener("submit", openTable);
+  $("add-person").addEventListener("click", () => addSeat("person", ""));
+  $("add-cpu").addEventListener("click", () => addSeat("cpu"));
+  $("roll").addEventListener("click", roll);
+  $("confirm").addEventListener("click", confirm);
+  $("undo").addEventListener("click", () => send({ type: "undo", seat: state.undo }));
+  $("rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
+  $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
+  $("board-first").addEventListener("click", () => { at = 0; replay(); });
+  $("board-prev").addEventListener("click", () => { at--; replay(); });
+  $("board-next").addEventListener("click", () => { at++; replay(); });
+  $("board-last").addEventListener("click", () => { at = 1e9; replay(); });
+  document.addEventListener("keydown", keys);
+  window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); } route(); });
+  route();
+});

@@ -1,0 +1,455 @@
+"""Web tables: a `Game` with seats and tokens, every message checked against it, kept on disk.
+
+A `Table` holds one game at a time (a rematch starts the next one) and knows nothing of sockets: the
+server (`tournaments.web.app`) hands it messages and sends back what it returns. Every message is a
+JSON object; `Table.handle(seats_held, message)` either changes the table and returns None, or leaves
+it unchanged and returns an error text (unknown type, a seat the sender does not hold, out of turn,
+an illegal move). The protocol is documented in docs/web.md.
+
+Nothing lost: after every change the table is written to `DATA/tables/ID.json` (the setup, the seat
+tokens and the game's move log; written to a temporary file and renamed, so a kill leaves the old or
+the new file). Dice are counter-based by (game seed, sheet, turn, roll, die), so replaying the log on a
+restart gives the same position, and the next rolls are the same dice. A finished game is appended to
+the tournament store format under `DATA/games/ID-N/` (`store_game`), before the table file says so.
+"""
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tournaments.config import parse_config
+from tournaments.play import placements, record_of
+from tournaments.schedule import Job, arrangements, balanced_splits, schedule
+from tournaments.store import Store
+from yacht_env.config import ConfigError, slug
+from yacht_env.dice_source import game_seeds
+from yacht_env.game import Game, IllegalMove
+from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_block, rules_hash
+
+MAX_SEATS = 8
+MAX_NAME = 20
+MAX_PACE = 5.0                 # seconds between CPU moves
+MAX_REPLACE = 3600.0           # seconds a left person's seat waits before a CPU takes it
+MAX_SETS = 16                  # rule knobs per table
+TOKEN_BYTES = 12
+MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "rematch")
+
+
+class TableError(ValueError):
+    """A request the table refuses (bad setup or bad message); the table is unchanged."""
+
+
+def new_token() -> str:
+    """An unguessable token for a URL (table id, invite, seat)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def check_name(name) -> str:
+    """A person's name: printable text of 1..MAX_NAME characters with a letter or digit (names are
+    entrant names in the store, which must differ in their letters or digits)."""
+    if not isinstance(name, str):
+        raise TableError("a name must be text")
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise TableError(f"a name must be 1 to {MAX_NAME} printable characters")
+    if not slug(name).strip("-_"):
+        raise TableError("a name needs at least one letter or digit")
+    return name
+
+
+@dataclass
+class Seat:
+    """A seat: a person (spec None) or a CPU (an agent spec from the server's menu)."""
+    name: str                      # "" for a person seat nobody has taken yet
+    spec: str | None = None
+    token: str = field(default_factory=new_token)
+    label: str = ""                # the CPU's menu label ("Strong"), for people to read
+
+    @property
+    def cpu(self) -> bool:
+        return self.spec is not None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label}
+
+
+@dataclass(eq=False)
+class Table:
+    """One web table: rules, seats, the game in play and the games stored before it."""
+    id: str
+    invite: str
+    rules_name: str
+    sets: dict
+    seats: list[Seat]
+    pace: float = 0.6
+    replace_after: float | None = None
+    replace_spec: str = "normal"
+    config_seed: int = 0
+    number: int = 0                # games started at this table; the one in play is game `number`
+    first_seat: int | None = None
+    stored: list = field(default_factory=list)   # folder names of this table's finished games
+    game: Game | None = None
+    rules: RuleSet | None = None
+    seen: int = 0                  # changes so far (the state's version)
+    full: bool = True              # the table file must be written whole (else only `pending` moves appended)
+    pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
+    rules_key: str = ""            # rules_hash of the rules, once
+    rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
+
+    # ---- setting up ------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, rules_name: str, sets: dict, seats: list[Seat], pace: float = 0.6,
+               replace_after: float | None = None, replace_spec: str = "normal") -> "Table":
+        """A new table; TableError when the rules, seats or settings do not fit together."""
+        if rules_name not in presets():
+            raise TableError(f"unknown rule set {str(rules_name)[:40]!r}; choose one of {', '.join(presets())}")
+        if not isinstance(sets, dict) or len(sets) > MAX_SETS:
+            raise TableError(f"rule knobs must be at most {MAX_SETS} KEY=VALUE pairs")
+        try:
+            rules = load(rules_name, **sets)
+        except (ConfigError, ValueError, TypeError) as e:
+            raise TableError(f"rules: {' '.join(str(e).split())[:300]}") from None
+        if not 1 <= len(seats) <= MAX_SEATS:
+            raise TableError(f"a table has 1 to {MAX_SEATS} seats")
+        try:
+            rules.check_players(len(seats))
+        except ValueError as e:
+            raise TableError(str(e)) from None
+        if rules.teams and len(seats) % rules.teams:
+            raise TableError(f"{len(seats)} seats cannot split into {rules.teams} teams of equal size")
+        if not any(not s.cpu for s in seats):
+            raise TableError("a table needs at least one person seat")
+        if not (isinstance(pace, (int, float)) and 0 <= pace <= MAX_PACE):
+            raise TableError(f"the CPU pace must be 0 to {MAX_PACE:g} seconds")
+        if replace_after is not None and not (isinstance(replace_after, (int, float))
+                                              and 0 < replace_after <= MAX_REPLACE):
+            raise TableError(f"the wait before a CPU replaces a person must be up to {MAX_REPLACE:g} seconds")
+        table = cls(new_token(), new_token(), rules_name, dict(sets), seats, float(pace),
+                    None if replace_after is None else float(replace_after), replace_spec)
+        table._check_names()
+        table.start(first_seat=None)
+        return table
+
+    def _check_names(self) -> None:
+        names = [s.name for s in self.seats if s.name]
+        slugs = [slug(n) for n in names]
+        if len(set(slugs)) != len(slugs):
+            raise TableError("two seats would have the same name; names must differ in their letters or digits")
+
+    def start(self, first_seat: int | None) -> None:
+        """Start game number `self.number` (a fresh config seed gives its dice); None: the rules decide
+        who plays first (roll-off or seat 1)."""
+        self.rules = load(self.rules_name, **self.sets)
+        self.config_seed = secrets.randbelow(1 << 62)
+        self.first_seat = None
+        self._new_game(first_seat)
+        self.first_seat = self.game.first_seat
+        self.number += 1
+        self.changed(full=True)
+
+    def _new_game(self, first_seat: int | None) -> None:
+        self.game = Game(self.rules, len(self.seats), seed=self.game_seed, first_seat=first_seat)
+        rules = self.rules
+        self.rules_key = rules_hash(rules)
+        self.rules_doc = {"name": rules.name, "description": rules.description, "set": self.sets,
+                          "boxes": list(rules.boxes), "upper": [b.upper for b in rules.boxes_spec],
+                          "columns": rules.columns, "upper_bonus": rules.upper_bonus,
+                          "upper_threshold": rules.upper_bonus_threshold, "rolls": rules.rolls_per_turn,
+                          "teams": rules.teams, "hash": self.rules_key}
+
+    def changed(self, move: dict | None = None, full: bool = False) -> None:
+        """Count a change; `move` goes to the journal, `full` has the whole table file written."""
+        self.seen += 1
+        self.full = self.full or full
+        if move is not None:
+            self.pending.append(move)
+
+    @property
+    def game_seed(self) -> int:
+        """The game's dice seed: the seed of game t0-d0 of the one-game tournament it is stored as."""
+        return int(game_seeds(self.config_seed, 0, last=np.arange(1))[0])
+
+    @property
+    def solo(self) -> bool:
+        return len(self.seats) == 1
+
+    # ---- messages --------------------------------------------------------------------------------
+    def seats_of(self, tokens) -> set[int]:
+        """The seats whose tokens are among `tokens`."""
+        tokens = set(tokens)
+        return {i for i, s in enumerate(self.seats) if s.token in tokens}
+
+    def free_seat(self) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if not s.cpu and not s.name), None)
+
+    def sit(self, invite, name) -> int:
+        """Take the first free person seat with the invite token; the seat's index."""
+        if not isinstance(invite, str) or not secrets.compare_digest(invite, self.invite):
+            raise TableError("this invite link is not this table's")
+        name = check_name(name)
+        seat = self.free_seat()
+        if seat is None:
+            raise TableError("every seat at this table is taken; you can watch")
+        if slug(name) in {slug(s.name) for s in self.seats if s.name}:
+            raise TableError(f"someone at this table is already called {name!r}; pick another name")
+        self.seats[seat].name = name
+        self.changed(full=True)
+        return seat
+
+    def handle(self, held: set[int], msg: dict) -> None:
+        """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged."""
+        kind = msg.get("type")
+        if kind not in ("roll", "score", "undo", "rematch"):
+            raise TableError(f"unknown message type {str(kind)[:30]!r}; known: {', '.join(MESSAGE_TYPES)}")
+        game = self.game
+        if kind == "rematch":
+            if not held:
+                raise TableError("only a player at the table can start a rematch")
+            if not game.is_over:
+                raise TableError("the game is not over yet")
+            if self.game_folder not in self.stored:
+                raise TableError("the game is being stored; try again in a moment")
+            self.start(first_seat=(game.first_seat + 1) % len(self.seats))
+            return
+        seat = msg.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
+        if seat not in held:
+            raise TableError(f"you do not hold seat {seat + 1}'s token")
+        if self.free_seat() is not None:
+            raise TableError("wait until every seat is taken")
+        if kind == "undo":
+            last = game.log[-1] if game.log else None
+            if game.is_over or not game.can_undo or last is None or last["seat"] != seat:
+                raise TableError("nothing of yours to undo (undo works after you score, until the next roll)")
+            try:
+                game.undo()
+            except IllegalMove as e:
+                raise TableError(str(e)) from None
+            self.changed({"undo": 1})
+            return
+        if game.is_over:
+            raise TableError("the game is over")
+        if seat != game.current_seat:
+            raise TableError(f"it is {self.seat_name(game.current_seat)}'s turn, not seat {seat + 1}'s")
+        try:
+            if kind == "roll":
+                hold = msg.get("hold", [])
+                if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
+                        not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
+                    raise TableError("hold must be a list of distinct die positions 0..4")
+                game.roll(sorted(hold))
+                self.changed({"roll": game.log[-1]["hold"]})
+            else:
+                box, column = msg.get("box"), msg.get("column", 0)
+                if not isinstance(box, str) or len(box) > 40:
+                    raise TableError("box must be a box id")
+                game.score(box, column)
+                self.changed({"score": box, "column": column})
+        except IllegalMove as e:
+            raise TableError(str(e)) from None
+
+    def cpu_move(self, action: int) -> None:
+        """Play a CPU seat's action (or its first roll when `action` is None)."""
+        if action is None:
+            self.game.roll()
+        else:
+            self.game.apply(action)
+        last = self.game.log[-1]
+        self.changed({"roll": last["hold"]} if "dice" in last else {"score": last["box"], "column": last["column"]})
+
+    def seat_name(self, seat: int) -> str:
+        s = self.seats[seat]
+        return s.name or f"seat {seat + 1}"
+
+    def replace(self, seat: int, spec: str, label: str) -> None:
+        """A CPU takes a person's seat (the person left); the seat keeps its name with a mark."""
+        s = self.seats[seat]
+        s.spec, s.label = spec, label
+        s.name = s.name or f"CPU {seat + 1}"
+        self.changed(full=True)
+
+    # ---- what clients see ------------------------------------------------------------------------
+    def state(self, held: set[int], connected: dict[int, int] | None = None) -> dict:
+        """The table as a client draws it: no token but the client's own seats' (see docs/web.md)."""
+        game, rules = self.game, self.rules
+        connected = connected or {}
+        seat = game.current_seat if not game.is_over else None
+        preview = {f"{b}@{c}": p for (c, b), p in game.preview().items()}
+        dice = list(game.dice)
+        counting = {}
+        for key, points in preview.items():
+            b, _, _ = key.partition("@")
+            counting[key] = rules.box(b).counting(dice, points)
+        last = game.log[-1] if game.log else None
+        undo_seat = last["seat"] if game.can_undo and not game.is_over else None
+        sheets = []
+        for sheet in game.sheets:
+            sheets.append({"scores": sheet.scores.tolist(), "upper": sheet.upper.tolist(),
+                           "upper_bonus": sheet.upper_bonus.tolist(), "extra_bonus": sheet.extra_bonus.tolist(),
+                           "total": sheet.total})
+        out = {
+            "type": "state", "table": self.id, "version": self.seen, "game": self.number,
+            "rules": self.rules_doc,
+            "seats": [{"name": s.name, "cpu": s.cpu, "label": s.label, "sheet": game.sheet_of(i),
+                       "you": i in held, "online": connected.get(i, 0) > 0,
+                       **({"token": s.token} if i in held else {})} for i, s in enumerate(self.seats)],
+            "sheets": sheets, "turn": seat, "phase": game.phase, "round": game.round,
+            "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
+            "preview": preview, "counting": counting, "undo": undo_seat,
+            "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
+            "free": self.free_seat() is not None,
+            "log": game.log[-12:], "moves": len(game.log), "solo": self.solo,
+        }
+        if held:
+            out["invite"] = self.invite
+        if game.is_over:
+            out["result"] = {"totals": game.totals(), "places": placements(game, [False] * len(self.seats)),
+                             "winners": game.winners(), "tiebreak": {str(k): v for k, v in game.tiebreak().items()},
+                             "stored": self.stored[-1] if self.stored else None}
+        return out
+
+    # ---- disk ------------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
+                "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
+                "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
+                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen}
+
+    @classmethod
+    def from_json(cls, doc: dict, journal=()) -> "Table":
+        """A table as `to_json` wrote it, its game replayed move by move (the same dice), then the moves of
+        its journal (`flush`) played after it."""
+        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", "")) for s in doc["seats"]]
+        table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
+                    doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
+                    doc["first_seat"], list(doc["stored"]))
+        table.rules = load(table.rules_name, **table.sets)
+        table._new_game(table.first_seat)
+        game = table.game
+        for entry in doc["log"]:
+            if "dice" in entry:
+                game.roll(entry["hold"])
+                if list(game.dice) != entry["dice"]:
+                    raise ValueError(f"table {table.id}: replayed dice {game.dice} are not the logged {entry['dice']}")
+            else:
+                game.score(entry["box"], entry["column"])
+        for move in journal:
+            if "roll" in move:
+                game.roll(move["roll"])
+            elif "score" in move:
+                game.score(move["score"], move["column"])
+            else:
+                game.undo()
+        table.seen = int(doc.get("version", 0)) + len(journal)
+        table.full = bool(journal)
+        return table
+
+    @classmethod
+    def load(cls, path: Path) -> "Table":
+        """The table of `path` (ID.json) with the moves of its journal (ID.log; a torn last line is no move)."""
+        journal = []
+        log = path.with_suffix(".log")
+        if log.is_file():
+            for line in log.read_bytes().split(b"\n")[:-1]:
+                journal.append(json.loads(line))
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")), journal)
+
+    def flush(self, folder: Path) -> None:
+        """Put the changes on disk: the whole table in `folder/ID.json` (written to a temporary file and
+        renamed) after a change of setup, else the moves since the last flush appended to `folder/ID.log`,
+        one JSON line each (no rewrite per move; a kill leaves whole lines and at most one torn last line)."""
+        if self.full:
+            path = folder / f"{self.id}.json"
+            tmp = folder / f".{self.id}.tmp"
+            tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, path)
+            (folder / f"{self.id}.log").unlink(missing_ok=True)
+        elif self.pending:
+            fd = os.open(folder / f"{self.id}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                os.write(fd, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in self.pending).encode())
+            finally:
+                os.close(fd)
+        self.full = False
+        self.pending.clear()
+
+    # ---- the store -------------------------------------------------------------------------------
+    @property
+    def game_folder(self) -> str:
+        return f"{self.id}-{self.number}"
+
+    def entrants(self) -> list[str]:
+        """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed)."""
+        return [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
+
+    def record(self) -> tuple[dict, dict]:
+        """(the folder's meta document, the game's store record) of the finished game.
+
+        Several seats: a one-game tournament (`tournament.json`) whose game t0-d0-r0 seats the table's
+        names in seat order, so `yacht report`, `yacht analyze` and `yacht show` read it. One seat: an
+        `evaluate.json` folder with game t0-d0-r0, as `yacht evaluate --out` writes."""
+        game, names = self.game, self.entrants()
+        specs = [s.spec or "human" for s in self.seats]
+        if self.solo:
+            job = Job(0, 0, 0, self.game_seed, (names[0],))
+            meta = {"agent": names[0], "rules": rules_block(self.rules, self.sets), "seed": self.game_seed,
+                    "web": {"table": self.id, "game": self.number, "spec": specs[0]}}
+            return meta, record_of(job, game, [None])
+        teams = self.rules.teams
+        k, t = len(names), teams or len(names)
+        split = balanced_splits(k, teams)[0]
+        members = [""] * k
+        for i in range(k):                        # rotation 0 of split 0 seats these members in seat order
+            members[split[i % t][i // t]] = i
+        order = [names[i] for i in members]
+        config = parse_config({"name": f"web-{self.game_folder}", "rules": self.rules_name, "set": self.sets,
+                               "entrants": [{"name": n, "agent": specs[names.index(n)]} for n in order],
+                               "seats": k, "games": 1, "seed": self.config_seed, "move_timeout": None})
+        assert arrangements(tuple(order), teams)[0] == tuple(names)
+        job = next(j for j in schedule(config) if j.agents == tuple(names))
+        assert job.seed == self.game_seed
+        return config, record_of(job, game, [None] * k)
+
+
+def store_game(table: Table, games: Path) -> str:
+    """Append the table's finished game to the store under `games/ID-N/` (fsynced); its folder name.
+    Storing twice (a restart after a kill between the store and the table file) keeps one record."""
+    folder = games / table.game_folder
+    meta, record = table.record()
+    if table.solo:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / "games.jsonl").is_file():
+            _write_synced(folder / "evaluate.json", json.dumps(meta, indent=2) + "\n")
+            _write_synced(folder / "games.jsonl", json.dumps(record, separators=(",", ":")) + "\n")
+    else:
+        with Store(folder).open(meta) as store:
+            if record["key"] not in store.records():
+                store.append([record])
+    return table.game_folder
+
+
+def _write_synced(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def parse_knobs(pairs) -> dict:
+    """Rule knobs as `--set` takes them (a list of KEY=VALUE texts) -> overrides; TableError when malformed."""
+    if not isinstance(pairs, list) or len(pairs) > MAX_SETS or not all(isinstance(p, str) and len(p) <= 200
+                                                                         for p in pairs):
+        raise TableError(f"rule knobs must be a list of at most {MAX_SETS} KEY=VALUE texts")
+    try:
+        return parse_sets(pairs)
+    except (ConfigError, ValueError) as e:
+        raise TableError(f"rule knobs: {' '.join(str(e).split())[:300]}") from None
+
+
+__all__ = ["Seat", "Table", "TableError", "check_name", "parse_knobs", "store_game"]
