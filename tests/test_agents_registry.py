@@ -27,7 +27,7 @@ def test_every_listed_spec_has_help():
     ("", "an agent spec must be a non-empty string"),
     ("nobody", "unknown agent 'nobody' in spec 'nobody'; known: random, greedy, easy, normal, strong, level"),
     ("random?skill=1", "unknown parameter 'skill' for random (allowed: none)"),
-    ("strong?level=1", "unknown parameter 'level' for strong (allowed: strength)"),
+    ("strong?level=1", "unknown parameter 'level' for strong (allowed: strength, goal, score)"),
     ("strong?strength", "parameter 'strength' is not KEY=VALUE"),
     ("strong?strength=1&strength=0", "parameter 'strength' is given twice"),
     ("strong?strength=high", "strength: 'high' is not a number"),

@@ -55,6 +55,17 @@ def dist_of(rules):
     return solution, distributions_for(rules, progress=False)
 
 
+def assert_percentiles_agree(percentiles, scores):
+    """Each percentile v (q%) of a distribution is one of the games': fewer than q% of them score below v
+    and at least q% score v or less, within 4 standard errors of a proportion (where the density is thin,
+    a tail percentile may move several points with the sampling)."""
+    n = len(scores)
+    for q, v in percentiles.items():
+        f = float(q) / 100
+        tol = 4 * np.sqrt(f * (1 - f) / n)
+        assert (scores < v).mean() <= f + tol and (scores <= v).mean() >= f - tol, (q, v)
+
+
 @pytest.mark.parametrize("name", ["classic", "cheerio", "knizia", "mini"])
 def test_distribution_mean_and_sd_are_the_solvers(name, mini):
     rules = mini if name == "mini" else load(name)
@@ -78,9 +89,7 @@ def test_distribution_is_what_simulated_games_score(mini):
     assert len(scores[scores < lo]) == 0 and len(scores[scores >= lo + len(p)]) == 0
     # Kolmogorov-Smirnov: the CDFs differ by less than the 99.9% bound for 40,000 games
     assert np.abs(np.cumsum(freq) - np.cumsum(p)).max() < 1.95 / np.sqrt(len(scores))
-    pct = summary(lo, p)["percentiles"]
-    for q, v in pct.items():
-        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+    assert_percentiles_agree(summary(lo, p)["percentiles"], scores)
 
 
 @pytest.mark.slow
@@ -92,8 +101,7 @@ def test_yacht_percentiles_agree_with_a_million_games():
     cdf = np.cumsum(p)
     emp = np.cumsum(np.bincount(scores - lo, minlength=len(p))[:len(p)]) / len(scores)
     assert np.abs(emp - cdf).max() < 1.95 / np.sqrt(len(scores))
-    for q, v in summary(lo, p)["percentiles"].items():
-        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+    assert_percentiles_agree(summary(lo, p)["percentiles"], scores)
 
 
 def test_win_curve_shares_ties():
