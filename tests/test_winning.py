@@ -55,6 +55,17 @@ def dist_of(rules):
     return solution, distributions_for(rules, progress=False)
 
 
+def assert_percentiles_agree(percentiles, scores):
+    """Each percentile v (q%) of a distribution is one of the games': fewer than q% of them score below v
+    and at least q% score v or less, within 4 standard errors of a proportion (where the density is thin,
+    a tail percentile may move several points with the sampling)."""
+    n = len(scores)
+    for q, v in percentiles.items():
+        f = float(q) / 100
+        tol = 4 * np.sqrt(f * (1 - f) / n)
+        assert (scores < v).mean() <= f + tol and (scores <= v).mean() >= f - tol, (q, v)
+
+
 @pytest.mark.parametrize("name", ["classic", "cheerio", "knizia", "mini"])
 def test_distribution_mean_and_sd_are_the_solvers(name, mini):
     rules = mini if name == "mini" else load(name)
@@ -78,9 +89,7 @@ def test_distribution_is_what_simulated_games_score(mini):
     assert len(scores[scores < lo]) == 0 and len(scores[scores >= lo + len(p)]) == 0
     # Kolmogorov-Smirnov: the CDFs differ by less than the 99.9% bound for 40,000 games
     assert np.abs(np.cumsum(freq) - np.cumsum(p)).max() < 1.95 / np.sqrt(len(scores))
-    pct = summary(lo, p)["percentiles"]
-    for q, v in pct.items():
-        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+    assert_percentiles_agree(summary(lo, p)["percentiles"], scores)
 
 
 @pytest.mark.slow
@@ -92,8 +101,7 @@ def test_yacht_percentiles_agree_with_a_million_games():
     cdf = np.cumsum(p)
     emp = np.cumsum(np.bincount(scores - lo, minlength=len(p))[:len(p)]) / len(scores)
     assert np.abs(emp - cdf).max() < 1.95 / np.sqrt(len(scores))
-    for q, v in summary(lo, p)["percentiles"].items():
-        assert abs(np.percentile(scores, float(q), method="inverted_cdf") - v) <= 1
+    assert_percentiles_agree(summary(lo, p)["percentiles"], scores)
 
 
 def test_win_curve_shares_ties():
@@ -202,3 +210,31 @@ def test_solve_distribution_command(capsys):
     assert main(["solve", "--rules", "classic", "--distribution", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "percentiles" in out and "50%:" in out
+
+
+def test_independent_win_share_counts_ties_as_shared():
+    from tournaments.stats import independent_win_share
+    assert independent_win_share([100], [[100], [100]])[0] == pytest.approx(1 / 3)
+    assert np.allclose(independent_win_share([99, 100, 110, 111], [[90, 110]]), [0.5, 0.5, 0.75, 1.0])
+    assert np.allclose(independent_win_share([5], [[1, 9], [1, 9]]), [0.25])
+
+
+def test_report_explains_the_win_share(tmp_path):
+    from tournaments.config import parse_config
+    from tournaments.report import render
+    from tournaments.run import run_tournament
+    solve_once(load("classic"))
+    cfg = parse_config({"rules": "classic", "entrants": {"win": "strong?goal=win", "a": "strong", "b": "greedy"},
+                        "seats": 3, "games": 20, "seed": 5})
+    run_tournament(cfg, out=tmp_path, progress=False)
+    res = render(tmp_path, analysis=False)
+    ws = res["win_share"]
+    assert set(ws) == {"win", "a", "b"}
+    for w in ws.values():
+        assert w["deals"] == 20 and w["games"] == 60
+        assert w["gain"] == pytest.approx(w["observed"] - w["expected"])
+        assert w["observed_ci95"][0] <= w["observed"] <= w["observed_ci95"][1]
+    # one game in three is won, shared or not: the observed shares add up to 1
+    assert sum(w["observed"] for w in ws.values()) == pytest.approx(1.0)
+    text = (tmp_path / "report.md").read_text()
+    assert "## Win share explained" in text and "gained %" in text
