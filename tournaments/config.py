@@ -24,7 +24,6 @@ was played, whatever happens to the rules files later.
 """
 import hashlib
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -234,8 +233,8 @@ def _candidates(source, data, fmt: str, entrants: dict, seats: int) -> list[str]
     out = []
     for i, name in enumerate(value):
         if not isinstance(name, str) or name not in entrants:
-            raise ConfigError(source, f"candidates[{i}]", f"must be an entrant's name (one of "
-                                                          f"{', '.join(list(entrants)[:10])}{', ...' if len(entrants) > 10 else ''}), "
+            names = ", ".join(list(entrants)[:10]) + (", ..." if len(entrants) > 10 else "")
+            raise ConfigError(source, f"candidates[{i}]", f"must be an entrant's name (one of {names}), "
                                                           f"got {str(name)[:60]!r}")
         if name in out:
             raise ConfigError(source, f"candidates[{i}]", f"{name!r} is listed twice")

@@ -1,10 +1,10 @@
 """The schedule: tables, deals and seat arrangements, each game with its duplicate-dice seed.
 
-Which entrants sit at which table is the format's (`tournaments.formats`: round robin, gauntlet,
-Swiss); in a round robin every combination of `seats` entrants is a table, so every pair of entrants
-meets at the same number of tables. Each table plays `games` deals. A deal is played once in every arrangement of the table,
-and all arrangements of a deal share one game seed (`game_seed(tournament seed, table, deal)`). Dice
-are drawn per (seed, sheet, turn, roll, die), so in every arrangement each sheet gets the same dice.
+Which entrants sit at which table is the format's (`tournaments.formats`: round robin, gauntlet, Swiss); in a
+round robin every combination of `seats` entrants is a table, so every pair of entrants meets at the same
+number of tables. Each table plays `games` deals. A deal is played once in every arrangement of the table, and
+all arrangements of a deal share one game seed (`game_seed(tournament seed, table, deal)`). Dice are drawn per
+(seed, sheet, turn, roll, die), so in every arrangement each sheet gets the same dice.
 
 Without teams the arrangements are the k seat rotations (k = seats): rotation r seats entrant
 (i + r) mod k at seat i, so each entrant sits in every seat, and meets every sheet's dice, once per deal.
