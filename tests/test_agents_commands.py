@@ -68,7 +68,7 @@ def test_text_names_the_overrides_with_the_rule_set(capsys):
     (["evaluate", "greedy", "--rules", "nope"], "no such rule set"),
     (["evaluate", "greedy", "--set", "teams=2"],
      "yacht evaluate plays one-player games: 1 player cannot split into 2 teams"),
-    (["levels", "--games", "3"], "--games must be an even number >= 2, got 3"),
+    (["levels", "--games", "3"], "--games must be an even number from 2 to 10,000,000, got 3"),
     (["levels", "--only", "greedy"], "need at least two agents to compare"),
     (["levels", "--only", "greedy", "greedy"], "agent 'greedy' is listed twice"),
     (["levels", "--only", "greedy", "wizard"], "unknown agent 'wizard'"),
