@@ -432,16 +432,16 @@ def test_make_vec_spec(mode):
 
 def test_render_modes():
     env = gym.make("Yacht-v0", render_mode="ansi")
-    assert env.render_mode == "ansi" and env.metadata["render_modes"] == ["ansi"]
+    assert env.render_mode == "ansi" and env.metadata["render_modes"] == ["human", "rgb_array", "ansi"]
     with pytest.raises(gym.error.ResetNeeded):
         env.render()
     env.reset(seed=0)
     assert env.render().startswith("turn 1/13")
     assert gym.make("Yacht-v0").render_mode is None
-    for bad in ("human", "rgb_array", 3, ["ansi"]):
+    for bad in ("video", "rgb", 3, ["ansi"]):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            message = "render_mode must be one of None, 'ansi', got " + repr(bad)
+            message = "render_mode must be one of None, 'human', 'rgb_array', 'ansi', got " + repr(bad)
             with pytest.raises(ValueError, match=re.escape(message)) as e:
                 gym.make("Yacht-v0", render_mode=bad) if isinstance(bad, str) else YachtEnv(render_mode=bad)
         assert isinstance(e.value, TypeError)                   # what SB3's make_vec_env falls back on
@@ -464,8 +464,8 @@ def test_pettingzoo_seeds_and_render_mode():
             e.reset(seed=bad)
     e.reset(seed=2 ** 64 - 1)
     assert e.unwrapped.game.seed == game_seed(2 ** 64 - 1, 0)
-    with pytest.raises(ValueError, match="render_mode must be one of None, 'ansi', got 'human'"):
-        pz_env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode must be one of None, 'human', 'rgb_array', 'ansi', got 'video'"):
+        pz_env(render_mode="video")
     api_test(pz_env(num_players=3, render_mode="ansi", rules="cheerio"), num_cycles=200)
 
 
