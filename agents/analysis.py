@@ -405,13 +405,23 @@ def analyze(records, rules: RuleSet, solution=None, progress: bool = False) -> A
     impossible under `rules`, or when the rules are out of the solver's reach.
     """
     records = list(records)
+    if not records:
+        raise AnalysisError("no games to analyse")
     lines = [i + 1 for i in range(len(records))]
     return _analyze(records, lines, rules, solution, progress)
 
 
 def analyze_file(games: GameFile, solution=None, progress: bool = False) -> Analysis:
     """`analyze` over a `read_games` result (errors name the file and line of a bad record)."""
+    if not games.records:
+        raise AnalysisError(f"{games.path}: no games to analyse")
     return _analyze(games.records, games.lines, games.rules, solution, progress, where=str(games.path))
+
+
+def compile_kernels(rules: RuleSet) -> None:
+    """Compile (or load from numba's cache) the analysis's kernels for `rules`, by analysing no games:
+    the arrays are the analysis's own, so the compiled versions are the ones a real analysis calls."""
+    _analyze([], [], rules, None, False)
 
 
 def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
@@ -430,9 +440,8 @@ def analyze_game(record: dict, rules: RuleSet, solution=None) -> dict:
 
 
 def _analyze(records, lines, rules, solution, progress, where: str | None = None) -> Analysis:
-    """The analysis; `where` names the file the records come from (None: records given by the caller)."""
-    if not records:
-        raise AnalysisError(f"{where}: no games to analyse" if where else "no games to analyse")
+    """The analysis; `where` names the file the records come from (None: records given by the caller).
+    No records: nothing to value, every kernel still called (`compile_kernels`)."""
     _check_reach(rules)
     t0 = time.perf_counter()
     T = rules.tables
@@ -462,7 +471,7 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     order = np.lexsort(state.T[::-1]) if cols > 1 else np.argsort(state[:, 0], kind="stable")
     ss = state[order]
     change = (ss[1:] != ss[:-1]).any(axis=1)
-    group_starts = np.flatnonzero(np.r_[True, change, True])
+    group_starts = np.flatnonzero(np.r_[True, change, True]) if n else np.zeros(1, dtype=np.int64)
     best_value, played_value = np.empty(n), np.empty(n)
     best = np.empty(n, dtype=np.int64)
     value_decisions(T, solution.values, dims, prepare(T, sp.n_upper), rules.rolls_per_turn - 1, order,

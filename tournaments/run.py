@@ -18,6 +18,7 @@ from agents.provenance import digests, spec_files
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
 from .formats import SwissReplay
+from .precompile import analysis_compiled_beside
 from .report import render
 from .schedule import jobs, table_jobs
 from .store import Store
@@ -44,28 +45,30 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
     it keeps, what is left) before any game is played.
     """
     check_executor(workers, executor)
-    check_agents(config, resolve_factory(factory))
-    setup = Setup(config, factory)
-    files = digests(spec_files(config.entrants.values()))
-    with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
-        replay = SwissReplay(config) if config.format == "swiss" else None
-        done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
-        kept = len(done)
-        if notify is not None and kept:
-            notify(resume_line(store.folder, kept, config.total_games))
-        start = time.perf_counter()
-        bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
-                   dynamic_ncols=True)
-        with bar:
-            if replay is not None:
-                played = _play_swiss(config, replay, done, store, setup, workers, executor, bar)
-            else:
-                todo = (j for j in jobs(config) if j.key not in done)
-                played = 0
-                while window := list(islice(todo, WINDOW)):
-                    played += _play(setup, window, store, workers, executor, bar)
-        seconds = time.perf_counter() - start
-        res = render(store.folder, analysis=analysis)
+    with analysis_compiled_beside(enabled=analysis) as compiling:
+        check_agents(config, resolve_factory(factory))
+        setup = Setup(config, factory)
+        files = digests(spec_files(config.entrants.values()))
+        with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
+            replay = SwissReplay(config) if config.format == "swiss" else None
+            done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
+            kept = len(done)
+            if notify is not None and kept:
+                notify(resume_line(store.folder, kept, config.total_games))
+            start = time.perf_counter()
+            bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
+                       dynamic_ncols=True)
+            with bar:
+                if replay is not None:
+                    played = _play_swiss(config, replay, done, store, setup, workers, executor, bar)
+                else:
+                    todo = (j for j in jobs(config) if j.key not in done)
+                    played = 0
+                    while window := list(islice(todo, WINDOW)):
+                        played += _play(setup, window, store, workers, executor, bar)
+            seconds = time.perf_counter() - start
+            compiling.wait()
+            res = render(store.folder, analysis=analysis)
     res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,
                   "games_per_second": played / seconds if seconds > 0 and played else None,
                   "workers": workers, "executor": executor}
