@@ -16,6 +16,11 @@ Time limits are kept by `CallBudget`, one agent call at a time, in three layers:
      by the kill margin (`kill_after`) -- a call stuck in C code, a loop that swallows every
      exception. The watcher then plays the game again with a `Forfeit` for that seat at that call;
      games are deterministic, so the record is the one the first two layers would have written.
+
+The limit applies to the agents that are not `trusted`: a built-in agent is library code that returns in
+bounded time (tables of trusted batched agents are played without any clock, `tournaments.batched`), so at
+a table with an untrusted one its calls are not timed either -- the first call of a process compiles or
+loads its kernels, which can outlast any limit on a busy machine and is not the agent's thinking.
 """
 import ctypes
 import signal
@@ -297,8 +302,10 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
     """
     game = Game(rules, num_players=len(job.agents), seed=job.seed)
     forfeits = forfeits or {}
+    untimed = CallBudget(None)
     with user_interrupts(), CallBudget(timeout, clock) as budget:
-        seats = [Guarded(agents[name], seat, budget, forfeits.get(seat)) for seat, name in enumerate(job.agents)]
+        seats = [Guarded(agents[name], seat, untimed if getattr(agents[name], "trusted", False) else budget,
+                         forfeits.get(seat)) for seat, name in enumerate(job.agents)]
         _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
     return record_of(job, game, faults)
