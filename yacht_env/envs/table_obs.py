@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
-from .kernels import roll_of
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.kernels import roll_of
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
 from .step_threads import SliceThreads, post
 

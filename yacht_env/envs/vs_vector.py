@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import as_actions
+from ..core.actions import as_actions
 from .env import check_choice, resolve_rules
 from .table_obs import seat_space
 from .vector import check_batched_args

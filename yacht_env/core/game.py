@@ -16,7 +16,7 @@ from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
                      roll_off, roll_one, score_one)
-from .rules import RuleSet, load
+from ..rules import RuleSet, load
 
 
 class IllegalMove(ValueError):

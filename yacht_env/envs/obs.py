@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .dice import NUM_DICE, ROLL_COUNTS, ROLLS
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.dice import NUM_DICE, ROLL_COUNTS, ROLLS
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6

@@ -19,7 +19,7 @@ from .actions import NUM_HOLDS, box_of_action
 from .dice_source import SeededDice
 from .engine import ROLLS_USED, State
 from .game import ranks, tiebreak_rolls
-from .gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from .view import BatchView
 
 

@@ -9,13 +9,13 @@ end, info, arguments); `yacht_env.vector.YachtVectorEnv` is its batched form, wh
 import gymnasium as gym
 import numpy as np
 
-from .actions import action_name, as_action, legal_summary
+from ..core.actions import action_name, as_action, legal_summary
 from .batch import Batch
-from .engine import ROLLS_USED, TURN, UPPER, YACHT50
-from .game import Game, IllegalMove
+from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
+from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .render import RENDER_MODES, last_move, renderer
-from .rules import RuleSet, load
+from ..rules import RuleSet, load
 
 OBS_MODES = ("flat", "dict")
 REWARDS = ("points", "terminal")

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .engine import FILLED, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State
-from .rules import RuleSet
+from ..rules import RuleSet
 
 
 class View:

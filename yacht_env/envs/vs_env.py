@@ -12,16 +12,16 @@ import gymnasium as gym
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
-from .dice_source import stream_seeds
-from .engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
+from ..core.actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
+from ..core.dice_source import stream_seeds
+from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
-from .game import Game, IllegalMove
-from .lockstep import PlayerError, play, seating_around, sheet_ranks
-from .players import PerGame, Uniform, batched_player
+from ..core.game import Game, IllegalMove
+from ..core.lockstep import PlayerError, play, seating_around, sheet_ranks
+from ..core.players import PerGame, Uniform, batched_player
 from .render import RENDER_MODES, last_move, renderer
-from .rules.tables import Tables
-from .solver.policy import advance_table
+from ..rules.tables import Tables
+from ..solver.policy import advance_table
 from .step_threads import SliceThreads, post
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observations, seat_space
 

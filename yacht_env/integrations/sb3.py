@@ -1,7 +1,7 @@
 """Stable-Baselines3 `VecEnv`s over the batched Yacht envs, with masks MaskablePPO reads.
 
     from sb3_contrib import MaskablePPO
-    from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
     env = YachtVecEnv(64, rules="yacht", seed=0)            # any preset, any rules knob
     MaskablePPO("MlpPolicy", env).learn(10_000)
     env = YachtVsVecEnv(64, num_players=4, opponents="strong", reward="win", seed=0)   # a seat at a table
@@ -16,11 +16,11 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from .batch import Batch
-from .actions import as_actions
-from .env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
-from .obs import flat_space
-from .vs_vector import YachtVsVectorEnv
+from ..envs.batch import Batch
+from ..core.actions import as_actions
+from ..envs.env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
+from ..envs.obs import flat_space
+from ..envs.vs_vector import YachtVsVectorEnv
 
 
 class MaskedVecEnv(VecEnv):

@@ -37,8 +37,8 @@ from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
 from .dice import NUM_ROLLS, ROLLS
 from .dice_source import SeededDice
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
-from .rules import solitaire_rules
-from .rules.tables import Tables
+from ..rules import solitaire_rules
+from ..rules.tables import Tables
 
 # ints[i] columns
 TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3

@@ -18,11 +18,11 @@ made at once, so every state the agent sees has dice to decide on.
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, num_actions, score_action_of
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
-from .kernels import SEED_START, seed_step
+from ..core.actions import NUM_HOLDS, num_actions, score_action_of
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
+from ..core.kernels import SEED_START, seed_step
 from .obs import inv_box_scale, obs_size, write_obs
-from .rules.tables import Tables
+from ..rules.tables import Tables
 from .step_threads import SliceThreads, post
 
 # streams[i] columns

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import NUM_HOLDS, action_name
+from ..core.actions import NUM_HOLDS, action_name
 
 EXTRA = "render"
 RENDER_MODES = ("human", "rgb_array", "ansi")
@@ -134,7 +134,7 @@ class Picture:
                         self.text(surface, f"[{int(preview[c, b])}]", (x, y + 3), GREY, right=True)
         y = y0 + (len(rules.boxes) + 1) * ROW_H
         pg.draw.line(surface, INK, (PAD, y), (self.size[0] - PAD, y), 2)
-        from .engine import UPPER
+        from ..core.engine import UPPER
         totals = game.sheet_totals()
         for k, name in enumerate(("upper", "total")):
             self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k else None)

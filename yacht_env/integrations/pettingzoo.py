@@ -1,6 +1,6 @@
 """PettingZoo AEC env: 1-8 players at one Yacht table, any rule set.
 
-    from yacht_env.pettingzoo import env
+    from yacht_env.integrations.pettingzoo import env
     e = env(num_players=3, rules="yacht", render_mode="ansi")
     e.reset(seed=1)
     for agent in e.agent_iter():
@@ -17,13 +17,13 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .dice_source import game_seed
-from .actions import action_name, as_action, legal_summary, num_actions
-from .env import check_choice, check_render_mode, check_seed, resolve_rules
-from .game import Game, IllegalMove
-from .render import RENDER_MODES, last_move, renderer
-from .table_obs import render_table, seat_obs, seat_space
-from .vs_env import VS_REWARDS
+from ..core.dice_source import game_seed
+from ..core.actions import action_name, as_action, legal_summary, num_actions
+from ..envs.env import check_choice, check_render_mode, check_seed, resolve_rules
+from ..core.game import Game, IllegalMove
+from ..envs.render import RENDER_MODES, last_move, renderer
+from ..envs.table_obs import render_table, seat_obs, seat_space
+from ..envs.vs_env import VS_REWARDS
 
 
 def env(**kwargs):
@@ -77,7 +77,7 @@ class raw_env(AECEnv):
 
     ## Arguments
     ```python
-    from yacht_env.pettingzoo import env, raw_env
+    from yacht_env.integrations.pettingzoo import env, raw_env
     env(num_players=2, rules="yacht", reward="points", render_mode=None, **knobs)
     ```
     `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`

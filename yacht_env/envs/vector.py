@@ -11,7 +11,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import as_actions
+from ..core.actions import as_actions
 from .batch import Batch
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .obs import flat_space
