@@ -7,7 +7,7 @@ As Gymnasium's toy-text games draw themselves: the five dice with pips (the dice
 are marked "held"), whose turn it is and the rolls left, the last move, and every sheet of the table
 (one column of cells per sheet and sheet column: filled boxes with their points, the open boxes of the
 sheet to move with what they would score now in grey, the upper bonus and the total). `Yacht-v0`,
-`YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.game.Game` view of
+`YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.core.game.Game` view of
 their table; a frame's size depends only on the rules and the number of sheets, so frames make a video.
 `Move` is what an env remembers of the last move it played (`last_move`); it needs no pygame.
 """
