@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.actions import NUM_HOLDS, action_name
+from yacht_env.core.actions import NUM_HOLDS, action_name
 from yacht_env.config import ConfigError
-from yacht_env.dice import ROLLS
+from yacht_env.core.dice import ROLLS
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.safe_file import (
     FileRefused,

@@ -1,22 +1,22 @@
 """The one protocol for everything that plays, in two forms: one game at a time, or many at once.
 
 Per game: `reset(rules, seat, num_players, seed)` before each game, then `act(view) -> action` at every
-decision (`yacht_env.view.View`). Batched: `prepare(rules, num_players)` before play, then
-`act_batch(batch_view) -> actions` decides for many tables at once (`yacht_env.view.BatchView`,
-arrays with one row per table). Actions use the encoding of `yacht_env.actions`.
+decision (`yacht_env.core.view.View`). Batched: `prepare(rules, num_players)` before play, then
+`act_batch(batch_view) -> actions` decides for many tables at once (`yacht_env.core.view.BatchView`,
+arrays with one row per table). Actions use the encoding of `yacht_env.core.actions`.
 
 An agent that implements `act_batch` answers `act(view)` too (through a one-row batch view), so it plays
 anywhere; `batched` tells the runners it can play in lockstep. A per-game agent plays a batch through
-`PerGame` (`yacht_env.players`), which keeps one instance per table. Built-in agents take their random choices
-from `yacht_env.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out the
+`PerGame` (`yacht_env.core.players`), which keeps one instance per table. Built-in agents take their random choices
+from `yacht_env.core.dice_source.decision_uniforms`, keyed by the game and the decision, so a game comes out the
 same played alone or in a batch.
 """
 import numpy as np
 
-from yacht_env.game import Game
-from yacht_env.players import PerGame
+from yacht_env.core.game import Game
+from yacht_env.core.players import PerGame
 from yacht_env.rules import RuleSet
-from yacht_env.view import BatchView, View
+from yacht_env.core.view import BatchView, View
 
 __all__ = ["Agent", "BatchView", "PerGame", "View", "play_game"]
 

@@ -4,17 +4,17 @@ Game i of a run with seed S uses the dice seed `game_seed(S, i)`, so every agent
 the same seed sees the same dice. Head-to-head deal i is played twice, seats swapped, so each
 agent plays each sheet's dice once; a win counts 1, a tie 1/2, a loss 0.
 
-Batched agents play many games at once through the engine (`yacht_env.lockstep`); any other agent
+Batched agents play many games at once through the engine (`yacht_env.core.lockstep`); any other agent
 plays one `Game` at a time. Both give the same games.
 """
 
 import numpy as np
 from tqdm import tqdm
 
-from yacht_env.dice_source import game_seeds
-from yacht_env.engine import EXTRA_BONUS, UPPER_BONUS, State
-from yacht_env.game import Game
-from yacht_env.lockstep import Record, play, sheet_ranks
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.engine import EXTRA_BONUS, UPPER_BONUS, State
+from yacht_env.core.game import Game
+from yacht_env.core.lockstep import Record, play, sheet_ranks
 
 from .base import play_game
 from .stats import mean_ci, wilson

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from . import bot_supervisor
-from yacht_env.actions import num_actions
+from yacht_env.core.actions import num_actions
 
 from .base import Agent, View
 from .simple import greedy_action

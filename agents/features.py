@@ -4,10 +4,10 @@ Play-time half of the training options (`agents.training.config`), needing only 
 model plays without stable-baselines3:
 
 * the observation -- a model trained alone (`num_players: 1`, the default) sees its own sheet in the
-  solitaire layout of `yacht_env.obs`, wherever it plays; a model trained at a table of several seats
+  solitaire layout of `yacht_env.envs.obs`, wherever it plays; a model trained at a table of several seats
   sees, as `YachtVs-v0` shows it, its sheet and every other sheet (the seat layout of
-  `yacht_env.table_obs`), so it plays only at tables with as many sheets as it was trained for.
-* `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.obs`) followed by 34
+  `yacht_env.envs.table_obs`), so it plays only at tables with as many sheets as it was trained for.
+* `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.envs.obs`) followed by 34
   entries: [0:30] die i of the sorted dice shows face f, 1 at 6 * i + (f - 1); [30:34] die i + 1 shows
   the same face as die i. A hold action is a set of die positions, and the flat observation gives each
   die as face / 6, so "keep every six" or "keep one die of each face" is a hard function of it; with
@@ -27,10 +27,10 @@ model plays without stable-baselines3:
 """
 import numpy as np
 
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
-from yacht_env.obs import FACE_COUNTS, column_layout, dice_of_obs, obs_size, observe
-from yacht_env.table_obs import num_extra, seat_observations
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
+from yacht_env.envs.obs import FACE_COUNTS, column_layout, dice_of_obs, obs_size, observe
+from yacht_env.envs.table_obs import num_extra, seat_observations
 
 N_EXTRA = 34
 N_UPPER = 16          # upper-bonus entries per column
@@ -51,7 +51,7 @@ def dice_features(dice: np.ndarray) -> np.ndarray:
 
 def upper_features(obs: np.ndarray, rules) -> np.ndarray:
     """(n, N_UPPER * columns) float32 upper-bonus features (module docstring) of rows of observations whose
-    first `obs_size(rules)` entries are the flat observation of `yacht_env.obs`."""
+    first `obs_size(rules)` entries are the flat observation of `yacht_env.envs.obs`."""
     obs = np.asarray(obs, np.float32)
     t = rules.tables
     n, threshold = len(obs), t.upper_threshold
@@ -88,7 +88,7 @@ def upper_features(obs: np.ndarray, rules) -> np.ndarray:
 def upper_par_potential(obs: np.ndarray, rules, weight: float) -> np.ndarray:
     """weight x (upper points - 3 x faces of the filled upper boxes) while the upper bonus is still open, else 0.
 
-    Read from flat observations (`yacht_env.obs` layout), summed over the sheet's columns.
+    Read from flat observations (`yacht_env.envs.obs` layout), summed over the sheet's columns.
     """
     t = rules.tables
     faces = t.box_face.astype(np.float32)
@@ -120,8 +120,8 @@ def observation_size(rules, sheets: int) -> int:
 
 def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:
     """The observations of the seats `seats` to move at tables `rows` of an engine state, as a policy
-    covering `sheets` sheets sees them: the solitaire layout of `yacht_env.obs` for 1, else the seat
-    layout of `yacht_env.table_obs` (the one `YachtVs-v0` gives; `dice`: the dice in hand)."""
+    covering `sheets` sheets sees them: the solitaire layout of `yacht_env.envs.obs` for 1, else the seat
+    layout of `yacht_env.envs.table_obs` (the one `YachtVs-v0` gives; `dice`: the dice in hand)."""
     if sheets == 1:
         return observe(state, rows)
     return seat_observations(state, rows, seats, dice)
@@ -173,7 +173,7 @@ _POW6 = 6 ** np.arange(5)
 
 
 def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
-    """Roll index (`yacht_env.dice`) of the dice of each row of flat observations."""
+    """Roll index (`yacht_env.core.dice`) of the dice of each row of flat observations."""
     return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
 
 

@@ -17,7 +17,7 @@ the person who just scored is asked whether to undo it.
 import difflib
 import sys
 
-from yacht_env.actions import score_action
+from yacht_env.core.actions import score_action
 
 from .base import Agent, View
 

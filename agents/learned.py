@@ -6,11 +6,11 @@ Only the policy half of the network is kept (`PolicyNet`), as numpy arrays, and 
 code, one game per row with the same operations in the same order whatever the batch: a game gets the
 same moves played alone or among thousands, and playing needs neither torch nor stable-baselines3
 (`agents.model_file` reads the file). The observation is the one the environment it was trained on builds -- its own
-sheet (`yacht_env.obs`) for a model trained alone, every sheet of the table (`yacht_env.table_obs`,
+sheet (`yacht_env.envs.obs`) for a model trained alone, every sheet of the table (`yacht_env.envs.table_obs`,
 as `YachtVs-v0` shows it) for one trained at a table of several seats -- plus the features the model
 was trained with (`agents.features`). Each move is the most likely legal action
 (`deterministic=True`, the first on ties) or a sample from the policy, drawn with the decision's
-uniform number (`yacht_env.dice_source.decision_uniforms`).
+uniform number (`yacht_env.core.dice_source.decision_uniforms`).
 
 Safety: a model file comes from whoever made it. It is read by `agents.model_file.read_model`, which
 unpickles nothing but a state dict of arrays (no code in the file runs) and checks every field before
@@ -22,8 +22,8 @@ seats refuses tables with another number of sheets (its observation would not fi
 import numba as nb
 import numpy as np
 
-from yacht_env.actions import num_actions
-from yacht_env.dice_source import decision_uniforms
+from yacht_env.core.actions import num_actions
+from yacht_env.core.dice_source import decision_uniforms
 
 from .base import Agent, BatchView
 from .features import extra_size, narrow_masks, observation_size, observations, policy_input

@@ -42,7 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from yacht_env.config import ConfigError
-from yacht_env.dice_source import decision_uniforms, game_seeds
+from yacht_env.core.dice_source import decision_uniforms, game_seeds
 from yacht_env.rules import load, rules_hash
 from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
 from yacht_env.solver import SOLVER_VERSION, Unsolvable, cache_dir, check_solvable, solution_for

@@ -6,7 +6,7 @@ At each decision the agent values every legal hold and the policy's K likeliest 
 plays the best of them (the first action on ties):
 
 * a hold is worth the critic's value of the next roll of this turn, averaged over the 252 sorted rolls
-  with the probabilities the kept dice give them (`yacht_env.dice.TRANSITION`);
+  with the probabilities the kept dice give them (`yacht_env.core.dice.TRANSITION`);
 * a box is worth the points it pays now (bonuses included) plus, unless it ends the game, the critic's
   value of the first roll of the sheet's next turn, averaged over the 252 rolls (`ROLL_PROB`).
 
@@ -23,11 +23,11 @@ a game gets the same moves played alone or in a batch of thousands.
 """
 import numpy as np
 
-from yacht_env.actions import NUM_HOLDS
+from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.config import ConfigError, number
-from yacht_env.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
-from yacht_env.engine import ROLL, ROLLS_USED
-from yacht_env.obs import observe
+from yacht_env.core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
+from yacht_env.core.engine import ROLL, ROLLS_USED
+from yacht_env.envs.obs import observe
 
 from .features import narrow_masks, policy_input, upper_par_potential
 

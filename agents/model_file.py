@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.actions import num_actions
+from yacht_env.core.actions import num_actions
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash
 
 from yacht_env.config import ConfigError
@@ -351,8 +351,8 @@ def trained_for(config: dict, rules: dict) -> dict:
     ruleset = load(rules)
     sheets = trained_sheets(ruleset, config)
     return {"rules": ruleset.name, "rules_hash": play_hash(ruleset), "num_players": config.get("num_players", 1),
-            "sheets": sheets, "observation": "yacht_env.obs (its own sheet)" if sheets == 1 else
-            f"yacht_env.table_obs (its sheet and the {sheets - 1} others)"}
+            "sheets": sheets, "observation": "yacht_env.envs.obs (its own sheet)" if sheets == 1 else
+            f"yacht_env.envs.table_obs (its sheet and the {sheets - 1} others)"}
 
 
 def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:

@@ -1,8 +1,8 @@
 """Baseline agents: `random` (uniform over legal actions) and `greedy` (best box for the roll in hand)."""
 import numpy as np
 
-from yacht_env.actions import box_actions
-from yacht_env.players import uniform_actions
+from yacht_env.core.actions import box_actions
+from yacht_env.core.players import uniform_actions
 
 from .base import Agent, BatchView
 

@@ -19,7 +19,7 @@ import numpy as np
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, distributions_for, solution_for
 from yacht_env.solver.policy import HOLD_OF, Policy
-from yacht_env.dice import NUM_ROLLS
+from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.winning import win_plans
 
 from .base import Agent, BatchView

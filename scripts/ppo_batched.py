@@ -33,7 +33,7 @@ from agents.features import dice_features, narrow_masks, rolls_of_obs
 from agents.learned import NetPlayer, PolicyNet
 from agents.training.checkpoint import write_model
 from agents.training.evaluate import evaluate_player
-from yacht_env.obs import dice_of_obs
+from yacht_env.envs.obs import dice_of_obs
 from yacht_env.rules import load
 
 

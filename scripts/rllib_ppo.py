@@ -30,7 +30,7 @@ class MaskedYacht(gym.Env):
     """`Yacht-v0` with its legal actions in the observation: {"observations": flat obs, "action_mask": float32}."""
 
     def __init__(self, config=None):
-        from yacht_env.env import YachtEnv        # imported in the env runner's process too
+        from yacht_env.envs.env import YachtEnv        # imported in the env runner's process too
         self.env = YachtEnv(rules=(config or {}).get("rules", "yacht"))
         n = self.env.action_space.n
         self.action_space = self.env.action_space

@@ -5,8 +5,8 @@ from collections import Counter
 
 from agents.base import play_game
 from agents.registry import make_agent
-from yacht_env.dice_source import ScriptedDice, SeededDice, game_seed
-from yacht_env.game import Game, IllegalMove
+from yacht_env.core.dice_source import ScriptedDice, SeededDice, game_seed
+from yacht_env.core.game import Game, IllegalMove
 
 
 def record_of(game: Game, names, key: str) -> dict:

@@ -9,7 +9,7 @@ from waiting import PATIENCE, until
 from agents.base import play_game
 from agents.external import ExternalAgent, parse_reply
 from agents.registry import AgentSpecError, make_agent
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "scripts", "example_bot.py")

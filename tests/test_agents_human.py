@@ -8,8 +8,8 @@ from tournaments.cli.play import play
 from agents.human import CommandHelp, HumanAgent, HumanQuit, parse_command, scorecard
 from agents.simple import GreedyAgent
 from tournaments.cli import main
-from yacht_env.dice_source import ScriptedDice
-from yacht_env.game import Game
+from yacht_env.core.dice_source import ScriptedDice
+from yacht_env.core.game import Game
 
 
 def view_of(dice, rules="yacht", rolls=1, **overrides):

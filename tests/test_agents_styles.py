@@ -7,9 +7,9 @@ from solver_tables import temp_cache
 from agents.base import View, play_game
 from agents.registry import make_agent
 from agents.simple import greedy_action
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice_source import ScriptedDice
-from yacht_env.game import Game
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice_source import ScriptedDice
+from yacht_env.core.game import Game
 from yacht_env.rules import load, presets
 
 SPECS = ["random", "greedy", "easy", "normal"]

@@ -10,9 +10,9 @@ from solver_tables import solved, temp_cache
 from agents.analysis import (BLUNDER, INACCURACY, MISTAKE, AnalysisError, analyze, analyze_game, classify)
 from agents.base import play_game
 from agents.registry import make_agent
-from yacht_env.actions import NUM_HOLDS, action_name
-from yacht_env.dice import HOLD_KEEP, roll_index
-from yacht_env.game import Game
+from yacht_env.core.actions import NUM_HOLDS, action_name
+from yacht_env.core.dice import HOLD_KEEP, roll_index
+from yacht_env.core.game import Game
 from yacht_env.rules import load
 from yacht_env.solver.policy import Policy, hold_of
 

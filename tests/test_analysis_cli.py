@@ -11,7 +11,7 @@ from agents.registry import make_agent
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.rules import rules_hash
 
 DOC_KEYS = {"rules", "values", "note", "optimal_expected_score", "path", "rules_from", "thresholds", "games",

@@ -13,10 +13,10 @@ from tournament_agents import OneGameAtATime
 from agents.base import play_game
 from agents.evaluation import head_to_head, solitaire
 from agents.registry import make_agent
-from yacht_env.dice_source import game_seeds
-from yacht_env.engine import State
-from yacht_env.game import Game
-from yacht_env.lockstep import PlayerError, Record, play, sheet_ranks
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.engine import State
+from yacht_env.core.game import Game
+from yacht_env.core.lockstep import PlayerError, Record, play, sheet_ranks
 from yacht_env.rules import load
 
 CONFIGS = [("yacht", {}), ("verhoeff", {}), ("kirakuken", {}), ("classic", {}), ("cheerio", {}), ("extended", {}),

@@ -12,8 +12,8 @@ from gymnasium.vector import AutoresetMode
 
 import yacht_env  # noqa: F401 - registers the ids
 from vector_play import assert_same_info, random_actions, within
-from yacht_env.dice_source import game_seed
-from yacht_env.env import YachtEnv
+from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.env import YachtEnv
 from yacht_env.rules import load, presets
 
 MODES = ("vector_entry_point", "sync", "async")
@@ -409,7 +409,7 @@ def test_gym_make_check_env_spec_and_remake():
         check_env(env)
     assert all("is different from the unwrapped version" in str(w.message) for w in caught)
     assert env.spec.id == "Yacht-v0" and env.spec.kwargs == {"rules": "classic", "rolls_per_turn": 2}
-    assert env.spec.vector_entry_point == "yacht_env.vector:YachtVectorEnv"
+    assert env.spec.vector_entry_point == "yacht_env.envs.vector:YachtVectorEnv"
     again = gym.make(gym.envs.registration.EnvSpec.from_json(env.spec.to_json()))
     assert again.unwrapped.rules == env.unwrapped.rules == load("classic", rolls_per_turn=2)
     a, b = env.reset(seed=6), again.reset(seed=6)
@@ -456,7 +456,7 @@ def test_render_modes():
 def test_pettingzoo_seeds_and_render_mode():
     from pettingzoo.test import api_test
 
-    from yacht_env.pettingzoo import env as pz_env
+    from yacht_env.integrations.pettingzoo import env as pz_env
 
     e = pz_env(num_players=2)
     for bad in (-1, 2 ** 64, 1.5):
@@ -476,11 +476,11 @@ SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Star
 
 
 def env_classes():
-    from yacht_env.pettingzoo import raw_env
-    from yacht_env.sb3 import YachtVecEnv
-    from yacht_env.vector import YachtVectorEnv
-    from yacht_env.vs_env import YachtVsEnv
-    from yacht_env.vs_vector import YachtVsVectorEnv
+    from yacht_env.integrations.pettingzoo import raw_env
+    from yacht_env.integrations.sb3 import YachtVecEnv
+    from yacht_env.envs.vector import YachtVectorEnv
+    from yacht_env.envs.vs_env import YachtVsEnv
+    from yacht_env.envs.vs_vector import YachtVsVectorEnv
     return [YachtEnv, YachtVectorEnv, YachtVecEnv, raw_env, YachtVsEnv, YachtVsVectorEnv]
 
 
@@ -504,14 +504,14 @@ def test_docstring_space_formulas_match_the_spaces(rules, columns):
     assert env.action_space.n == 31 + columns * n_boxes
     assert env.observation_space.shape == (13 + columns * (2 * n_boxes + 2),)
     assert YachtEnv().action_space.n == 44 and YachtEnv().observation_space.shape == (41,)
-    from yacht_env import obs
+    from yacht_env.envs import obs
     assert (obs.DICE, obs.FACE_COUNTS, obs.ROLLS_LEFT, obs.TURNS_PLAYED) == (slice(0, 5), slice(5, 11), 11, 12)
     for c in range(columns):                                   # the table's base + ... rows
         base = 13 + c * (2 * n_boxes + 2)
         b = n_boxes
         assert obs.column_layout(env.rules, c) == (slice(base, base + b), slice(base + b, base + 2 * b),
                                                    base + 2 * b, base + 2 * b + 1)
-    from yacht_env.pettingzoo import raw_env
+    from yacht_env.integrations.pettingzoo import raw_env
     if env.rules.max_players >= 4:
         seat = raw_env(num_players=4, rules=rules, columns=columns).observation_space("player_0")
         assert seat["observation"].shape == (13 + columns * (2 * n_boxes + 2) + 4 * 4 - 3,)

@@ -16,7 +16,7 @@ RUN = """
 import sys
 import numba
 import yacht_env
-from yacht_env.batch import stream_seed
+from yacht_env.envs.batch import stream_seed
 print(int(stream_seed(3, 4)), numba.config.CACHE_DIR,
       sum(stream_seed.stats.cache_hits.values()), sum(stream_seed.stats.cache_misses.values()))
 """
@@ -68,7 +68,7 @@ def test_an_edited_kernel_runs_its_new_code(tmp_path):
     assert (hits, misses) == (0, 1)                                  # compiled and stored
     assert run() == (value, stamp, 1, 0)                             # loaded from the cache
 
-    kernels = tree / "yacht_env" / "kernels.py"
+    kernels = tree / "yacht_env" / "core" / "kernels.py"
     source = kernels.read_text()
     old = "return splitmix64(np.uint64(h) ^ splitmix64(np.uint64(part)))"
     assert source.count(old) == 1

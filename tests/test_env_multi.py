@@ -7,10 +7,10 @@ from pettingzoo.test import api_test, seed_test
 
 import yacht_env  # noqa: F401 - registers the ids
 from yacht_env import IllegalMove
-from yacht_env.dice_source import game_seed
-from yacht_env.pettingzoo import env as pz_env
+from yacht_env.core.dice_source import game_seed
+from yacht_env.integrations.pettingzoo import env as pz_env
 from yacht_env.rules import presets
-from yacht_env.vs_env import YachtVsEnv
+from yacht_env.envs.vs_env import YachtVsEnv
 
 
 def first_legal(game):

@@ -13,7 +13,7 @@ pygame = pytest.importorskip("pygame")
 import gymnasium as gym  # noqa: E402
 
 import yacht_env  # noqa: E402,F401
-from yacht_env.render import Move, PygameMissing, held_marks, last_move  # noqa: E402
+from yacht_env.envs.render import Move, PygameMissing, held_marks, last_move  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
 
 ENVS = {"Yacht-v0": {}, "YachtVs-v0": {"num_players": 3, "opponents": "greedy"},
@@ -87,7 +87,7 @@ def test_record_video_writes_a_game_that_reads_back(tmp_path):
 def test_pettingzoo_render_test_passes():
     from pettingzoo.test import render_test
 
-    from yacht_env.pettingzoo import env as yacht_aec
+    from yacht_env.integrations.pettingzoo import env as yacht_aec
     render_test(lambda render_mode=None: yacht_aec(num_players=3, render_mode=render_mode))
     render_test(lambda render_mode=None: yacht_aec(num_players=4, teams=2, render_mode=render_mode))
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import yacht_env  # registers the ids
 from yacht_env import Game, IllegalMove
-from yacht_env.dice_source import game_seed
-from yacht_env.env import YachtEnv
+from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.env import YachtEnv
 from yacht_env.rules import presets
 
 KNOBS = [{}, {"columns": 2}, {"rolls_per_turn": 1}, {"rolls_per_turn": 4}, {"joker": "free"},
@@ -142,7 +142,7 @@ def test_observation_layout_matches_game_preview():
     g.roll()
     n = len(env.rules.boxes)
     preview = g.preview()
-    scale = yacht_env.obs.box_scale(env.rules)
+    scale = yacht_env.envs.obs.box_scale(env.rules)
     for b, name in enumerate(env.rules.boxes):
         assert obs[13 + b] == 1.0
         assert obs[13 + n + b] == pytest.approx(preview[(0, name)] / scale[b])

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 import yacht_env  # registers the ids
 from vector_play import assert_same_info, random_actions
-from yacht_env.dice_source import game_seed
+from yacht_env.core.dice_source import game_seed
 from yacht_env.rules import presets
-from yacht_env.batch import random_legal
+from yacht_env.envs.batch import random_legal
 
 N = 6
 
@@ -133,9 +133,9 @@ def test_bad_arguments_have_clear_messages():
     with pytest.raises(ValueError, match="penalizes illegal actions"):
         make_vec(illegal_action="raise")
     with pytest.raises(ValueError, match="num_envs must be a positive integer, got 0"):
-        yacht_env.vector.YachtVectorEnv(num_envs=0)
+        yacht_env.envs.vector.YachtVectorEnv(num_envs=0)
     with pytest.raises(ValueError, match="num_envs must be a positive integer, got True"):
-        yacht_env.vector.YachtVectorEnv(num_envs=True)
+        yacht_env.envs.vector.YachtVectorEnv(num_envs=True)
     with pytest.raises(ValueError, match=r"autoreset_mode must be one of AutoresetMode.NEXT_STEP \('NextStep'\), "
                                          r"AutoresetMode.SAME_STEP \('SameStep'\), .*got 'same_step'"):
         make_vec(autoreset_mode="same_step")
@@ -267,7 +267,7 @@ def test_vector_env_pickles_with_one_thread():
 def test_sb3_adapter_masks_and_episodes():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from yacht_env.sb3 import YachtVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv
 
     env = YachtVecEnv(4, rules="yacht", seed=3)
     obs = env.reset()
@@ -297,7 +297,7 @@ def test_sb3_adapter_masks_and_episodes():
 
 
 def test_sb3_adapter_errors():
-    from yacht_env.sb3 import YachtVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv
 
     env = YachtVecEnv(2, seed=0)
     with pytest.raises(AttributeError, match="no method 'render' \\(only 'action_masks'\\)"):
@@ -354,7 +354,7 @@ def test_threads_give_the_same_games(threads):
 
 
 def test_thread_slices_cover_every_game_once():
-    from yacht_env.step_threads import MIN_SLICE, SliceThreads
+    from yacht_env.envs.step_threads import MIN_SLICE, SliceThreads
     pool = SliceThreads(3)
     try:
         n = 4 * MIN_SLICE
@@ -382,7 +382,7 @@ def test_thread_slices_cover_every_game_once():
 
 
 def test_sb3_adapter_with_threads_matches_one_thread():
-    from yacht_env.sb3 import YachtVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv
     n = 2100                                   # two slices of at least MIN_SLICE games
     one, two = YachtVecEnv(n, seed=4), YachtVecEnv(n, seed=4, num_threads=2)
     o1, o2 = one.reset(), two.reset()

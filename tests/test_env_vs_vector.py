@@ -10,9 +10,9 @@ from solver_tables import solve_once, temp_cache
 import yacht_env  # noqa: F401 - registers the ids
 from agents.registry import make_agent
 from yacht_env.rules import load
-from yacht_env.step_threads import MIN_SLICE
-from yacht_env.vs_env import YachtVsEnv
-from yacht_env.vs_vector import YachtVsVectorEnv
+from yacht_env.envs.step_threads import MIN_SLICE
+from yacht_env.envs.vs_env import YachtVsEnv
+from yacht_env.envs.vs_vector import YachtVsVectorEnv
 
 BOT = Path(__file__).resolve().parent.parent / "scripts" / "example_bot.py"
 

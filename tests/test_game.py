@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from yacht_env import Game, IllegalMove
-from yacht_env.dice_source import ScriptedDice, SeededDice
+from yacht_env.core.dice_source import ScriptedDice, SeededDice
 
 
 def snapshot(g):

@@ -21,7 +21,7 @@ from agents.registry import AgentSpecError, make_agent
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 from tournaments.store import Store
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.rules import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -293,7 +293,7 @@ def test_escaped_grandchild_dies_with_a_harness_that_exits_abruptly(tmp_path, no
             bot_supervisor.make_cgroup = lambda procs: None
         from agents.base import play_game
         from agents.external import ExternalAgent
-        from yacht_env.game import Game
+        from yacht_env.core.game import Game
         play_game(Game("yacht", 1, seed=3), [ExternalAgent({command!r})])
         os._exit(0)                       # no close(), no atexit
     """)

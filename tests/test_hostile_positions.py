@@ -11,7 +11,7 @@ from solver_tables import solved, temp_cache
 
 from tournaments.cli import main
 from tournaments.cli.advise import _sheet
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.rules import load
 
 DICE = ["--dice", "1", "2", "3", "3", "5"]

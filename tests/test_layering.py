@@ -85,7 +85,7 @@ def test_serve_without_the_web_extra_names_it_in_one_line(tmp_path):
 def test_stable_baselines3_is_imported_only_for_training():
     """Only the training code and the SB3 VecEnv adapter import SB3; playing a learned model needs neither it nor
     torch (`agents.model_file` reads the file)."""
-    allowed = {ROOT / "yacht_env" / "sb3.py"}
+    allowed = {ROOT / "yacht_env" / "integrations" / "sb3.py"}
     for package in ("yacht_env", "agents", "tournaments"):
         for path in (ROOT / package).rglob("*.py"):
             if "training" in path.relative_to(ROOT).parts or path in allowed:
@@ -106,3 +106,36 @@ def test_a_learned_model_plays_without_torch():
             "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules, 'imported torch'; "
             "assert r['totals'].min() > 0")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# yacht_env's layers, lowest first: a module may import only from its own layer or the ones below.
+# The dice combinatorics sit below the rules, which compile their tables from them.
+LAYERS = [("yacht_env.config", "yacht_env.safe_file", "yacht_env.jit_cache", "yacht_env.gc_pause"),
+          ("yacht_env.core.dice",), ("yacht_env.rules",), ("yacht_env.core",), ("yacht_env.solver",),
+          ("yacht_env.envs",), ("yacht_env.integrations",), ("yacht_env",)]
+
+
+def layer_of(module: str) -> int:
+    for i, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return i
+    raise AssertionError(f"{module} is in no layer")
+
+
+def test_yacht_env_layers_import_downward_only():
+    for path in (ROOT / "yacht_env").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = module if parts[-1] == "__init__" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            targets = [target] if node.module else [f"{target}.{a.name}" for a in node.names]
+            for t in targets:
+                if t.startswith("yacht_env"):
+                    assert layer_of(t) <= layer_of(module), f"{module} imports {t}, a layer above it"

@@ -21,7 +21,7 @@ from tournaments.cli import main  # noqa: E402
 from tournaments.config import parse_config  # noqa: E402
 from tournaments.run import run_tournament  # noqa: E402
 from tournaments.store import Store  # noqa: E402
-from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv  # noqa: E402
+from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv  # noqa: E402
 
 
 def tiny(tmp_path, name, make):

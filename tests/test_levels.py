@@ -16,14 +16,14 @@ from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, 
 from agents.registry import AgentSpecError, make_agent
 from agents.strong import StrongAgent
 from tournaments.cli import main
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice_source import game_seeds
-from yacht_env.engine import State
-from yacht_env.game import Game
-from yacht_env.lockstep import play
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.engine import State
+from yacht_env.core.game import Game
+from yacht_env.core.lockstep import play
 from yacht_env.rules import load, presets
 from yacht_env.solver.policy import FIRST_HOLD, Policy, pick_moves
-from yacht_env.view import BatchView
+from yacht_env.core.view import BatchView
 
 SETTINGS = [round(0.1 * k, 1) for k in range(11)]
 

@@ -12,11 +12,11 @@ from agents.features import policy_input, upper_par_potential
 from agents.learned import LearnedAgent
 from agents.lookahead import action_values
 from agents.registry import AgentSpecError, make_agent
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import ROLLS, roll_index
-from yacht_env.dice_source import game_seeds
-from yacht_env.engine import ROLL, ROLLS_USED, State
-from yacht_env.obs import observe
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice import ROLLS, roll_index
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.engine import ROLL, ROLLS_USED, State
+from yacht_env.envs.obs import observe
 from yacht_env.rules import load
 
 MODEL = "models/ppo-yacht.pt"

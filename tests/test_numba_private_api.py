@@ -1,9 +1,9 @@
 """The numba internals the code relies on, checked against the installed numba.
 
-- `_nrt=False` in `nb.njit` (yacht_env/batch.py): the batched env's entry points run without
+- `_nrt=False` in `nb.njit` (yacht_env/envs/batch.py): the batched env's entry points run without
   reference counting; a numba that drops the option refuses it, one that ignores it is slower.
 - `numba.extending.intrinsic` with `numba.core.cgutils` and llvmlite's atomic load/store
-  (yacht_env/step_threads.py): the threads that step slices of a batch.
+  (yacht_env/envs/step_threads.py): the threads that step slices of a batch.
 
 When one of these fails, the message says what to do: install a numba within pyproject.toml's bounds,
 or port the module named to the numba installed (and move the bounds).
@@ -35,28 +35,28 @@ def test_njit_accepts_nrt_false_and_honours_it():
         fn = nb.njit(_nrt=False)(add_one)
         assert fn(1) == 2
     except Exception as e:  # noqa: BLE001 - any failure here is the missing option
-        pytest.fail(advice(f"the `_nrt` option of nb.njit used by yacht_env/batch.py ({type(e).__name__}: {e})"))
+        pytest.fail(advice(f"the `_nrt` option of nb.njit used by yacht_env/envs/batch.py ({type(e).__name__}: {e})"))
     try:
         nb.njit(_nrt=False)(allocates)(3)
     except Exception:  # noqa: BLE001 - expected: without NRT an allocating function does not compile
         return
     pytest.fail(advice("a working `_nrt=False` (an allocating function compiled without NRT), which "
-                       "yacht_env/batch.py relies on for speed"))
+                       "yacht_env/envs/batch.py relies on for speed"))
 
 
 def test_the_batched_env_entry_points_are_compiled_without_nrt():
-    from yacht_env.batch import reset_games, step_games
+    from yacht_env.envs.batch import reset_games, step_games
     for fn in (reset_games, step_games):
         if fn.targetoptions.get("_nrt") is not False:
-            pytest.fail(advice(f"`_nrt` in the target options of {fn.__name__} (yacht_env/batch.py)"))
+            pytest.fail(advice(f"`_nrt` in the target options of {fn.__name__} (yacht_env/envs/batch.py)"))
 
 
 def test_step_threads_intrinsics_compile_and_run():
-    from yacht_env.step_threads import post
+    from yacht_env.envs.step_threads import post
     ctrl = np.array([0, 0, 7], np.int64)
     try:
         post(ctrl)
     except Exception as e:  # noqa: BLE001 - any failure here is numba's extending API
-        pytest.fail(advice(f"the intrinsic / cgutils / atomic load-store pieces of yacht_env/step_threads.py "
+        pytest.fail(advice(f"the intrinsic / cgutils / atomic load-store pieces of yacht_env/envs/step_threads.py "
                            f"({type(e).__name__}: {str(e)[:300]})"))
     assert ctrl[0] == 7

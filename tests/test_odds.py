@@ -2,7 +2,7 @@
 import json
 
 from tournaments.cli import main
-from yacht_env.odds import chance_only_points, chase_one_number_dice, combination_odds
+from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combination_odds
 from yacht_env.rules import load
 
 SEED_000 = {  # rounded percentages from seed 000

@@ -2,7 +2,7 @@
 import pytest
 
 from yacht_env import Game, IllegalMove
-from yacht_env.dice_source import ScriptedDice
+from yacht_env.core.dice_source import ScriptedDice
 
 FIVES = [5] * 5
 

@@ -2,7 +2,7 @@
 import pytest
 
 from golden_scoring import GOLDEN
-from yacht_env.dice import ROLLS
+from yacht_env.core.dice import ROLLS
 from yacht_env.rules import load, presets
 
 

@@ -5,7 +5,7 @@ import pytest
 from solver_tables import solved, temp_cache
 
 from tournaments.cli import main
-from yacht_env.dice import roll_index
+from yacht_env.core.dice import roll_index
 from yacht_env.solver.policy import Policy
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from solver_tables import solved
 
-from yacht_env.dice import NUM_KEEPS, NUM_ROLLS
+from yacht_env.core.dice import NUM_KEEPS, NUM_ROLLS
 from yacht_env.solver.lanes import LANES, odds_lanes, reroll_lanes, score_lanes, start_lanes
 from yacht_env.solver.widget import box_table, final_roll_odds, prepare, reroll_stages, score_stage, start_value
 

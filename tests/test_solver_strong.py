@@ -6,7 +6,7 @@ from solver_tables import solved, temp_cache
 from agents.base import play_game
 from agents.simple import GreedyAgent
 from agents.strong import StrongAgent
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.rules import load
 from yacht_env.solver.simulate import simulate
 

@@ -1,12 +1,12 @@
-"""The seat layout of `yacht_env.table_obs`: every entry after the solitaire part is the documented
+"""The seat layout of `yacht_env.envs.table_obs`: every entry after the solitaire part is the documented
 function of the sheets, the flat and the Dict forms agree, at every decision of random games."""
 import numpy as np
 import pytest
 
-from yacht_env.obs import max_total, obs_size
+from yacht_env.envs.obs import max_total, obs_size
 from yacht_env.rules import load
-from yacht_env.table_obs import PER_OTHER, num_extra
-from yacht_env.vs_env import YachtVsEnv
+from yacht_env.envs.table_obs import PER_OTHER, num_extra
+from yacht_env.envs.vs_env import YachtVsEnv
 
 
 @pytest.mark.parametrize("rules, players, seat", [

@@ -12,7 +12,7 @@ from tournaments.config import (MAX_GAMES, check_agents, load_config, parse_conf
 from tournaments.schedule import schedule, tables
 from tournaments.store import Store
 from yacht_env.config import ConfigError
-from yacht_env.dice_source import game_seed
+from yacht_env.core.dice_source import game_seed
 from yacht_env.rules import load, rules_hash
 
 from tournament_agents import make_agent

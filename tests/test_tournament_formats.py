@@ -13,7 +13,7 @@ from tournaments.run import run_tournament
 from tournaments.schedule import arrangements, job_of, jobs, schedule
 from tournaments.store import Store
 from yacht_env.config import ConfigError
-from yacht_env.dice_source import game_seeds
+from yacht_env.core.dice_source import game_seeds
 
 FACTORY = "tournament_agents:make_agent"
 

@@ -201,7 +201,7 @@ def test_a_resumed_run_says_what_it_kept_and_counts_the_whole_run(tmp_path, caps
 
 
 def test_stored_move_log_replays_the_game(tmp_path):
-    from yacht_env.game import Game
+    from yacht_env.core.game import Game
     cfg = parse_config({"entrants": ["best", "random", "crash"], "games": 1, "seats": 3, "set": {"joker": "free"}})
     run(cfg, tmp_path)
     for rec in stored(tmp_path).values():

@@ -10,7 +10,7 @@ from tournaments.ratings import bradley_terry_elo, elo, openskill
 from agents.stats import wilson
 from tournaments.stats import describe_scores, duplicate_effect, head_to_head
 from tournaments.store import Store
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.config import ConfigError
 
 

@@ -10,7 +10,7 @@ from tournaments.run import run_tournament
 from tournaments.schedule import all_splits, arrangements, balanced_splits, partners, schedule
 from tournaments.stats import contributions
 from tournaments.store import Store
-from yacht_env.dice_source import game_seed
+from yacht_env.core.dice_source import game_seed
 
 FACTORY = "tournament_agents:make_agent"
 

@@ -9,7 +9,7 @@ from agents.training.config import ConfigError, parse_config
 from agents.training.imitate import canonical_hold
 from tournaments.cli import main
 from yacht_env import Game
-from yacht_env.dice import HOLD_KEEP, roll_index
+from yacht_env.core.dice import HOLD_KEEP, roll_index
 
 
 def test_canonical_hold_keeps_the_same_dice():

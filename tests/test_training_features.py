@@ -13,9 +13,9 @@ from agents.training.features import N_EXTRA, InputFeatures, add_features
 from agents.training.run import train
 from agents.training.warm import input_columns, warm_start
 from yacht_env import Game
-from yacht_env.dice_source import game_seed
+from yacht_env.core.dice_source import game_seed
 from yacht_env.rules import load
-from yacht_env.sb3 import YachtVecEnv
+from yacht_env.integrations.sb3 import YachtVecEnv
 
 STEPS = 1024
 DICE = {"dice_onehot": True}
@@ -93,7 +93,7 @@ def test_extra_inputs_must_be_booleans(key):
 
 def _flat(dice, upper, open_upper, rules=YACHT):
     """One flat observation of `rules` (one column): sorted dice, upper total, which upper faces are open."""
-    from yacht_env.obs import FACE_COUNTS, column_layout, obs_size
+    from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size
     obs = np.zeros((1, obs_size(rules)), np.float32)
     obs[0, :5] = np.sort(dice) / 6
     obs[0, FACE_COUNTS] = np.bincount(dice, minlength=7)[1:] / 5

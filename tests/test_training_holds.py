@@ -3,9 +3,9 @@ import numpy as np
 
 from agents.features import DISTINCT, narrow_masks
 from agents.features import rolls_of_obs
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import HOLD_KEEP, roll_index
-from yacht_env.obs import obs_size
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice import HOLD_KEEP, roll_index
+from yacht_env.envs.obs import obs_size
 from yacht_env.rules import load
 
 

@@ -4,9 +4,9 @@ import pytest
 
 from agents.features import upper_par_potential
 from agents.training.reward import ScaleReward, UpperParShaping
-from yacht_env.obs import HEAD
+from yacht_env.envs.obs import HEAD
 from yacht_env.rules import load
-from yacht_env.sb3 import YachtVecEnv
+from yacht_env.integrations.sb3 import YachtVecEnv
 
 
 def _returns(venv, games: int, seed: int = 0):

@@ -13,9 +13,9 @@ from agents.training.evaluate import evaluate_model
 from agents.training.run import train
 from tournaments.cli import main
 from yacht_env import Game
-from yacht_env.batch import Batch
-from yacht_env.dice_source import game_seed
-from yacht_env.obs import observe_game
+from yacht_env.envs.batch import Batch
+from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.obs import observe_game
 from yacht_env.rules import load
 
 STEPS = 2048

@@ -17,14 +17,14 @@ from agents.training.run import train
 from agents.training.warm import input_columns, warm_start
 from tournaments.cli import main
 from yacht_env import Game
-from yacht_env.dice_source import game_seed
-from yacht_env.engine import ROLL, State
-from yacht_env.lockstep import play
-from yacht_env.obs import obs_size
+from yacht_env.core.dice_source import game_seed
+from yacht_env.core.engine import ROLL, State
+from yacht_env.core.lockstep import play
+from yacht_env.envs.obs import obs_size
 from yacht_env.rules import load
-from yacht_env.sb3 import YachtVsVecEnv
-from yacht_env.table_obs import num_extra, seat_observations
-from yacht_env.vs_vector import YachtVsVectorEnv
+from yacht_env.integrations.sb3 import YachtVsVecEnv
+from yacht_env.envs.table_obs import num_extra, seat_observations
+from yacht_env.envs.vs_vector import YachtVsVectorEnv
 
 SOLO_MODEL = "models/ppo-yacht.pt"     # the shipped solitaire model (dice features, 256 x 256)
 TABLE = {"name": "t", "total_timesteps": 1000, "n_envs": 4, "ppo": {"n_steps": 16, "batch_size": 32},
@@ -388,7 +388,7 @@ def test_the_file_says_what_it_was_trained_for(run):
     doc = read_model(trained.out / "best.pt")
     assert doc["extra"]["trained_for"] == {
         "rules": "yacht", "rules_hash": play_hash(load("yacht")),
-        "num_players": 3, "sheets": 3, "observation": "yacht_env.table_obs (its sheet and the 2 others)"}
+        "num_players": 3, "sheets": 3, "observation": "yacht_env.envs.table_obs (its sheet and the 2 others)"}
 
 
 def test_an_earlier_checkpoint_as_opponent(run, tmp_path):
@@ -421,7 +421,8 @@ def test_shipped_win_models_play_at_their_tables(seats):
     config = doc["config"]
     assert (config["num_players"], config["opponents"], config["reward"]) == (seats, ["strong"], "win")
     assert load(doc["rules"]) == load("yacht") and "optimizer" not in doc
-    assert doc["extra"]["trained_for"]["observation"] == f"yacht_env.table_obs (its sheet and the {seats - 1} others)"
+    assert doc["extra"]["trained_for"]["observation"] == (f"yacht_env.envs.table_obs (its sheet and the {seats - 1} "
+                                                          "others)")
     agent = make_agent(f"learned:{path}")
     res = evaluate_table(agent, load("yacht"), seats, ["strong"], 24, 5)
     assert res.mean > 200 and res.opponents_mean > 200       # it plays Yacht, not noise

@@ -15,7 +15,7 @@ from solver_tables import solve_once, temp_cache
 from test_batched_play import assert_same, both_ways
 
 from agents.registry import AgentSpecError, make_agent
-from yacht_env.dice_source import game_seeds
+from yacht_env.core.dice_source import game_seeds
 from yacht_env.rules import load
 from yacht_env.solver import distributions_for
 from yacht_env.solver.distribution import summary

@@ -4,7 +4,7 @@ import time
 import numpy as np
 
 from agents.base import Agent
-from yacht_env.actions import NUM_HOLDS, score_action
+from yacht_env.core.actions import NUM_HOLDS, score_action
 
 
 class FirstBox(Agent):

@@ -4,7 +4,7 @@ import threading
 import numpy as np
 import pytest
 
-from yacht_env.batch import random_legal
+from yacht_env.envs.batch import random_legal
 
 
 def random_actions(mask, rng) -> np.ndarray:

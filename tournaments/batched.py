@@ -2,7 +2,7 @@
 
 The built-in agents decide for many games in one call (`agents.base.Agent.act_batch`) and are library
 code that returns in bounded time (`trusted`), so the tables of them are played in this process, their
-games in lockstep through the engine (`yacht_env.lockstep`), without game workers. Tables are
+games in lockstep through the engine (`yacht_env.core.lockstep`), without game workers. Tables are
 independent, so a game is the same whichever games share its batch. The records are
 the ones `tournaments.play.play_job` writes for the same jobs, field for field: same dice, same moves,
 same places. If a batched call fails or answers with an illegal move, the games not yet stored are
@@ -10,9 +10,9 @@ handed back to be played game by game in the watched game workers, where the fau
 """
 import numpy as np
 
-from yacht_env.engine import EXTRA_BONUS, UPPER_BONUS, State
+from yacht_env.core.engine import EXTRA_BONUS, UPPER_BONUS, State
 from yacht_env.gc_pause import gc_paused
-from yacht_env.lockstep import PlayerError, Record, play, sheet_ranks
+from yacht_env.core.lockstep import PlayerError, Record, play, sheet_ranks
 
 from .play import make_record
 

@@ -33,8 +33,8 @@ import numpy as np
 
 from agents.base import play_game
 from agents.records import game_record
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.game import Game
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.game import Game
 
 from .schedule import Job
 

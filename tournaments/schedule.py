@@ -39,7 +39,7 @@ from math import comb
 
 import numpy as np
 
-from yacht_env.dice_source import game_seed, game_seeds
+from yacht_env.core.dice_source import game_seed, game_seeds
 
 from .formats import make_format
 

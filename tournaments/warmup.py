@@ -2,7 +2,7 @@
 the compiled rules kernels are loaded once there and every forked worker starts with them ready."""
 import numpy as np
 
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 
 
 def play_one() -> int:

@@ -10,8 +10,8 @@ from .jit_cache import use_project_cache
 
 use_project_cache()  # before any compiled function is defined (see yacht_env.jit_cache)
 
-from .game import Game, IllegalMove  # noqa: E402 - after numba's cache folder is set
-from .registration import register_envs  # noqa: E402
+from .core.game import Game, IllegalMove  # noqa: E402 - after numba's cache folder is set
+from .envs.registration import register_envs  # noqa: E402
 from .rules import RuleError, RuleSet, load  # noqa: E402
 
 register_envs()

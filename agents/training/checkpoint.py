@@ -69,7 +69,7 @@ def new_policy(config: dict, rules, learning_rate: float = 0.0):
     """A fresh MaskableActorCriticPolicy of the network a run with this config (a dict) trains under
     `rules`: its inputs are the observation and the extra inputs of the config (`agents.features`)."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from yacht_env.actions import num_actions
+    from yacht_env.core.actions import num_actions
 
     from ..features import extra_size, observation_size, trained_sheets
     size = observation_size(rules, trained_sheets(rules, config)) + extra_size(config, rules)

@@ -2,7 +2,7 @@
 
 A config names the rule set (`rules:` and `set:`, as in tournament configs), the seed, the step
 budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`: alone by
-default, else one seat of a multi-player table, `yacht_env.sb3.YachtVsVecEnv`), MaskablePPO's
+default, else one seat of a multi-player table, `yacht_env.integrations.sb3.YachtVsVecEnv`), MaskablePPO's
 hyperparameters, the network, a model to start from (`warm_start`), how often to evaluate and to
 save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises `ConfigError`
 naming the file, the key and what is allowed. The bounds keep a run finite and its

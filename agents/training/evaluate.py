@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from yacht_env.dice_source import stream_seeds
-from yacht_env.engine import UPPER_BONUS, State
-from yacht_env.lockstep import play, seating_around, win_shares
-from yacht_env.players import batched_player
+from yacht_env.core.dice_source import stream_seeds
+from yacht_env.core.engine import UPPER_BONUS, State
+from yacht_env.core.lockstep import play, seating_around, win_shares
+from yacht_env.core.players import batched_player
 
 from ..learned import NetPlayer, PolicyNet
 from ..stats import mean_ci

@@ -4,7 +4,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from yacht_env.obs import dice_of_obs
+from yacht_env.envs.obs import dice_of_obs
 
 from ..features import N_EXTRA, extra_size, policy_input
 

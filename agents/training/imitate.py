@@ -17,10 +17,10 @@ import torch
 from tqdm import tqdm
 
 from yacht_env import Game
-from yacht_env.actions import NUM_HOLDS
-from yacht_env.dice import HOLD_KEEP, roll_index
-from yacht_env.dice_source import game_seed
-from yacht_env.obs import dice_of_obs, observe_game
+from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.dice import HOLD_KEEP, roll_index
+from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.obs import dice_of_obs, observe_game
 from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 

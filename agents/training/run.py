@@ -1,7 +1,7 @@
 """`train(config)`: MaskablePPO on the batched Yacht env, with evaluation, checkpoints and resume.
 
-Alone (`num_players: 1`) it trains on `yacht_env.sb3.YachtVecEnv`; at a table on
-`yacht_env.sb3.YachtVsVecEnv`, the learner at one seat and the opponents (agent specs) at the
+Alone (`num_players: 1`) it trains on `yacht_env.integrations.sb3.YachtVecEnv`; at a table on
+`yacht_env.integrations.sb3.YachtVsVecEnv`, the learner at one seat and the opponents (agent specs) at the
 others, with the reward the config names (points, or win: +1 / 0 / -1 at the end).
 
 Files written under the config's `out` folder:
@@ -57,7 +57,7 @@ def model_record(cfg: TrainConfig, rules) -> tuple[dict, dict]:
 def make_vec_env(cfg: TrainConfig, rules, seed: int):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
     `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
-    from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
     try:

@@ -2,8 +2,8 @@
 
 The source must have the same network (`policy`), no extra input group (`agents.features.FEATURES`)
 the config lacks, and the same rules (by meaning, `agents.model_file.check_rules`), and see either the
-same observation or its solitaire part: a model trained alone (`yacht_env.obs` layout) can start a
-table run, whose observation (`yacht_env.table_obs`) is that layout followed by the table entries.
+same observation or its solitaire part: a model trained alone (`yacht_env.envs.obs` layout) can start a
+table run, whose observation (`yacht_env.envs.table_obs`) is that layout followed by the table entries.
 Every weight is copied, except that the first layer of each head gets zero weights from the inputs
 the source never saw (the table entries, an extra input group such as `upper_features`), so the new
 policy plays exactly as the source played at first. When the source was trained for another reward
@@ -13,7 +13,7 @@ else.
 import numpy as np
 import torch
 
-from yacht_env.obs import obs_size
+from yacht_env.envs.obs import obs_size
 
 from ..features import FEATURES, feature_sizes, observation_size, trained_sheets
 from ..model_file import play_hash

@@ -34,7 +34,7 @@ PER_GAME = r"""
 import json, sys, time
 from agents.base import play_game
 from agents.registry import make_agent
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 out = {}
 for spec, n in json.loads(sys.argv[1]):
     a = make_agent(spec)
@@ -111,7 +111,7 @@ def vs_env(tables: int, warmup: int, steps: int, threads: int) -> float:
     import numpy as np
 
     import yacht_env  # noqa: F401 - registers the ids
-    from yacht_env.batch import random_legal
+    from yacht_env.envs.batch import random_legal
 
     envs = gym.make_vec("YachtVs-v0", num_envs=tables, vectorization_mode="vector_entry_point", num_players=2,
                         opponents=["strong"], num_threads=threads)

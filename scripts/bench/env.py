@@ -68,7 +68,7 @@ class Batched:
         import gymnasium as gym
 
         import yacht_env  # noqa: F401
-        from yacht_env.batch import random_legal
+        from yacht_env.envs.batch import random_legal
 
         self.envs = gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", rules=rules,
                                  num_threads=threads)

@@ -89,7 +89,7 @@ def games_ours(games: int) -> float:
 def games_agent(games: int) -> float:
     from agents.base import play_game
     from agents.strong import StrongAgent
-    from yacht_env.game import Game
+    from yacht_env.core.game import Game
     from yacht_env.rules import load
 
     rules, agent = load("yacht"), StrongAgent()

@@ -16,9 +16,9 @@ import re
 
 import numpy as np
 
-from yacht_env.actions import action_name
-from yacht_env.dice import roll_index
-from yacht_env.obs import yacht_points
+from yacht_env.core.actions import action_name
+from yacht_env.core.dice import roll_index
+from yacht_env.envs.obs import yacht_points
 from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy

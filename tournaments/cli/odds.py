@@ -1,5 +1,5 @@
 """`yacht odds`: seed 000's odds table and its two turn facts, computed exactly."""
-from yacht_env.odds import chance_only_points, chase_one_number_dice, combination_odds
+from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combination_odds
 
 from .options import add_common, emit_json, rules_block_from_args, rules_from_args
 

@@ -20,9 +20,9 @@ import secrets
 import sys
 from pathlib import Path
 
-from yacht_env.actions import NUM_HOLDS
+from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.config import MAX_SEED
-from yacht_env.game import Game
+from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
 from yacht_env.safe_file import FileRefused, NoSuchFile, read_text, write_atomic
 

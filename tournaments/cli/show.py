@@ -7,8 +7,8 @@ GAME is the record's key (t0-d3-r1) or its line number in games.jsonl.
 """
 from collections import Counter
 
-from yacht_env.dice_source import ScriptedDice
-from yacht_env.game import Game
+from yacht_env.core.dice_source import ScriptedDice
+from yacht_env.core.game import Game
 
 from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze
 from agents.human import scorecard

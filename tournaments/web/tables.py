@@ -25,8 +25,8 @@ from tournaments.play import placements, record_of
 from tournaments.schedule import Job, arrangements, balanced_splits, schedule
 from tournaments.store import Store
 from yacht_env.config import ConfigError, slug
-from yacht_env.dice_source import game_seeds
-from yacht_env.game import Game, IllegalMove
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.game import Game, IllegalMove
 from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_block, rules_hash
 from yacht_env.safe_file import NoSuchFile, bounded_lines, open_append, open_read, read_text, write_atomic
 

@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..dice import ROLL_COUNTS, roll_index
+from ..core.dice import ROLL_COUNTS, roll_index
 from .boxes import Box
 from .tables import compile_tables
 

@@ -3,7 +3,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..dice import NUM_ROLLS, ROLL_COUNTS
+from ..core.dice import NUM_ROLLS, ROLL_COUNTS
 
 JOKER_TRIGGER = {"none": 0, "forced": 1, "free": 1, "verhoeff": 1, "kirakuken": 2}
 

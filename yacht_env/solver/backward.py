@@ -10,7 +10,7 @@ policy, so the start state gives the score's standard deviation and the bonus od
 import numba as nb
 import numpy as np
 
-from ..dice import NUM_KEEPS, NUM_ROLLS
+from ..core.dice import NUM_KEEPS, NUM_ROLLS
 from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes, start_lanes, stats_lanes
 from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
 

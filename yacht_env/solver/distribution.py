@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 from tqdm import tqdm
 
-from ..dice import NUM_KEEPS, NUM_ROLLS
+from ..core.dice import NUM_KEEPS, NUM_ROLLS
 from .space import StateSpace, reachable_upper
 from .widget import box_table, final_roll_odds, prepare, reroll_stages, score_stage
 

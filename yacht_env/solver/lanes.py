@@ -8,7 +8,7 @@ small layers, the lane form for the solver's layers.
 """
 import numba as nb
 
-from ..dice import KEEP_ADD, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
+from ..core.dice import KEEP_ADD, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
 from .widget import SMALL, SUB_COUNT, SUB_LIST, _SIXTH, next_state
 
 LANES = 8

@@ -1,7 +1,7 @@
 """Optimal moves from a solved table, for one game or for many at once.
 
 A *plan* is a whole turn of optimal play from one sheet state: for every roll r and every number of
-re-rolls left L, the action to play (`plan[L, r]`, the encoding of `yacht_env.actions`). It comes from
+re-rolls left L, the action to play (`plan[L, r]`, the encoding of `yacht_env.core.actions`). It comes from
 the turn widget at that state (`yacht_env.solver.widget`) and is computed once per state, then kept
 (`Policy.plans`), so a decision is a table lookup: a batch of games asks for the plans of the states it
 is in (the new ones are computed together, in parallel) and reads one entry per game.
@@ -22,10 +22,10 @@ import math
 import numba as nb
 import numpy as np
 
-from ..actions import NUM_HOLDS, num_actions, score_action, score_action_of
-from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
-from ..engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
-from ..kernels import box_options
+from ..core.actions import NUM_HOLDS, num_actions, score_action, score_action_of
+from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
+from ..core.engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
+from ..core.kernels import box_options
 from ..rules.tables import Tables
 from .solution import Solution
 from .widget import SMALL, box_table, keep_values, next_state, prepare, reroll_stages, score_stage
@@ -517,7 +517,7 @@ class Policy:
         return self.plans[rows, np.minimum(rolls_left, self.n_stages), rolls].astype(np.int64)
 
     def act_batch(self, view) -> np.ndarray:
-        """The optimal action at every table of a `yacht_env.view.BatchView` (the batched player protocol)."""
+        """The optimal action at every table of a `yacht_env.core.view.BatchView` (the batched player protocol)."""
         keys = self.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
         return self.actions(keys, view.roll, view.rolls_left)
 

@@ -1,13 +1,13 @@
 """Many solitaire games of optimal play at once, with the engine's seeded dice.
 
 Game g is the game of `Game(rules, seed=seeds[g])`, played by the optimal `Policy` through the
-engine's transition (`yacht_env.lockstep`), so its score is what the strong agent scores in that game.
+engine's transition (`yacht_env.core.lockstep`), so its score is what the strong agent scores in that game.
 Games in the same state share one turn plan.
 """
 import numpy as np
 
-from ..engine import State
-from ..lockstep import play
+from ..core.engine import State
+from ..core.lockstep import play
 from .policy import Policy
 
 

@@ -19,11 +19,11 @@ approximation, see `policy`); with one column the values are exact.
 import numba as nb
 import numpy as np
 
-from ..actions import NUM_HOLDS, box_of_action, score_action_of
-from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
-from ..engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50, roll_dice,
-                      score_box)
-from ..kernels import upper_bonus_gain
+from ..core.actions import NUM_HOLDS, box_of_action, score_action_of
+from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
+from ..core.engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50,
+                           roll_dice, score_box)
+from ..core.kernels import upper_bonus_gain
 from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
 
 # Event rows of the flattened logs: ROLL = (0, seat, hold, d0, d1, d2, d3, d4),

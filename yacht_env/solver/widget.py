@@ -16,8 +16,8 @@ Ties go to the larger keep (scoring before a pointless re-roll), then to the low
 import numba as nb
 import numpy as np
 
-from ..dice import KEEP_ADD, KEEP_SUB, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
-from ..kernels import box_options, upper_bonus_gain
+from ..core.dice import KEEP_ADD, KEEP_SUB, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
+from ..core.kernels import box_options, upper_bonus_gain
 
 SMALL = NUM_KEEPS - NUM_ROLLS  # keeps of fewer than five dice come first (index order = size order)
 _SIXTH = 1.0 / 6.0

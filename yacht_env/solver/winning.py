@@ -23,8 +23,8 @@ it 1.
 import numba as nb
 import numpy as np
 
-from ..dice import NUM_KEEPS, NUM_ROLLS
-from ..kernels import box_options
+from ..core.dice import NUM_KEEPS, NUM_ROLLS
+from ..core.kernels import box_options
 from .policy import write_plan
 from .widget import next_state, reroll_stages
 

@@ -48,7 +48,7 @@ def held_positions(pattern: int) -> list[int]:
 
 def action_name(rules, action: int, roll: int | None = None) -> str:
     """A move in words: 'score full_house' (with @column when there are several columns). A hold names
-    the faces it keeps of `roll` (an index into `yacht_env.dice.ROLLS`) when given ('hold 3 3 5',
+    the faces it keeps of `roll` (an index into `yacht_env.core.dice.ROLLS`) when given ('hold 3 3 5',
     're-roll all'), else the positions it keeps ('hold 0,2', 'roll all')."""
     kind, *rest = decode(rules, action)
     if kind == "hold":

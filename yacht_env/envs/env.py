@@ -3,19 +3,19 @@
     env = gymnasium.make("Yacht-v0", rules="yacht", rolls_per_turn=2)   # any preset, any knob
 
 The environment is `YachtEnv` (its docstring has the Gymnasium sections: spaces, rewards, episode
-end, info, arguments); `yacht_env.vector.YachtVectorEnv` is its batched form, what
+end, info, arguments); `yacht_env.envs.vector.YachtVectorEnv` is its batched form, what
 `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point")` builds.
 """
 import gymnasium as gym
 import numpy as np
 
-from .actions import action_name, as_action, legal_summary
+from ..core.actions import action_name, as_action, legal_summary
 from .batch import Batch
-from .engine import ROLLS_USED, TURN, UPPER, YACHT50
-from .game import Game, IllegalMove
+from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
+from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .render import RENDER_MODES, last_move, renderer
-from .rules import RuleSet, load
+from ..rules import RuleSet, load
 
 OBS_MODES = ("flat", "dict")
 REWARDS = ("points", "terminal")
@@ -76,7 +76,7 @@ class YachtEnv(gym.Env):
 
     ## Action Space
     `Discrete(31 + columns * n_boxes)` (44 under the `yacht` preset), the encoding of
-    `yacht_env.actions`:
+    `yacht_env.core.actions`:
 
     | Action                          | Meaning                                        | Legal when                  |
     |---------------------------------|------------------------------------------------|-----------------------------|
@@ -94,7 +94,7 @@ class YachtEnv(gym.Env):
 
     ## Observation Space
     `obs_mode="flat"` (default): `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)`, 41 entries
-    under `yacht`, laid out as in `yacht_env.obs`:
+    under `yacht`, laid out as in `yacht_env.envs.obs`:
 
     | Index                  | Observation                                                           |
     |------------------------|-----------------------------------------------------------------------|
@@ -109,7 +109,7 @@ class YachtEnv(gym.Env):
     |                        | when the rules pay no upper bonus)                                    |
     | base + 2 * n_boxes + 1 | 1 once column c's Yacht box holds its full points (extra-Yacht bonus) |
 
-    with base = 13 + c * (2 * n_boxes + 2) for column c. `yacht_env.obs` exports these offsets: `DICE`,
+    with base = 13 + c * (2 * n_boxes + 2) for column c. `yacht_env.envs.obs` exports these offsets: `DICE`,
     `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED` and `column_layout(rules, c)` (`open`, `preview`,
     `upper`, `yacht50`).
 
@@ -126,7 +126,7 @@ class YachtEnv(gym.Env):
     ## Starting State
     An empty sheet at turn 0 with the first roll of the game made (`rolls_per_turn - 1` re-rolls left).
     The dice come from the seed: after `reset(seed=s)` episode k of stream s deals the dice of
-    `Game(rules, seed=yacht_env.dice_source.game_seed(s, k))`; each `reset()` without a seed starts the
+    `Game(rules, seed=yacht_env.core.dice_source.game_seed(s, k))`; each `reset()` without a seed starts the
     stream's next episode; the first reset without a seed draws the stream from `np_random`. A fresh
     die depends only on the game seed, the turn, the roll and its place among the dice re-rolled, so
     two policies that hold the same dice see the same rolls.
@@ -157,7 +157,7 @@ class YachtEnv(gym.Env):
     ```
     - `rules`: a preset name (`cheerio`, `classic`, `extended`, `kirakuken`, `knizia`, `verhoeff`,
       `yacht`), a YAML rule file, a dict or a `RuleSet`. Team rules and rules for two or more players
-      are refused (use `YachtVs-v0` or `yacht_env.pettingzoo`).
+      are refused (use `YachtVs-v0` or `yacht_env.integrations.pettingzoo`).
     - `**knobs`: rule overrides, as `--set` on the command line (`rolls_per_turn=2`, `columns=2`,
       `joker="free"`, `extra_yacht_bonus=False`, ...); an unknown knob raises `RuleError` naming the
       allowed ones.
@@ -168,7 +168,7 @@ class YachtEnv(gym.Env):
     - `illegal_penalty`: the penalty, 1.0 by default.
     - `render_mode`: None, `"ansi"` (`render()` returns the dice and the sheet as text), `"rgb_array"`
       (`render()` returns the picture as an (H, W, 3) uint8 array: the dice with the ones the last re-roll
-      kept marked held, the turn, the rolls left, the last move and the sheet; `yacht_env.render`) or
+      kept marked held, the turn, the rolls left, the last move and the sheet; `yacht_env.envs.render`) or
       `"human"` (the picture in a pygame window, drawn at every `reset` and `step`, at most
       `metadata["render_fps"]` a second). The picture modes need pygame (`pip install
       'yacht-arena[render]'`); Gymnasium's `RecordVideo` records `"rgb_array"` games (with moviepy).
@@ -181,7 +181,7 @@ class YachtEnv(gym.Env):
 
     ## Vectorized
     `gymnasium.make_vec("Yacht-v0", num_envs=N, vectorization_mode=...)`: `"vector_entry_point"` builds
-    `yacht_env.vector.YachtVectorEnv` (one compiled loop for all N games); `"sync"` and `"async"` wrap
+    `yacht_env.envs.vector.YachtVectorEnv` (one compiled loop for all N games); `"sync"` and `"async"` wrap
     N of these envs. Every mode plays the same games for the same seed; what each does at the end of
     an episode is in the README ("Environments for training") and `YachtVectorEnv`.
 

@@ -2,26 +2,26 @@
 
     env = gymnasium.make("YachtVs-v0", num_players=3, opponents=["strong", "normal"], reward="win")
     envs = gymnasium.make_vec("YachtVs-v0", num_envs=1024, vectorization_mode="vector_entry_point",
-                              num_players=2, opponents=["strong"])          # `yacht_env.vs_vector`
+                              num_players=2, opponents=["strong"])          # `yacht_env.envs.vs_vector`
 
-`SeatTables` holds N tables of the engine (`yacht_env.engine.State`) seen from the learner's seat and
-moves the opponents with the lockstep runner (`yacht_env.lockstep`); `YachtVsEnv` is its one-table
-form, `yacht_env.vs_vector.YachtVsVectorEnv` its batched form.
+`SeatTables` holds N tables of the engine (`yacht_env.core.engine.State`) seen from the learner's seat and
+moves the opponents with the lockstep runner (`yacht_env.core.lockstep`); `YachtVsEnv` is its one-table
+form, `yacht_env.envs.vs_vector.YachtVsVectorEnv` its batched form.
 """
 import gymnasium as gym
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
-from .dice_source import stream_seeds
-from .engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
+from ..core.actions import NUM_HOLDS, action_name, as_action, legal_summary, num_actions
+from ..core.dice_source import stream_seeds
+from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
-from .game import Game, IllegalMove
-from .lockstep import PlayerError, play, seating_around, sheet_ranks
-from .players import PerGame, Uniform, batched_player
+from ..core.game import Game, IllegalMove
+from ..core.lockstep import PlayerError, play, seating_around, sheet_ranks
+from ..core.players import PerGame, Uniform, batched_player
 from .render import RENDER_MODES, last_move, renderer
-from .rules.tables import Tables
-from .solver.policy import advance_table
+from ..rules.tables import Tables
+from ..solver.policy import advance_table
 from .step_threads import SliceThreads, post
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observations, seat_space
 
@@ -276,17 +276,17 @@ class YachtVsEnv(gym.Env):
     Opponents (`opponents`): one for every other seat, or a list of one per other seat in seat order;
     each an agent spec (`"strong"`, `"normal"`, `"learned:PATH"`, `"external:CMD"`: made by the factory
     registered as the `yacht_arena.agents` entry point), an agent object, or a callable
-    `policy(game) -> action` (`yacht_env.players`). The default plays uniformly random legal actions.
+    `policy(game) -> action` (`yacht_env.core.players`). The default plays uniformly random legal actions.
     An opponent that answers with an illegal action raises `IllegalMove`.
 
     ## Action Space
-    `Discrete(31 + columns * n_boxes)`, the encoding of `yacht_env.actions`: 0..30 re-roll holding the
+    `Discrete(31 + columns * n_boxes)`, the encoding of `yacht_env.core.actions`: 0..30 re-roll holding the
     dice whose bits are set (legal while rolls remain), 31 + column * n_boxes + box scores that box.
 
     ## Observation Space
     `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)`,
-    the learner's sheet in the layout of `yacht_env.obs`, then its total and every other sheet's total,
-    boxes filled, upper-bonus progress and open Yacht boxes (`yacht_env.table_obs`); `obs_mode="dict"`:
+    the learner's sheet in the layout of `yacht_env.envs.obs`, then its total and every other sheet's total,
+    boxes filled, upper-bonus progress and open Yacht boxes (`yacht_env.envs.table_obs`); `obs_mode="dict"`:
     the same state unscaled. Once the game is over the dice shown are the last the learner decided on,
     with no rolls left.
 
@@ -310,7 +310,7 @@ class YachtVsEnv(gym.Env):
     (2-8); `opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`
     ("points" or "win"); `obs_mode`; `illegal_action` ("penalize" or "raise"); `illegal_penalty`;
     `render_mode`: "ansi" (every sheet as text), "rgb_array" (the table as an (H, W, 3) uint8 picture: the
-    dice, held marks, whose turn, the learner's last move, every sheet; `yacht_env.render`, pygame) or
+    dice, held marks, whose turn, the learner's last move, every sheet; `yacht_env.envs.render`, pygame) or
     "human" (that picture in a pygame window at every reset and step).
 
     ## Version History

@@ -1,13 +1,13 @@
 """One game of Yacht: 1-8 seats, any rule set, holds, scoring, joker, undo, ties.
 
-A `Game` is a friendly view of one table of `yacht_env.engine.State`: every roll and every score goes
+A `Game` is a friendly view of one table of `yacht_env.core.engine.State`: every roll and every score goes
 through the engine's compiled transition, so a game played here and the same game played in a batch
 are the same game.
 
 A turn starts in phase "roll": the seat must `roll()` all five dice. In phase "decide" it may re-roll
 with a hold pattern while rolls remain, or `score` one open box, which ends the turn. Until the next
 roll, `undo()` gives the same dice back. Dice are kept sorted, so hold bit i always means the i-th
-smallest die. Actions (`apply`, `legal_mask`) use the encoding of `yacht_env.actions`.
+smallest die. Actions (`apply`, `legal_mask`) use the encoding of `yacht_env.core.actions`.
 """
 import numpy as np
 
@@ -16,7 +16,7 @@ from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
                      roll_off, roll_one, score_one)
-from .rules import RuleSet, load
+from ..rules import RuleSet, load
 
 
 class IllegalMove(ValueError):
@@ -308,7 +308,7 @@ class Game:
         return self._state.masks([self._i])[0]
 
     def apply(self, action) -> None:
-        """Play a joint action (`yacht_env.actions`): an integer, never a float or a string."""
+        """Play a joint action (`yacht_env.core.actions`): an integer, never a float or a string."""
         try:
             a = actions.as_action(action, self.num_actions)
         except ValueError as e:

@@ -3,7 +3,7 @@
     envs = gymnasium.make_vec("YachtVs-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                               num_players=2, opponents=["strong"], reward="win")
 
-The tables of one `yacht_env.vs_env.SeatTables`: the same seats, opponents, observations, rewards and
+The tables of one `yacht_env.envs.vs_env.SeatTables`: the same seats, opponents, observations, rewards and
 illegal-action penalty as `YachtVs-v0` (flat observations; illegal actions are always penalized),
 every opponent deciding for all the tables where it is to move in one call. Masks: `info["action_mask"]`
 (int8, shape (N, A)) and `envs.action_masks()` (bool).
@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import as_actions
+from ..core.actions import as_actions
 from .env import check_choice, resolve_rules
 from .table_obs import seat_space
 from .vector import check_batched_args
@@ -36,15 +36,15 @@ class YachtVsVectorEnv(VectorEnv):
     """N multi-player tables with the learner at one seat of each, opponents stepped inside the step.
 
     ## Description
-    `num_envs` tables of `yacht_env.vs_env.YachtVsEnv`: the same seats, opponents, observations and
+    `num_envs` tables of `yacht_env.envs.vs_env.YachtVsEnv`: the same seats, opponents, observations and
     rewards; every opponent decides for all the tables where it is to move in one call.
 
     ## Action Space
-    `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.actions`).
+    `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.core.actions`).
 
     ## Observation Space
     `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1))` float32 in [0, 1], the flat
-    observation of `YachtVs-v0` (`yacht_env.table_obs`); masks in `info["action_mask"]` (int8) and
+    observation of `YachtVs-v0` (`yacht_env.envs.table_obs`); masks in `info["action_mask"]` (int8) and
     `action_masks()` (bool).
 
     ## Rewards
@@ -70,7 +70,7 @@ class YachtVsVectorEnv(VectorEnv):
     ## Arguments
     `num_envs`, `num_threads` (when one opponent plays every other seat from kept plans, as `strong`
     does, its moves are played in compiled code inside the step, in slices on that many threads: the
-    same games for any count; `yacht_env.step_threads`), and the arguments of `YachtVs-v0` (obs_mode
+    same games for any count; `yacht_env.envs.step_threads`), and the arguments of `YachtVs-v0` (obs_mode
     "flat" only, no render_mode).
 
     ## Version History

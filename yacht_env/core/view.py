@@ -1,7 +1,7 @@
 """What a seat sees when it must decide: `View` for one game, `BatchView` for many at once.
 
-Both read the engine's arrays (`yacht_env.engine.State`) at the moment of the decision, so an agent
-sees the same position whichever way it plays. Actions use the encoding of `yacht_env.actions`.
+Both read the engine's arrays (`yacht_env.core.engine.State`) at the moment of the decision, so an agent
+sees the same position whichever way it plays. Actions use the encoding of `yacht_env.core.actions`.
 
 `BatchView` row j is table `rows[j]` of a batch; every field is an array with the rows first. The
 other sheets are there as they stand at that moment of each table's turn order (`scores`, `totals`,
@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .engine import FILLED, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State
-from .rules import RuleSet
+from ..rules import RuleSet
 
 
 class View:
@@ -137,7 +137,7 @@ class BatchView:
 
     @cached_property
     def roll(self) -> np.ndarray:
-        """(n,) index of the sorted dice in hand (`yacht_env.dice.ROLLS`)."""
+        """(n,) index of the sorted dice in hand (`yacht_env.core.dice.ROLLS`)."""
         return self.state.ints[self._at, ROLL]
 
     @cached_property

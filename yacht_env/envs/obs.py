@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .dice import NUM_DICE, ROLL_COUNTS, ROLLS
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.dice import NUM_DICE, ROLL_COUNTS, ROLLS
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -86,7 +86,7 @@ def max_total(rules) -> int:
 def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upper, yacht50, out):
     """Fill `out` with the flat observation of one sheet (layout in the module docstring).
 
-    roll: index of the sorted dice (`yacht_env.dice`); inv_scale: `inv_box_scale(rules)`.
+    roll: index of the sorted dice (`yacht_env.core.dice`); inv_scale: `inv_box_scale(rules)`.
     """
     for k in range(NUM_DICE + 6):
         out[k] = DICE_FEATURES[roll, k]
@@ -118,7 +118,7 @@ def write_observations(T, inv_scale, rounds, num_players, num_sheets, rows, ints
 
 def observe(state, rows) -> np.ndarray:
     """(len(rows), obs_size) float32 flat observations of the seats to move at tables `rows` of a
-    `yacht_env.engine.State` (the observation `Yacht-v0` shows, for any table)."""
+    `yacht_env.core.engine.State` (the observation `Yacht-v0` shows, for any table)."""
     rows = np.ascontiguousarray(rows, np.int64)
     rules = state.rules
     out = np.empty((len(rows), obs_size(rules)), np.float32)

@@ -37,8 +37,8 @@ from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
 from .dice import NUM_ROLLS, ROLLS
 from .dice_source import SeededDice
 from .kernels import box_options, die_value, roll_of, upper_bonus_gain
-from .rules import solitaire_rules
-from .rules.tables import Tables
+from ..rules import solitaire_rules
+from ..rules.tables import Tables
 
 # ints[i] columns
 TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3
@@ -226,7 +226,7 @@ def play_many(rows, actions, gains, ypts, num_players, num_sheets, seeds, ints, 
 @nb.njit(cache=True, _nrt=False)
 def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, ints, dice, faces, cols, preview, extra,
              *tables):
-    """Put roll rolls[j] (an index of `sorted_rolls`, `yacht_env.dice.ROLLS`) in hand at table rows[j] as
+    """Put roll rolls[j] (an index of `sorted_rolls`, `yacht_env.core.dice.ROLLS`) in hand at table rows[j] as
     the rolls_used[j]-th roll of the turn: the roll's faces are rolled as fresh dice (`roll_dice`)."""
     T = Tables(*tables)
     for j in range(rows.shape[0]):
@@ -348,7 +348,7 @@ class State:
         return gains
 
     def put_rolls(self, rows, rolls, rolls_used) -> None:
-        """Put sorted roll rolls[j] (an index of `yacht_env.dice.ROLLS`) in hand at table rows[j] as roll
+        """Put sorted roll rolls[j] (an index of `yacht_env.core.dice.ROLLS`) in hand at table rows[j] as roll
         number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for look-ahead,
         analysis and tests); what every box would score follows."""
         rows = np.ascontiguousarray(rows, np.int64)

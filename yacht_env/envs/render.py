@@ -7,7 +7,7 @@ As Gymnasium's toy-text games draw themselves: the five dice with pips (the dice
 are marked "held"), whose turn it is and the rolls left, the last move, and every sheet of the table
 (one column of cells per sheet and sheet column: filled boxes with their points, the open boxes of the
 sheet to move with what they would score now in grey, the upper bonus and the total). `Yacht-v0`,
-`YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.game.Game` view of
+`YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.core.game.Game` view of
 their table; a frame's size depends only on the rules and the number of sheets, so frames make a video.
 `Move` is what an env remembers of the last move it played (`last_move`); it needs no pygame.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import NUM_HOLDS, action_name
+from ..core.actions import NUM_HOLDS, action_name
 
 EXTRA = "render"
 RENDER_MODES = ("human", "rgb_array", "ansi")
@@ -134,7 +134,7 @@ class Picture:
                         self.text(surface, f"[{int(preview[c, b])}]", (x, y + 3), GREY, right=True)
         y = y0 + (len(rules.boxes) + 1) * ROW_H
         pg.draw.line(surface, INK, (PAD, y), (self.size[0] - PAD, y), 2)
-        from .engine import UPPER
+        from ..core.engine import UPPER
         totals = game.sheet_totals()
         for k, name in enumerate(("upper", "total")):
             self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k else None)

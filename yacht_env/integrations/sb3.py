@@ -1,7 +1,7 @@
 """Stable-Baselines3 `VecEnv`s over the batched Yacht envs, with masks MaskablePPO reads.
 
     from sb3_contrib import MaskablePPO
-    from yacht_env.sb3 import YachtVecEnv, YachtVsVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
     env = YachtVecEnv(64, rules="yacht", seed=0)            # any preset, any rules knob
     MaskablePPO("MlpPolicy", env).learn(10_000)
     env = YachtVsVecEnv(64, num_players=4, opponents="strong", reward="win", seed=0)   # a seat at a table
@@ -16,11 +16,11 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from .batch import Batch
-from .actions import as_actions
-from .env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
-from .obs import flat_space
-from .vs_vector import YachtVsVectorEnv
+from ..envs.batch import Batch
+from ..core.actions import as_actions
+from ..envs.env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
+from ..envs.obs import flat_space
+from ..envs.vs_vector import YachtVsVectorEnv
 
 
 class MaskedVecEnv(VecEnv):
@@ -81,10 +81,10 @@ class YachtVecEnv(MaskedVecEnv):
     """num_envs games of `Yacht-v0` as one Stable-Baselines3 `VecEnv`, stepped in one compiled call.
 
     ## Description
-    The solitaire Yacht of `yacht_env.env.YachtEnv` (same rules, dice, actions, flat observations,
+    The solitaire Yacht of `yacht_env.envs.env.YachtEnv` (same rules, dice, actions, flat observations,
     rewards and illegal-action penalty) for SB3 and sb3-contrib: `MaskablePPO("MlpPolicy", env)` trains
     on it directly, with no `ActionMasker` and no `DummyVecEnv`. It runs on the engine of
-    `yacht_env.vector.YachtVectorEnv` (one compiled call steps every game; `num_threads` as there).
+    `yacht_env.envs.vector.YachtVectorEnv` (one compiled call steps every game; `num_threads` as there).
     Sub-env i plays stream `seed + i`: the games of `gymnasium.make("Yacht-v0")` after
     `reset(seed=seed + i)` followed by plain `reset()`s.
 
@@ -97,7 +97,7 @@ class YachtVecEnv(MaskedVecEnv):
 
     ## Observation Space
     `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)` per env: `YachtEnv`'s flat observation
-    (layout in `yacht_env.obs`); `reset` and `step` return (num_envs, D) arrays, new on every step.
+    (layout in `yacht_env.envs.obs`); `reset` and `step` return (num_envs, D) arrays, new on every step.
 
     ## Rewards
     float32, shape (num_envs,): `reward="points"` pays the points of each move (the return is the final
@@ -193,7 +193,7 @@ class YachtVsVecEnv(MaskedVecEnv):
     """num_envs tables of `YachtVs-v0` (the learner at one seat of each) as one Stable-Baselines3 `VecEnv`.
 
     ## Description
-    The tables of `yacht_env.vs_vector.YachtVsVectorEnv` (same rules, seats, opponents, flat
+    The tables of `yacht_env.envs.vs_vector.YachtVsVectorEnv` (same rules, seats, opponents, flat
     observations, rewards and illegal-action penalty) in SB3's conventions, so MaskablePPO trains on
     them directly: the opponents play inside the step (with one `strong` opponent, in compiled code on
     `num_threads` threads).
@@ -204,7 +204,7 @@ class YachtVsVecEnv(MaskedVecEnv):
 
     ## Observation Space
     `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)` per env: the
-    seat's flat observation of `YachtVs-v0` (layout in `yacht_env.table_obs`).
+    seat's flat observation of `YachtVs-v0` (layout in `yacht_env.envs.table_obs`).
 
     ## Rewards
     float32, shape (num_envs,): as `YachtVs-v0` (`reward="points"`: the points the learner's sheet

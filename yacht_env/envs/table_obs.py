@@ -1,6 +1,6 @@
 """What one seat at a multi-player table observes: its own sheet plus the other sheets' progress.
 
-Flat layout (float32 in [0, 1]): the solitaire layout of `yacht_env.obs` for the seat's sheet
+Flat layout (float32 in [0, 1]): the solitaire layout of `yacht_env.envs.obs` for the seat's sheet
 (the dice shown, rolls left, and the preview only while this sheet is to move; otherwise no rolls
 left and no preview), then
 
@@ -14,16 +14,16 @@ left and no preview), then
 
 A seat shares its sheet with its teammates in team games; "sheets" are the teams then.
 The Dict form adds `totals`, `filled` and `yacht_open` (per sheet) and `upper` (per sheet and column),
-this sheet first, to `yacht_env.obs`'s Dict.
-Everything is read from the engine's arrays (`yacht_env.engine.State`): `seat_observations` for many
+this sheet first, to `yacht_env.envs.obs`'s Dict.
+Everything is read from the engine's arrays (`yacht_env.core.engine.State`): `seat_observations` for many
 tables at once, `seat_obs` / `seat_dict_obs` for one `Game`.
 """
 import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
-from .kernels import roll_of
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.kernels import roll_of
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
 from .step_threads import SliceThreads, post
 

@@ -1,6 +1,6 @@
 """PettingZoo AEC env: 1-8 players at one Yacht table, any rule set.
 
-    from yacht_env.pettingzoo import env
+    from yacht_env.integrations.pettingzoo import env
     e = env(num_players=3, rules="yacht", render_mode="ansi")
     e.reset(seed=1)
     for agent in e.agent_iter():
@@ -17,13 +17,13 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .dice_source import game_seed
-from .actions import action_name, as_action, legal_summary, num_actions
-from .env import check_choice, check_render_mode, check_seed, resolve_rules
-from .game import Game, IllegalMove
-from .render import RENDER_MODES, last_move, renderer
-from .table_obs import render_table, seat_obs, seat_space
-from .vs_env import VS_REWARDS
+from ..core.dice_source import game_seed
+from ..core.actions import action_name, as_action, legal_summary, num_actions
+from ..envs.env import check_choice, check_render_mode, check_seed, resolve_rules
+from ..core.game import Game, IllegalMove
+from ..envs.render import RENDER_MODES, last_move, renderer
+from ..envs.table_obs import render_table, seat_obs, seat_space
+from ..envs.vs_env import VS_REWARDS
 
 
 def env(**kwargs):
@@ -37,7 +37,7 @@ class raw_env(AECEnv):
     """Multi-player Yacht as a PettingZoo AEC game: the seats of one table take turns.
 
     ## Description
-    The Yacht of `yacht_env.env.YachtEnv` for 1 to 8 players (the rules' `min_players` ..
+    The Yacht of `yacht_env.envs.env.YachtEnv` for 1 to 8 players (the rules' `min_players` ..
     `max_players`) at one table, with every seat an agent: "player_0" .. "player_{n-1}", in seat
     order; seat 0 moves first and turns go round the seats. A turn is one seat's: the first roll is
     made for it, then it re-rolls while rolls remain and scores one box of its sheet. In team games
@@ -45,7 +45,7 @@ class raw_env(AECEnv):
     `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`; `raw_env(...)` is the bare game.
 
     ## Action Space
-    `Discrete(31 + columns * n_boxes)` for every agent, the encoding of `yacht_env.actions`: 0 .. 30
+    `Discrete(31 + columns * n_boxes)` for every agent, the encoding of `yacht_env.core.actions`: 0 .. 30
     re-roll keeping the bit-marked sorted dice (legal while rolls remain), 31 + column * n_boxes + box
     scores that box (legal when open and allowed by the joker rule). An illegal action, or one that is
     not an integer 0 .. n-1, raises `IllegalMove` naming the legal actions; agents whose game is over
@@ -54,7 +54,7 @@ class raw_env(AECEnv):
     ## Observation Space
     `Dict({"observation": Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 4 * sheets - 3,), float32),
     "action_mask": Box(0, 1, (A,), int8)})` for every agent: the seat's flat view of
-    `yacht_env.table_obs` (its sheet in the layout of `yacht_env.obs`, the dice on the table, then its
+    `yacht_env.envs.table_obs` (its sheet in the layout of `yacht_env.envs.obs`, the dice on the table, then its
     total and each other sheet's total, progress, upper-bonus progress and open Yacht boxes) and the
     legal actions, all zero for every agent but the one to move.
 
@@ -66,7 +66,7 @@ class raw_env(AECEnv):
 
     ## Starting State
     Empty sheets; seat 0 to move with its first roll made. After `reset(seed=s)` episode k plays
-    `Game(rules, num_players, seed=yacht_env.dice_source.game_seed(s, k))`; each `reset()` without a seed
+    `Game(rules, num_players, seed=yacht_env.core.dice_source.game_seed(s, k))`; each `reset()` without a seed
     plays the stream's next episode; the first reset without a seed draws the stream at random. Seeds
     are integers 0 .. 2**64 - 1; reset options are ignored (PettingZoo's `api_test` passes some).
 
@@ -77,13 +77,13 @@ class raw_env(AECEnv):
 
     ## Arguments
     ```python
-    from yacht_env.pettingzoo import env, raw_env
+    from yacht_env.integrations.pettingzoo import env, raw_env
     env(num_players=2, rules="yacht", reward="points", render_mode=None, **knobs)
     ```
     `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`
     and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`;
     `render_mode`: None, `"ansi"` (`render()` returns the table as text), `"rgb_array"` (the table as an
-    (H, W, 3) uint8 picture: dice, held marks, whose turn, the last move, every sheet; `yacht_env.render`,
+    (H, W, 3) uint8 picture: dice, held marks, whose turn, the last move, every sheet; `yacht_env.envs.render`,
     pygame) or `"human"` (that picture in a pygame window at every reset and step).
 
     ## Version History

@@ -11,7 +11,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import as_actions
+from ..core.actions import as_actions
 from .batch import Batch
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .obs import flat_space
@@ -69,7 +69,7 @@ class YachtVectorEnv(VectorEnv):
     """N games of `Yacht-v0` in arrays, stepped by one compiled loop: `make_vec`'s native mode.
 
     ## Description
-    The solitaire Yacht of `yacht_env.env.YachtEnv` (same rules, dice, actions, observations, rewards
+    The solitaire Yacht of `yacht_env.envs.env.YachtEnv` (same rules, dice, actions, observations, rewards
     and illegal-action penalty), N games at once: one step is one compiled call for all N games, with
     no Python per game. Sub-env i seeded s plays exactly the games of `gymnasium.make("Yacht-v0")`
     after `reset(seed=s + i)`, so results do not depend on the number of envs, the mode or the
@@ -84,7 +84,7 @@ class YachtVectorEnv(VectorEnv):
 
     ## Observation Space
     `Box(0, 1, (N, 13 + columns * (2 * n_boxes + 2)), float32)`: row i is `YachtEnv`'s flat
-    observation of game i (layout in `yacht_env.obs`; only `obs_mode="flat"`). Every step returns
+    observation of game i (layout in `yacht_env.envs.obs`; only `obs_mode="flat"`). Every step returns
     new arrays: nothing a step returned is overwritten by a later step.
 
     ## Rewards

@@ -11,7 +11,7 @@ The environments take their opponents as
 * callables `policy(game) -> action`, called with a `Game` view of the table (the original protocol of
   `YachtVs-v0`).
 
-A batched player answers `act_batch(view)` with one action per row of a `yacht_env.view.BatchView`.
+A batched player answers `act_batch(view)` with one action per row of a `yacht_env.core.view.BatchView`.
 """
 from importlib.metadata import entry_points
 

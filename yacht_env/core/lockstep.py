@@ -1,7 +1,7 @@
 """Play many tables at once: each pass, every live table makes one move, and every player decides for
 all the tables where it is to move in one call.
 
-    play(state, players, seating)       # state: a reset `yacht_env.engine.State`
+    play(state, players, seating)       # state: a reset `yacht_env.core.engine.State`
 
 `players` are batched players (anything with `act_batch(BatchView) -> actions`); `seating[i, s]` is
 the index in `players` of the one at seat s of table i. A pass makes the first roll of the turn where
@@ -19,7 +19,7 @@ from .actions import NUM_HOLDS, box_of_action
 from .dice_source import SeededDice
 from .engine import ROLLS_USED, State
 from .game import ranks, tiebreak_rolls
-from .gc_pause import gc_paused
+from ..gc_pause import gc_paused
 from .view import BatchView
 
 

@@ -1,6 +1,6 @@
 """N solitaire games stepped by one compiled loop: the engine of `Yacht-v0`, its vector env and the SB3 adapter.
 
-The games are the tables of a one-seat `yacht_env.engine.State`, changed by the engine's transition
+The games are the tables of a one-seat `yacht_env.core.engine.State`, changed by the engine's transition
 (`play_action`, `roll_seeded`); this module adds what an environment needs around it: a stream of
 episodes per game, the observation and mask after every step, rewards, and autoreset. The two entry
 points are compiled without numba's reference counting (`_nrt=False`: they allocate nothing and every
@@ -8,21 +8,21 @@ array outlives the call), and the rule tables are passed field by field, which i
 dispatch than the named tuple.
 
 Seeding: a game belongs to a *stream*; episode k of the stream seeded s deals the dice of
-`yacht_env.dice_source.game_seed(s, k)`, i.e. the same dice as `Game(rules, seed=game_seed(s, k))`
+`yacht_env.core.dice_source.game_seed(s, k)`, i.e. the same dice as `Game(rules, seed=game_seed(s, k))`
 given the same moves.
 
-A step: an action of `yacht_env.actions` is played; after a scoring move the next turn's first roll is
+A step: an action of `yacht_env.core.actions` is played; after a scoring move the next turn's first roll is
 made at once, so every state the agent sees has dice to decide on.
 """
 
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, num_actions, score_action_of
-from .engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
-from .kernels import SEED_START, seed_step
+from ..core.actions import NUM_HOLDS, num_actions, score_action_of
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
+from ..core.kernels import SEED_START, seed_step
 from .obs import inv_box_scale, obs_size, write_obs
-from .rules.tables import Tables
+from ..rules.tables import Tables
 from .step_threads import SliceThreads, post
 
 # streams[i] columns
@@ -146,14 +146,14 @@ class Batch:
     for games that ended. terminal_reward / penalty / autoreset are fixed at construction.
     num_threads > 1 steps slices of the games on that many threads at once (`step_threads`);
     the games are the same whatever the number of threads. `engine` holds the games' state
-    (`yacht_env.engine.State`, one seat per table).
+    (`yacht_env.core.engine.State`, one seat per table).
     """
 
     def __init__(self, rules, num_games: int, terminal_reward: bool = False, penalty: float = 1.0,
                  autoreset: bool = True, num_threads: int = 1):
         if rules.teams:
             raise ValueError(f"rules {rules.name!r} have teams={rules.teams}; a solitaire game has one sheet "
-                             "(use YachtVs-v0 or yacht_env.pettingzoo for team games)")
+                             "(use YachtVs-v0 or yacht_env.integrations.pettingzoo for team games)")
         if rules.min_players > 1:
             raise ValueError(f"rules {rules.name!r} need at least {rules.min_players} players; "
                              "a solitaire game has one")

@@ -1,0 +1,1 @@
+"""The Gymnasium environments: solitaire and table, single and vector, their observations and threads."""
