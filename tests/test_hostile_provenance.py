@@ -126,3 +126,75 @@ def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record,
     assert main(["report", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "line 1" in err[0] and "worse place" in err[0]
+
+
+# ---- evaluate, levels and rules files -----------------------------------------------------------
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_evaluate_records_its_files_and_refuses_another_run_over_them(tmp_path, capsys):
+    model, rules = tmp_path / "m.pt", tmp_path / "mine.yaml"
+    shutil.copyfile(SHIPPED, model)
+    rules.write_text("extends: yacht\nname: mine\n")
+    out = tmp_path / "ev"
+    argv = ["evaluate", f"learned:{model}", "--games", "2", "--no-progress", "--rules", str(rules), "--out", str(out)]
+    assert main(argv) == 0
+    meta = json.loads((out / "evaluate.json").read_text())
+    assert meta["files"] == digests([str(model), str(rules)])
+    assert main(argv) == 0                                              # the same run again: replaced as it was
+    capsys.readouterr()
+    model.write_bytes(model.read_bytes() + b"\0")
+    assert main(argv) == 2
+    line = _one_line(capsys)
+    assert "evaluate.json: holds a run whose files changed since" in line and f"{model} changed" in line
+    assert "--force" in line
+    shutil.copyfile(SHIPPED, model)
+    rules.write_text("extends: yacht\nname: mine\ndescription: edited\n")     # the file, if not the game
+    assert main(argv) == 2
+    assert f"{rules} changed since the run began" in _one_line(capsys)
+    assert main([*argv, "--force"]) == 0                               # knowingly: the new run replaces it
+    assert json.loads((out / "evaluate.json").read_text())["files"] == digests([str(model), str(rules)])
+    capsys.readouterr()
+    assert main(["evaluate", "greedy", "--games", "2", "--no-progress", "--rules", str(rules), "--out", str(out)]) == 2
+    assert "holds another run (agent " in _one_line(capsys)
+
+
+def test_levels_records_its_sources_and_refuses_another_run_over_them(tmp_path, capsys):
+    model = tmp_path / "m.pt"
+    shutil.copyfile(SHIPPED, model)
+    out = tmp_path / "lv"
+    argv = ["levels", "--only", "greedy", f"learned:{model}", "--games", "2", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    assert json.loads((out / "levels.json").read_text())["sources"] == digests([str(model)])
+    capsys.readouterr()
+    model.write_bytes(model.read_bytes() + b"\0")
+    assert main(argv) == 2
+    assert f"levels.json: holds a run whose files changed since: {model} changed" in _one_line(capsys)
+    shutil.copyfile(SHIPPED, model)
+    assert main([*argv[:3], "random", *argv[4:]]) == 2
+    assert "holds another run (specs " in _one_line(capsys)
+
+
+def test_a_tournament_names_the_rules_file_that_changed(tmp_path):
+    rules = tmp_path / "mine.yaml"
+    rules.write_text("extends: yacht\nname: mine\n")
+    raw = {"entrants": ["greedy", "random"], "games": 1, "seed": 2, "rules": str(rules)}
+    out = tmp_path / "run"
+    run_tournament(parse_config(raw), out=out, progress=False, analysis=False)
+    assert json.loads((out / META).read_text())["files"] == digests([str(rules)])
+    rules.write_text("extends: yacht\nname: mine\nrolls_per_turn: 2\n")
+    with pytest.raises(ConfigError, match=f"holds a different tournament .*; {rules} changed since the run began"):
+        run_tournament(parse_config(raw), out=out, progress=False, analysis=False)
+
+
+def test_training_records_its_rules_file(tmp_path):
+    from agents.training.config import parse_config as train_config
+    from agents.training.run import run_files
+    rules = tmp_path / "mine.yaml"
+    rules.write_text("extends: yacht\nname: mine\n")
+    cfg = train_config({"name": "t", "rules": str(rules)})
+    assert run_files(cfg) == digests([str(rules)])

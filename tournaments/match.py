@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents.provenance import digests, spec_files
+from agents.provenance import digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents, parse_config
 from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
@@ -114,7 +114,7 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
     fmt, teams = make_format(config), config.ruleset.teams
     m = games_per_deal(config.seats, teams)
     folder = Path(out) if out is not None else Path("runs") / f"{config.name}-{config.hash[:8]}"
-    with Store(folder).open(config, digests(spec_files(config.entrants.values()))) as store:
+    with Store(folder).open(config, digests(spec_files(config.entrants.values()) + rules_files(config.rules))) as store:
         tally, done = MatchTally(config), set()
         for rec in store.stream():
             tally.add(rec)

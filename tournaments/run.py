@@ -13,7 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from yacht_env.config import ConfigError
-from agents.provenance import digests, spec_files
+from agents.provenance import digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
@@ -46,7 +46,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
     check_executor(workers, executor)
     check_agents(config, resolve_factory(factory))
     setup = Setup(config, factory)
-    files = digests(spec_files(config.entrants.values()))
+    files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
     with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
         replay = SwissReplay(config) if config.format == "swiss" else None
         done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from agents.provenance import check_unchanged
+from agents.provenance import changed, check_unchanged
 from agents.records import MAX_RECORD_BYTES
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
@@ -130,9 +130,11 @@ class Store:
             if self.meta_path.exists():
                 have = self.meta().get("config_hash")
                 if have != config.hash:
+                    recorded = self.meta().get("files")
+                    why = changed(recorded) if isinstance(recorded, dict) else []
                     raise ConfigError(
                         f"{self.folder} holds a different tournament (config hash {have}, this config is "
-                        f"{config.hash}); use another --out folder or delete this one")
+                        f"{config.hash}{'; ' + why[0] if why else ''}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
                 recorded = self.meta().get("files")
                 if recorded is None or force:   # a folder from before files were recorded, or going on knowingly

@@ -31,7 +31,7 @@ from yacht_env.rules import load, rules_block
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
 from ..features import FEATURES
-from ..provenance import check_unchanged, digests, spec_files
+from ..provenance import check_unchanged, digests, rules_files, spec_files
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
@@ -218,9 +218,9 @@ def check_run_folder(out: Path, resume=None, force: bool = False) -> None:
 
 def run_files(cfg: TrainConfig) -> dict:
     """{file: sha256} of the files a training run depends on besides its config: its opponents' model files
-    and bot scripts, and the model it starts from (`agents.provenance`)."""
+    and bot scripts, the model it starts from and its rules file (`agents.provenance`)."""
     specs = list(cfg.opponents) + ([f"learned:{cfg.warm_start}"] if cfg.warm_start else [])
-    return digests(spec_files(specs))
+    return digests(spec_files(specs) + rules_files(cfg.rules))
 
 
 def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = False):
