@@ -198,3 +198,77 @@ def test_training_records_its_rules_file(tmp_path):
     rules.write_text("extends: yacht\nname: mine\n")
     cfg = train_config({"name": "t", "rules": str(rules)})
     assert run_files(cfg) == digests([str(rules)])
+
+
+# ---- scores against the move log ------------------------------------------------------------------
+
+def _scoring(rec, box="chance"):
+    return next(k for k, m in enumerate(rec["log"]) if m.get("box") == box)
+
+
+def sheet_raised(rec):
+    """A sheet cell and its total raised together: the sheet adds up, the log says otherwise."""
+    r = copy.deepcopy(rec)
+    m = r["log"][_scoring(r)]
+    sheet = r["sheet_of"][m["seat"]]
+    chance = len(r["sheets"][0][0]) - 1
+    r["sheets"][sheet][0][chance] += 1 if r["sheets"][sheet][0][chance] < 30 else -1
+    r["totals"] = [sum(map(sum, r["sheets"][r["sheet_of"][s]])) + r["upper_bonus"][s] + r["extra_bonus"][s]
+                   for s in range(len(r["totals"]))]
+    return r
+
+
+def scored_twice(rec):
+    r = copy.deepcopy(rec)
+    r["log"].append(copy.deepcopy(r["log"][_scoring(r)]))
+    return r
+
+
+def stranger_seat(rec):
+    r = copy.deepcopy(rec)
+    r["log"][0]["seat"] = 7
+    return r
+
+
+def box_left_out(rec):
+    r = copy.deepcopy(rec)
+    del r["log"][_scoring(r)]
+    return r
+
+
+def fault_past_the_log(rec):
+    r = copy.deepcopy(rec)
+    worst = r["places"].index(max(r["places"]))
+    r["faults"][worst] = {"error": "timeout", "move": len(r["log"]) + 5}
+    return r
+
+
+def bonus_inflated(rec):
+    r = copy.deepcopy(rec)
+    r["log"][_scoring(r)]["bonus"] += 35
+    return r
+
+
+@pytest.mark.parametrize("change, message", [
+    (sheet_raised, "but the sheet holds"), (scored_twice, "is scored twice"), (stranger_seat, "seat must be 0 to 2"),
+    (box_left_out, "the log scores 12 of the 13 boxes"), (fault_past_the_log, "past the log's"),
+    (bonus_inflated, "but the moves of the log gained"),
+])
+def test_records_whose_scores_contradict_their_move_log_are_refused(store_and_record, change, message):
+    expected, rec = store_and_record
+    problem = check_record(change(rec), expected) or ""
+    assert message in problem and "\n" not in problem, problem
+    r = copy.deepcopy(rec)
+    r["log"] = []                                  # a record without a log is checked without one
+    assert check_record(r, expected) is None
+
+
+def test_a_store_whose_log_contradicts_a_sheet_is_one_line_exit_2(store_and_record, tmp_path, capsys):
+    expected, rec = store_and_record
+    folder = tmp_path / "tampered"
+    folder.mkdir()
+    (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
+    (folder / GAMES).write_text(json.dumps(sheet_raised(rec)) + "\n")
+    assert main(["report", str(folder)]) == 2
+    line = _one_line(capsys)
+    assert "line 1" in line and "but the sheet holds" in line
