@@ -487,19 +487,20 @@ def _log_problem(rec, rules, n: int, sheets_n: int) -> str | None:
     sheets, sheet_of, cols = rec["sheets"], rec["sheet_of"], rules.columns
     scored = [set() for _ in range(sheets_n)]
     gained = [0] * sheets_n
-    for k, m in enumerate(log):
-        if type(m) is not dict:
-            return f"log[{k}] is not a move"
-        seat = m.get("seat")
-        if type(seat) is not int or not 0 <= seat < n:
-            return f"log[{k}]: seat must be 0 to {n - 1}, got {str(seat)[:40]}"
-        if "box" not in m:
-            continue
+    if not all(type(m) is dict for m in log):
+        k = next(k for k, m in enumerate(log) if type(m) is not dict)
+        return f"log[{k}] is not a move"
+    seats = {m.get("seat") for m in log}
+    if not seats <= _SEATS[n] or any(type(x) is not int for x in seats):
+        k, seat = next((k, m.get("seat")) for k, m in enumerate(log)
+                       if type(m.get("seat")) is not int or not 0 <= m["seat"] < n)
+        return f"log[{k}]: seat must be 0 to {n - 1}, got {str(seat)[:40]}"
+    for k, m in ((k, m) for k, m in enumerate(log) if "box" in m):
         b, col, points, bonus = index.get(m["box"]) if isinstance(m["box"], str) else None, m.get("column"), \
             m.get("points"), m.get("bonus")
         if b is None or type(col) is not int or not 0 <= col < cols or not _whole(points) or not _whole(bonus):
             return f"log[{k}]: a scoring move needs a box of the rules, a column 0 to {cols - 1}, points and bonus"
-        sheet = sheet_of[seat]
+        sheet = sheet_of[m["seat"]]
         if (col, b) in scored[sheet]:
             return f"log[{k}]: box {rules.boxes[b]!r} of sheet {sheet} (column {col}) is scored twice"
         scored[sheet].add((col, b))
@@ -520,6 +521,7 @@ def _log_problem(rec, rules, n: int, sheets_n: int) -> str | None:
 
 
 _BOX_INDEX: dict = {}
+_SEATS = [frozenset(range(n)) for n in range(9)]     # the seats of a table of n
 
 
 def _box_index(rules) -> dict:
