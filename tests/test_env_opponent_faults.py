@@ -175,7 +175,8 @@ def test_a_forfeit_plays_the_same_games_in_the_single_and_the_batched_env(tmp_pa
     try:
         with pytest.warns(OpponentFault):
             _, info = vec.reset(seed=7)
-            infos = [e.reset(seed=7 + i)[1] for i, e in enumerate(singles)]
+            for i, e in enumerate(singles):
+                assert e.reset(seed=7 + i)[1]["totals"] == info["totals"][i].tolist()
             for _ in range(30):
                 actions = np.array([np.flatnonzero(m)[-1] for m in info["action_mask"]])
                 _, _, _, _, info = vec.step(actions)

@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 
 from agents.evaluation import fault_count, fault_note, fault_summary, recorded_faults, solitaire, summarize
+from agents.base import check_playable
 from agents.human import HumanQuit
 from agents.provenance import check_replace, digests, rules_files, spec_files
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
-from yacht_env.config import check_memory
+from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
 from yacht_env.safe_file import atomic_writer, write_atomic
 
@@ -60,6 +61,11 @@ def run(args) -> int:
         check_replace(out / "evaluate.json", {"agent": args.agent, "seed": args.seed,
                                               "rules": rules_block_from_args(args)}, files, args.force)
     agent = make_agent(args.agent)
+    try:
+        check_playable({args.agent: agent}, rules, 1)
+    except ConfigError:
+        agent.close()
+        raise
     before, first = fault_count(agent), getattr(agent, "games", 0) + 1
     try:
         run_ = solitaire(agent, rules, args.games, args.seed, progress=not (args.no_progress or args.json),

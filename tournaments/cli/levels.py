@@ -32,10 +32,11 @@ from agents.levels import (
     settings_path,
     settings_with,
 )
+from agents.base import check_playable
 from agents.provenance import check_replace, digests, rules_files, spec_files
 from agents.registry import AgentSpecError, make_agent
 from agents.stats import mean_ci
-from yacht_env.config import check_memory
+from yacht_env.config import ConfigError, check_memory
 from yacht_env.safe_file import atomic_writer, ensure_folder, write_atomic
 
 from .evaluate import LOGGED_GAME_BYTES, MAX_GAMES
@@ -109,6 +110,13 @@ def run(args) -> int:
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
         raise CommandError("need at least two agents to compare")
+    try:
+        for seats in (1, 2):                      # solitaire games, then head-to-head
+            check_playable(agents, rules, seats)
+    except ConfigError:
+        for a in agents.values():
+            a.close()
+        raise
     check_memory("command line", "--games", args.games * len(agents) * LOGGED_GAME_BYTES,
                  f"{args.games:,} logged games for each of {len(agents)} agents")
     sources = digests(spec_files(agents) + rules_files(args.rules))
