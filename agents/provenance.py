@@ -108,9 +108,13 @@ def check_replace(record, identity: dict, files: dict, force: bool = False, key:
     if force:
         return
     try:
-        doc = json.loads(read_bytes(record, MAX_RUN_RECORD_BYTES, record.name))
+        raw = read_bytes(record, MAX_RUN_RECORD_BYTES, record.name)     # a regular file, bounded
     except NoSuchFile:
         return
+    except FileRefused as e:
+        raise ConfigError(f"{e}; use another --out folder, or rerun with --force to replace it") from None
+    try:
+        doc = json.loads(raw)
     except (ValueError, RecursionError):
         doc = None
     if not isinstance(doc, dict):

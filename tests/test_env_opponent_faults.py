@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.registry import make_agent
 from agents.training import evaluate as evaluation
@@ -194,3 +196,48 @@ def test_a_forfeit_plays_the_same_games_in_the_single_and_the_batched_env(tmp_pa
         vec.close()
         for e in singles:
             e.close()
+
+
+JUNK = ["legal", "illegal", "floats", "short", "raise", "bools", "none", "huge"]
+
+
+class Junk:
+    """A batched opponent answering each call as the next item of `plan` says (cycling)."""
+    batched = True
+
+    def __init__(self, plan):
+        self.plan, self.calls = plan, 0
+
+    def act_batch(self, view):
+        kind = self.plan[self.calls % len(self.plan)]
+        self.calls += 1
+        n = len(view.rows)
+        legal = np.array([np.flatnonzero(m)[0] for m in view.mask], np.int64)
+        return {"legal": legal, "illegal": legal * 0 + 10**6, "floats": legal.astype(float),
+                "short": legal[:-1], "bools": legal > 0, "none": None, "huge": np.full(n, 2**62)}.get(kind) \
+            if kind != "raise" else (_ for _ in ()).throw(MemoryError("junk"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(plan=st.lists(st.sampled_from(JUNK), min_size=1, max_size=6), tables=st.integers(1, 3))
+def test_any_junk_from_an_opponent_ends_in_reports_never_in_a_traceback(plan, tables):
+    """Hypothesis: whatever an opponent answers, the batched env plays every game to its end, and every
+    fault is reported: the opponent is asked again only at tables where it has not faulted this game."""
+    env = YachtVsVectorEnv(num_envs=tables, num_players=2, opponents=[Junk(plan)], seat=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OpponentFault)
+        _, info = env.reset(seed=3)
+        faults, ended = [], np.zeros(tables, bool)
+        for _ in range(200):
+            _, _, over, _, info = env.step(np.array([np.flatnonzero(m)[-1] for m in info["action_mask"]]))
+            faults += [f for per in info.get("opponent_faults", []) for f in per]
+            ended |= over
+            if ended.all():
+                break
+    env.close()
+    assert ended.all()
+    assert all(f["kind"] in ("error", "illegal") and "\n" not in f["cause"] for f in faults)
+    if set(plan) == {"legal"}:
+        assert faults == []
+    elif plan[0] != "legal":
+        assert faults                              # its first answer is already a fault

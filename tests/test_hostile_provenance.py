@@ -3,12 +3,15 @@ run began (naming it; --force goes on knowingly), and store records whose places
 are refused, never counted."""
 import copy
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from agents.provenance import changed, check_unchanged, digests, spec_files
+from agents.provenance import MAX_RUN_RECORD_BYTES, changed, check_replace, check_unchanged, digests, spec_files
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
@@ -272,3 +275,84 @@ def test_a_store_whose_log_contradicts_a_sheet_is_one_line_exit_2(store_and_reco
     assert main(["report", str(folder)]) == 2
     line = _one_line(capsys)
     assert "line 1" in line and "but the sheet holds" in line
+
+
+# ---- siblings: what a run record or a recorded file may be ------------------------------------------
+
+@pytest.mark.parametrize("plant, message", [
+    ("fifo", "is a FIFO"), ("folder", "is a folder"), ("huge", "may have at most"), ("truncated", "is damaged"),
+    ("not an object", "is damaged"), ("bad files", "files: must be a mapping"),
+])
+def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, plant, message):
+    record = tmp_path / "evaluate.json"
+    if plant == "fifo":
+        os.mkfifo(record)
+    elif plant == "folder":
+        record.mkdir()
+    elif plant == "huge":
+        with open(record, "wb") as f:
+            f.truncate(MAX_RUN_RECORD_BYTES + 1)          # sparse: no disk used
+    else:
+        record.write_text({"truncated": '{"agent": "greedy", "fi', "not an object": "[1, 2]",
+                           "bad files": '{"agent": "greedy", "files": ["a"]}'}[plant])
+    with pytest.raises(ConfigError) as e:
+        check_replace(record, {"agent": "greedy"}, {})
+    assert message in str(e.value) and "\n" not in str(e.value), str(e.value)
+    check_replace(record, {"agent": "greedy"}, {}, force=True)     # --force replaces whatever it is
+
+
+def test_a_record_read_through_a_symlink_is_checked_and_a_link_is_never_written_through(tmp_path, capsys):
+    out = tmp_path / "ev"
+    out.mkdir()
+    victim = tmp_path / "victim.json"
+    victim.write_text(json.dumps({"agent": "random", "files": {}}))
+    (out / "evaluate.json").symlink_to(victim)
+    argv = ["evaluate", "greedy", "--games", "2", "--no-progress", "--out", str(out)]
+    assert main(argv) == 2
+    assert "holds another run (agent 'random'" in _one_line(capsys)
+    assert main([*argv, "--force"]) == 2                            # forced: the write refuses the link itself
+    assert "link" in _one_line(capsys)
+    assert json.loads(victim.read_text()) == {"agent": "random", "files": {}}
+
+
+def test_recorded_files_that_are_fifos_folders_or_links_never_hang_and_are_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("pipe.py")
+    Path("dir.py").mkdir()
+    Path("real.py").write_text("print()\n")
+    Path("link.py").symlink_to("real.py")
+    assert spec_files(["external:python pipe.py", "external:python dir.py", "external:python link.py"]) == ["link.py"]
+    found = digests(["pipe.py", "dir.py", "link.py"])               # a FIFO and a folder are left out, no hang
+    assert list(found) == ["link.py"] and found["link.py"] == digests(["real.py"])["real.py"]
+    recorded = digests(["link.py"])
+    Path("real.py").write_text("print(1)\n")                         # changed under the link
+    assert "link.py changed since the run began" in changed(recorded)[0]
+    os.unlink("link.py")
+    os.mkfifo("link.py")                                             # replaced by a FIFO: gone, and no hang
+    assert "link.py is gone or unreadable" in changed(recorded)[0]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_damage_to_a_record_is_a_message_or_none_never_an_exception(store_and_record, data):
+    """Hypothesis: replace any value of a finished game's record (its log included) by any JSON value:
+    check_record answers a one-line message (or None when the record is still a game of the tournament),
+    it never raises."""
+    expected, rec = store_and_record
+    r = copy.deepcopy(rec)
+    json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=5),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5),
+                                                                                          inner, max_size=3),
+                               max_leaves=6)
+    for _ in range(data.draw(st.integers(1, 3))):
+        node = r                                   # walk down to a container, then replace one of its values
+        for _ in range(data.draw(st.integers(0, 3))):
+            keys = sorted(node) if isinstance(node, dict) else range(len(node))
+            inner = [k for k in keys if isinstance(node[k], (dict, list)) and node[k]]
+            if not inner:
+                break
+            node = node[data.draw(st.sampled_from(inner))]
+        keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
+        node[data.draw(st.sampled_from(keys))] = data.draw(json_values)
+    problem = check_record(r, expected)
+    assert problem is None or (isinstance(problem, str) and "\n" not in problem)

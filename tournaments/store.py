@@ -490,8 +490,8 @@ def _log_problem(rec, rules, n: int, sheets_n: int) -> str | None:
     if not all(type(m) is dict for m in log):
         k = next(k for k, m in enumerate(log) if type(m) is not dict)
         return f"log[{k}] is not a move"
-    seats = {m.get("seat") for m in log}
-    if not seats <= _SEATS[n] or any(type(x) is not int for x in seats):
+    seats = {m.get("seat") if type(m.get("seat")) is int else -1 for m in log}
+    if not seats <= _SEATS[n]:
         k, seat = next((k, m.get("seat")) for k, m in enumerate(log)
                        if type(m.get("seat")) is not int or not 0 <= m["seat"] < n)
         return f"log[{k}]: seat must be 0 to {n - 1}, got {str(seat)[:40]}"
