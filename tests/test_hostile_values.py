@@ -185,3 +185,11 @@ def test_a_training_run_that_cannot_fit_in_memory_is_refused_before_anything_is_
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "n_envs: 8,192 envs x 256 steps a rollout" in err[0] and "would need about" in err[0]
     assert not out.exists()
+
+
+def test_yacht_play_refuses_an_opponent_that_cannot_play_the_rules(tmp_path, capsys, monkeypatch):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--vs", "strong", "--rules", _big_rules(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [err[0]] and "agent 'strong' cannot play rules 'big' at 2 seats" in err[0]
