@@ -281,6 +281,7 @@ def test_a_store_whose_log_contradicts_a_sheet_is_one_line_exit_2(store_and_reco
 
 @pytest.mark.parametrize("plant, message", [
     ("fifo", "is a FIFO"), ("folder", "is a folder"), ("huge", "may have at most"), ("truncated", "is damaged"),
+    ("device", "device"),
     ("not an object", "is damaged"), ("bad files", "files: must be a mapping"),
 ])
 def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, plant, message):
@@ -289,6 +290,8 @@ def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, plan
         os.mkfifo(record)
     elif plant == "folder":
         record.mkdir()
+    elif plant == "device":
+        record.symlink_to("/dev/zero")                   # endless: read, it would never end
     elif plant == "huge":
         with open(record, "wb") as f:
             f.truncate(MAX_RUN_RECORD_BYTES + 1)          # sparse: no disk used
