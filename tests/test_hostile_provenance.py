@@ -359,3 +359,22 @@ def test_any_damage_to_a_record_is_a_message_or_none_never_an_exception(store_an
         node[data.draw(st.sampled_from(keys))] = data.draw(json_values)
     problem = check_record(r, expected)
     assert problem is None or (isinstance(problem, str) and "\n" not in problem)
+
+
+def test_a_model_file_changed_while_evaluate_plays_is_refused_and_nothing_written(tmp_path, capsys, monkeypatch):
+    import agents.evaluation as evaluation
+    import tournaments.cli.evaluate as command
+    model = tmp_path / "m.pt"
+    shutil.copyfile(SHIPPED, model)
+    real = evaluation.solitaire
+
+    def swapped_under_the_run(*args, **kwargs):
+        result = real(*args, **kwargs)
+        model.write_bytes(model.read_bytes() + b"\0")          # replaced while the games were played
+        return result
+    monkeypatch.setattr(command, "solitaire", swapped_under_the_run)
+    out = tmp_path / "ev"
+    assert main(["evaluate", f"learned:{model}", "--games", "2", "--no-progress", "--out", str(out)]) == 2
+    line = _one_line(capsys)
+    assert f"{model} changed since the run began" in line and "while the games were played" in line
+    assert not (out / "evaluate.json").exists()

@@ -17,7 +17,7 @@ from pathlib import Path
 from agents.evaluation import fault_count, fault_note, fault_summary, recorded_faults, solitaire, summarize
 from agents.base import check_playable
 from agents.human import HumanQuit
-from agents.provenance import check_replace, digests, rules_files, spec_files
+from agents.provenance import changed, check_replace, digests, rules_files, spec_files
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
 from yacht_env.config import ConfigError, check_memory
@@ -75,6 +75,9 @@ def run(args) -> int:
                            f"line from a pipe)") from None
     finally:
         agent.close()
+    moved = changed(files)
+    if moved:      # changed under the run: its games may mix two agents under one name
+        raise CommandError(f"{moved[0]} while the games were played; nothing is reported or written: run again")
     faults = recorded_faults(agent, before, first)
     doc = summarize(args.agent, rules, run_)
     doc["rules"] = rules_block_from_args(args)
