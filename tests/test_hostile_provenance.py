@@ -120,12 +120,17 @@ def test_records_whose_places_contradict_their_totals_are_refused(store_and_reco
     assert any(m in problem for m in message.split("|")), problem
 
 
-def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record, tmp_path, capsys):
-    expected, rec = store_and_record
-    folder = tmp_path / "flip"
+def store_of(folder, expected, record):
+    """A tournament folder of the fixture's tournament holding one game: `record`."""
     folder.mkdir()
     (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
-    (folder / GAMES).write_text(json.dumps(flipped(rec)) + "\n")
+    (folder / GAMES).write_text(json.dumps(record) + "\n")
+    return folder
+
+
+def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record, tmp_path, capsys):
+    expected, rec = store_and_record
+    folder = store_of(tmp_path / "flip", expected, flipped(rec))
     assert main(["report", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "line 1" in err[0] and "worse place" in err[0]
@@ -268,10 +273,7 @@ def test_records_whose_scores_contradict_their_move_log_are_refused(store_and_re
 
 def test_a_store_whose_log_contradicts_a_sheet_is_one_line_exit_2(store_and_record, tmp_path, capsys):
     expected, rec = store_and_record
-    folder = tmp_path / "tampered"
-    folder.mkdir()
-    (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
-    (folder / GAMES).write_text(json.dumps(sheet_raised(rec)) + "\n")
+    folder = store_of(tmp_path / "tampered", expected, sheet_raised(rec))
     assert main(["report", str(folder)]) == 2
     line = _one_line(capsys)
     assert "line 1" in line and "but the sheet holds" in line
