@@ -241,3 +241,30 @@ def test_any_junk_from_an_opponent_ends_in_reports_never_in_a_traceback(plan, ta
         assert faults == []
     elif plan[0] != "legal":
         assert faults                              # its first answer is already a fault
+
+
+BOTS = {   # what the bot does at its second decision; first: a legal move
+    "crash": "sys.exit(3)",
+    "garbage": "print('nope', flush=True)",
+    "illegal": "print(json.dumps({'action': 10**6}), flush=True)",
+    "timeout": "time.sleep(3600)",
+}
+
+
+@pytest.mark.parametrize("kind", list(BOTS))
+def test_every_kind_of_bot_fault_is_reported_with_its_kind(tmp_path, kind):
+    source = ("import json, sys, time\nn = 0\nfor line in sys.stdin:\n    msg = json.loads(line)\n"
+              "    if msg['type'] == 'decide':\n        n += 1\n        if n == 2:\n"
+              f"            {BOTS[kind]}\n            continue\n"
+              "        print(json.dumps({'action': msg['legal'][-1]}), flush=True)\n")
+    path = tmp_path / "bot.py"
+    path.write_text(source)
+    limit = 1 if kind == "timeout" else 30          # the others answer at once: a stall is no timeout
+    env = YachtVsEnv(num_players=2, opponents=[f"external?timeout={limit}:{sys.executable} {path}"], seat=0)
+    try:
+        with pytest.warns(OpponentFault, match=rf"faulted \({kind}\)"):
+            _, info = env.reset(seed=4)
+            faults, info = _play_out(env, info, None)
+    finally:
+        env.close()
+    assert [(f["kind"], f["seat"]) for f in faults] == [(kind, 1)] and info["winners"]
