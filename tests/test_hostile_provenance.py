@@ -353,3 +353,24 @@ def test_a_model_file_changed_while_evaluate_plays_is_refused_and_nothing_writte
     line = _one_line(capsys)
     assert f"{model} changed since the run began" in line and "while the games were played" in line
     assert not (out / "evaluate.json").exists()
+
+
+def test_a_model_file_changed_while_a_tournament_plays_stops_it_before_the_report(tmp_path, monkeypatch):
+    import tournaments.run as run
+    model = tmp_path / "model.pt"
+    shutil.copyfile(SHIPPED, model)
+    cfg = parse_config({"entrants": [{"name": "net", "agent": f"learned:{model}"}, "random"], "games": 1, "seed": 2})
+    real = run._play
+
+    def swapped_under_the_run(*args, **kwargs):
+        played = real(*args, **kwargs)
+        model.write_bytes(model.read_bytes() + b"\0")
+        return played
+    monkeypatch.setattr(run, "_play", swapped_under_the_run)
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=f"{model} changed since the run began .* while the games were played"):
+        run_tournament(cfg, out=out, progress=False, analysis=False)
+    assert len((out / GAMES).read_bytes().splitlines()) == cfg.total_games and not (out / "report.md").exists()
+    monkeypatch.setattr(run, "_play", real)
+    res = run_tournament(cfg, out=out, progress=False, analysis=False, force=True)      # knowingly
+    assert res["run"]["games_run"] == 0 and (out / "report.md").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from yacht_env.config import ConfigError, check_memory
-from agents.provenance import digests, rules_files, spec_files
+from agents.provenance import changed, digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
@@ -48,7 +48,8 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
 
     The folder is locked for the whole run (a second run on it is refused). The content hashes of the
     files the entrants depend on (model files, bot scripts) are recorded when the run begins; resuming
-    with one of them changed is refused, naming it, unless `force`. The memory the run needs is estimated
+    with one of them changed is refused, naming it, unless `force`, and one that changes while games are
+    played stops the run before its report (the games are kept). The memory the run needs is estimated
     before anything starts (`memory_needed`) and a run that cannot fit is refused. Returns the results (as in
     results.json) plus `run`: this invocation's games (`games_run`, `seconds`, `games_per_second`) and
     `games_kept`, the games an earlier run of the same config had stored; analysis=False leaves the
@@ -79,6 +80,11 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                 while window := list(islice(todo, WINDOW)):
                     played += _play(setup, window, store, workers, executor, bar)
         seconds = time.perf_counter() - start
+        moved = changed(files) if played else []
+        if moved:       # changed under the run: the games just played may mix two agents under one name
+            raise ConfigError(str(store.meta_path), f"{moved[0]} while the games were played; they are kept, but "
+                                                    f"some may be another agent's: restore the file and rerun "
+                                                    f"(--force accepts the new one), or play into a new folder")
         res = render(store.folder, analysis=analysis)
     res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,
                   "games_per_second": played / seconds if seconds > 0 and played else None,
