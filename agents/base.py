@@ -13,6 +13,7 @@ same played alone or in a batch.
 """
 import numpy as np
 
+from yacht_env.config import ConfigError
 from yacht_env.core.game import Game
 from yacht_env.core.players import PerGame
 from yacht_env.rules import RuleSet
@@ -34,6 +35,12 @@ class Agent:
         self.rng = np.random.default_rng(seed)
         if self.batched:
             self.prepare(rules, num_players)
+
+    def check_rules(self, rules: RuleSet, num_players: int) -> None:
+        """Refuse, cheaply and before any game (nothing solved or loaded), rules or a table this agent cannot
+        play: ValueError with the reason (`check_playable` names the agent). The default plays any rule set
+        (random, greedy, external bots, people); agents that need the solver's table, or a model's inputs
+        and actions, override it."""
 
     def prepare(self, rules: RuleSet, num_players: int) -> None:
         """Get ready to play these rules (load tables, check the model fits); ValueError if it cannot."""
@@ -76,3 +83,14 @@ def play_game(game: Game, agents, on_error=None) -> Game:
                 raise
             game.apply(on_error(seat, exc, game))
     return game
+
+
+def check_playable(agents: dict, rules: RuleSet, num_players: int) -> None:
+    """Every agent's `check_rules` ({name: agent}), before any game: ConfigError, one line, naming the first
+    agent that cannot play `rules` at a table of `num_players` and why."""
+    for name, agent in agents.items():
+        try:
+            agent.check_rules(rules, num_players)
+        except ValueError as e:
+            raise ConfigError(f"agent {name!r} cannot play rules {rules.name!r} at {num_players} "
+                              f"seat{'s' if num_players != 1 else ''}: {e}") from None

@@ -187,6 +187,10 @@ class NetPlayer(Agent):
         """Sheets the observation covers at a table of `num_sheets`: 1 for a model trained alone."""
         return 1 if self.config.get("num_players", 1) == 1 else num_sheets
 
+    def check_rules(self, rules, num_players) -> None:
+        """A model's check is cheap: its inputs and actions against the table's (`prepare`)."""
+        self.prepare(rules, num_players)
+
     def prepare(self, rules, num_players) -> None:
         sheets = self._sheets(rules.check_players(num_players))
         need = (observation_size(rules, sheets) + extra_size(self.config, rules), num_actions(rules))

@@ -106,6 +106,9 @@ class DialAgent(Agent):
         self.meter = None
         self.name = "strong" if self.strength == 1.0 else f"strong~{self.strength:g}"
 
+    def check_rules(self, rules, num_players) -> None:
+        self.strong.check_rules(rules, num_players)
+
     def prepare(self, rules, num_players) -> None:
         self.strong.prepare(rules, num_players)
         self.strength_for(rules)

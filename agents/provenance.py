@@ -6,14 +6,20 @@ bot script under the same entrant name.
     recorded = digests(files)                        # {"runs/a/best.pt": "<sha256>", "bots/mine.py": ...}
     check_unchanged(recorded, "runs/t1/tournament.json", force=False)   # ConfigError naming a changed file
 
-Rules need no entry here: runs record their rules by meaning (the rule set itself and its hash), so an
-edited rules file is already another run.
+Runs also record their rules by meaning (the rule set itself and its hash), so an edited rules file is
+already another run; its hash is recorded too (`rules_files`), so the refusal can name the file.
+
+    check_replace("out/evaluate.json", {"agent": spec, "seed": 0, ...}, files, force=False)
+
+refuses to write a command's run over another one that a folder holds (another agent, seed or rules, or
+the same names with a changed file), as a fresh `yacht train` refuses another run's folder.
 """
+import json
 import shlex
 from pathlib import Path
 
-from yacht_env.config import ConfigError
-from yacht_env.safe_file import FileRefused, file_digest
+from yacht_env.config import ConfigError, names_a_file
+from yacht_env.safe_file import FileRefused, NoSuchFile, file_digest, read_bytes
 
 from .model_file import MAX_FILE_BYTES
 from .registry import parse_spec
@@ -40,6 +46,11 @@ def spec_files(specs) -> list[str]:
                 continue
             out += [w for w in words if ("/" in w or "." in w) and Path(w).is_file()]
     return list(dict.fromkeys(out))
+
+
+def rules_files(rules) -> list[str]:
+    """The rules file a --rules value or a config's `rules:` names ([] for a preset or a rule set)."""
+    return [rules] if isinstance(rules, str) and names_a_file(rules) and Path(rules).is_file() else []
 
 
 def digests(files) -> dict[str, str]:
@@ -82,3 +93,45 @@ def check_unchanged(recorded, where: str, force: bool = False) -> None:
                                  f"the same names: restore the file, play into a new folder, or rerun with "
                                  f"--force to go on knowingly")
 
+
+
+MAX_RUN_RECORD_BYTES = 16 << 20     # a command's run record (evaluate.json, levels.json) read back
+
+
+def check_replace(record, identity: dict, files: dict, force: bool = False, key: str = "files") -> None:
+    """Before a command writes its run over the one recorded in `record` (a JSON file in its --out folder):
+    refuse when that is another run -- a value of `identity` (agent, seed, games, rules hash ...) differs,
+    or a file it recorded (`digests`, under `key`) is gone or changed since (the same names, other agents)
+    -- with one line naming the first difference and how to go on: another --out folder, or `force` to
+    replace it."""
+    record = Path(record)
+    if force:
+        return
+    try:
+        raw = read_bytes(record, MAX_RUN_RECORD_BYTES, record.name)     # a regular file, bounded
+    except NoSuchFile:
+        return
+    except FileRefused as e:
+        raise ConfigError(f"{e}; use another --out folder, or rerun with --force to replace it") from None
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict):
+        raise ConfigError(str(record), "is damaged (not a JSON object); use another --out folder, or rerun with "
+                                       "--force to replace it")
+    how = "use another --out folder, or rerun with --force to replace it"
+    recorded = doc.get(key) or {}
+    if not isinstance(recorded, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in recorded.items()):
+        raise ConfigError(str(record), f"{key}: must be a mapping of file to its sha256; the file is damaged; {how}")
+    problems = changed(recorded)
+    if problems:
+        raise ConfigError(str(record), f"holds a run whose files changed since: {problems[0]}; its results would be "
+                                       f"replaced by another agent's or rules' under the same name: {how}")
+    for name, value in identity.items():
+        if doc.get(name) != value:
+            raise ConfigError(str(record), f"holds another run ({name} {doc.get(name)!r}, this run {value!r}); {how}")
+    new_files = [f for f in (files or {}) if f not in recorded]
+    if key in doc and new_files:  # a record from before files were recorded is checked by its identity only
+        raise ConfigError(str(record), f"holds another run ({new_files[0]} was not part of it); {how}")

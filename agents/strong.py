@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, distributions_for, solution_for
+from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
 from yacht_env.solver.policy import HOLD_OF, Policy
 from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.winning import win_plans
@@ -45,6 +45,13 @@ class StrongAgent(Agent):
         self.cache = cache
         self.progress = progress
         self._policies = {}
+
+    def check_rules(self, rules, num_players) -> None:
+        """The solver's table must exist for the rules' one column (several columns play column-additively)."""
+        try:
+            check_solvable(load(rules, columns=1) if rules.columns > 1 else rules)
+        except Unsolvable as e:
+            raise ValueError(f"it plays from the exact solver's table: {e}") from None
 
     def prepare(self, rules, num_players) -> None:
         self.policy_for(rules)
@@ -116,6 +123,9 @@ class WinAgent(Agent):
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
+
+    def check_rules(self, rules, num_players) -> None:
+        self.strong.check_rules(rules, num_players)
 
     def prepare(self, rules, num_players) -> None:
         self._check(rules)

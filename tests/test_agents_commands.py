@@ -11,7 +11,7 @@ from tournaments.cli import main
 from yacht_env.rules import load
 
 EVALUATE_KEYS = {"agent", "rules", "seed", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
-                 "upper_bonus_mean", "extra_bonus_mean", "p_upper_bonus", "faults"}
+                 "upper_bonus_mean", "extra_bonus_mean", "p_upper_bonus", "faults", "files"}
 
 
 def run_json(argv, capsys):
@@ -82,7 +82,7 @@ def test_levels_json_and_files(tmp_path, capsys):
     doc = run_json(["levels", "--only", "random", "greedy", "easy", "--games", "6", "--out", str(tmp_path),
                     "--json", "--no-progress"], capsys)
     assert set(doc) == {"rules", "note", "games", "seed", "agents", "head_to_head", "ladder", "settings", "analysis",
-                        "files"}
+                        "files", "specs", "sources"}
     assert doc["rules"]["name"] == "yacht" and doc["games"] == 6
     assert list(doc["agents"]) == ["random", "greedy", "easy"] and list(doc["settings"]) == ["easy"]
     assert all({"mean", "ci95", "std", "strength", "loss_per_game", "accuracy"} <= set(v)

@@ -9,6 +9,7 @@ import yacht_env  # noqa: F401 - registers the ids
 from yacht_env import IllegalMove
 from yacht_env.core.dice_source import game_seed
 from yacht_env.integrations.pettingzoo import env as pz_env
+from yacht_env.core.players import OpponentFault
 from yacht_env.rules import presets
 from yacht_env.envs.vs_env import YachtVsEnv
 
@@ -92,9 +93,10 @@ def test_vs_bad_arguments_and_bad_opponents():
         YachtVsEnv(reward="terminal")
     with pytest.raises(ValueError, match="3 players cannot split into 2 teams"):
         YachtVsEnv(num_players=3, teams=2)
-    env = YachtVsEnv(num_players=2, seat=1, opponents=lambda game: 99)
-    with pytest.raises(IllegalMove, match="opponent at seat 0 chose illegal action 99; legal: 0-30"):
-        env.reset(seed=0)
+    env = YachtVsEnv(num_players=2, seat=1, opponents=lambda game: 99)   # reported, not raised: see
+    with pytest.warns(OpponentFault, match=r"faulted \(illegal\)"):        # tests/test_env_opponent_faults.py
+        _, info = env.reset(seed=0)
+    assert info["opponent_faults"][0]["cause"] == "illegal action 99" and info["opponent_faults"][0]["seat"] == 0
 
 
 def test_vs_illegal_action_raise_and_penalize():

@@ -337,3 +337,18 @@ def test_web_tables_are_never_written_through_links_and_never_read_from_fifos(tm
     fifo(log)                                                 # a journal that would never end
     with pytest.raises(FileRefused, match="FIFO"):
         Table.load(path)
+
+
+def test_match_json_is_never_written_through_a_planted_link(tmp_path, victim, capsys):
+    from tournaments.cli import main
+    out = tmp_path / "m"
+    argv = ["match", "greedy", "random", "--max-games", "2", "--out", str(out), "--quiet", "--no-analysis"]
+    assert main(argv) == 0
+    (out / "match.json").unlink()
+    (out / "match.json").symlink_to(victim)
+    before = victim.read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "match.json" in err[0], err
+    assert victim.read_bytes() == before

@@ -1,14 +1,16 @@
-"""Provenance and consistency: a resumed tournament refuses a model file or bot script that changed since the
-run began (naming it; --force goes on knowingly), and store records whose places contradict their totals
-are refused, never counted."""
+"""Provenance and consistency: a resumed tournament refuses a model file, bot script or rules file that changed
+since the run began (naming it; --force goes on knowingly), as `yacht evaluate` and `yacht levels` refuse to
+write over another run; store records whose places contradict their totals, or whose scores contradict their
+move log, are refused, never counted. (Generated damage to records: tests/test_hostile_store.py.)"""
 import copy
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from agents.provenance import changed, check_unchanged, digests, spec_files
+from agents.provenance import MAX_RUN_RECORD_BYTES, changed, check_replace, check_unchanged, digests, spec_files
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
@@ -117,12 +119,258 @@ def test_records_whose_places_contradict_their_totals_are_refused(store_and_reco
     assert any(m in problem for m in message.split("|")), problem
 
 
-def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record, tmp_path, capsys):
-    expected, rec = store_and_record
-    folder = tmp_path / "flip"
+def store_of(folder, expected, record):
+    """A tournament folder of the fixture's tournament holding one game: `record`."""
     folder.mkdir()
     (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
-    (folder / GAMES).write_text(json.dumps(flipped(rec)) + "\n")
+    (folder / GAMES).write_text(json.dumps(record) + "\n")
+    return folder
+
+
+def test_a_store_with_flipped_places_is_an_error_not_standings(store_and_record, tmp_path, capsys):
+    expected, rec = store_and_record
+    folder = store_of(tmp_path / "flip", expected, flipped(rec))
     assert main(["report", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "line 1" in err[0] and "worse place" in err[0]
+
+
+# ---- evaluate, levels and rules files -----------------------------------------------------------
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_evaluate_records_its_files_and_refuses_another_run_over_them(tmp_path, capsys):
+    model, rules = tmp_path / "m.pt", tmp_path / "mine.yaml"
+    shutil.copyfile(SHIPPED, model)
+    rules.write_text("extends: yacht\nname: mine\n")
+    out = tmp_path / "ev"
+    argv = ["evaluate", f"learned:{model}", "--games", "2", "--no-progress", "--rules", str(rules), "--out", str(out)]
+    assert main(argv) == 0
+    meta = json.loads((out / "evaluate.json").read_text())
+    assert meta["files"] == digests([str(model), str(rules)])
+    assert main(argv) == 0                                              # the same run again: replaced as it was
+    capsys.readouterr()
+    model.write_bytes(model.read_bytes() + b"\0")
+    assert main(argv) == 2
+    line = _one_line(capsys)
+    assert "evaluate.json: holds a run whose files changed since" in line and f"{model} changed" in line
+    assert "--force" in line
+    shutil.copyfile(SHIPPED, model)
+    rules.write_text("extends: yacht\nname: mine\ndescription: edited\n")     # the file, if not the game
+    assert main(argv) == 2
+    assert f"{rules} changed since the run began" in _one_line(capsys)
+    assert main([*argv, "--force"]) == 0                               # knowingly: the new run replaces it
+    assert json.loads((out / "evaluate.json").read_text())["files"] == digests([str(model), str(rules)])
+    capsys.readouterr()
+    assert main(["evaluate", "greedy", "--games", "2", "--no-progress", "--rules", str(rules), "--out", str(out)]) == 2
+    assert "holds another run (agent " in _one_line(capsys)
+
+
+def test_levels_records_its_sources_and_refuses_another_run_over_them(tmp_path, capsys):
+    model = tmp_path / "m.pt"
+    shutil.copyfile(SHIPPED, model)
+    out = tmp_path / "lv"
+    argv = ["levels", "--only", "greedy", f"learned:{model}", "--games", "2", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    assert json.loads((out / "levels.json").read_text())["sources"] == digests([str(model)])
+    capsys.readouterr()
+    model.write_bytes(model.read_bytes() + b"\0")
+    assert main(argv) == 2
+    assert f"levels.json: holds a run whose files changed since: {model} changed" in _one_line(capsys)
+    shutil.copyfile(SHIPPED, model)
+    assert main([*argv[:3], "random", *argv[4:]]) == 2
+    assert "holds another run (specs " in _one_line(capsys)
+
+
+def test_a_tournament_names_the_rules_file_that_changed(tmp_path):
+    rules = tmp_path / "mine.yaml"
+    rules.write_text("extends: yacht\nname: mine\n")
+    raw = {"entrants": ["greedy", "random"], "games": 1, "seed": 2, "rules": str(rules)}
+    out = tmp_path / "run"
+    run_tournament(parse_config(raw), out=out, progress=False, analysis=False)
+    assert json.loads((out / META).read_text())["files"] == digests([str(rules)])
+    rules.write_text("extends: yacht\nname: mine\nrolls_per_turn: 2\n")
+    with pytest.raises(ConfigError, match=f"holds a different tournament .*; {rules} changed since the run began"):
+        run_tournament(parse_config(raw), out=out, progress=False, analysis=False)
+
+
+def test_training_records_its_rules_file(tmp_path):
+    from agents.training.config import parse_config as train_config
+    from agents.training.run import run_files
+    rules = tmp_path / "mine.yaml"
+    rules.write_text("extends: yacht\nname: mine\n")
+    cfg = train_config({"name": "t", "rules": str(rules)})
+    assert run_files(cfg) == digests([str(rules)])
+
+
+# ---- scores against the move log ------------------------------------------------------------------
+
+def _scoring(rec, box="chance"):
+    return next(k for k, m in enumerate(rec["log"]) if m.get("box") == box)
+
+
+def sheet_raised(rec):
+    """A sheet cell and its total raised together: the sheet adds up, the log says otherwise."""
+    r = copy.deepcopy(rec)
+    m = r["log"][_scoring(r)]
+    sheet = r["sheet_of"][m["seat"]]
+    chance = len(r["sheets"][0][0]) - 1
+    r["sheets"][sheet][0][chance] += 1 if r["sheets"][sheet][0][chance] < 30 else -1
+    r["totals"] = [sum(map(sum, r["sheets"][r["sheet_of"][s]])) + r["upper_bonus"][s] + r["extra_bonus"][s]
+                   for s in range(len(r["totals"]))]
+    return r
+
+
+def scored_twice(rec):
+    r = copy.deepcopy(rec)
+    r["log"].append(copy.deepcopy(r["log"][_scoring(r)]))
+    return r
+
+
+def stranger_seat(rec):
+    r = copy.deepcopy(rec)
+    r["log"][0]["seat"] = 7
+    return r
+
+
+def box_left_out(rec):
+    r = copy.deepcopy(rec)
+    del r["log"][_scoring(r)]
+    return r
+
+
+def fault_past_the_log(rec):
+    r = copy.deepcopy(rec)
+    worst = r["places"].index(max(r["places"]))
+    r["faults"][worst] = {"error": "timeout", "move": len(r["log"]) + 5}
+    return r
+
+
+def bonus_inflated(rec):
+    r = copy.deepcopy(rec)
+    r["log"][_scoring(r)]["bonus"] += 35
+    return r
+
+
+@pytest.mark.parametrize("change, message", [
+    (sheet_raised, "but the sheet holds"), (scored_twice, "is scored twice"), (stranger_seat, "seat must be 0 to 2"),
+    (box_left_out, "the log scores 12 of the 13 boxes"), (fault_past_the_log, "past the log's"),
+    (bonus_inflated, "but the moves of the log gained"),
+])
+def test_records_whose_scores_contradict_their_move_log_are_refused(store_and_record, change, message):
+    expected, rec = store_and_record
+    problem = check_record(change(rec), expected) or ""
+    assert message in problem and "\n" not in problem, problem
+    r = copy.deepcopy(rec)
+    r["log"] = []                                  # a record without a log is checked without one
+    assert check_record(r, expected) is None
+
+
+def test_a_store_whose_log_contradicts_a_sheet_is_one_line_exit_2(store_and_record, tmp_path, capsys):
+    expected, rec = store_and_record
+    folder = store_of(tmp_path / "tampered", expected, sheet_raised(rec))
+    assert main(["report", str(folder)]) == 2
+    line = _one_line(capsys)
+    assert "line 1" in line and "but the sheet holds" in line
+
+
+# ---- siblings: what a run record or a recorded file may be ------------------------------------------
+
+@pytest.mark.parametrize("plant, message", [
+    ("fifo", "is a FIFO"), ("folder", "is a folder"), ("huge", "may have at most"), ("truncated", "is damaged"),
+    ("device", "device"),
+    ("not an object", "is damaged"), ("bad files", "files: must be a mapping"),
+])
+def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, plant, message):
+    record = tmp_path / "evaluate.json"
+    if plant == "fifo":
+        os.mkfifo(record)
+    elif plant == "folder":
+        record.mkdir()
+    elif plant == "device":
+        record.symlink_to("/dev/zero")                   # endless: read, it would never end
+    elif plant == "huge":
+        with open(record, "wb") as f:
+            f.truncate(MAX_RUN_RECORD_BYTES + 1)          # sparse: no disk used
+    else:
+        record.write_text({"truncated": '{"agent": "greedy", "fi', "not an object": "[1, 2]",
+                           "bad files": '{"agent": "greedy", "files": ["a"]}'}[plant])
+    with pytest.raises(ConfigError) as e:
+        check_replace(record, {"agent": "greedy"}, {})
+    assert message in str(e.value) and "\n" not in str(e.value), str(e.value)
+    check_replace(record, {"agent": "greedy"}, {}, force=True)     # --force replaces whatever it is
+
+
+def test_a_record_read_through_a_symlink_is_checked_and_a_link_is_never_written_through(tmp_path, capsys):
+    out = tmp_path / "ev"
+    out.mkdir()
+    victim = tmp_path / "victim.json"
+    victim.write_text(json.dumps({"agent": "random", "files": {}}))
+    (out / "evaluate.json").symlink_to(victim)
+    argv = ["evaluate", "greedy", "--games", "2", "--no-progress", "--out", str(out)]
+    assert main(argv) == 2
+    assert "holds another run (agent 'random'" in _one_line(capsys)
+    assert main([*argv, "--force"]) == 2                            # forced: the write refuses the link itself
+    assert "link" in _one_line(capsys)
+    assert json.loads(victim.read_text()) == {"agent": "random", "files": {}}
+
+
+def test_recorded_files_that_are_fifos_folders_or_links_never_hang_and_are_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("pipe.py")
+    Path("dir.py").mkdir()
+    Path("real.py").write_text("print()\n")
+    Path("link.py").symlink_to("real.py")
+    assert spec_files(["external:python pipe.py", "external:python dir.py", "external:python link.py"]) == ["link.py"]
+    found = digests(["pipe.py", "dir.py", "link.py"])               # a FIFO and a folder are left out, no hang
+    assert list(found) == ["link.py"] and found["link.py"] == digests(["real.py"])["real.py"]
+    recorded = digests(["link.py"])
+    Path("real.py").write_text("print(1)\n")                         # changed under the link
+    assert "link.py changed since the run began" in changed(recorded)[0]
+    os.unlink("link.py")
+    os.mkfifo("link.py")                                             # replaced by a FIFO: gone, and no hang
+    assert "link.py is gone or unreadable" in changed(recorded)[0]
+
+
+def test_a_model_file_changed_while_evaluate_plays_is_refused_and_nothing_written(tmp_path, capsys, monkeypatch):
+    import agents.evaluation as evaluation
+    import tournaments.cli.evaluate as command
+    model = tmp_path / "m.pt"
+    shutil.copyfile(SHIPPED, model)
+    real = evaluation.solitaire
+
+    def swapped_under_the_run(*args, **kwargs):
+        result = real(*args, **kwargs)
+        model.write_bytes(model.read_bytes() + b"\0")          # replaced while the games were played
+        return result
+    monkeypatch.setattr(command, "solitaire", swapped_under_the_run)
+    out = tmp_path / "ev"
+    assert main(["evaluate", f"learned:{model}", "--games", "2", "--no-progress", "--out", str(out)]) == 2
+    line = _one_line(capsys)
+    assert f"{model} changed since the run began" in line and "while the games were played" in line
+    assert not (out / "evaluate.json").exists()
+
+
+def test_a_model_file_changed_while_a_tournament_plays_stops_it_before_the_report(tmp_path, monkeypatch):
+    import tournaments.run as run
+    model = tmp_path / "model.pt"
+    shutil.copyfile(SHIPPED, model)
+    cfg = parse_config({"entrants": [{"name": "net", "agent": f"learned:{model}"}, "random"], "games": 1, "seed": 2})
+    real = run._play
+
+    def swapped_under_the_run(*args, **kwargs):
+        played = real(*args, **kwargs)
+        model.write_bytes(model.read_bytes() + b"\0")
+        return played
+    monkeypatch.setattr(run, "_play", swapped_under_the_run)
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=f"{model} changed since the run began .* while the games were played"):
+        run_tournament(cfg, out=out, progress=False, analysis=False)
+    assert len((out / GAMES).read_bytes().splitlines()) == cfg.total_games and not (out / "report.md").exists()
+    monkeypatch.setattr(run, "_play", real)
+    res = run_tournament(cfg, out=out, progress=False, analysis=False, force=True)      # knowingly
+    assert res["run"]["games_run"] == 0 and (out / "report.md").exists()

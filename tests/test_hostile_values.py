@@ -1,5 +1,8 @@
 """Values out of reach end in one line naming what is reachable, before any game: level targets above the
 optimum or below the dial's weakest play."""
+import re
+from pathlib import Path
+
 import pytest
 
 from tournaments.cli import main
@@ -103,3 +106,90 @@ def test_sizes_that_cannot_fit_in_memory_are_refused_before_work_starts(monkeypa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "would need about" in err[0] and "1.0 GiB available" in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def _big_rules(tmp_path):
+    """A legal rule set of 16 boxes: past the exact solver's 15."""
+    src = (Path(__file__).resolve().parents[1] / "yacht_env" / "rules" / "presets" / "yacht.yaml").read_text()
+    extra = "".join(f"\n  - {{id: chance{i}, kind: chance}}" for i in range(2, 5))
+    path = tmp_path / "big.yaml"
+    path.write_text(src.replace("name: yacht", "name: big").replace("  - {id: chance, kind: chance}",
+                                                                    "  - {id: chance, kind: chance}" + extra))
+    return str(path)
+
+
+@pytest.mark.parametrize("argv, who", [
+    (["evaluate", "strong", "--games", "2", "--no-progress"], "agent 'strong' cannot play rules 'big' at 1 seat"),
+    (["evaluate", "normal", "--games", "2", "--no-progress"], "agent 'normal' cannot play rules 'big' at 1 seat"),
+    (["evaluate", "strong?goal=win", "--games", "2", "--no-progress"], "agent 'strong?goal=win' cannot play"),
+    (["levels", "--only", "greedy", "strong", "--games", "2", "--no-progress"], "agent 'strong' cannot play"),
+    (["match", "strong", "greedy", "--max-games", "2", "--quiet"], "entrant 'strong': cannot play rules 'big' at 2"),
+    (["evaluate", "learned:models/bc-strong.pt", "--games", "2", "--no-progress"], "cannot play rules 'big' ("),
+])
+def test_rules_an_agent_cannot_play_are_refused_in_one_line_before_any_game(tmp_path, capsys, monkeypatch,
+                                                                            argv, who):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    out = tmp_path / "out"
+    assert main([*argv, "--rules", _big_rules(tmp_path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and who in err[0], err
+    assert "exact solver handles at most 15" in err[0] or "learned" in argv[1]
+    assert not out.exists()
+
+
+def test_check_rules_is_cheap_and_general(tmp_path):
+    from agents.base import check_playable
+    from agents.registry import make_agent
+    from yacht_env.config import ConfigError
+    from yacht_env.rules import load
+    agents = {s: make_agent(s) for s in ("random", "greedy", "strong", "normal", "level?mean=200")}
+    check_playable(agents, load("yacht"), 2)
+    check_playable(agents, load("yacht", columns=3), 4)          # column-additive: the one column is solvable
+    big = load(_big_rules(tmp_path))
+    check_playable({s: agents[s] for s in ("random", "greedy")}, big, 3)   # they play any rule set
+    for spec in ("strong", "normal", "level?mean=200"):
+        with pytest.raises(ConfigError, match=f"agent '{re.escape(spec)}' cannot play rules 'big' at 3 seats: it plays "
+                                              "from the exact solver's table: rules 'big' have 16 boxes"):
+            check_playable({spec: agents[spec]}, big, 3)
+
+
+def test_a_tournament_that_cannot_fit_in_memory_is_refused_before_work_starts(monkeypatch, tmp_path, capsys):
+    import yacht_env.config as config
+    monkeypatch.setattr(config, "available_memory", lambda: 1 << 30)
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("entrants: [random, greedy, strong, normal]\ngames: 40000\nseats: 2\n")
+    out = tmp_path / "run"
+    assert main(["tournament", str(cfg), "--out", str(out), "--quiet", "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "tournament: games: 480,000 games of 2 seats on 2 worker(s) would need about" in err[0]
+    assert "1.0 GiB available" in err[0] and "YACHT_MEMORY_CHECK=off" in err[0]
+    assert not out.exists()
+    from tournaments.config import parse_config
+    from tournaments.run import memory_needed
+    small = parse_config({"entrants": ["random", "greedy"], "games": 10})
+    big = parse_config({"entrants": ["random", "greedy", "strong", "normal"], "games": 40000})
+    assert memory_needed(small, 1) < 1 << 30 < memory_needed(big, 2)
+    monkeypatch.setenv("YACHT_MEMORY_CHECK", "off")
+    config.check_memory("tournament", "games", 1 << 60, "a lot")       # the override goes on knowingly
+
+
+def test_a_training_run_that_cannot_fit_in_memory_is_refused_before_anything_is_built(monkeypatch, tmp_path,
+                                                                                      capsys):
+    import yacht_env.config as config
+    monkeypatch.setattr(config, "available_memory", lambda: 1 << 30)
+    out = tmp_path / "run"
+    argv = ["train", "configs/train/smoke.yaml", "--out", str(out), "--no-progress", "--set", "n_envs=8192",
+            "--set", "ppo.n_steps=256"]
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "n_envs: 8,192 envs x 256 steps a rollout" in err[0] and "would need about" in err[0]
+    assert not out.exists()
+
+
+def test_yacht_play_refuses_an_opponent_that_cannot_play_the_rules(tmp_path, capsys, monkeypatch):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "--vs", "strong", "--rules", _big_rules(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [err[0]] and "agent 'strong' cannot play rules 'big' at 2 seats" in err[0]

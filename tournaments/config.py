@@ -270,7 +270,9 @@ def load_config(spec=None, **changes) -> TournamentConfig:
 
 
 def check_agents(config: TournamentConfig, make_agent) -> None:
-    """Build every entrant once, so a bad spec fails before any game, and reset it once for the rules,
+    """Build every entrant once, so a bad spec fails before any game, refuse one that cannot play the rules
+    at this table size (its `check_rules`: the solver's table out of reach, a model's inputs), and reset it
+    once for the rules,
     so caches an agent fills on first use (the solver's tables) are filled here and not in every worker.
     A value out of the agent's reach under the rules (a `ConfigError` from its reset or `prepare`: a level
     target above the optimum) is refused here, naming the entrant; any other failing reset is left for the
@@ -281,6 +283,16 @@ def check_agents(config: TournamentConfig, make_agent) -> None:
             agent = make_agent(spec)
         except Exception as e:  # noqa: BLE001 - the registry's message is the user's answer
             raise ConfigError(f"entrant {name!r}", f"cannot make agent {spec!r}: {' '.join(str(e).split())}") from None
+        check = getattr(agent, "check_rules", None)
+        try:
+            if check is not None:
+                check(rules, config.seats)
+        except ValueError as e:
+            close = getattr(agent, "close", None)
+            if close is not None:
+                close()
+            raise ConfigError(f"entrant {name!r}", f"cannot play rules {rules.name!r} at {config.seats} seats: {e}") \
+                from None
         try:
             agent.reset(rules, 0, config.seats, seed=0)
             prepare = getattr(agent, "prepare", None)

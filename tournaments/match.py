@@ -18,13 +18,15 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents.provenance import digests, spec_files
+from agents.provenance import changed, digests, rules_files, spec_files
+from yacht_env.config import ConfigError, check_memory
+from yacht_env.safe_file import write_atomic
 
 from .config import TournamentConfig, check_agents, parse_config
 from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
 from .formats import make_format
 from .report import render
-from .run import _play
+from .run import _play, memory_needed
 from .schedule import games_per_deal, table_jobs
 from .sprt import SPRT, estimates
 from .stats import opponents
@@ -109,12 +111,15 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
     """Play the match in windows of `batch` deals until the test decides or the deals run out; write the
     tournament report and `match.json` into the folder; return the match's figures."""
     check_executor(workers, executor)
+    check_memory("match", "max games", memory_needed(config, workers),
+                 f"{config.total_games:,} games of {config.seats} seats on {workers} worker(s)")
     check_agents(config, resolve_factory(factory))
     setup = Setup(config, factory)
     fmt, teams = make_format(config), config.ruleset.teams
     m = games_per_deal(config.seats, teams)
     folder = Path(out) if out is not None else Path("runs") / f"{config.name}-{config.hash[:8]}"
-    with Store(folder).open(config, digests(spec_files(config.entrants.values()))) as store:
+    files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
+    with Store(folder).open(config, files) as store:
         tally, done = MatchTally(config), set()
         for rec in store.stream():
             tally.add(rec)
@@ -136,6 +141,11 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
                 if state.get("decision"):
                     break
         seconds = time.perf_counter() - start
+        moved = changed(files) if played else []
+        if moved:       # as `run_tournament`: the games just played may mix two agents under one name
+            raise ConfigError(str(store.meta_path), f"{moved[0]} while the games were played; they are kept, but "
+                                                    f"some may be another agent's: restore the file and rerun, or "
+                                                    f"play into a new folder")
     res = render(folder, analysis=analysis)
     doc = {"candidate": tally.candidate, "opponents": [e for e in config.entrants if e != tally.candidate],
            "sprt": None if sprt is None else {**vars(sprt), "text": sprt.describe()}, "batch": batch,
@@ -143,5 +153,5 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
            "stopped": "decided" if state.get("decision") else "max games",
            "luck": res.get("luck"), "rules": config.rules_block,
            "run": {"folder": str(folder), "games_run": played, "seconds": seconds}}
-    (folder / MATCH).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    write_atomic(folder / MATCH, json.dumps(doc, indent=2) + "\n", MATCH)     # never through a planted link
     return doc

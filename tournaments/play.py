@@ -29,11 +29,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numpy as np
-
 from agents.base import play_game
 from agents.records import game_record
-from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.actions import fallback_action
 from yacht_env.core.game import Game
 
 from .schedule import Job
@@ -218,13 +216,6 @@ class Forfeit:
     call: int        # RESET or ACT
     move: int        # index in the game log of the call
     error: str
-
-
-def fallback_action(mask: np.ndarray) -> int:
-    """The move played for a seat that faulted: the first legal box (or the first legal action)."""
-    legal = np.flatnonzero(mask)
-    boxes = legal[legal >= NUM_HOLDS]
-    return int(boxes[0] if len(boxes) else legal[0])
 
 
 def _plain(action):

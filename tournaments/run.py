@@ -12,8 +12,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from yacht_env.config import ConfigError
-from agents.provenance import digests, spec_files
+from yacht_env.config import ConfigError, check_memory
+from agents.provenance import changed, digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
@@ -31,6 +31,17 @@ def default_out(config: TournamentConfig) -> Path:
     return Path("runs") / f"{config.name}-{config.hash[:8]}"
 
 
+BASE_BYTES = 512 << 20       # the main process: the program, the solver's table, the report's tools
+WORKER_BYTES = 256 << 20     # a game worker process
+SEAT_GAME_BYTES = 1 << 10    # a game's seat in the report's figures (measured about 0.8 KiB: BENCHMARKS)
+
+
+def memory_needed(config: TournamentConfig, workers: int) -> int:
+    """Bytes a tournament needs at most, estimated before it starts (an upper bound: the play itself is
+    bounded by the games in flight; what grows with the games is the report's figures)."""
+    return BASE_BYTES + max(1, workers) * WORKER_BYTES + config.total_games * config.seats * SEAT_GAME_BYTES
+
+
 def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executor: str = "local",
                    progress: bool = True, factory: str = DEFAULT_FACTORY, analysis: bool = True,
                    notify=None, force: bool = False) -> dict:
@@ -38,17 +49,21 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
 
     The folder is locked for the whole run (a second run on it is refused). The content hashes of the
     files the entrants depend on (model files, bot scripts) are recorded when the run begins; resuming
-    with one of them changed is refused, naming it, unless `force`. Returns the results (as in
+    with one of them changed is refused, naming it, unless `force`, and one that changes while games are
+    played stops the run before its report (the games are kept). The memory the run needs is estimated
+    before anything starts (`memory_needed`) and a run that cannot fit is refused. Returns the results (as in
     results.json) plus `run`: this invocation's games (`games_run`, `seconds`, `games_per_second`) and
     `games_kept`, the games an earlier run of the same config had stored; analysis=False leaves the
     move analysis out of the report. notify: called with one line when the run resumes a folder (what
     it keeps, what is left) before any game is played.
     """
     check_executor(workers, executor)
+    check_memory("tournament", "games", memory_needed(config, workers),
+                 f"{config.total_games:,} games of {config.seats} seats on {workers} worker(s)")
     with analysis_compiled_beside(enabled=analysis) as compiling:
         check_agents(config, resolve_factory(factory))
         setup = Setup(config, factory)
-        files = digests(spec_files(config.entrants.values()))
+        files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
         with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
             replay = SwissReplay(config) if config.format == "swiss" else None
             done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
@@ -67,6 +82,11 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                     while window := list(islice(todo, WINDOW)):
                         played += _play(setup, window, store, workers, executor, bar)
             seconds = time.perf_counter() - start
+            moved = changed(files) if played else []
+            if moved:       # changed under the run: the games just played may mix two agents under one name
+                raise ConfigError(str(store.meta_path), f"{moved[0]} while the games were played; they are kept, but "
+                                                        f"some may be another agent's: restore the file and rerun "
+                                                        f"(--force accepts the new one), or play into a new folder")
             compiling.wait()
             res = render(store.folder, analysis=analysis)
     res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,

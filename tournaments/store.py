@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from agents.provenance import check_unchanged
+from agents.provenance import changed, check_unchanged
 from agents.records import MAX_RECORD_BYTES
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
@@ -130,9 +130,11 @@ class Store:
             if self.meta_path.exists():
                 have = self.meta().get("config_hash")
                 if have != config.hash:
+                    recorded = self.meta().get("files")
+                    why = changed(recorded) if isinstance(recorded, dict) else []
                     raise ConfigError(
                         f"{self.folder} holds a different tournament (config hash {have}, this config is "
-                        f"{config.hash}); use another --out folder or delete this one")
+                        f"{config.hash}{'; ' + why[0] if why else ''}); use another --out folder or delete this one")
                 self.config()               # tournament.json must agree with its own hash
                 recorded = self.meta().get("files")
                 if recorded is None or force:   # a folder from before files were recorded, or going on knowingly
@@ -407,8 +409,8 @@ def check_record(rec, expected: Expected) -> str | None:
     Checked: the keys the report reads; the config hash (when the record carries it); the game key is
     scheduled and table, deal, rotation, seed and seats are that job's; per seat its sheet index, total,
     place, bonuses and fault have the right type and range; each sheet has the rules' columns x boxes, with
-    points each box can
-    hold; every total is its sheet plus its bonuses."""
+    points each box can hold; every total is its sheet plus its bonuses; the scores agree with the move
+    log (`_log_problem`) and the places with the totals (`_places_problem`)."""
     _, config_hash, rules, _, allowed = expected
     if not isinstance(rec, dict):
         return f"not a game record (a JSON {type(rec).__name__})"
@@ -470,7 +472,64 @@ def check_record(rec, expected: Expected) -> str | None:
         expect = sum(map(sum, sheets[s])) + rec["upper_bonus"][s] + rec["extra_bonus"][s]
         if totals[s] != expect:
             return f"totals[{s}] is {str(totals[s])[:40]}, but its sheet and bonuses add up to {expect}"
-    return _places_problem(rec, rules, n, sheets_n)
+    return _log_problem(rec, rules, n, sheets_n) or _places_problem(rec, rules, n, sheets_n)
+
+
+def _log_problem(rec, rules, n: int, sheets_n: int) -> str | None:
+    """What is wrong with a record's scores against its move log, or None (also when the log is empty: a
+    record without one). Every scoring move names a seat of the table and a box and column of the rules,
+    scores each box of each sheet exactly once, with the points its sheet holds there; each sheet's total is
+    what its moves gained (points and bonuses); a fault's move is within the log."""
+    log = rec["log"]
+    if not log:
+        return None
+    index = _box_index(rules)
+    sheets, sheet_of, cols = rec["sheets"], rec["sheet_of"], rules.columns
+    scored = [set() for _ in range(sheets_n)]
+    gained = [0] * sheets_n
+    if not all(type(m) is dict for m in log):
+        k = next(k for k, m in enumerate(log) if type(m) is not dict)
+        return f"log[{k}] is not a move"
+    seats = {m.get("seat") if type(m.get("seat")) is int else -1 for m in log}
+    if not seats <= _SEATS[n]:
+        k, seat = next((k, m.get("seat")) for k, m in enumerate(log)
+                       if type(m.get("seat")) is not int or not 0 <= m["seat"] < n)
+        return f"log[{k}]: seat must be 0 to {n - 1}, got {str(seat)[:40]}"
+    for k, m in ((k, m) for k, m in enumerate(log) if "box" in m):
+        b, col, points, bonus = index.get(m["box"]) if isinstance(m["box"], str) else None, m.get("column"), \
+            m.get("points"), m.get("bonus")
+        if b is None or type(col) is not int or not 0 <= col < cols or not _whole(points) or not _whole(bonus):
+            return f"log[{k}]: a scoring move needs a box of the rules, a column 0 to {cols - 1}, points and bonus"
+        sheet = sheet_of[m["seat"]]
+        if (col, b) in scored[sheet]:
+            return f"log[{k}]: box {rules.boxes[b]!r} of sheet {sheet} (column {col}) is scored twice"
+        scored[sheet].add((col, b))
+        if sheets[sheet][col][b] != points:
+            return (f"log[{k}] scores {points} in {rules.boxes[b]!r} (sheet {sheet}, column {col}), but the sheet "
+                    f"holds {sheets[sheet][col][b]}")
+        gained[sheet] += points + bonus
+    for sheet in range(sheets_n):
+        if len(scored[sheet]) != cols * len(rules.boxes):
+            return f"the log scores {len(scored[sheet])} of the {cols * len(rules.boxes)} boxes of sheet {sheet}"
+    for s in range(n):
+        if rec["totals"][s] != gained[sheet_of[s]]:
+            return f"totals[{s}] is {rec['totals'][s]}, but the moves of the log gained {gained[sheet_of[s]]}"
+    for s, f in enumerate(rec["faults"]):
+        if f is not None and f["move"] > len(log):
+            return f"faults[{s}]: move {f['move']} is past the log's {len(log)} moves"
+    return None
+
+
+_BOX_INDEX: dict = {}
+_SEATS = [frozenset(range(n)) for n in range(9)]     # the seats of a table of n
+
+
+def _box_index(rules) -> dict:
+    """{box name: index} of a rule set (kept per set of box names)."""
+    key = tuple(rules.boxes)
+    if key not in _BOX_INDEX:
+        _BOX_INDEX[key] = {b: i for i, b in enumerate(key)}
+    return _BOX_INDEX[key]
 
 
 def _places_problem(rec, rules, n: int, sheets_n: int) -> str | None:

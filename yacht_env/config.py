@@ -214,14 +214,22 @@ def available_memory() -> int | None:
         return None
 
 
+MEMORY_OVERRIDE = "YACHT_MEMORY_CHECK"      # set to "off" to go on past check_memory's refusal
+
+
 def check_memory(source, key, need: int, what: str, have: int | None = None) -> None:
     """Refuse work that would need about `need` bytes (an estimate made before it starts) when the
     machine has less available (`have`, default `available_memory()`): a `ConfigError` naming the option,
-    both amounts and what to change, instead of a MemoryError or the machine swapping to a halt."""
+    both amounts and what to change, instead of a MemoryError or the machine swapping to a halt. The
+    environment variable YACHT_MEMORY_CHECK=off lifts the check (the estimates are upper bounds)."""
+    import os
+    if os.environ.get(MEMORY_OVERRIDE, "").strip().lower() == "off":
+        return
     have = available_memory() if have is None else have
     if have is not None and need > have:
         raise ConfigError(source, key, f"{what} would need about {need / 2**30:,.1f} GiB of memory and this "
-                                       f"machine has {have / 2**30:,.1f} GiB available; ask for less")
+                                       f"machine has {have / 2**30:,.1f} GiB available; ask for less (or set "
+                                       f"{MEMORY_OVERRIDE}=off to try anyway)")
 
 
 # --- naming presets and files ----------------------------------------------------------------------

@@ -16,10 +16,12 @@ import numpy as np
 from yacht_env.core.dice_source import stream_seeds
 from yacht_env.core.engine import UPPER_BONUS, State
 from yacht_env.core.lockstep import play, seating_around, win_shares
-from yacht_env.core.players import batched_player
+from yacht_env.core.players import Forfeiting, PerGame, batched_player, guarded
 
 from ..learned import NetPlayer, PolicyNet
 from ..stats import mean_ci
+
+PER_GAME_TABLES = 32   # games at a time against per-game opponents (each table runs its own bot process)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class TableEvalResult:
     bonus_rate: float         # share of the policy's sheet columns that earned the upper bonus
     yacht_rate: float
     shares: np.ndarray
+    opponent_faults: int = 0  # opponents' faults (each forfeits that seat's game: `yacht_env.core.players.Forfeiting`)
 
     optimum = None            # solitaire notions, not defined at a table
     optimum_source = ""
@@ -96,26 +99,46 @@ class TableEvalResult:
         return (f"win share {100 * self.win_share:.2f}% ± {100 * self.win_ci95:.2f}% over {self.games} games at "
                 f"{self.num_players} seats against {', '.join(self.opponents)} (an equal share: "
                 f"{100 / self.num_players:.2f}%); mean {self.mean:.2f} ± {self.ci95:.2f} (opponents "
-                f"{self.opponents_mean:.2f}), bonus {100 * self.bonus_rate:.1f}%, yacht {100 * self.yacht_rate:.1f}%")
+                f"{self.opponents_mean:.2f}), bonus {100 * self.bonus_rate:.1f}%, yacht {100 * self.yacht_rate:.1f}%"
+                + (f"; {self.opponent_faults} opponent fault(s), each seat forfeiting that game"
+                   if self.opponent_faults else ""))
 
 
 def evaluate_table(player, rules, num_players: int, opponents, games: int, seed: int) -> TableEvalResult:
     """Play `games` games of `num_players` seats (game j: the dice of stream seed + j, episode 0; `player`
     at seat j % num_players; `opponents`: agent specs, one for every other seat or one per other seat in
-    seat order) and summarize the player's results."""
+    seat order) and summarize the player's results.
+
+    Opponents seat as in `YachtVs-v0` (`yacht_env.core.players.guarded`): one that fails forfeits its seat for
+    the rest of that game, with a warning; `faults` counts them. Per-game agents (external bots) play
+    PER_GAME_TABLES games at a time, so at most that many of their processes run (the games are the same:
+    tables are independent)."""
     opponents = list(opponents)
     if len(opponents) == 1:
         opponents = opponents * (num_players - 1)
     state = State(rules, games, num_players)
     state.reset(first_episodes(range(seed, seed + games)))
-    others = [batched_player(spec, games, k + 1) for k, spec in enumerate(opponents)]
+    others = [guarded(batched_player(spec, games, k + 1, slots=PER_GAME_TABLES), spec, games, "table evaluation")
+              for k, spec in enumerate(opponents)]
     players = [player] + others
-    for p in players:
-        if hasattr(p, "prepare"):
-            p.prepare(rules, num_players)
     mine = np.arange(games) % num_players
+    seating = seating_around(mine, num_players)
+    for k, p in enumerate(others):
+        if isinstance(p, Forfeiting):
+            p.seating, p.index = seating, k + 1
+    step = PER_GAME_TABLES if any(isinstance(getattr(p, "player", None), PerGame) for p in others) else games
+    faults = 0
     try:
-        play(state, players, seating_around(mine, num_players))
+        for p in players:
+            if hasattr(p, "prepare"):
+                p.prepare(rules, num_players)
+        for lo in range(0, games, step):
+            rows = np.arange(lo, min(games, lo + step))
+            for p in others:
+                if hasattr(p, "start"):
+                    p.start(state, rows)
+            play(state, players, seating, rows=rows)
+            faults += sum(len(p.take_faults()) for p in others if isinstance(p, Forfeiting))
     finally:
         for p in others:
             if hasattr(p, "close"):
@@ -132,7 +155,7 @@ def evaluate_table(player, rules, num_players: int, opponents, games: int, seed:
     return TableEvalResult(games=games, num_players=num_players, opponents=tuple(dict.fromkeys(opponents)),
                            win_share=share, win_ci95=share - lo, mean=mean, ci95=mean - mlo,
                            opponents_mean=float(totals[other].mean()), bonus_rate=bonus, yacht_rate=yacht,
-                           shares=shares)
+                           shares=shares, opponent_faults=faults)
 
 
 def first_episodes(streams) -> np.ndarray:

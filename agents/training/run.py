@@ -27,11 +27,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from yacht_env.core.actions import num_actions
+from yacht_env.config import check_memory
 from yacht_env.rules import load, rules_block
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
-from ..features import FEATURES
-from ..provenance import check_unchanged, digests, spec_files
+from ..features import FEATURES, extra_size, observation_size
+from ..provenance import check_unchanged, digests, rules_files, spec_files
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
@@ -216,11 +218,26 @@ def check_run_folder(out: Path, resume=None, force: bool = False) -> None:
             raise ConfigError(str(out / name), "is a folder; a training run writes a file there") from None
 
 
+BASE_BYTES = 768 << 20        # torch, Stable-Baselines3, the compiled env and the network
+TABLE_BYTES = 16 << 10        # one table of the env or of the evaluation (the engine's arrays, per seat and more)
+
+
+def memory_needed(cfg: TrainConfig, rules) -> int:
+    """Bytes a training run needs at most, estimated before it starts: the program, one rollout as
+    MaskablePPO keeps it (observations, action masks and a few numbers per step, float32, with the copy it
+    makes to shuffle minibatches), the env's tables and the evaluation's."""
+    sheets = 1 if cfg.num_players == 1 else rules.check_players(cfg.num_players)
+    per_step = observation_size(rules, sheets) + extra_size(cfg.to_dict(), rules) + num_actions(rules) + 8
+    rollout = cfg.ppo.n_steps * cfg.n_envs if cfg.algo == "ppo" else 0
+    return (BASE_BYTES + 2 * rollout * per_step * 4
+            + (cfg.n_envs + cfg.eval_games) * max(1, cfg.num_players) * TABLE_BYTES)
+
+
 def run_files(cfg: TrainConfig) -> dict:
     """{file: sha256} of the files a training run depends on besides its config: its opponents' model files
-    and bot scripts, and the model it starts from (`agents.provenance`)."""
+    and bot scripts, the model it starts from and its rules file (`agents.provenance`)."""
     specs = list(cfg.opponents) + ([f"learned:{cfg.warm_start}"] if cfg.warm_start else [])
-    return digests(spec_files(specs))
+    return digests(spec_files(specs) + rules_files(cfg.rules))
 
 
 def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = False):
@@ -228,12 +245,15 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
 
     A fresh run into a folder that holds another run is refused (`check_run_folder`; `force` starts afresh).
     A resumed run is refused when a file it depends on (`run_files`) changed since it began, naming it,
-    unless `force`."""
+    unless `force`. A run whose estimated memory (`memory_needed`) the machine does not have is refused
+    before anything is built."""
     from sb3_contrib import MaskablePPO
 
     rules = cfg.ruleset
     out = cfg.out_dir
     check_run_folder(out, resume, force)
+    check_memory("training config", "n_envs", memory_needed(cfg, rules),
+                 f"{cfg.n_envs:,} envs x {cfg.ppo.n_steps:,} steps a rollout and {cfg.eval_games:,} evaluation games")
     doc = None
     if resume is not None:
         try:

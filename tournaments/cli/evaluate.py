@@ -5,17 +5,22 @@ same dice. Batched agents play all games at once (`agents.evaluation`). An agent
 (an external bot: a timeout, a crash, garbage or an illegal move) has them reported: its fallback moves
 are counted in the scores, and the text and `--json` say how many games they touched. `--out DIR`
 writes every game as a record (`agents.records`) to `DIR/games.jsonl` with `DIR/evaluate.json`, which
-`yacht analyze DIR` and `yacht show DIR GAME` read.
+`yacht analyze DIR` and `yacht show DIR GAME` read. The run records the content hash of every file
+it depends on (`files`: a model file, a bot's script, a rules file; `agents.provenance`); a folder that
+holds another run (another agent, seed or rules, or one of those files changed since) is not written
+over without `--force`.
 """
 import json
 import sys
 from pathlib import Path
 
 from agents.evaluation import fault_count, fault_note, fault_summary, recorded_faults, solitaire, summarize
+from agents.base import check_playable
 from agents.human import HumanQuit
+from agents.provenance import changed, check_replace, digests, rules_files, spec_files
 from agents.records import game_record
 from agents.registry import list_specs, make_agent
-from yacht_env.config import check_memory
+from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
 from yacht_env.safe_file import atomic_writer, write_atomic
 
@@ -33,6 +38,9 @@ def add_parser(sub):
     p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,} (default: 1000)")
     add_common(p, out="write every game to DIR/games.jsonl and the run to DIR/evaluate.json (for yacht analyze)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="with --out: replace the run the folder holds although it is another one (another agent, "
+                        "seed or rules, or a model file, bot script or rules file that changed since)")
 
 def run(args) -> int:
     if not 1 <= args.games <= MAX_GAMES:
@@ -48,7 +56,16 @@ def run(args) -> int:
     if out is not None and out.exists() and (not out.is_dir() or any(p.name not in ("games.jsonl", "evaluate.json")
                                                                       for p in out.iterdir())):
         raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
+    files = digests(spec_files([args.agent]) + rules_files(args.rules))
+    if out is not None:
+        check_replace(out / "evaluate.json", {"agent": args.agent, "seed": args.seed,
+                                              "rules": rules_block_from_args(args)}, files, args.force)
     agent = make_agent(args.agent)
+    try:
+        check_playable({args.agent: agent}, rules, 1)
+    except ConfigError:
+        agent.close()
+        raise
     before, first = fault_count(agent), getattr(agent, "games", 0) + 1
     try:
         run_ = solitaire(agent, rules, args.games, args.seed, progress=not (args.no_progress or args.json),
@@ -58,11 +75,15 @@ def run(args) -> int:
                            f"line from a pipe)") from None
     finally:
         agent.close()
+    moved = changed(files)
+    if moved:      # changed under the run: its games may mix two agents under one name
+        raise CommandError(f"{moved[0]} while the games were played; nothing is reported or written: run again")
     faults = recorded_faults(agent, before, first)
     doc = summarize(args.agent, rules, run_)
     doc["rules"] = rules_block_from_args(args)
     doc["seed"] = args.seed
     doc["faults"] = fault_summary(faults)
+    doc["files"] = files
     if out is not None:
         _write(out, args, rules, run_, faults, doc)
         doc["out"] = str(out)
@@ -88,7 +109,7 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
                                   run_["logs"][i])
                 fh.write((json.dumps(rec, separators=(",", ":")) + "\n").encode("utf-8"))
         meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
-                "resolved_rules": rules.to_dict()}
+                "resolved_rules": rules.to_dict(), "files": doc["files"]}
         write_atomic(out / "evaluate.json", json.dumps(meta, indent=2) + "\n", "evaluate.json")
     except OSError as e:
         raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None

@@ -8,6 +8,10 @@ rules (found on first use and kept in the solver's cache folder).
 With --calibrate [TARGET ...]: find the dial settings that hit the targets (mean=POINTS, pct=PERCENT of
 the optimum, win=RATE against strong, or a level name; default: the named levels), keep them, and check
 each on the --seed's dice (--games games).
+
+levels.json and calibration.json record `sources`, the content hash of every file the run depends on (model
+files, bot scripts, a rules file: `agents.provenance`); an --out folder that holds another run is not
+written over without --force.
 """
 import json
 import sys
@@ -28,9 +32,11 @@ from agents.levels import (
     settings_path,
     settings_with,
 )
+from agents.base import check_playable
+from agents.provenance import check_replace, digests, rules_files, spec_files
 from agents.registry import AgentSpecError, make_agent
 from agents.stats import mean_ci
-from yacht_env.config import check_memory
+from yacht_env.config import ConfigError, check_memory
 from yacht_env.safe_file import atomic_writer, ensure_folder, write_atomic
 
 from .evaluate import LOGGED_GAME_BYTES, MAX_GAMES
@@ -57,6 +63,9 @@ def add_parser(sub):
                         "the named levels")
     add_common(p, out=True)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--force", action="store_true",
+                   help="with --out: replace the run the folder holds although it is another one (other agents, "
+                        "seed or rules, or a model file, bot script or rules file that changed since)")
 
 
 def _build(specs, required):
@@ -101,8 +110,19 @@ def run(args) -> int:
     agents = _build(specs, required=set(args.only or ()) | set(args.agent))
     if len(agents) < 2:
         raise CommandError("need at least two agents to compare")
+    try:
+        for seats in (1, 2):                      # solitaire games, then head-to-head
+            check_playable(agents, rules, seats)
+    except ConfigError:
+        for a in agents.values():
+            a.close()
+        raise
     check_memory("command line", "--games", args.games * len(agents) * LOGGED_GAME_BYTES,
                  f"{args.games:,} logged games for each of {len(agents)} agents")
+    sources = digests(spec_files(agents) + rules_files(args.rules))
+    if args.out:
+        check_replace(Path(args.out) / "levels.json", {"rules": rules_block_from_args(args), "seed": args.seed,
+                                                       "specs": list(agents)}, sources, args.force, "sources")
     progress = not args.no_progress and not args.json
     named = [n for n, a in agents.items() if getattr(a, "target", None) is not None]
     settings, wrote = {}, None
@@ -126,7 +146,8 @@ def run(args) -> int:
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
     doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed,
-           "agents": {}, "head_to_head": pairs, "ladder": _ladder(list(agents), pairs),
+           "specs": list(agents), "sources": sources, "agents": {}, "head_to_head": pairs,
+           "ladder": _ladder(list(agents), pairs),
            "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
     for n, r in runs.items():
         mean, ci, sd = mean_ci(r["totals"])
@@ -258,6 +279,10 @@ def _calibrate(args, rules) -> int:
         raise CommandError("--calibrate takes targets, not --only/--agent (run the ladder without --calibrate)")
     targets = _targets(args.calibrate)
     _check_reach(rules)
+    sources = digests(rules_files(args.rules))
+    if args.out:
+        check_replace(Path(args.out) / "calibration.json", {"rules": rules_block_from_args(args)}, sources,
+                      args.force, "sources")
     progress = not args.no_progress and not args.json
     try:
         settings, wrote = settings_with(rules, targets, progress=progress)
@@ -267,7 +292,7 @@ def _calibrate(args, rules) -> int:
     doc = {"rules": rules_block_from_args(args), "settings_file": str(settings_path(rules)),
            "calibrated_under": calibration_rules(rules).name, "check": {"games": args.games, "seed": args.seed},
            "settings": {n: {**c.to_json(), "check": checks[n]} for n, c in settings.items()},
-           "files": [str(wrote)] if wrote is not None else []}
+           "sources": sources, "files": [str(wrote)] if wrote is not None else []}
     if args.out:
         out = Path(args.out)
         try:

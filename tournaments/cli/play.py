@@ -28,6 +28,7 @@ from yacht_env.safe_file import FileRefused, NoSuchFile, read_text, write_atomic
 
 from agents.base import View
 from agents.human import HumanAgent, HumanQuit, scorecard
+from agents.base import check_playable
 from agents.registry import make_agent, parse_spec
 
 from .options import CommandError, add_common, rules_from_args
@@ -251,6 +252,7 @@ def run(args, inp=None, out=None, events=None) -> int:
     try:
         for spec in specs:
             agents.append(Person(inp, screen, names, named=named) if spec is None else make_agent(spec))
+        check_playable({spec: a for spec, a in zip(specs, agents) if spec is not None}, rules, n)
         terminal = next(a for a in agents if isinstance(a, HumanAgent))
         game = Game(rules, n, seed=secrets.randbelow(MAX_SEED + 1) if args.seed is None else args.seed)
         for number in itertools.count(1):

@@ -68,6 +68,22 @@ def legal_summary(rules, mask) -> str:
     return ", ".join(parts)
 
 
+def fallback_action(mask) -> int:
+    """The move played for a seat that faulted (a tournament's forfeit, an environment's failing
+    opponent): the first legal box (or the first legal action)."""
+    legal = np.flatnonzero(mask)
+    boxes = legal[legal >= NUM_HOLDS]
+    return int(boxes[0] if len(boxes) else legal[0])
+
+
+def fallback_actions(masks) -> np.ndarray:
+    """`fallback_action` of every row of (n, num_actions) masks, as int64."""
+    masks = np.asarray(masks)
+    boxes = masks[:, NUM_HOLDS:] != 0
+    has_box = boxes.any(axis=1)
+    return np.where(has_box, NUM_HOLDS + boxes.argmax(axis=1), (masks != 0).argmax(axis=1)).astype(np.int64)
+
+
 _INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 

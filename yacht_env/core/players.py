@@ -13,10 +13,13 @@ The environments take their opponents as
 
 A batched player answers `act_batch(view)` with one action per row of a `yacht_env.core.view.BatchView`.
 """
+import warnings
 from importlib.metadata import entry_points
 
 import numpy as np
 
+from .actions import fallback_actions
+from ..config import printable
 from .dice_source import decision_uniforms
 from .game import Game
 from .view import BatchView, View
@@ -59,25 +62,43 @@ class PerGame:
     """A per-game agent at one seat of many tables: one instance per table, made by `make()`.
 
     `start(state, rows)` resets the instances of tables whose game starts; `act_batch` asks each
-    instance in turn, through a `Game` view of its table (`Game.of_table`).
+    instance in turn, through a `Game` view of its table (`Game.of_table`). With `slots`, table i plays
+    with instance i % slots, so at most `slots` instances (an external bot's processes) exist: the caller
+    plays at most `slots` consecutive tables at a time. `new_faults(rows)` hands over what the
+    instances recorded in their `faults` lists (external bots do) since it was last asked.
     """
 
     batched = True
 
-    def __init__(self, make, num_tables: int, seat: int):
+    def __init__(self, make, num_tables: int, seat: int, slots: int | None = None):
         self.make, self.seat = make, seat
-        self.agents = [None] * num_tables
+        self.slots = num_tables if slots is None else max(1, min(int(slots), num_tables))
+        self.agents = [None] * self.slots
+        self._seen = [0] * self.slots
 
     def start(self, state, rows) -> None:
         for i in rows:
-            if self.agents[i] is None:
-                self.agents[i] = self.make()
+            k = int(i) % self.slots
+            if self.agents[k] is None:
+                self.agents[k] = self.make()
+                self._seen[k] = len(getattr(self.agents[k], "faults", None) or ())
             seed = int(state.seeds[i])
-            self.agents[i].reset(state.rules, self.seat, state.num_players, seed=(seed * 8 + self.seat) & 0xFFFFFFFF)
+            self.agents[k].reset(state.rules, self.seat, state.num_players, seed=(seed * 8 + self.seat) & 0xFFFFFFFF)
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        return np.array([self.agents[i].act(View.of(Game.of_table(view.state, int(i)))) for i in view.rows],
-                        np.int64)
+        return np.array([self.agents[int(i) % self.slots].act(View.of(Game.of_table(view.state, int(i))))
+                         for i in view.rows], np.int64)
+
+    def new_faults(self, rows) -> list[tuple[int, object]]:
+        """(table, fault) for every fault the instances of tables `rows` recorded since last asked."""
+        out = []
+        for i in rows:
+            k = int(i) % self.slots
+            faults = getattr(self.agents[k], "faults", None) or ()
+            if len(faults) > self._seen[k]:
+                out += [(int(i), f) for f in faults[self._seen[k]:]]
+                self._seen[k] = len(faults)
+        return out
 
     def close(self) -> None:
         for a in self.agents:
@@ -97,8 +118,9 @@ class CallablePlayer:
         return np.array([self.policy(Game.of_table(view.state, int(i))) for i in view.rows], np.int64)
 
 
-def batched_player(opponent, num_tables: int, seat: int, factory=None):
-    """A batched player for `opponent` at `seat` of `num_tables` tables (see the module docstring)."""
+def batched_player(opponent, num_tables: int, seat: int, factory=None, slots: int | None = None):
+    """A batched player for `opponent` at `seat` of `num_tables` tables (see the module docstring); a
+    per-game agent made from a spec plays through `PerGame` with `slots` instances at most."""
     if isinstance(opponent, str):
         make = factory or agent_factory()
         agent = make(opponent)
@@ -106,7 +128,7 @@ def batched_player(opponent, num_tables: int, seat: int, factory=None):
             return agent
         if hasattr(agent, "close"):
             agent.close()
-        return PerGame(lambda: make(opponent), num_tables, seat)
+        return PerGame(lambda: make(opponent), num_tables, seat, slots)
     if getattr(opponent, "batched", False) and hasattr(opponent, "act_batch"):
         return opponent
     if hasattr(opponent, "act") and hasattr(opponent, "reset"):
@@ -117,3 +139,123 @@ def batched_player(opponent, num_tables: int, seat: int, factory=None):
     if callable(opponent):
         return CallablePlayer(opponent)
     raise ValueError(f"an opponent must be an agent spec, an agent or a callable game -> action, got {opponent!r}")
+
+
+class OpponentFault(UserWarning):
+    """An opponent inside an environment failed (`Forfeiting`): its seat forfeits the rest of that game."""
+
+
+def guarded(player, opponent, num_tables: int, env: str = "YachtVs-v0"):
+    """`player` (made for `opponent` by `batched_player`) as an environment seats it: library agents
+    (`trusted`) and the default random player as they are, any other through `Forfeiting`."""
+    if getattr(player, "trusted", False) or isinstance(player, Uniform):
+        return player
+    return Forfeiting(player, opponent_label(opponent), num_tables, env)
+
+
+def opponent_label(opponent) -> str:
+    """How warnings and info name an opponent: its spec (inert, cut to 80 characters) or its type."""
+    return printable(opponent, 80) if isinstance(opponent, str) else type(opponent).__name__
+
+
+class Forfeiting:
+    """A batched player whose failures cost its seat the game instead of stopping everyone's.
+
+    A fault is the player raising (also in `start`), answering with anything but one legal action per
+    table, or an instance of a per-game agent recording one in its `faults` list (an external bot's
+    timeout, crash, garbage or illegal reply: `agents.external`, whose own fallback move is played for
+    that decision). From its fault to the end of that game the player forfeits at that table: its seat
+    plays `actions.fallback_action` (score the first legal box, as a tournament's forfeit does) and the
+    player is not asked again there; its next game at that table asks it again. The game is scored as
+    played: the fallback's points count, and the places and rewards come from the totals as in any game.
+
+    Every fault is appended to `faults` as a dict {"table", "seat", "opponent", "kind" (error, illegal, or
+    the bot's own: timeout, crash, garbage), "cause", "game_seed"} for the environment to hand over in its
+    info, and warned about (`OpponentFault`, one message per opponent and kind, so Python's default filter
+    shows each once). `seating` and `index` (set by the caller: the tables' seating and this player's
+    index in it) name the seat of a fault in `start`, before any decision.
+    """
+
+    batched = True
+
+    def __init__(self, player, label: str, num_tables: int, env: str = "YachtVs-v0"):
+        self.player, self.label, self.env = player, label, env
+        self.forfeited = np.zeros(num_tables, np.bool_)
+        self.faults: list[dict] = []
+        self.seating, self.index = None, None
+
+    def _seat(self, table: int):
+        if self.seating is None:
+            return None
+        seats = np.flatnonzero(self.seating[table] == self.index)
+        return int(seats[0]) if len(seats) else None
+
+    def _fault(self, state, table: int, seat, kind: str, cause) -> None:
+        self.forfeited[table] = True
+        kind, cause = printable(kind, 40), printable(cause, 300)
+        self.faults.append({"table": table, "seat": seat, "opponent": self.label, "kind": kind, "cause": cause,
+                            "game_seed": int(state.seeds[table])})
+        warnings.warn(f"{self.env}: opponent {self.label} faulted ({kind}); it forfeits the rest of that game, "
+                      f"its seat playing the fallback (score the first legal box); each fault is in "
+                      f"info['opponent_faults']", OpponentFault, stacklevel=2)
+
+    def _collect(self, state, rows, seats=None) -> None:
+        """Faults the player's per-game instances recorded at tables `rows` (seats[j]: the seat at rows[j])."""
+        if not hasattr(self.player, "new_faults"):
+            return
+        where = dict(zip(np.asarray(rows).tolist(), np.asarray(seats).tolist())) if seats is not None else {}
+        for table, f in self.player.new_faults(rows):
+            self._fault(state, table, where.get(table, self._seat(table)), getattr(f, "kind", "error"),
+                        getattr(f, "cause", f))
+
+    def start(self, state, rows) -> None:
+        rows = np.asarray(rows, np.int64)
+        self.forfeited[rows] = False
+        if not hasattr(self.player, "start"):
+            return
+        try:
+            self.player.start(state, rows)
+        except Exception as e:  # noqa: BLE001 - a failing opponent forfeits its seat (the class docstring)
+            for i in rows.tolist():
+                self._fault(state, i, self._seat(i), "error", f"reset: {type(e).__name__}: {e}")
+        self._collect(state, rows)
+
+    def act_batch(self, view: BatchView) -> np.ndarray:
+        rows, seats, state = view.rows, view.seat, view.state
+        out = fallback_actions(view.mask)
+        ask = np.flatnonzero(~self.forfeited[rows])
+        if not len(ask):
+            return out
+        sub = view if len(ask) == len(rows) else BatchView(state, rows[ask])
+        try:
+            got = np.asarray(self.player.act_batch(sub))
+            if got.shape != (len(ask),) or not np.issubdtype(got.dtype, np.integer) or got.dtype == np.bool_:
+                raise TypeError(f"act_batch must return {len(ask)} integer actions, got {got.dtype} of shape "
+                                f"{got.shape}")
+        except Exception as e:  # noqa: BLE001 - a failing opponent forfeits its seat (the class docstring)
+            for j in ask.tolist():
+                self._fault(state, int(rows[j]), int(seats[j]), "error", f"{type(e).__name__}: {e}")
+            self._collect(state, rows[ask], seats[ask])
+            return out
+        mask = view.mask[ask]
+        ok = (got >= 0) & (got < mask.shape[1])
+        ok[ok] = mask[np.flatnonzero(ok), got[ok]] != 0
+        out[ask[ok]] = got[ok]
+        for j, a in zip(ask[~ok].tolist(), got[~ok].tolist()):
+            self._fault(state, int(rows[j]), int(seats[j]), "illegal", f"illegal action {a}")
+        self._collect(state, rows[ask], seats[ask])
+        return out
+
+    def prepare(self, rules, num_players: int) -> None:
+        """The player's own check of the table (refusals propagate: they come before any game)."""
+        if hasattr(self.player, "prepare"):
+            self.player.prepare(rules, num_players)
+
+    def take_faults(self) -> list[dict]:
+        """The faults recorded since last taken."""
+        out, self.faults = self.faults, []
+        return out
+
+    def close(self) -> None:
+        if hasattr(self.player, "close"):
+            self.player.close()

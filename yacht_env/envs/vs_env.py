@@ -17,8 +17,8 @@ from ..core.dice_source import stream_seeds
 from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from ..core.game import Game, IllegalMove
-from ..core.lockstep import PlayerError, play, seating_around, sheet_ranks
-from ..core.players import PerGame, Uniform, batched_player
+from ..core.lockstep import play, seating_around, sheet_ranks
+from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from .render import RENDER_MODES, last_move, renderer
 from ..rules.tables import Tables
 from ..solver.policy import advance_table
@@ -113,10 +113,12 @@ class SeatTables:
         for k, o in enumerate(opponents):
             player = built.get(o) if isinstance(o, str) else None
             if player is None:
-                player = self._player(o, num_tables, k)
-                if isinstance(o, str) and not isinstance(player, PerGame):
+                made = self._player(o, num_tables, k)
+                player = guarded(made, o, num_tables)
+                if isinstance(o, str) and not isinstance(made, PerGame):
                     built[o] = player
             self.players.append(player)
+        self.guards = list({id(p): p for p in self.players[1:] if isinstance(p, Forfeiting)}.values())
         # one opponent playing from kept plans at every other seat: its moves are played in compiled code
         # inside the learner's step (`step_planned`)
         planned = {id(p) for p in self.players[1:]}
@@ -134,6 +136,8 @@ class SeatTables:
         self.banked = np.zeros(num_tables, np.int64)
         self.shown = np.ones((num_tables, 5), np.int8)
         self.rows = np.arange(num_tables)
+        for g in self.guards:
+            g.seating, g.index = self.seating, self.players.index(g)
 
     def _player(self, opponent, num_tables, k):
         try:
@@ -162,14 +166,7 @@ class SeatTables:
         if self.planned is not None:
             self._advance_planned(rows)
             return
-        try:
-            play(self.state, self.players, self.seating, rows=rows, until=self.seat)
-        except PlayerError as e:
-            i = int(e.rows[0])
-            seat = int(self.state.seat_to_move([i])[0])
-            mask = self.state.masks([i])[0]
-            what = f"chose illegal action {e.action}" if e.action is not None else f"failed ({e})"
-            raise IllegalMove(f"opponent at seat {seat} {what}; legal: {legal_summary(self.rules, mask)}") from None
+        play(self.state, self.players, self.seating, rows=rows, until=self.seat)
         waiting = ~self.state.over(rows)
         self.shown[rows[waiting]] = self.state.dice[rows[waiting]]
 
@@ -191,6 +188,11 @@ class SeatTables:
                 self.planned.plan_seats(st, todo)
         waiting = rows[~st.over(rows)]
         self.shown[waiting] = st.dice[waiting]
+
+    def take_faults(self) -> list[dict]:
+        """The opponents' faults since last taken (`yacht_env.core.players.Forfeiting`), in the order they happened
+        per opponent."""
+        return [f for g in self.guards for f in g.take_faults()]
 
     def learner_totals(self, rows=None) -> np.ndarray:
         rows = self.rows if rows is None else rows
@@ -277,7 +279,12 @@ class YachtVsEnv(gym.Env):
     each an agent spec (`"strong"`, `"normal"`, `"learned:PATH"`, `"external:CMD"`: made by the factory
     registered as the `yacht_arena.agents` entry point), an agent object, or a callable
     `policy(game) -> action` (`yacht_env.core.players`). The default plays uniformly random legal actions.
-    An opponent that answers with an illegal action raises `IllegalMove`.
+    An opponent that fails (raises, answers with an illegal action, or, as an external bot, times out,
+    crashes or replies with garbage) never stops the episode: a warning (`yacht_env.core.players.OpponentFault`)
+    and an entry in `info["opponent_faults"]` report it, and its seat forfeits the rest of that game,
+    playing the fallback (score the first legal box, as a tournament's forfeit does; an external bot's
+    faulty decision itself is its own fallback, the best-paying box). The game is scored as played: the
+    fallback's points count and places come from the totals. Built-in agents are not watched this way.
 
     ## Action Space
     `Discrete(31 + columns * n_boxes)`, the encoding of `yacht_env.core.actions`: 0..30 re-roll holding the
@@ -304,6 +311,12 @@ class YachtVsEnv(gym.Env):
     ## Episode End
     Termination: when every sheet is full; truncation: never. `info["winners"]` names the winning
     seats; the mask is all true once the game is over (never all false).
+
+    ## Information
+    `action_mask`, `seat` (the learner's), `totals` (every seat's), `game_seed`, `illegal_action`; once
+    the game is over, `winners`; and, only when an opponent faulted since the last step or reset,
+    `opponent_faults`: a list of {"table", "seat", "opponent", "kind", "cause", "game_seed"} (kind: error,
+    illegal, or an external bot's timeout, crash or garbage).
 
     ## Arguments
     `rules` (a preset, a rules file or a RuleSet) and any rules knob as a keyword; `num_players`
@@ -393,6 +406,9 @@ class YachtVsEnv(gym.Env):
         g = self.game
         info = {"action_mask": self.tables.masks()[0], "seat": self.seat, "totals": g.totals(),
                 "game_seed": np.uint64(g.seed), "illegal_action": illegal}
+        faults = self.tables.take_faults()
+        if faults:
+            info["opponent_faults"] = faults
         if g.is_over:
             info["winners"] = g.winners()
         return info

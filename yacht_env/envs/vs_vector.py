@@ -14,7 +14,9 @@ game ends, the step returns its reward and terminated[i] = True; observation row
 learner's first one of the next game (the opponents before it have moved), the last observation is in
 `info["final_obs"][i]` (rows marked by `info["_final_obs"]`), the last info in `info["final_info"]`
 (with `winners`, (N, num_players) bool: the seats in first place) and `info["final_total"]` holds the
-learner's final totals on those rows.
+learner's final totals on those rows. An opponent that fails is reported and forfeits its seat for the rest
+of that game, as in `YachtVs-v0`: a warning, and `info["opponent_faults"]` (an object array of per-table
+lists of fault dicts, rows marked by `info["_opponent_faults"]`; both keys only in steps with a fault).
 
 Seeding: `reset(seed=s)` gives table i the stream s + i (a list of seeds gives one stream each): its
 episode k plays the dice of `Game(seed=dice_source.game_seed(s + i, k))`, the games of
@@ -112,7 +114,24 @@ class YachtVsVectorEnv(VectorEnv):
         t.streams[:] = np.array([s & 0xFFFFFFFFFFFFFFFF for s in streams], np.uint64)
         t.episodes[:] = 0
         t.start(t.rows)
-        return t.observations(), self._info(t.rows, np.zeros(self.num_envs, np.bool_))
+        info = self._info(t.rows, np.zeros(self.num_envs, np.bool_))
+        self._faults(info)
+        return t.observations(), info
+
+    def _faults(self, info: dict) -> None:
+        """info["opponent_faults"][i]: the faults of the opponents at table i since the last step or reset
+        (a list of `YachtVs-v0`'s fault dicts), rows marked by info["_opponent_faults"]; both keys only
+        when some opponent faulted."""
+        faults = self.tables.take_faults()
+        if not faults:
+            return
+        per = np.empty(self.num_envs, object)
+        for i in range(self.num_envs):
+            per[i] = []
+        for f in faults:
+            per[f["table"]].append(f)
+        info["opponent_faults"] = per
+        info["_opponent_faults"] = np.array([len(x) > 0 for x in per], np.bool_)
 
     def step(self, actions):
         t = self.tables
@@ -138,6 +157,7 @@ class YachtVsVectorEnv(VectorEnv):
             t.start(done)
             obs[done] = t.observations(done)
         info.update(self._info(t.rows, illegal))
+        self._faults(info)
         return obs, rewards, over.copy(), self._truncated.copy(), info
 
     def _info(self, rows, illegal) -> dict:

@@ -218,7 +218,9 @@ class YachtVsVecEnv(MaskedVecEnv):
     A game terminates when every sheet is full and never truncates. Done tables restart at once:
     `dones[i]` is True, the returned observation is the new game's first, and `infos[i]` holds
     `terminal_observation`, `final_total` (the learner's sheet's total), `TimeLimit.truncated` = False
-    and `episode` = {"r": return, "l": learner decisions, "t": seconds}.
+    and `episode` = {"r": return, "l": learner decisions, "t": seconds}. An opponent that fails is
+    reported (a warning and `infos[i]["opponent_faults"]`) and forfeits its seat for the rest of that game,
+    as in `YachtVs-v0`.
 
     ## Arguments
     ```python
@@ -256,6 +258,9 @@ class YachtVsVecEnv(MaskedVecEnv):
         self._ep_return[:] = 0
         self._ep_length[:] = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        if "opponent_faults" in info:
+            for i in np.flatnonzero(info["_opponent_faults"]):
+                self.reset_infos[i]["opponent_faults"] = info["opponent_faults"][i]
         return obs
 
     def step_async(self, actions) -> None:
@@ -277,6 +282,9 @@ class YachtVsVecEnv(MaskedVecEnv):
                                     "t": round(time.time() - self._started, 6)}}
             self._ep_return[i] = 0
             self._ep_length[i] = 0
+        if "opponent_faults" in info:
+            for i in np.flatnonzero(info["_opponent_faults"]):
+                infos[i]["opponent_faults"] = info["opponent_faults"][i]
         return obs, rewards, terminated, infos
 
     def _mask(self) -> np.ndarray:
