@@ -276,6 +276,7 @@ class Guarded:
         if self.forfeit is not None and self.forfeit.move <= self._at:
             self._fail(ACT, self.forfeit.error)
             return fallback_action(view.mask)
+        _ = view.mask      # the legal moves are the game's work, done before the agent's clock starts
         try:
             return _plain(self.budget.call((ACT, self.seat, self._at), self.agent.act, view))
         except CallFailed as e:
