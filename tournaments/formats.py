@@ -21,9 +21,11 @@ from math import comb
 
 import numpy as np
 
+from .adaptive import Adaptive, AdaptiveReplay
 from .stats import clean_seats, opponents
 
 FORMATS = ("round_robin", "gauntlet", "swiss")
+SCHEDULES = ("fixed", "adaptive")   # adaptive: a round robin's field ranked where it is least certain
 BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
 SEARCH_STEPS = 5_000   # Swiss: steps of that search
 
@@ -301,8 +303,10 @@ class SwissReplay:
 
 
 def make_format(config):
-    """The format object of a tournament config."""
+    """The format object of a tournament config (an adaptive schedule's is `adaptive.Adaptive`)."""
     entrants = list(config.entrants)
+    if config.schedule == "adaptive":
+        return Adaptive(entrants, config.seats, config.rounds, config.confidence)
     if config.format == "gauntlet":
         return Gauntlet(entrants, config.seats, config.candidates)
     if config.format == "swiss":
@@ -310,8 +314,20 @@ def make_format(config):
     return RoundRobin(entrants, config.seats)
 
 
-def table_count(fmt: str, entrants: int, seats: int, candidates: int = 0, rounds: int = 0) -> int:
-    """Tables a format schedules, from the sizes alone (what the config checks before building anything)."""
+def make_replay(config):
+    """The replay of a tournament whose tables depend on results (a Swiss: `SwissReplay`; an adaptive
+    schedule: `adaptive.AdaptiveReplay`), with no games counted yet; None for the other formats."""
+    if config.schedule == "adaptive":
+        return AdaptiveReplay(config)
+    return SwissReplay(config) if config.format == "swiss" else None
+
+
+def table_count(fmt: str, entrants: int, seats: int, candidates: int = 0, rounds: int = 0,
+                schedule: str = "fixed") -> int:
+    """Tables a format schedules, from the sizes alone (what the config checks before building anything);
+    for an adaptive schedule, the most it may play."""
+    if schedule == "adaptive":
+        return rounds * (entrants - seats + 1)
     if fmt == "gauntlet":
         return candidates * comb(entrants - candidates, seats - 1)
     if fmt == "swiss":
