@@ -96,7 +96,12 @@ class TournamentConfig:
         return tables * self.games * games_per_deal(self.seats, self.ruleset.teams)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field; a fixed schedule leaves out `schedule` and `confidence` (so the folders of round robins,
+        gauntlets and Swiss tournaments read as they did before adaptive schedules)."""
+        d = asdict(self)
+        if self.schedule == "fixed":
+            del d["schedule"], d["confidence"]
+        return d
 
     @property
     def hash(self) -> str:
