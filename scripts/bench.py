@@ -12,7 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
-BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt")
+BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt", "luck")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -291,7 +291,11 @@ def team_stats(records, entrants) -> dict | None:
     return {"partnerships": partnerships, "sheets": sheets, "contributions": contrib, "pairs": pairs}
 
 
-def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> dict:
+LUCK_FOLDS = 10          # folds of deals the luck coefficients are fitted across (cross-fitting)
+LUCK_MIN_DEALS = 10     # deals per fitted coefficient (and the intercept) below which the split alone is used
+
+
+def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_luck=None) -> dict:
     """Score differences with the dice's luck removed, by the solver's values of every decision.
 
     Per game and seat, score = optimal expected score + luck − loss, where loss is the expected points
@@ -300,17 +304,34 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
     values, an approximation), and luck has mean zero whatever the policy, so optimal − loss is an
     unbiased estimate of a seat's expected score, and the difference loss_b − loss_a of the same
     game one of a's expected score minus b's: the plain difference with the luck taken out (a control
-    variate with coefficient 1). Its interval, like the plain one, is estimated from the spread of the
-    deal means (duplicate dice). Sheets shared by teams and games with a forfeit are left out.
+    variate with coefficient 1; "split" below).
 
-    Per pair: the mean plain and luck-removed differences with 95% CIs, the width ratio and how many
-    games the plain estimate would need for the luck-removed interval (games_factor = variance ratio).
-    Per agent: mean luck per game (about 0) and the luck-removed score optimal − loss, with 95% CIs.
+    With `seat_luck` (per game, per seat: `agents.analysis.LuckTerms`, every term a sum over the rolls of
+    a value of the roll minus its exact expectation, so of mean exactly zero under any play) the pair's
+    estimate is a regression control variate ("fitted"): the plain difference minus c · (both seats'
+    luck terms), c fitted by least squares (with an intercept) to the plain differences. The fit is
+    cross-fitted: the deals are dealt into `LUCK_FOLDS` folds (deal i of the pair, in game order, into
+    fold i mod LUCK_FOLDS) and each fold's games are adjusted with c fitted on the other folds, so c is
+    independent of the games it adjusts and the estimate stays unbiased (the exact zero means do the
+    work; c only decides how much variance goes). It is used when the pair has at least
+    `LUCK_MIN_DEALS` deals per coefficient, else the split. What is estimated: c, and the 95% interval
+    (normal, from the spread of the deal means of the adjusted differences, as for the plain one).
+    Sheets shared by teams and games with a forfeit are left out.
+
+    Per pair: the mean plain and luck-removed differences with 95% CIs, the method, the split's estimate
+    and CI beside it, the width ratio and how many games the plain estimate would need for the
+    luck-removed interval (games_factor = variance ratio). Per agent: mean luck per game (about 0) and
+    the luck-removed score optimal − loss, with 95% CIs.
     """
     pos = _order(entrants)
-    blocks = defaultdict(lambda: defaultdict(list))     # (a, b) -> (table, deal) -> [(plain, adjusted)]
+    width = None
+    rows = defaultdict(lambda: array("d"))         # (a, b) -> per game: plain, split-adjusted, a's terms, b's terms
+    deal_of = defaultdict(lambda: array("q"))      # (a, b) -> per game: the pair's deal number (0, 1, ...)
+    last_deal: dict = {}
     per_agent = defaultdict(lambda: array("d"))        # name -> luck, skill, luck, skill, ...
+    lucks = iter(seat_luck) if seat_luck is not None else None
     for r, loss in zip(ordered(records), seat_loss):
+        luck = next(lucks) if lucks is not None else None
         sheet = sheets_of(r)
         if len(set(sheet)) < len(sheet):
             continue
@@ -322,32 +343,66 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
             if not (ok[i] and ok[j]):
                 continue
             a, b = r["agents"][i], r["agents"][j]
-            plain, adjusted = r["totals"][i] - r["totals"][j], loss[j] - loss[i]
             if pos(a) > pos(b):
-                a, b, plain, adjusted = b, a, -plain, -adjusted
-            blocks[(a, b)][(r["table"], r["deal"])].append((plain, adjusted))
+                a, b, i, j = b, a, j, i
+            row = [r["totals"][i] - r["totals"][j], loss[j] - loss[i]]
+            if luck is not None:
+                width = luck.shape[1]
+                row += [*luck[i], *luck[j]]
+            rows[(a, b)].extend(row)
+            key, d = (r["table"], r["deal"]), last_deal.get((a, b))
+            if d is None or d[0] != key:
+                d = last_deal[(a, b)] = (key, 0 if d is None else d[1] + 1)
+            deal_of[(a, b)].append(d[1])
     pairs = []
-    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
-        if len(deals) < 2:
+    for (a, b) in sorted(rows, key=lambda ab: (pos(ab[0]), pos(ab[1]))):
+        deal = np.frombuffer(deal_of[(a, b)], dtype=np.int64)
+        deals = int(deal[-1]) + 1
+        if deals < 2:
             continue
-        means = np.array([np.mean(v, axis=0) for _, v in sorted(deals.items())])
-        games = sum(len(v) for v in deals.values())
-        (plain, adjusted), (var_p, var_a) = means.mean(axis=0), means.var(axis=0, ddof=1) / len(means)
-        hp, ha = Z95 * math.sqrt(var_p), Z95 * math.sqrt(var_a)
-        pairs.append({"a": a, "b": b, "deals": len(means), "games": games, "mean_diff": float(plain),
-                      "ci95_plain": [float(plain - hp), float(plain + hp)], "luck_removed": float(adjusted),
-                      "ci95_luck_removed": [float(adjusted - ha), float(adjusted + ha)],
+        x = np.frombuffer(rows[(a, b)], dtype=float).reshape(len(deal), -1)
+        plain, split = x[:, 0], x[:, 1]
+        fitted = width is not None and deals >= LUCK_MIN_DEALS * (2 * width + 1)
+        adjusted = cross_fitted(plain, x[:, 2:], deal) if fitted else split
+        (mp, hp), (ma, ha), (ms, hs) = (deal_interval(v, deal) for v in (plain, adjusted, split))
+        pairs.append({"a": a, "b": b, "deals": deals, "games": len(deal), "mean_diff": mp,
+                      "ci95_plain": [mp - hp, mp + hp], "method": "fitted" if fitted else "split",
+                      "luck_removed": ma, "ci95_luck_removed": [ma - ha, ma + ha],
+                      "split": ms, "ci95_split": [ms - hs, ms + hs],
                       "width_ratio": float(ha / hp) if hp > 0 else None,
-                      "games_factor": float(var_p / var_a) if var_a > 0 else None})
+                      "games_factor": float((hp / ha) ** 2) if ha > 0 else None})
     agents = {}
     for name in entrants:
-        rows = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
-        if len(rows) > 1:
-            luck, lci, _ = mean_ci(rows[:, 0])
-            skill, sci, _ = mean_ci(rows[:, 1])
-            agents[name] = {"games": len(rows), "luck": luck, "ci95_luck": lci, "luck_removed_score": skill,
+        rows_ = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
+        if len(rows_) > 1:
+            luck, lci, _ = mean_ci(rows_[:, 0])
+            skill, sci, _ = mean_ci(rows_[:, 1])
+            agents[name] = {"games": len(rows_), "luck": luck, "ci95_luck": lci, "luck_removed_score": skill,
                             "ci95_luck_removed_score": sci}
-    return {"exact": exact, "optimal_expected_score": optimal, "pairs": pairs, "agents": agents}
+    return {"exact": exact, "optimal_expected_score": optimal, "folds": LUCK_FOLDS, "pairs": pairs,
+            "agents": agents}
+
+
+def deal_interval(values: np.ndarray, deal: np.ndarray) -> tuple[float, float]:
+    """(mean, 95% half width) of per-game `values` as the mean of their deal means (deal numbers 0, 1, ...),
+    the half width normal from the spread of the deal means."""
+    means = np.bincount(deal, weights=values) / np.bincount(deal)
+    return float(means.mean()), Z95 * float(means.std(ddof=1)) / math.sqrt(len(means))
+
+
+def cross_fitted(y: np.ndarray, terms: np.ndarray, deal: np.ndarray) -> np.ndarray:
+    """y minus terms · c, where for the games of each fold of deals (deal mod LUCK_FOLDS) c is the least-squares
+    fit (with an intercept) of y on the terms over the other folds' games."""
+    fold = deal % LUCK_FOLDS
+    design = np.column_stack([np.ones(len(y)), terms])
+    out = np.empty_like(y)
+    for f in range(LUCK_FOLDS):
+        test = fold == f
+        if not test.any():
+            continue
+        c = np.linalg.lstsq(design[~test], y[~test], rcond=None)[0]
+        out[test] = y[test] - terms[test] @ c[1:]
+    return out
 
 
 def independent_win_share(x, field) -> np.ndarray:
