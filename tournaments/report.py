@@ -467,14 +467,20 @@ def luck_section(res) -> Section | None:
     blocks = [f"Every game's score splits into the optimal expected score ({luck['optimal_expected_score']:.2f}), "
               f"the dice's luck and the points the decisions lost ({how}). Luck has mean zero whatever an agent "
               "plays, so the difference of the points two agents' decisions lost in the same game estimates "
-              "their mean score difference without the dice's noise (a control variate). The split is exact; "
-              "the intervals are estimated, from the spread of the deal means, like the plain ones. "
-              "\"games ×\" is how many times the games the plain estimate would need for the same interval.",
+              "their mean score difference without the dice's noise (a control variate: method \"split\"). "
+              "With enough deals (method \"fitted\") every roll's luck is also measured as the points it "
+              "offers at once and in each open box, each against its exact expectation given the dice kept, "
+              f"and the plain difference is adjusted by both seats' luck terms with coefficients fitted on the "
+              f"other {luck.get('folds', 10)} − 1 folds of deals (cross-fitting). Exact: the split, and the zero "
+              "mean of every luck term, so the estimate is unbiased; estimated: the coefficients and the "
+              "intervals (normal, from the spread of the deal means, like the plain ones). \"games ×\" is how "
+              "many times the games the plain estimate would need for the same interval.",
               Table(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
-                     "width ratio", "games ×"],
+                     "method", "width ratio", "games ×"],
                     [[p["a"], p["b"], Cell(str(p["games"]), p["games"]), _num(p["mean_diff"], 2),
                       _ci_cell(p["ci95_plain"], 2), _num(p["luck_removed"], 2), _ci_cell(p["ci95_luck_removed"], 2),
-                      _num(p["width_ratio"], 3), _num(p["games_factor"], 1)] for p in luck["pairs"]], "llrrlrlrr"),
+                      p.get("method", "split"), _num(p["width_ratio"], 3), _num(p["games_factor"], 1)]
+                     for p in luck["pairs"]], "llrrlrllrr"),
               "Per agent: mean luck per game (about zero) and the luck-removed score, optimum − points lost:",
               Table(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
                     [[n, Cell(str(a["games"]), a["games"]), _num(a["luck"], 2), _ci_cell(a["ci95_luck"], 2),
