@@ -53,7 +53,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
         done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
         kept = len(done)
         if notify is not None and kept:
-            notify(resume_line(store.folder, kept, config.total_games))
+            notify(resume_line(store.folder, kept, config.total_games, config.schedule == "adaptive"))
         start = time.perf_counter()
         bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
                    dynamic_ncols=True)
@@ -111,8 +111,11 @@ def _play_rounds(config: TournamentConfig, replay, done: set, store: Store, setu
     return played
 
 
-def resume_line(folder, kept: int, total: int) -> str:
-    """What a run that resumes a folder says first."""
+def resume_line(folder, kept: int, total: int, adaptive: bool = False) -> str:
+    """What a run that resumes a folder says first (`adaptive`: `total` is the most it may play)."""
+    if adaptive:
+        return (f"{folder}: {kept:,} games (of at most {total:,}) kept from an earlier run, resuming: the rounds "
+                f"go on until the ranking is confident")
     left = total - kept
     what = f"{left:,} left to play" if left else "nothing left to play (the report is written again)"
     return f"{folder}: {kept:,} of {total:,} games kept from an earlier run, resuming: {what}"
