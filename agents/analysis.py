@@ -641,8 +641,9 @@ class LuckTerms:
     def width(self) -> int:
         return 2 + len(self.rules.boxes)
 
-    def of(self, a: "Analysis", records) -> list[np.ndarray]:
-        """Per record of the analysis `a`: a (seats, width) array of each seat's luck terms."""
+    def of(self, a: "Analysis", records) -> tuple[np.ndarray, np.ndarray]:
+        """The luck terms of every seat of every record of the analysis `a`: (terms, starts), terms a
+        (seats of all records, width) array whose rows starts[i] .. starts[i + 1] - 1 are record i's seats."""
         nb, cols, first = len(self.rules.boxes), self.rules.columns, self.rules.rolls_per_turn - 1
         order = np.lexsort((a.move, a.seat, a.rec))                  # each seat's decisions in play order
         rec, seat, roll, left, played = a.rec[order], a.seat[order], a.roll[order], a.left[order], a.played[order]
@@ -668,12 +669,10 @@ class LuckTerms:
         best = np.where(open_count > 0, here, -np.inf).max(axis=1)
         best_exp = np.array([self._best_expected(m)[k] for m, k in zip(mask.tolist(), keep.tolist())])
         terms = np.column_stack([optimal, np.where(mask > 0, best - best_exp, 0.0), per_box])
-        out = [np.zeros((len(r["agents"]), self.width)) for r in records]
-        sums = np.zeros((len(records) * 8, self.width))
-        np.add.at(sums, rec * 8 + seat, terms)
-        for i, r in enumerate(records):
-            out[i] = sums[i * 8:i * 8 + len(r["agents"])]
-        return out
+        starts = np.cumsum([0] + [len(r["agents"]) for r in records])
+        sums = np.zeros((starts[-1], self.width))
+        np.add.at(sums, starts[rec] + seat, terms)
+        return sums, starts
 
     def _best_expected(self, mask: int) -> np.ndarray:
         """E[most points in an open box] after each kept multiset, for the open boxes of `mask`."""
@@ -698,7 +697,7 @@ class SectionTally:
         self.head: dict | None = None
         self.agents: dict[str, dict] = {}
         self.seat_loss: list[list[float]] = []      # per game added, per seat: the points its decisions lost
-        self.seat_luck: list[np.ndarray] = []       # per game added: (seats, LuckTerms.width) luck terms
+        self.luck_chunks: list[tuple[np.ndarray, np.ndarray]] = []    # per chunk added: `LuckTerms.of`
         self.luck = LuckTerms(rules)
 
     def add(self, records) -> None:
@@ -730,7 +729,13 @@ class SectionTally:
         per = np.zeros((len(records), 8))
         np.add.at(per, (a.rec, a.seat), a.loss)
         self.seat_loss += [per[i, :len(r["agents"])].tolist() for i, r in enumerate(records)]
-        self.seat_luck += self.luck.of(a, records)
+        self.luck_chunks.append(self.luck.of(a, records))
+
+    def seat_luck(self):
+        """Per game added, in order: its (seats, LuckTerms.width) luck terms (views of the chunks' arrays)."""
+        for terms, starts in self.luck_chunks:
+            for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist()):
+                yield terms[lo:hi]
 
     def section(self, order=None) -> dict:
         """The figures of every game added, as `report_section` gives them."""

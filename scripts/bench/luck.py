@@ -51,7 +51,7 @@ def pool_rows(folder):
     for chunk in compact_games.chunks(store, games):
         tally.add(chunk)
     deal, plain, split, terms, index = [], [], [], [], {}
-    for g, loss, luck in zip(games, tally.seat_loss, tally.seat_luck):
+    for g, loss, luck in zip(games, tally.seat_loss, tally.seat_luck()):
         i = g.agents.index(candidate)
         j = 1 - i
         deal.append(index.setdefault((g.table, g.deal), len(index)))
