@@ -76,7 +76,7 @@ def test_the_fitted_estimate_covers_the_edge_and_is_narrower_when_luck_explains_
     covered, ratios = 0, []
     for seed in range(20):
         records, losses, lucks = synthetic(400, seed, weights)
-        p = luck_effect(records, losses, ["a", "b"], 100.0, True, lucks)["pairs"][0]
+        p = luck_effect(records, losses, ["a", "b"], 100.0, True, lucks.copy)["pairs"][0]
         assert p["method"] == "fitted" and p["deals"] == 400
         lo, hi = p["ci95_luck_removed"]
         covered += lo <= 5 <= hi
@@ -87,5 +87,5 @@ def test_the_fitted_estimate_covers_the_edge_and_is_narrower_when_luck_explains_
 
 def test_few_deals_fall_back_to_the_split():
     records, losses, lucks = synthetic(LUCK_FOLDS, 0, (np.ones(4), np.ones(4)))
-    p = luck_effect(records, losses, ["a", "b"], 100.0, True, lucks)["pairs"][0]
+    p = luck_effect(records, losses, ["a", "b"], 100.0, True, lucks.copy)["pairs"][0]
     assert p["method"] == "split" and p["luck_removed"] == p["split"]

@@ -126,7 +126,7 @@ def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
     if "skipped" in section:
         return section, None
     return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
-                                section["values"] == "exact", tally.seat_luck())
+                                section["values"] == "exact", tally.seat_luck)
 
 
 # ---- figures -----------------------------------------------------------------------------------

@@ -306,8 +306,9 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_
     game one of a's expected score minus b's: the plain difference with the luck taken out (a control
     variate with coefficient 1; "split" below).
 
-    With `seat_luck` (per game, per seat: `agents.analysis.LuckTerms`, every term a sum over the rolls of
-    a value of the roll minus its exact expectation, so of mean exactly zero under any play) the pair's
+    With `seat_luck` (called with no argument, it gives per game in order, per seat, the terms of
+    `agents.analysis.LuckTerms`, every one a sum over the rolls of a value of the roll minus its exact
+    expectation, so of mean exactly zero under any play; it is read twice) the pair's
     estimate is a regression control variate ("fitted"): the plain difference minus c · (both seats'
     luck terms), c fitted by least squares (with an intercept) to the plain differences. The fit is
     cross-fitted: the deals are dealt into `LUCK_FOLDS` folds (deal i of the pair, in game order, into
@@ -316,7 +317,8 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_
     work; c only decides how much variance goes). It is used when the pair has at least
     `LUCK_MIN_DEALS` deals per coefficient, else the split. What is estimated: c, and the 95% interval
     (normal, from the spread of the deal means of the adjusted differences, as for the plain one).
-    Sheets shared by teams and games with a forfeit are left out.
+    Sheets shared by teams and games with a forfeit are left out. Memory: per pair a few numbers per deal
+    and the fit's sums per fold; the games are read twice, not copied.
 
     Per pair: the mean plain and luck-removed differences with 95% CIs, the method, the split's estimate
     and CI beside it, the width ratio and how many games the plain estimate would need for the
@@ -324,48 +326,57 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_
     the luck-removed score optimal − loss, with 95% CIs.
     """
     pos = _order(entrants)
-    width = None
-    rows = defaultdict(lambda: array("d"))         # (a, b) -> per game: plain, split-adjusted, a's terms, b's terms
-    deal_of = defaultdict(lambda: array("q"))      # (a, b) -> per game: the pair's deal number (0, 1, ...)
-    last_deal: dict = {}
+    records = ordered(records)
+    pairs_seen: dict = {}                          # (a, b) -> _PairLuck
     per_agent = defaultdict(lambda: array("d"))        # name -> luck, skill, luck, skill, ...
-    lucks = iter(seat_luck) if seat_luck is not None else None
-    for r, loss in zip(ordered(records), seat_loss):
-        luck = next(lucks) if lucks is not None else None
-        sheet = sheets_of(r)
-        if len(set(sheet)) < len(sheet):
-            continue
-        ok = clean_seats(r)
-        for s, name in enumerate(r["agents"]):
-            if ok[s]:
-                per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
-        for i, j in opponents(r):
-            if not (ok[i] and ok[j]):
+
+    def games(luck_of):
+        """(pair, plain, split, the seats' terms or None) of every clean pair of opponents, in game order."""
+        lucks = iter(luck_of()) if luck_of is not None else None
+        for r, loss in zip(records, seat_loss):
+            luck = next(lucks) if lucks is not None else None
+            sheet = sheets_of(r)
+            if len(set(sheet)) < len(sheet):
                 continue
-            a, b = r["agents"][i], r["agents"][j]
-            if pos(a) > pos(b):
-                a, b, i, j = b, a, j, i
-            row = [r["totals"][i] - r["totals"][j], loss[j] - loss[i]]
-            if luck is not None:
-                width = luck.shape[1]
-                row += [*luck[i], *luck[j]]
-            rows[(a, b)].extend(row)
-            key, d = (r["table"], r["deal"]), last_deal.get((a, b))
-            if d is None or d[0] != key:
-                d = last_deal[(a, b)] = (key, 0 if d is None else d[1] + 1)
-            deal_of[(a, b)].append(d[1])
+            ok = clean_seats(r)
+            for i, j in opponents(r):
+                if not (ok[i] and ok[j]):
+                    continue
+                a, b = r["agents"][i], r["agents"][j]
+                if pos(a) > pos(b):
+                    a, b, i, j = b, a, j, i
+                pair = pairs_seen.get((a, b))
+                if pair is None:
+                    pair = pairs_seen[(a, b)] = _PairLuck()
+                pair.at((r["table"], r["deal"]))
+                terms = None if luck is None else np.concatenate([luck[i], luck[j]])
+                yield pair, r["totals"][i] - r["totals"][j], loss[j] - loss[i], terms
+
+    for r, loss in zip(records, seat_loss):
+        if len(set(sheets_of(r))) == len(r["agents"]):
+            for s, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
+                if ok:
+                    per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
+    for pair, plain, split, terms in games(seat_luck):
+        pair.add(plain, split, terms)
+    for pair in pairs_seen.values():
+        pair.fit()
+    if any(p.coefficients is not None for p in pairs_seen.values()):
+        for p in pairs_seen.values():
+            p.restart()
+        for pair, plain, _, terms in games(seat_luck):
+            pair.adjust(plain, terms)
     pairs = []
-    for (a, b) in sorted(rows, key=lambda ab: (pos(ab[0]), pos(ab[1]))):
-        deal = np.frombuffer(deal_of[(a, b)], dtype=np.int64)
-        deals = int(deal[-1]) + 1
+    for (a, b) in sorted(pairs_seen, key=lambda ab: (pos(ab[0]), pos(ab[1]))):
+        p = pairs_seen[(a, b)]
+        deals = len(p.count)
         if deals < 2:
             continue
-        x = np.frombuffer(rows[(a, b)], dtype=float).reshape(len(deal), -1)
-        plain, split = x[:, 0], x[:, 1]
-        fitted = width is not None and deals >= LUCK_MIN_DEALS * (2 * width + 1)
-        adjusted = cross_fitted(plain, x[:, 2:], deal) if fitted else split
-        (mp, hp), (ma, ha), (ms, hs) = (deal_interval(v, deal) for v in (plain, adjusted, split))
-        pairs.append({"a": a, "b": b, "deals": deals, "games": len(deal), "mean_diff": mp,
+        count = np.frombuffer(p.count, dtype=float)
+        (mp, hp), (ms, hs) = (_interval(np.frombuffer(v, dtype=float) / count) for v in (p.plain, p.split))
+        fitted = p.coefficients is not None
+        ma, ha = _interval(np.frombuffer(p.adjusted, dtype=float) / count) if fitted else (ms, hs)
+        pairs.append({"a": a, "b": b, "deals": deals, "games": int(count.sum()), "mean_diff": mp,
                       "ci95_plain": [mp - hp, mp + hp], "method": "fitted" if fitted else "split",
                       "luck_removed": ma, "ci95_luck_removed": [ma - ha, ma + ha],
                       "split": ms, "ci95_split": [ms - hs, ms + hs],
@@ -383,26 +394,82 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_
             "agents": agents}
 
 
+class _PairLuck:
+    """One pair's running sums for `luck_effect`: per deal (numbered in game order) the games and the sums
+    of the plain, split and adjusted differences; per fold of deals the least-squares sums of the fit."""
+
+    def __init__(self):
+        self.count, self.plain, self.split, self.adjusted = array("d"), array("d"), array("d"), array("d")
+        self.key, self.deal = None, -1
+        self.xtx = self.xty = None
+        self.coefficients = None
+
+    def at(self, key) -> None:
+        """The next game is of deal `key` (table, deal): a new deal when it changes."""
+        if key != self.key:
+            self.key, self.deal = key, self.deal + 1
+            if self.deal == len(self.count):
+                self.count.append(0.0)
+                self.plain.append(0.0)
+                self.split.append(0.0)
+
+    def add(self, plain: float, split: float, terms) -> None:
+        d = self.deal
+        self.count[d] += 1
+        self.plain[d] += plain
+        self.split[d] += split
+        if terms is not None:
+            z = np.concatenate([[1.0], terms])
+            if self.xtx is None:
+                self.xtx = np.zeros((LUCK_FOLDS, len(z), len(z)))
+                self.xty = np.zeros((LUCK_FOLDS, len(z)))
+            f = d % LUCK_FOLDS
+            self.xtx[f] += np.outer(z, z)
+            self.xty[f] += plain * z
+
+    def fit(self) -> None:
+        """The coefficients of each fold, fitted on the others, when there are deals enough."""
+        if self.xtx is not None and len(self.count) >= LUCK_MIN_DEALS * self.xtx.shape[1]:
+            self.coefficients = fold_fits(self.xtx, self.xty)
+            self.adjusted = array("d", bytes(8 * len(self.count)))
+
+    def restart(self) -> None:
+        self.key, self.deal = None, -1
+
+    def adjust(self, plain: float, terms) -> None:
+        if self.coefficients is not None:
+            self.adjusted[self.deal] += plain - terms @ self.coefficients[self.deal % LUCK_FOLDS][1:]
+
+
+def fold_fits(xtx: np.ndarray, xty: np.ndarray) -> np.ndarray:
+    """Per fold f: the least-squares coefficients (intercept first) from the sums xtx = Σ z zᵀ and xty = Σ y z
+    of the other folds (the minimum-norm solution when the terms are collinear)."""
+    total_xx, total_xy = xtx.sum(axis=0), xty.sum(axis=0)
+    return np.array([np.linalg.lstsq(total_xx - xtx[f], total_xy - xty[f], rcond=None)[0]
+                     for f in range(len(xtx))])
+
+
+def _interval(deal_means: np.ndarray) -> tuple[float, float]:
+    """(mean, 95% half width) of deal means, normal from their spread."""
+    return float(deal_means.mean()), Z95 * float(deal_means.std(ddof=1)) / math.sqrt(len(deal_means))
+
+
 def deal_interval(values: np.ndarray, deal: np.ndarray) -> tuple[float, float]:
     """(mean, 95% half width) of per-game `values` as the mean of their deal means (deal numbers 0, 1, ...),
     the half width normal from the spread of the deal means."""
-    means = np.bincount(deal, weights=values) / np.bincount(deal)
-    return float(means.mean()), Z95 * float(means.std(ddof=1)) / math.sqrt(len(means))
+    return _interval(np.bincount(deal, weights=values) / np.bincount(deal))
 
 
 def cross_fitted(y: np.ndarray, terms: np.ndarray, deal: np.ndarray) -> np.ndarray:
     """y minus terms · c, where for the games of each fold of deals (deal mod LUCK_FOLDS) c is the least-squares
-    fit (with an intercept) of y on the terms over the other folds' games."""
+    fit (with an intercept) of y on the terms over the other folds' games (`fold_fits`; `luck_effect` does the
+    same with running sums)."""
     fold = deal % LUCK_FOLDS
-    design = np.column_stack([np.ones(len(y)), terms])
-    out = np.empty_like(y)
-    for f in range(LUCK_FOLDS):
-        test = fold == f
-        if not test.any():
-            continue
-        c = np.linalg.lstsq(design[~test], y[~test], rcond=None)[0]
-        out[test] = y[test] - terms[test] @ c[1:]
-    return out
+    z = np.column_stack([np.ones(len(y)), terms])
+    xtx = np.array([z[fold == f].T @ z[fold == f] for f in range(LUCK_FOLDS)])
+    xty = np.array([z[fold == f].T @ y[fold == f] for f in range(LUCK_FOLDS)])
+    c = fold_fits(xtx, xty)
+    return y - np.einsum("ij,ij->i", terms, c[fold][:, 1:])
 
 
 def independent_win_share(x, field) -> np.ndarray:
