@@ -7,6 +7,8 @@ schedule (which turns a table into its games) and the statistics.
 - `Swiss`: `rounds` rounds; each round seats the entrants at tables of `seats` by their standings
   (see `Swiss.pair`), avoiding repeat meetings where possible; the entrants left over when the
   field does not divide by `seats` sit the round out (a bye).
+- `schedule: adaptive` (a round robin's field ranked in rounds where its order is least certain, until
+  a chosen confidence): `tournaments.adaptive.Adaptive`, made here by `make_format`.
 
 Tables are numbered from 0 and a table's number fixes its dice (`game_seed(seed, table, deal)`).
 Round robins and gauntlets know every table in advance: `members(t)` computes table t's entrants
