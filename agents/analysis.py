@@ -631,6 +631,8 @@ class LuckTerms:
     The expectations of `best_now` depend on the open boxes and the dice kept; they are cached per set
     of open boxes (at most 2^boxes sets, each a vector over the 462 kept multisets)."""
 
+    BLOCK = 200        # records whose (rolls x boxes) arrays are made at once
+
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self.points = rules.tables.score.astype(float)              # (boxes, 252)
@@ -654,24 +656,31 @@ class LuckTerms:
         prev = np.r_[0, np.arange(len(order) - 1)]
         keep = np.where(left == first, 0, HOLD_KEEP[roll[prev], played[prev] % 32])   # keep 0: no dice kept
         keep[start] = 0
-        # boxes open before each roll: the seat's scoring moves so far, per column
-        scored = np.zeros((len(order), cols * nb), dtype=np.int64)
-        boxes = played >= NUM_HOLDS
-        scored[np.flatnonzero(boxes), played[boxes] - NUM_HOLDS] = 1
-        group = np.cumsum(start) - 1
-        total = np.cumsum(scored, axis=0)
-        base = (total - scored)[np.flatnonzero(start)]               # counts at each group's first row, before it
-        open_ = 1 - (total - scored - base[group])                   # 1: open in that column
-        open_count = open_.reshape(-1, cols, nb).sum(axis=1)        # columns each box is open in
-        here = self.points[:, roll].T                                # (n, boxes): the roll's points per box
-        per_box = open_count * (here - self.expected[keep])
-        mask = (open_count > 0) @ (1 << np.arange(nb))
-        best = np.where(open_count > 0, here, -np.inf).max(axis=1)
-        best_exp = np.array([self._best_expected(m)[k] for m, k in zip(mask.tolist(), keep.tolist())])
-        terms = np.column_stack([optimal, np.where(mask > 0, best - best_exp, 0.0), per_box])
         starts = np.cumsum([0] + [len(r["agents"]) for r in records])
         sums = np.zeros((starts[-1], self.width))
-        np.add.at(sums, starts[rec] + seat, terms)
+        np.add.at(sums[:, 0], starts[rec] + seat, optimal)
+        # the rest a block of records at a time (its arrays are rows x boxes: bounded by the block, not the chunk)
+        edges = np.searchsorted(rec, np.arange(0, len(records) + self.BLOCK, self.BLOCK))
+        for lo, hi in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            if lo == hi:
+                continue
+            b_start, b_roll, b_played, b_keep = start[lo:hi], roll[lo:hi], played[lo:hi], keep[lo:hi]
+            # boxes open before each roll: the seat's scoring moves so far, per column
+            scored = np.zeros((hi - lo, cols * nb), dtype=np.int32)
+            boxes = b_played >= NUM_HOLDS
+            scored[np.flatnonzero(boxes), b_played[boxes] - NUM_HOLDS] = 1
+            group = np.cumsum(b_start) - 1
+            before = np.cumsum(scored, axis=0) - scored                 # scored before each row, in the block
+            before -= before[np.flatnonzero(b_start)][group]            # ... and in the row's own seat
+            open_count = (1 - before).reshape(-1, cols, nb).sum(axis=1)  # columns each box is open in
+            here = self.points[:, b_roll].T                              # (rows, boxes): the roll's points per box
+            per_box = open_count * (here - self.expected[b_keep])
+            is_open = open_count > 0
+            mask = is_open @ (1 << np.arange(nb))
+            best = np.where(is_open, here, -np.inf).max(axis=1)
+            best_exp = np.array([self._best_expected(m)[k] for m, k in zip(mask.tolist(), b_keep.tolist())])
+            np.add.at(sums[:, 1], starts[rec[lo:hi]] + seat[lo:hi], np.where(mask > 0, best - best_exp, 0.0))
+            np.add.at(sums[:, 2:], starts[rec[lo:hi]] + seat[lo:hi], per_box)
         return sums, starts
 
     def _best_expected(self, mask: int) -> np.ndarray:
