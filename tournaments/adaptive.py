@@ -27,38 +27,8 @@ import math
 
 import numpy as np
 
+from .formats import Adaptive
 from .ratings import StageCounts
-
-
-class Adaptive:
-    """The adaptive schedule's tables (see the module docstring)."""
-
-    name = "adaptive"
-
-    def __init__(self, entrants: list[str], seats: int, rounds: int, confidence: float):
-        self.entrants, self.seats, self.rounds, self.confidence = list(entrants), seats, rounds, confidence
-        self.per_round = len(self.entrants) - seats + 1
-
-    @property
-    def table_count(self) -> int:
-        return self.rounds * self.per_round
-
-    def members(self, t: int) -> None:
-        return None
-
-    def round_of(self, t: int) -> int:
-        return t // self.per_round
-
-    def pair(self, rnd: int, order: list[int], sure: list[float] | None) -> list[tuple[int, tuple[str, ...]]]:
-        """Round `rnd`'s tables as (table number, members in ranking order). `order`: entrant indices, best
-        first; `sure`: the confidence of each pair of neighbours in it (None in round 0: every window)."""
-        k = self.seats
-        windows = list(range(self.per_round))
-        if sure is not None:
-            conf = [min(sure[j:j + k - 1]) for j in windows]
-            windows = sorted((j for j in windows if conf[j] < self.confidence), key=lambda j: (conf[j], j))
-        first = rnd * self.per_round
-        return [(first + i, tuple(self.entrants[x] for x in order[j:j + k])) for i, j in enumerate(windows)]
 
 
 def ranking(counts: StageCounts) -> tuple[list[int], list[float], np.ndarray]:
