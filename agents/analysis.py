@@ -34,7 +34,7 @@ import numpy as np
 
 from yacht_env.core.actions import NUM_HOLDS, action_name
 from yacht_env.config import ConfigError
-from yacht_env.core.dice import ROLLS
+from yacht_env.core.dice import HOLD_KEEP, ROLLS, TRANSITION
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.safe_file import (
     FileRefused,
@@ -624,6 +624,84 @@ def report_section(records, rules: RuleSet, order=None) -> dict:
     return tally.section(order)
 
 
+class LuckTerms:
+    """Each sheet's luck in a game, as sums over its rolls of a value of the roll minus that value's exact
+    expectation given what the sheet held before rolling (the 252 outcomes weighted by
+    `yacht_env.core.dice.TRANSITION`). Each term therefore has mean zero whatever the agents do: a sum of
+    martingale differences, any policy, any opponents. Per seat (`FEATURES` = 2 + boxes values):
+
+    - `optimal`: the solver's value after the roll minus before it (with `loss`, exactly score −
+      optimal expected score + decisions' loss: the split of `luck_effect`);
+    - `best_now`: the most points the roll could score at once in a box still open, minus its
+      expectation (the luck of an agent that scores what it sees);
+    - one per box: the roll's points in that box minus their expectation, counted in rolls where the box
+      is open (times the columns it is open in).
+
+    The expectations of `best_now` depend on the open boxes and the dice kept; they are cached per set
+    of open boxes (at most 2^boxes sets, each a vector over the 462 kept multisets)."""
+
+    BLOCK = 200        # records whose (rolls x boxes) arrays are made at once
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.points = rules.tables.score.astype(float)              # (boxes, 252)
+        self.expected = TRANSITION @ self.points.T                   # (462 keeps, boxes)
+        self.best_expected: dict[int, np.ndarray] = {}
+
+    @property
+    def width(self) -> int:
+        return 2 + len(self.rules.boxes)
+
+    def of(self, a: "Analysis", records) -> tuple[np.ndarray, np.ndarray]:
+        """The luck terms of every seat of every record of the analysis `a`: (terms, starts), terms a
+        (seats of all records, width) array whose rows starts[i] .. starts[i + 1] - 1 are record i's seats."""
+        nb, cols, first = len(self.rules.boxes), self.rules.columns, self.rules.rolls_per_turn - 1
+        order = np.lexsort((a.move, a.seat, a.rec))                  # each seat's decisions in play order
+        rec, seat, roll, left, played = a.rec[order], a.seat[order], a.roll[order], a.left[order], a.played[order]
+        start = np.r_[True, (rec[1:] != rec[:-1]) | (seat[1:] != seat[:-1])]
+        before = np.r_[0.0, a.played_value[order][:-1]]
+        before[start] = a.optimal
+        optimal = a.best_value[order] - before
+        prev = np.r_[0, np.arange(len(order) - 1)]
+        keep = np.where(left == first, 0, HOLD_KEEP[roll[prev], played[prev] % 32])   # keep 0: no dice kept
+        keep[start] = 0
+        starts = np.cumsum([0] + [len(r["agents"]) for r in records])
+        sums = np.zeros((starts[-1], self.width))
+        np.add.at(sums[:, 0], starts[rec] + seat, optimal)
+        # the rest a block of records at a time (its arrays are rows x boxes: bounded by the block, not the chunk)
+        edges = np.searchsorted(rec, np.arange(0, len(records) + self.BLOCK, self.BLOCK))
+        for lo, hi in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            if lo == hi:
+                continue
+            b_start, b_roll, b_played, b_keep = start[lo:hi], roll[lo:hi], played[lo:hi], keep[lo:hi]
+            # boxes open before each roll: the seat's scoring moves so far, per column
+            scored = np.zeros((hi - lo, cols * nb), dtype=np.int32)
+            boxes = b_played >= NUM_HOLDS
+            scored[np.flatnonzero(boxes), b_played[boxes] - NUM_HOLDS] = 1
+            group = np.cumsum(b_start) - 1
+            before = np.cumsum(scored, axis=0) - scored                 # scored before each row, in the block
+            before -= before[np.flatnonzero(b_start)][group]            # ... and in the row's own seat
+            open_count = (1 - before).reshape(-1, cols, nb).sum(axis=1)  # columns each box is open in
+            here = self.points[:, b_roll].T                              # (rows, boxes): the roll's points per box
+            per_box = open_count * (here - self.expected[b_keep])
+            is_open = open_count > 0
+            mask = is_open @ (1 << np.arange(nb))
+            best = np.where(is_open, here, -np.inf).max(axis=1)
+            best_exp = np.array([self._best_expected(m)[k] for m, k in zip(mask.tolist(), b_keep.tolist())])
+            np.add.at(sums[:, 1], starts[rec[lo:hi]] + seat[lo:hi], np.where(mask > 0, best - best_exp, 0.0))
+            np.add.at(sums[:, 2:], starts[rec[lo:hi]] + seat[lo:hi], per_box)
+        return sums, starts
+
+    def _best_expected(self, mask: int) -> np.ndarray:
+        """E[most points in an open box] after each kept multiset, for the open boxes of `mask`."""
+        got = self.best_expected.get(mask)
+        if got is None:
+            open_ = [(mask >> b) & 1 == 1 for b in range(len(self.rules.boxes))]
+            got = TRANSITION @ self.points[open_].max(axis=0) if any(open_) else np.zeros(len(TRANSITION))
+            self.best_expected[mask] = got
+        return got
+
+
 class SectionTally:
     """`report_section` over games given in chunks (`add` each; the logs of one chunk at a time are in
     memory), so a tournament of any size is analysed in bounded memory. The sums depend on the order
@@ -637,6 +715,8 @@ class SectionTally:
         self.head: dict | None = None
         self.agents: dict[str, dict] = {}
         self.seat_loss: list[list[float]] = []      # per game added, per seat: the points its decisions lost
+        self.luck_chunks: list[tuple[np.ndarray, np.ndarray]] = []    # per chunk added: `LuckTerms.of`
+        self.luck = LuckTerms(rules)
 
     def add(self, records) -> None:
         """Analyse one chunk of records and add its figures."""
@@ -667,6 +747,13 @@ class SectionTally:
         per = np.zeros((len(records), 8))
         np.add.at(per, (a.rec, a.seat), a.loss)
         self.seat_loss += [per[i, :len(r["agents"])].tolist() for i, r in enumerate(records)]
+        self.luck_chunks.append(self.luck.of(a, records))
+
+    def seat_luck(self):
+        """Per game added, in order: its (seats, LuckTerms.width) luck terms (views of the chunks' arrays)."""
+        for terms, starts in self.luck_chunks:
+            for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist()):
+                yield terms[lo:hi]
 
     def section(self, order=None) -> dict:
         """The figures of every game added, as `report_section` gives them."""

@@ -12,7 +12,8 @@ import importlib
 import sys
 from pathlib import Path
 
-BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt")
+BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt", "luck",
+              "adaptive")
 
 
 def main(argv: list[str] | None = None) -> int:

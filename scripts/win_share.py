@@ -26,31 +26,37 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.stats import mean_ci
+from tournaments import games as compact_games
 from tournaments.stats import win_share_explained
 from tournaments.store import Store
 
 
 def deal_shares(folder, what: str = "share"):
-    """(agent -> (table, deal) -> its win shares (what="share") or its sheet's totals (what="total") in that
-    deal's games, (table, deal, rotation) -> dice seed, agent -> first places) of a tournament folder."""
-    by_deal = defaultdict(lambda: defaultdict(list))
+    """(agent -> (table, deal) -> [sum, games] of its win shares (what="share") or its sheet's totals
+    (what="total") in that deal's games, (table, deal) -> dice seed, agent -> first places) of a tournament
+    folder, read from the store as a stream: what is kept grows with the deals, not with the games."""
+    by_deal = defaultdict(dict)
     seeds, firsts = {}, defaultdict(int)
-    for rec in Store(folder).records().values():
+    for rec in Store(folder).stream():
         places = rec["places"]
         top = sum(1 for p in places if p == 1)
-        seeds[(rec["table"], rec["deal"], rec["rotation"])] = rec["seed"]
+        deal = (rec["table"], rec["deal"])
+        seeds[deal] = rec["seed"]                 # one seed a deal: every arrangement has the same dice
         for seat, agent in enumerate(rec["agents"]):
             won = places[rec["sheet_of"][seat]] == 1
             firsts[agent] += won
             value = (1.0 / top if won else 0.0) if what == "share" else rec["totals"][rec["sheet_of"][seat]]
-            by_deal[agent][(rec["table"], rec["deal"])].append(value)
+            acc = by_deal[agent].setdefault(deal, [0.0, 0])
+            acc[0] += value
+            acc[1] += 1
     return by_deal, seeds, firsts
 
 
 def win_shares(folder) -> dict[str, dict]:
-    """Agent name -> {games, deals, observed, expected, gain and their ci95} (`win_share_explained`)."""
+    """Agent name -> {games, deals, observed, expected, gain and their ci95} (`win_share_explained`, over the
+    store's games held compactly as the report holds them: `tournaments.games.read`)."""
     store = Store(folder)
-    return win_share_explained(store.records().values(), list(store.config().entrants)) or {}
+    return win_share_explained(compact_games.read(store), list(store.config().entrants)) or {}
 
 
 def paired(folder, other, agent: str, what: str = "share") -> dict:
@@ -62,8 +68,8 @@ def paired(folder, other, agent: str, what: str = "share") -> dict:
         raise ValueError(f"agent {agent!r} is not in both folders")
     if any(seeds_b.get(k, s) != s for k, s in seeds_a.items()):
         raise ValueError(f"{folder} and {other} did not deal the same dice")
-    common = [k for k in a[agent] if k in b[agent]]
-    diffs = [sum(a[agent][k]) / len(a[agent][k]) - sum(b[agent][k]) / len(b[agent][k]) for k in common]
+    common = sorted(k for k in a[agent] if k in b[agent])
+    diffs = [a[agent][k][0] / a[agent][k][1] - b[agent][k][0] / b[agent][k][1] for k in common]
     diff, ci, _ = mean_ci(diffs)
     return {"deals": len(common), "difference": diff, "ci95": ci}
 

@@ -22,10 +22,23 @@ def test_ray_matches_local(tmp_path):
 
 
 @pytest.mark.slow
-def test_ray_plays_a_swiss_as_the_local_pool_does(tmp_path):
+def test_ray_plays_rounds_as_the_local_pool_does(tmp_path):
+    """A Swiss and an adaptive schedule (rounds paired from the results before them) under one local Ray,
+    started here once: the executor joins it instead of starting one per round."""
+    import os
+    import sys
+
+    import ray
     entrants = [{"name": f"p{i}", "agent": ("best", "first", "upper")[i % 3]} for i in range(5)]
-    cfg = parse_config({"entrants": entrants, "games": 1, "seed": 2, "format": "swiss", "rounds": 2})
     kw = dict(progress=False, factory="tournament_agents:make_agent", analysis=False)
-    run_tournament(cfg, out=tmp_path / "ray", executor="ray", workers=2, **kw)
-    run_tournament(cfg, out=tmp_path / "local", workers=2, **kw)
-    assert Store(tmp_path / "ray").records() == Store(tmp_path / "local").records()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}})
+    try:
+        for name, rounds in [("swiss", {"format": "swiss", "rounds": 2}),
+                             ("adaptive", {"schedule": "adaptive", "rounds": 3, "confidence": 0.9})]:
+            cfg = parse_config({"entrants": entrants, "games": 1, "seed": 2, **rounds})
+            run_tournament(cfg, out=tmp_path / name / "ray", executor="ray", workers=2, **kw)
+            run_tournament(cfg, out=tmp_path / name / "local", workers=2, **kw)
+            assert Store(tmp_path / name / "ray").records() == Store(tmp_path / name / "local").records()
+    finally:
+        ray.shutdown()

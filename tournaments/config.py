@@ -11,7 +11,10 @@ seed: 0                 # 0 .. 2^63 - 1
 move_timeout: 30        # seconds an in-process agent may think per move, up to 86400 (null: no limit)
 format: round_robin     # round_robin (default) | gauntlet | swiss (see tournaments.formats)
 candidates: [greedy]    # gauntlet only: the entrants that play against all the others
-rounds: 9               # swiss only: rounds of tables paired by standings
+rounds: 9               # swiss: rounds of tables paired by standings; adaptive: at most this many rounds
+schedule: fixed         # fixed (default) | adaptive: a round robin's field ranked where its order is least
+                        # certain, stopping at `confidence` (see tournaments.adaptive)
+confidence: 0.95        # adaptive only: every pair of neighbours in the ranking ordered at least this surely
 ```
 
 The presets (`default`, `four_seats`) are files of `tournaments/presets/`; a bare name is a preset,
@@ -32,19 +35,21 @@ from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file
                               read_yaml, slug, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load, rules_block, rules_hash
 
-from .formats import FORMATS, table_count
+from .formats import FORMATS, SCHEDULES, table_count
 from .schedule import games_per_deal
 
 KEYS = ("name", "rules", "set", "entrants", "seats", "games", "seed", "move_timeout", "format", "candidates",
-        "rounds")
-OPTIONAL = ("format", "candidates", "rounds")    # keys a recorded config may lack (written before formats)
+        "rounds", "schedule", "confidence")
+OPTIONAL = ("format", "candidates", "rounds", "schedule", "confidence")   # keys a recorded config may lack
+                                                                          # (written before formats)
 RECORD_KEYS = KEYS + ("resolved_rules",)
 CHANGES = ("rules", "set", "games", "seed")      # what the command line may change
 PRESETS = files("tournaments") / "presets"
 DEFAULT = "default"
 MAX_GAMES = 1_000_000          # games a tournament may schedule (every record is kept: ~4 KB each on disk)
 MAX_ENTRANTS = 10_000         # a round robin is bounded by MAX_GAMES long before
-MAX_ROUNDS = 1000             # Swiss rounds
+MAX_ROUNDS = 1000             # Swiss rounds, adaptive rounds
+CONFIDENCE = (0.5, 0.9999)    # an adaptive schedule's target confidence: above the first, at most the second
 MAX_MOVE_TIMEOUT = 86_400.0    # seconds
 MAX_NAME = 64                  # characters of an entrant's name
 
@@ -70,7 +75,9 @@ class TournamentConfig:
     move_timeout: float | None = 30.0
     format: str = "round_robin"
     candidates: list = field(default_factory=list)   # gauntlet: the entrants that play all the others
-    rounds: int | None = None                          # swiss: rounds
+    rounds: int | None = None                          # swiss: rounds; adaptive: at most this many
+    schedule: str = "fixed"                            # fixed | adaptive (a round robin only)
+    confidence: float | None = None                    # adaptive: the target confidence
 
     @property
     def ruleset(self) -> RuleSet:
@@ -84,11 +91,17 @@ class TournamentConfig:
     @property
     def total_games(self) -> int:
         """Games the tournament schedules: tables x deals x arrangements per deal."""
-        tables = table_count(self.format, len(self.entrants), self.seats, len(self.candidates), self.rounds or 0)
+        tables = table_count(self.format, len(self.entrants), self.seats, len(self.candidates), self.rounds or 0,
+                             self.schedule)
         return tables * self.games * games_per_deal(self.seats, self.ruleset.teams)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field; a fixed schedule leaves out `schedule` and `confidence` (so the folders of round robins,
+        gauntlets and Swiss tournaments read as they did before adaptive schedules)."""
+        d = asdict(self)
+        if self.schedule == "fixed":
+            del d["schedule"], d["confidence"]
+        return d
 
     @property
     def hash(self) -> str:
@@ -97,6 +110,8 @@ class TournamentConfig:
              "games": self.games, "seed": self.seed, "move_timeout": self.move_timeout}
         if self.format != "round_robin":          # round robins keep the hash they had before formats
             d.update(format=self.format, candidates=self.candidates, rounds=self.rounds)
+        if self.schedule != "fixed":
+            d.update(schedule=self.schedule, rounds=self.rounds, confidence=self.confidence)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -198,10 +213,19 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
         fmt = "round_robin"
     if fmt not in FORMATS:
         raise ConfigError(source, "format", f"must be one of {', '.join(FORMATS)}, got {str(fmt)[:60]!r}")
-    candidates, rounds = _candidates(source, data, fmt, entrants, seats), _rounds(source, data, fmt, entrants, seats)
+    schedule = data.get("schedule", "fixed")
+    if schedule is None:
+        schedule = "fixed"
+    if schedule not in SCHEDULES:
+        raise ConfigError(source, "schedule", f"must be one of {', '.join(SCHEDULES)}, got {str(schedule)[:60]!r}")
+    if schedule == "adaptive" and fmt != "round_robin":
+        raise ConfigError(source, "schedule", f"an adaptive schedule ranks a round robin's field; this is a {fmt}")
+    confidence = _confidence(source, data, schedule)
+    candidates = _candidates(source, data, fmt, entrants, seats)
+    rounds = _rounds(source, data, "adaptive" if schedule == "adaptive" else fmt, entrants, seats)
     games_source, games = given("games", 10)
     games = whole(games_source, "games", games, 1, MAX_GAMES)
-    tables = table_count(fmt, len(entrants), seats, len(candidates), rounds or 0)
+    tables = table_count(fmt, len(entrants), seats, len(candidates), rounds or 0, schedule)
     per_deal = games_per_deal(seats, ruleset.teams)
     if tables * games * per_deal > MAX_GAMES:
         raise ConfigError(games_source, "games", f"{tables:,} tables x {games:,} deals x {per_deal} arrangements = "
@@ -214,7 +238,7 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
         timeout = number(source, "move_timeout", timeout, 0, MAX_MOVE_TIMEOUT, above=True)
     return TournamentConfig(entrants=entrants, resolved_rules=ruleset.to_dict(), name=name, rules=rules, set=sets,
                             seats=seats, games=games, seed=seed, move_timeout=timeout, format=fmt,
-                            candidates=candidates, rounds=rounds)
+                            candidates=candidates, rounds=rounds, schedule=schedule, confidence=confidence)
 
 
 def _candidates(source, data, fmt: str, entrants: dict, seats: int) -> list[str]:
@@ -245,15 +269,32 @@ def _candidates(source, data, fmt: str, entrants: dict, seats: int) -> list[str]
     return out
 
 
-def _rounds(source, data, fmt: str, entrants: dict, seats: int) -> int | None:
-    """A Swiss's `rounds` (1 .. MAX_ROUNDS)."""
-    value = data.get("rounds")
-    if fmt != "swiss":
+def _confidence(source, data, schedule: str) -> float | None:
+    """An adaptive schedule's `confidence` (default 0.95): above 0.5, at most 0.9999 (`CONFIDENCE`)."""
+    value = data.get("confidence")
+    if schedule != "adaptive":
         if value is not None:
-            raise ConfigError(source, "rounds", f"only a Swiss has rounds (format: swiss); this is a {fmt}")
+            raise ConfigError(source, "confidence", "only an adaptive schedule stops at a confidence "
+                                                    "(schedule: adaptive)")
         return None
     if value is None:
-        raise ConfigError(source, "rounds", f"a Swiss needs the number of rounds (1 to {MAX_ROUNDS})")
+        return 0.95
+    lo, hi = CONFIDENCE
+    return number(source, "confidence", value, lo, hi, above=True)
+
+
+def _rounds(source, data, fmt: str, entrants: dict, seats: int) -> int | None:
+    """A Swiss's `rounds`, or an adaptive schedule's cap on them (fmt "adaptive"): 1 .. MAX_ROUNDS."""
+    value = data.get("rounds")
+    if fmt not in ("swiss", "adaptive"):
+        if value is not None:
+            raise ConfigError(source, "rounds", f"only a Swiss or an adaptive schedule has rounds (format: swiss, "
+                                                f"or schedule: adaptive); this is a {fmt}")
+        return None
+    if value is None:
+        what = "a Swiss needs the number of rounds" if fmt == "swiss" else \
+            "an adaptive schedule needs the most rounds it may play"
+        raise ConfigError(source, "rounds", f"{what} (1 to {MAX_ROUNDS})")
     return whole(source, "rounds", value, 1, MAX_ROUNDS)
 
 

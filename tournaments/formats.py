@@ -7,6 +7,8 @@ schedule (which turns a table into its games) and the statistics.
 - `Swiss`: `rounds` rounds; each round seats the entrants at tables of `seats` by their standings
   (see `Swiss.pair`), avoiding repeat meetings where possible; the entrants left over when the
   field does not divide by `seats` sit the round out (a bye).
+- `Adaptive` (`schedule: adaptive`): a round robin's field ranked in rounds, tables of neighbours in the
+  ranking where its order is least certain, until a chosen confidence (`tournaments.adaptive`).
 
 Tables are numbered from 0 and a table's number fixes its dice (`game_seed(seed, table, deal)`).
 Round robins and gauntlets know every table in advance: `members(t)` computes table t's entrants
@@ -24,6 +26,7 @@ import numpy as np
 from .stats import clean_seats, opponents
 
 FORMATS = ("round_robin", "gauntlet", "swiss")
+SCHEDULES = ("fixed", "adaptive")   # adaptive: a round robin's field ranked where it is least certain
 BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
 SEARCH_STEPS = 5_000   # Swiss: steps of that search
 
@@ -153,7 +156,25 @@ class Gauntlet:
         return islice(enumerate(every()), start, None)
 
 
-class Swiss:
+class RoundTables:
+    """Tables numbered round by round: round r's tables are r * per_round + i (a Swiss, an adaptive
+    schedule). Which entrants sit at a table is known only once its round is paired (`members` is None)."""
+
+    rounds: int
+    per_round: int
+
+    @property
+    def table_count(self) -> int:
+        return self.rounds * self.per_round
+
+    def members(self, t: int) -> None:
+        return None
+
+    def round_of(self, t: int) -> int:
+        return t // self.per_round
+
+
+class Swiss(RoundTables):
     """`rounds` rounds of tables of `seats`, paired by standings.
 
     Standings before a round: points (each table played gives each of its entrants its share of the
@@ -176,16 +197,6 @@ class Swiss:
     def __init__(self, entrants: list[str], seats: int, rounds: int):
         self.entrants, self.seats, self.rounds = list(entrants), seats, rounds
         self.per_round = len(self.entrants) // seats
-
-    @property
-    def table_count(self) -> int:
-        return self.rounds * self.per_round
-
-    def members(self, t: int) -> None:
-        return None
-
-    def round_of(self, t: int) -> int:
-        return t // self.per_round
 
     def pair(self, rnd: int, standings: "SwissStandings") -> tuple[list[tuple[int, tuple[str, ...]]], list[str]]:
         """Round `rnd`'s tables as (table number, members in standings order) and its byes, from the
@@ -216,6 +227,28 @@ class Swiss:
         first = rnd * self.per_round
         return ([(first + t, tuple(self.entrants[i] for i in table)) for t, table in enumerate(tables)],
                 [self.entrants[i] for i in byes])
+
+
+class Adaptive(RoundTables):
+    """The tables of an adaptive schedule (`tournaments.adaptive`, whose docstring tells the rules):
+    N - seats + 1 windows of `seats` neighbours in a ranking, a round at a time."""
+
+    name = "adaptive"
+
+    def __init__(self, entrants: list[str], seats: int, rounds: int, confidence: float):
+        self.entrants, self.seats, self.rounds, self.confidence = list(entrants), seats, rounds, confidence
+        self.per_round = len(self.entrants) - seats + 1
+
+    def pair(self, rnd: int, order: list[int], sure: list[float] | None) -> list[tuple[int, tuple[str, ...]]]:
+        """Round `rnd`'s tables as (table number, members in ranking order). `order`: entrant indices, best
+        first; `sure`: the confidence of each pair of neighbours in it (None in round 0: every window)."""
+        k = self.seats
+        windows = list(range(self.per_round))
+        if sure is not None:
+            conf = [min(sure[j:j + k - 1]) for j in windows]
+            windows = sorted((j for j in windows if conf[j] < self.confidence), key=lambda j: (conf[j], j))
+        first = rnd * self.per_round
+        return [(first + i, tuple(self.entrants[x] for x in order[j:j + k])) for i, j in enumerate(windows)]
 
 
 class SwissStandings:
@@ -301,8 +334,10 @@ class SwissReplay:
 
 
 def make_format(config):
-    """The format object of a tournament config."""
+    """The format object of a tournament config (an adaptive schedule's is `adaptive.Adaptive`)."""
     entrants = list(config.entrants)
+    if config.schedule == "adaptive":
+        return Adaptive(entrants, config.seats, config.rounds, config.confidence)
     if config.format == "gauntlet":
         return Gauntlet(entrants, config.seats, config.candidates)
     if config.format == "swiss":
@@ -310,8 +345,21 @@ def make_format(config):
     return RoundRobin(entrants, config.seats)
 
 
-def table_count(fmt: str, entrants: int, seats: int, candidates: int = 0, rounds: int = 0) -> int:
-    """Tables a format schedules, from the sizes alone (what the config checks before building anything)."""
+def make_replay(config):
+    """The replay of a tournament whose tables depend on results (a Swiss: `SwissReplay`; an adaptive
+    schedule: `adaptive.AdaptiveReplay`), with no games counted yet; None for the other formats."""
+    if config.schedule == "adaptive":
+        from .adaptive import AdaptiveReplay   # it imports this module
+        return AdaptiveReplay(config)
+    return SwissReplay(config) if config.format == "swiss" else None
+
+
+def table_count(fmt: str, entrants: int, seats: int, candidates: int = 0, rounds: int = 0,
+                schedule: str = "fixed") -> int:
+    """Tables a format schedules, from the sizes alone (what the config checks before building anything);
+    for an adaptive schedule, the most it may play."""
+    if schedule == "adaptive":
+        return rounds * (entrants - seats + 1)
     if fmt == "gauntlet":
         return candidates * comb(entrants - candidates, seats - 1)
     if fmt == "swiss":

@@ -139,10 +139,11 @@ def _stages(records, names):
     return table, np.array(chosen, dtype=np.int64), np.array(game, dtype=np.int64)
 
 
-def _fit_pl(table, chosen, n, weights=None, start=None) -> np.ndarray:
+def _fit_pl(table, chosen, n, weights=None, start=None, covariance: bool = False):
     """Strengths g = exp(theta) maximising the Plackett-Luce log-likelihood plus the Gamma prior's
     log-density, sum((a - 1) theta - b g): Newton steps on theta (the objective is concave), with
-    step halving."""
+    step halving. covariance=True: (g, C), C the inverse of the negative Hessian of that objective in
+    theta at the optimum (the Laplace approximation of the posterior covariance of theta)."""
     a, b = PL_PRIOR
     w = np.ones(len(chosen)) if weights is None else weights
     wins = np.bincount(chosen, weights=w, minlength=n)
@@ -156,9 +157,7 @@ def _fit_pl(table, chosen, n, weights=None, start=None) -> np.ndarray:
         e = np.where(mask, np.exp(theta[safe]), 0.0)
         return float((w * (theta[chosen] - np.log(e.sum(axis=1)))).sum() + ((a - 1) * theta - b * np.exp(theta)).sum())
 
-    theta = np.zeros(n) if start is None else np.log(start)
-    current = value(theta)
-    for _ in range(PL_ITERS):
+    def derivatives(theta):
         e = np.where(mask, np.exp(theta[safe]), 0.0)
         p = e / e.sum(axis=1, keepdims=True)
         wp = w[:, None] * p
@@ -166,6 +165,12 @@ def _fit_pl(table, chosen, n, weights=None, start=None) -> np.ndarray:
         hess = np.bincount(flat, weights=w[s] * p[s, i] * p[s, j], minlength=n * n).reshape(n, n)
         hess[np.diag_indices(n)] -= np.bincount(safe[rows, cols], weights=wp[rows, cols], minlength=n) \
             + b * np.exp(theta)
+        return grad, hess
+
+    theta = np.zeros(n) if start is None else np.log(start)
+    current = value(theta)
+    for _ in range(PL_ITERS):
+        grad, hess = derivatives(theta)
         step = np.linalg.solve(hess, -grad)
         t = 1.0
         while True:
@@ -176,6 +181,8 @@ def _fit_pl(table, chosen, n, weights=None, start=None) -> np.ndarray:
         theta, current = theta + t * step, new
         if np.max(np.abs(t * step)) < PL_TOL:
             break
+    if covariance:
+        return np.exp(theta), np.linalg.inv(-derivatives(theta)[1])
     return np.exp(theta)
 
 
@@ -215,3 +222,43 @@ def plackett_luce(records, entrants, seed: int = 0, boot: int = 100) -> dict | N
 def _elo_scale(gamma: np.ndarray) -> np.ndarray:
     theta = np.log(gamma)
     return 1500 + 400 / np.log(10) * (theta - theta.mean())
+
+
+class StageCounts:
+    """The Plackett-Luce choices of games counted one at a time, kept as counts of each kind of stage
+    (the set still in the running and the agent chosen from it; `_stages`), so the memory follows the
+    kinds met, not the games. `fit()` gives the fit `plackett_luce` makes of the same games, with the
+    Laplace approximation of its covariance; the counts are whole numbers, so the fit does not depend on
+    the order the games were counted in."""
+
+    def __init__(self, names: list[str]):
+        self.names = list(names)
+        self.counts: dict[tuple[int, ...], int] = {}
+
+    def add(self, record) -> None:
+        """Count one game's places."""
+        table, chosen, _ = _stages([record], self.names)
+        for row, c in zip(table.tolist(), chosen.tolist()):
+            key = (*sorted(row), c)
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def merge(self, other: "StageCounts") -> None:
+        for key, c in other.counts.items():
+            self.counts[key] = self.counts.get(key, 0) + c
+
+    def fit(self) -> tuple[np.ndarray, np.ndarray]:
+        """(theta, covariance): log-strengths of the maximum a posteriori fit (prior `PL_PRIOR`; all zero
+        before any game) and their approximate posterior covariance."""
+        n = len(self.names)
+        if not self.counts:
+            a, b = PL_PRIOR
+            return np.full(n, np.log((a - 1) / b)), np.eye(n) / (a - 1)
+        width = max(len(k) for k in self.counts) - 1
+        kinds = sorted(self.counts, key=lambda k: (len(k), k))
+        table = np.full((len(kinds), width), -1, dtype=np.int64)
+        for r, k in enumerate(kinds):
+            table[r, width - len(k) + 1:] = k[:-1]       # -1 padding first, as a sorted row of `_stages`
+        chosen = np.array([k[-1] for k in kinds], dtype=np.int64)
+        weights = np.array([self.counts[k] for k in kinds], dtype=float)
+        gamma, cov = _fit_pl(table, chosen, n, weights, covariance=True)
+        return np.log(gamma), cov

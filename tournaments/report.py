@@ -21,7 +21,7 @@ from . import document as doc
 from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
-from .formats import SwissReplay, make_format
+from .formats import make_format, make_replay
 from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .schedule import balanced_splits
 from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
@@ -35,15 +35,18 @@ SCORES_PNG = "scores.png"
 MAX_PLOTTED = 32     # entrants up to which each gets a histogram and the head-to-head matrix is drawn
 
 
-def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None]:
-    """The entrants of every table that has stored games, by table number, and for a Swiss its rounds
-    ({round, tables, byes}) re-paired from the stored games (a store whose tables do not follow the
-    pairings is refused, as `tournaments.formats.SwissReplay` checks)."""
+def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None, dict | None]:
+    """The entrants of every table that has stored games, by table number; for a Swiss or an adaptive
+    schedule its rounds ({round, tables, byes}) re-paired from the stored games (a store whose tables do
+    not follow the pairings is refused, as `tournaments.formats.SwissReplay` checks), and for an adaptive
+    schedule how it stands (`AdaptiveReplay.status`)."""
     played = sorted({r["table"] for r in records})
-    if config.format != "swiss":
+    replay = make_replay(config)
+    if replay is None:
         fmt = make_format(config)
-        return {t: fmt.members(t) for t in played}, None
-    replay = SwissReplay(config, records)
+        return {t: fmt.members(t) for t in played}, None, None
+    for r in records:
+        replay.add(r)
     members, rounds = {}, []
     last = max((replay.fmt.round_of(t) for t in played), default=-1)
     try:
@@ -53,7 +56,7 @@ def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dic
     except ValueError as e:
         raise ConfigError(f"{e}: the store was written by another version of the pairing; play the tournament "
                           f"into a new folder") from None
-    return {t: members[t] for t in played}, rounds
+    return {t: members[t] for t in played}, rounds, getattr(replay, "status", None)
 
 
 def results(store: Store, records=None, analysis: bool = True) -> dict:
@@ -62,7 +65,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     from the store in chunks, `agents.analysis.SectionTally`)."""
     config = store.config()
     records = compact_games.read(store) if records is None else records
-    members, rounds = table_members(config, records)
+    members, rounds, adaptive = table_members(config, records)
     planned = config.total_games
     rules = config.ruleset
     table = standings(records, list(config.entrants))
@@ -85,13 +88,15 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "tournament": {"name": config.name, "rules": rules.name, "set": config.set,
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
                        "teams": rules.teams, "format": config.format, "candidates": config.candidates,
-                       "rounds": config.rounds, "tables": make_format(config).table_count,
+                       "rounds": config.rounds, "schedule": config.schedule, "confidence": config.confidence,
+                       "tables": make_format(config).table_count,
                        "deals_per_table": config.games,
                        "partnership_splits": len(splits) if rules.teams else None,
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
                        "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
-                       "complete": len(records) == planned},
-        **({"swiss": rounds} if rounds is not None else {}),
+                       "complete": len(records) == planned if adaptive is None else adaptive["stopped"] is not None},
+        **({"swiss": rounds} if rounds is not None and adaptive is None else {}),
+        **({"adaptive": {**adaptive, "rounds": rounds}} if adaptive is not None else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
@@ -121,7 +126,7 @@ def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
     if "skipped" in section:
         return section, None
     return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
-                                section["values"] == "exact")
+                                section["values"] == "exact", tally.seat_luck)
 
 
 # ---- figures -----------------------------------------------------------------------------------
@@ -287,14 +292,31 @@ def tournament_section(res) -> Section:
                Code(t["rules_hash"]), f"){teams}; {k} seats per table, {t['tables']} tables, "
                f"{t['deals_per_table']} deals per table, every deal played in its {how} with the same dice; "
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
-              f"Games played: {t['games_played']} of {t['games_planned']}"
+              f"Games played: {t['games_played']} of {'at most ' if res.get('adaptive') else ''}{t['games_planned']}"
               + ("." if t["complete"] else " (incomplete: rerun the same command to finish).")]
     blocks.append(format_line(t))
+    if res.get("adaptive"):
+        blocks += adaptive_blocks(res["adaptive"])
     if res.get("swiss"):
         blocks.append(Table(["round", "tables", "byes"],
                             [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
                               ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll"))
     return Section("Tournament", blocks)
+
+
+def adaptive_blocks(a) -> list:
+    """How an adaptive schedule stands: why it stopped, its rounds, and the ranking with each neighbour
+    pair's confidence."""
+    why = {"confident": f"every pair of neighbours is ordered at confidence ≥ {a['confidence']:g}",
+           "rounds": f"its {a['rounds_played']} rounds are played; not every pair reached {a['confidence']:g}",
+           None: "still running: rerun the same command to go on"}[a["stopped"]]
+    rounds = a.get("rounds") or []
+    return [f"Adaptive schedule: {a['rounds_played']} rounds, {sum(len(r['tables']) for r in rounds)} tables; "
+            f"stopped: {why}. The ranking fitted to every game, with the confidence that each entrant is "
+            f"above the next (normal approximation of the fit's posterior):",
+            Table(["rank", "agent", "log-strength", "confidence above next"],
+                  [[Cell(str(i + 1), i + 1), x["agent"], _num(x["theta"], 3),
+                    _num(x["confidence_above_next"], 4)] for i, x in enumerate(a["ranking"])], "rlrr")]
 
 
 def format_line(t) -> str:
@@ -305,6 +327,12 @@ def format_line(t) -> str:
         return (f"Format: gauntlet. {_and(c)} {'plays' if len(c) == 1 else 'each play'} against the other "
                 f"{n - len(c)} entrants: every table is a candidate and {t['seats'] - 1} of them, every such "
                 f"combination once.")
+    if t.get("schedule") == "adaptive":
+        return (f"Format: round robin with an adaptive schedule: at most {t['rounds']} rounds; a round plays tables "
+                f"of {t['seats']} neighbours in the ranking fitted to the games before it (Plackett–Luce), every "
+                f"such table whose order is below the target confidence {t['confidence']:g}; round "
+                f"1 plays every {t['seats']} neighbours in config order. It stops when every pair of neighbours is "
+                f"ordered at the target confidence.")
     if t.get("format") == "swiss":
         return (f"Format: Swiss, {t['rounds']} rounds of {n // t['seats']} tables. Each round seats the entrants "
                 f"down the standings (points: the share of results won at each table, 0 to 1 a round, a bye "
@@ -439,14 +467,20 @@ def luck_section(res) -> Section | None:
     blocks = [f"Every game's score splits into the optimal expected score ({luck['optimal_expected_score']:.2f}), "
               f"the dice's luck and the points the decisions lost ({how}). Luck has mean zero whatever an agent "
               "plays, so the difference of the points two agents' decisions lost in the same game estimates "
-              "their mean score difference without the dice's noise (a control variate). The split is exact; "
-              "the intervals are estimated, from the spread of the deal means, like the plain ones. "
-              "\"games ×\" is how many times the games the plain estimate would need for the same interval.",
+              "their mean score difference without the dice's noise (a control variate: method \"split\"). "
+              "With enough deals (method \"fitted\") every roll's luck is also measured as the points it "
+              "offers at once and in each open box, each against its exact expectation given the dice kept, "
+              f"and the plain difference is adjusted by both seats' luck terms with coefficients fitted on the "
+              f"other {luck.get('folds', 10)} − 1 folds of deals (cross-fitting). Exact: the split, and the zero "
+              "mean of every luck term, so the estimate is unbiased; estimated: the coefficients and the "
+              "intervals (normal, from the spread of the deal means, like the plain ones). \"games ×\" is how "
+              "many times the games the plain estimate would need for the same interval.",
               Table(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
-                     "width ratio", "games ×"],
+                     "method", "width ratio", "games ×"],
                     [[p["a"], p["b"], Cell(str(p["games"]), p["games"]), _num(p["mean_diff"], 2),
                       _ci_cell(p["ci95_plain"], 2), _num(p["luck_removed"], 2), _ci_cell(p["ci95_luck_removed"], 2),
-                      _num(p["width_ratio"], 3), _num(p["games_factor"], 1)] for p in luck["pairs"]], "llrrlrlrr"),
+                      p.get("method", "split"), _num(p["width_ratio"], 3), _num(p["games_factor"], 1)]
+                     for p in luck["pairs"]], "llrrlrllrr"),
               "Per agent: mean luck per game (about zero) and the luck-removed score, optimum − points lost:",
               Table(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
                     [[n, Cell(str(a["games"]), a["games"]), _num(a["luck"], 2), _ci_cell(a["ci95_luck"], 2),

@@ -1,7 +1,8 @@
 """Run a tournament into a folder: schedule, skip what the store already holds, play the rest, report.
 
 Memory follows the work in flight, not the work done: the schedule is produced lazily (a window of
-`WINDOW` games at a time for round robins and gauntlets, a round at a time for a Swiss), results go
+`WINDOW` games at a time for round robins and gauntlets, a round at a time for a Swiss or an adaptive
+schedule), results go
 to the store as batches finish, and of the games already stored only their keys are kept.
 """
 import json
@@ -17,7 +18,7 @@ from agents.provenance import changed, digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
-from .formats import SwissReplay
+from .formats import make_replay
 from .precompile import analysis_compiled_beside
 from .report import render
 from .schedule import jobs, table_jobs
@@ -65,17 +66,17 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
         setup = Setup(config, factory)
         files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
         with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
-            replay = SwissReplay(config) if config.format == "swiss" else None
+            replay = make_replay(config)
             done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
             kept = len(done)
             if notify is not None and kept:
-                notify(resume_line(store.folder, kept, config.total_games))
+                notify(resume_line(store.folder, kept, config.total_games, config.schedule == "adaptive"))
             start = time.perf_counter()
             bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
                        dynamic_ncols=True)
             with bar:
                 if replay is not None:
-                    played = _play_swiss(config, replay, done, store, setup, workers, executor, bar)
+                    played = _play_rounds(config, replay, done, store, setup, workers, executor, bar)
                 else:
                     todo = (j for j in jobs(config) if j.key not in done)
                     played = 0
@@ -95,8 +96,9 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
     return res
 
 
-def _count(replay: SwissReplay, record) -> str:
-    """Count a game (a record or its JSON line) in its Swiss round; return its key."""
+def _count(replay, record) -> str:
+    """Count a game (a record or its JSON line) in its round (a Swiss's or an adaptive schedule's); return
+    its key."""
     rec = record if isinstance(record, dict) else json.loads(record)
     replay.add(rec)
     return rec["key"]
@@ -115,10 +117,11 @@ def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on
     return played
 
 
-def _play_swiss(config: TournamentConfig, replay: SwissReplay, done: set, store: Store, setup: Setup, workers: int,
-                executor: str, bar) -> int:
-    """Round by round: pair from the standings of the rounds before (stored rounds are re-paired and
-    checked against the store), play the round's missing games, count them in."""
+def _play_rounds(config: TournamentConfig, replay, done: set, store: Store, setup: Setup, workers: int,
+                 executor: str, bar) -> int:
+    """Round by round (a Swiss, an adaptive schedule: `formats.make_replay`): pair from the results of the
+    rounds before (stored rounds are re-paired and checked against the store), play the round's missing
+    games, count them in. An adaptive schedule stops pairing once its ranking is confident."""
     played, teams = 0, config.ruleset.teams
     try:
         for _, tables, _ in replay.pairings():
@@ -131,8 +134,11 @@ def _play_swiss(config: TournamentConfig, replay: SwissReplay, done: set, store:
     return played
 
 
-def resume_line(folder, kept: int, total: int) -> str:
-    """What a run that resumes a folder says first."""
+def resume_line(folder, kept: int, total: int, adaptive: bool = False) -> str:
+    """What a run that resumes a folder says first (`adaptive`: `total` is the most it may play)."""
+    if adaptive:
+        return (f"{folder}: {kept:,} games (of at most {total:,}) kept from an earlier run, resuming: the rounds "
+                f"go on until the ranking is confident")
     left = total - kept
     what = f"{left:,} left to play" if left else "nothing left to play (the report is written again)"
     return f"{folder}: {kept:,} of {total:,} games kept from an earlier run, resuming: {what}"

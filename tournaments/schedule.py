@@ -77,8 +77,10 @@ def parse_key(key) -> tuple[int, int, int] | None:
 
 def tables(config) -> list[tuple[str, ...]]:
     """Every table of a round robin or gauntlet as a list (index = table id); for small fields and
-    tests: `formats` yields them lazily. A Swiss has no tables before its rounds are paired: []."""
-    return [members for _, members in make_format(config).tables()] if config.format != "swiss" else []
+    tests: `formats` yields them lazily. A Swiss or an adaptive schedule has no tables before its rounds
+    are paired: []."""
+    fmt = make_format(config)
+    return [members for _, members in fmt.tables()] if hasattr(fmt, "tables") else []
 
 
 def all_splits(k: int, teams: int) -> list[Split]:

@@ -291,7 +291,11 @@ def team_stats(records, entrants) -> dict | None:
     return {"partnerships": partnerships, "sheets": sheets, "contributions": contrib, "pairs": pairs}
 
 
-def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> dict:
+LUCK_FOLDS = 10          # folds of deals the luck coefficients are fitted across (cross-fitting)
+LUCK_MIN_DEALS = 10     # deals per fitted coefficient (and the intercept) below which the split alone is used
+
+
+def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool, seat_luck=None) -> dict:
     """Score differences with the dice's luck removed, by the solver's values of every decision.
 
     Per game and seat, score = optimal expected score + luck − loss, where loss is the expected points
@@ -300,54 +304,172 @@ def luck_effect(records, seat_loss, entrants, optimal: float, exact: bool) -> di
     values, an approximation), and luck has mean zero whatever the policy, so optimal − loss is an
     unbiased estimate of a seat's expected score, and the difference loss_b − loss_a of the same
     game one of a's expected score minus b's: the plain difference with the luck taken out (a control
-    variate with coefficient 1). Its interval, like the plain one, is estimated from the spread of the
-    deal means (duplicate dice). Sheets shared by teams and games with a forfeit are left out.
+    variate with coefficient 1; "split" below).
 
-    Per pair: the mean plain and luck-removed differences with 95% CIs, the width ratio and how many
-    games the plain estimate would need for the luck-removed interval (games_factor = variance ratio).
-    Per agent: mean luck per game (about 0) and the luck-removed score optimal − loss, with 95% CIs.
+    With `seat_luck` (called with no argument, it gives per game in order, per seat, the terms of
+    `agents.analysis.LuckTerms`, every one a sum over the rolls of a value of the roll minus its exact
+    expectation, so of mean exactly zero under any play; it is read twice) the pair's
+    estimate is a regression control variate ("fitted"): the plain difference minus c · (both seats'
+    luck terms), c fitted by least squares (with an intercept) to the plain differences. The fit is
+    cross-fitted: the deals are dealt into `LUCK_FOLDS` folds (deal i of the pair, in game order, into
+    fold i mod LUCK_FOLDS) and each fold's games are adjusted with c fitted on the other folds, so c is
+    independent of the games it adjusts and the estimate stays unbiased (the exact zero means do the
+    work; c only decides how much variance goes). It is used when the pair has at least
+    `LUCK_MIN_DEALS` deals per coefficient, else the split. What is estimated: c, and the 95% interval
+    (normal, from the spread of the deal means of the adjusted differences, as for the plain one).
+    Sheets shared by teams and games with a forfeit are left out. Memory: per pair a few numbers per deal
+    and the fit's sums per fold; the games are read twice, not copied.
+
+    Per pair: the mean plain and luck-removed differences with 95% CIs, the method, the split's estimate
+    and CI beside it, the width ratio and how many games the plain estimate would need for the
+    luck-removed interval (games_factor = variance ratio). Per agent: mean luck per game (about 0) and
+    the luck-removed score optimal − loss, with 95% CIs.
     """
     pos = _order(entrants)
-    blocks = defaultdict(lambda: defaultdict(list))     # (a, b) -> (table, deal) -> [(plain, adjusted)]
+    records = ordered(records)
+    pairs_seen: dict = {}                          # (a, b) -> _PairLuck
     per_agent = defaultdict(lambda: array("d"))        # name -> luck, skill, luck, skill, ...
-    for r, loss in zip(ordered(records), seat_loss):
-        sheet = sheets_of(r)
-        if len(set(sheet)) < len(sheet):
-            continue
-        ok = clean_seats(r)
-        for s, name in enumerate(r["agents"]):
-            if ok[s]:
-                per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
-        for i, j in opponents(r):
-            if not (ok[i] and ok[j]):
+
+    def games(luck_of):
+        """(pair, plain, split, the seats' terms or None) of every clean pair of opponents, in game order."""
+        lucks = iter(luck_of()) if luck_of is not None else None
+        for r, loss in zip(records, seat_loss):
+            luck = next(lucks) if lucks is not None else None
+            sheet = sheets_of(r)
+            if len(set(sheet)) < len(sheet):
                 continue
-            a, b = r["agents"][i], r["agents"][j]
-            plain, adjusted = r["totals"][i] - r["totals"][j], loss[j] - loss[i]
-            if pos(a) > pos(b):
-                a, b, plain, adjusted = b, a, -plain, -adjusted
-            blocks[(a, b)][(r["table"], r["deal"])].append((plain, adjusted))
+            ok = clean_seats(r)
+            for i, j in opponents(r):
+                if not (ok[i] and ok[j]):
+                    continue
+                a, b = r["agents"][i], r["agents"][j]
+                if pos(a) > pos(b):
+                    a, b, i, j = b, a, j, i
+                pair = pairs_seen.get((a, b))
+                if pair is None:
+                    pair = pairs_seen[(a, b)] = _PairLuck()
+                pair.at((r["table"], r["deal"]))
+                terms = None if luck is None else np.concatenate([luck[i], luck[j]])
+                yield pair, r["totals"][i] - r["totals"][j], loss[j] - loss[i], terms
+
+    for r, loss in zip(records, seat_loss):
+        if len(set(sheets_of(r))) == len(r["agents"]):
+            for s, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
+                if ok:
+                    per_agent[name].extend((r["totals"][s] - optimal + loss[s], optimal - loss[s]))
+    for pair, plain, split, terms in games(seat_luck):
+        pair.add(plain, split, terms)
+    for pair in pairs_seen.values():
+        pair.fit()
+    if any(p.coefficients is not None for p in pairs_seen.values()):
+        for p in pairs_seen.values():
+            p.restart()
+        for pair, plain, _, terms in games(seat_luck):
+            pair.adjust(plain, terms)
     pairs = []
-    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
-        if len(deals) < 2:
+    for (a, b) in sorted(pairs_seen, key=lambda ab: (pos(ab[0]), pos(ab[1]))):
+        p = pairs_seen[(a, b)]
+        deals = len(p.count)
+        if deals < 2:
             continue
-        means = np.array([np.mean(v, axis=0) for _, v in sorted(deals.items())])
-        games = sum(len(v) for v in deals.values())
-        (plain, adjusted), (var_p, var_a) = means.mean(axis=0), means.var(axis=0, ddof=1) / len(means)
-        hp, ha = Z95 * math.sqrt(var_p), Z95 * math.sqrt(var_a)
-        pairs.append({"a": a, "b": b, "deals": len(means), "games": games, "mean_diff": float(plain),
-                      "ci95_plain": [float(plain - hp), float(plain + hp)], "luck_removed": float(adjusted),
-                      "ci95_luck_removed": [float(adjusted - ha), float(adjusted + ha)],
+        count = np.frombuffer(p.count, dtype=float)
+        (mp, hp), (ms, hs) = (_interval(np.frombuffer(v, dtype=float) / count) for v in (p.plain, p.split))
+        fitted = p.coefficients is not None
+        ma, ha = _interval(np.frombuffer(p.adjusted, dtype=float) / count) if fitted else (ms, hs)
+        pairs.append({"a": a, "b": b, "deals": deals, "games": int(count.sum()), "mean_diff": mp,
+                      "ci95_plain": [mp - hp, mp + hp], "method": "fitted" if fitted else "split",
+                      "luck_removed": ma, "ci95_luck_removed": [ma - ha, ma + ha],
+                      "split": ms, "ci95_split": [ms - hs, ms + hs],
                       "width_ratio": float(ha / hp) if hp > 0 else None,
-                      "games_factor": float(var_p / var_a) if var_a > 0 else None})
+                      "games_factor": float((hp / ha) ** 2) if ha > 0 else None})
     agents = {}
     for name in entrants:
-        rows = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
-        if len(rows) > 1:
-            luck, lci, _ = mean_ci(rows[:, 0])
-            skill, sci, _ = mean_ci(rows[:, 1])
-            agents[name] = {"games": len(rows), "luck": luck, "ci95_luck": lci, "luck_removed_score": skill,
+        rows_ = np.frombuffer(per_agent[name], dtype=float).reshape(-1, 2) if name in per_agent else np.zeros((0, 2))
+        if len(rows_) > 1:
+            luck, lci, _ = mean_ci(rows_[:, 0])
+            skill, sci, _ = mean_ci(rows_[:, 1])
+            agents[name] = {"games": len(rows_), "luck": luck, "ci95_luck": lci, "luck_removed_score": skill,
                             "ci95_luck_removed_score": sci}
-    return {"exact": exact, "optimal_expected_score": optimal, "pairs": pairs, "agents": agents}
+    return {"exact": exact, "optimal_expected_score": optimal, "folds": LUCK_FOLDS, "pairs": pairs,
+            "agents": agents}
+
+
+class _PairLuck:
+    """One pair's running sums for `luck_effect`: per deal (numbered in game order) the games and the sums
+    of the plain, split and adjusted differences; per fold of deals the least-squares sums of the fit."""
+
+    def __init__(self):
+        self.count, self.plain, self.split, self.adjusted = array("d"), array("d"), array("d"), array("d")
+        self.key, self.deal = None, -1
+        self.xtx = self.xty = None
+        self.coefficients = None
+
+    def at(self, key) -> None:
+        """The next game is of deal `key` (table, deal): a new deal when it changes."""
+        if key != self.key:
+            self.key, self.deal = key, self.deal + 1
+            if self.deal == len(self.count):
+                self.count.append(0.0)
+                self.plain.append(0.0)
+                self.split.append(0.0)
+
+    def add(self, plain: float, split: float, terms) -> None:
+        d = self.deal
+        self.count[d] += 1
+        self.plain[d] += plain
+        self.split[d] += split
+        if terms is not None:
+            z = np.concatenate([[1.0], terms])
+            if self.xtx is None:
+                self.xtx = np.zeros((LUCK_FOLDS, len(z), len(z)))
+                self.xty = np.zeros((LUCK_FOLDS, len(z)))
+            f = d % LUCK_FOLDS
+            self.xtx[f] += np.outer(z, z)
+            self.xty[f] += plain * z
+
+    def fit(self) -> None:
+        """The coefficients of each fold, fitted on the others, when there are deals enough."""
+        if self.xtx is not None and len(self.count) >= LUCK_MIN_DEALS * self.xtx.shape[1]:
+            self.coefficients = fold_fits(self.xtx, self.xty)
+            self.adjusted = array("d", bytes(8 * len(self.count)))
+
+    def restart(self) -> None:
+        self.key, self.deal = None, -1
+
+    def adjust(self, plain: float, terms) -> None:
+        if self.coefficients is not None:
+            self.adjusted[self.deal] += plain - terms @ self.coefficients[self.deal % LUCK_FOLDS][1:]
+
+
+def fold_fits(xtx: np.ndarray, xty: np.ndarray) -> np.ndarray:
+    """Per fold f: the least-squares coefficients (intercept first) from the sums xtx = Σ z zᵀ and xty = Σ y z
+    of the other folds (the minimum-norm solution when the terms are collinear)."""
+    total_xx, total_xy = xtx.sum(axis=0), xty.sum(axis=0)
+    return np.array([np.linalg.lstsq(total_xx - xtx[f], total_xy - xty[f], rcond=None)[0]
+                     for f in range(len(xtx))])
+
+
+def _interval(deal_means: np.ndarray) -> tuple[float, float]:
+    """(mean, 95% half width) of deal means, normal from their spread."""
+    return float(deal_means.mean()), Z95 * float(deal_means.std(ddof=1)) / math.sqrt(len(deal_means))
+
+
+def deal_interval(values: np.ndarray, deal: np.ndarray) -> tuple[float, float]:
+    """(mean, 95% half width) of per-game `values` as the mean of their deal means (deal numbers 0, 1, ...),
+    the half width normal from the spread of the deal means."""
+    return _interval(np.bincount(deal, weights=values) / np.bincount(deal))
+
+
+def cross_fitted(y: np.ndarray, terms: np.ndarray, deal: np.ndarray) -> np.ndarray:
+    """y minus terms · c, where for the games of each fold of deals (deal mod LUCK_FOLDS) c is the least-squares
+    fit (with an intercept) of y on the terms over the other folds' games (`fold_fits`; `luck_effect` does the
+    same with running sums)."""
+    fold = deal % LUCK_FOLDS
+    z = np.column_stack([np.ones(len(y)), terms])
+    xtx = np.array([z[fold == f].T @ z[fold == f] for f in range(LUCK_FOLDS)])
+    xty = np.array([z[fold == f].T @ y[fold == f] for f in range(LUCK_FOLDS)])
+    c = fold_fits(xtx, xty)
+    return y - np.einsum("ij,ij->i", terms, c[fold][:, 1:])
 
 
 def independent_win_share(x, field) -> np.ndarray:
