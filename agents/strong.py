@@ -66,6 +66,7 @@ class StrongAgent(Agent):
     def act_batch(self, view: BatchView):
         return self.policy_for(view.rules).act_batch(view)
 
+    # the planned-player fast path (`yacht_env.core.plan_source.PlanSource`)
     def plan_tables(self, rules):
         """Where the policy of `rules` keeps its plans (`Policy.plan_tables`)."""
         return self.policy_for(rules).plan_tables()

@@ -26,6 +26,7 @@ from ..core.actions import NUM_HOLDS, num_actions, score_action, score_action_of
 from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
 from ..core.kernels import box_options
+from ..core.plan_source import PlanTables
 from ..rules.tables import Tables
 from .solution import Solution
 from .widget import SMALL, box_table, keep_values, next_state, prepare, reroll_stages, score_stage
@@ -326,6 +327,12 @@ class StateRows:
         self.calls = 0
         self._slot = np.full(self.space_size, -1, np.int64) if self.dense else {}
 
+    @property
+    def slot(self) -> np.ndarray:
+        """The dense index (dense only, after `clear`): slot[state] is the row of `data` that holds the state's
+        entry, -1 where none is kept."""
+        return self._slot
+
     def _lookup(self, keys: np.ndarray) -> np.ndarray:
         if self.dense:
             return self._slot[keys[:, 0]]
@@ -528,14 +535,14 @@ class Policy:
         cols = state.cols[rows, sheets]
         self.plan_rows(self.state_keys(cols[..., FILLED], cols[..., UPPER], cols[..., YACHT50]))
 
-    def plan_tables(self):
-        """(slot, plans, n_upper, n_flag, threshold): where the kept plans are, for compiled code that plays
-        them (`advance_table`); None with several columns (no dense index). `plans` may be replaced when it
-        grows: ask again after plans are computed."""
+    def plan_tables(self, rules=None) -> PlanTables | None:
+        """Where the kept plans are, for compiled code that plays them (`advance_table`); None with several
+        columns (no dense index). The policy's own rules (`rules`, when given, must be them): this makes a
+        policy a `yacht_env.core.plan_source.PlanSource`."""
         if not self._plans.dense:
             return None
         sp, plans = self.solution.space, self.plans
-        return self._plans._slot, plans, sp.n_upper, sp.n_flag, sp.threshold
+        return PlanTables(self._plans.slot, plans, sp.n_upper, sp.n_flag, sp.threshold)
 
     def advance(self, state, rows, seating, me: int) -> None:
         """Play in compiled code every move of tables `rows` that is player `me`'s and has a kept plan
