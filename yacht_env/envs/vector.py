@@ -216,9 +216,12 @@ class YachtVectorEnv(BatchedVectorEnv):
     final score; `reward="terminal"`: the final score on the last move). An illegal action is always
     penalized (`-illegal_penalty`, nothing changes, `info["illegal_action"][i]` is True), never raised.
 
-    ## Starting State, Episode End
-    As every batched env: `BatchedVectorEnv` (seeding, `reset_mask`, the three autoreset modes). Game i
-    seeded s plays the games of `gymnasium.make("Yacht-v0")` after `reset(seed=s + i)`.
+    ## Starting State
+    As every batched env (`BatchedVectorEnv`: seeding, `reset_mask`): game i seeded s plays the games of
+    `gymnasium.make("Yacht-v0")` after `reset(seed=s + i)`.
+
+    ## Episode End
+    As every batched env (`BatchedVectorEnv`: the three autoreset modes, `SAME_STEP` by default).
 
     ## Information
     `reset` and every step return, for all N games, the keys of `YachtEnv` batched as Gymnasium's

@@ -41,9 +41,12 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     ## Rewards
     As `YachtVs-v0` ("points" or "win"), float32; illegal actions are always penalized.
 
-    ## Starting State, Episode End
-    As every batched env: `BatchedVectorEnv` (seeding, `reset_mask`, the three autoreset modes). Table i
-    seeded s plays the games of `YachtVs-v0` reset with seed s + i and then plain `reset()`s; under
+    ## Starting State
+    As every batched env (`BatchedVectorEnv`: seeding, `reset_mask`): table i seeded s plays the games of
+    `YachtVs-v0` reset with seed s + i and then plain `reset()`s.
+
+    ## Episode End
+    As every batched env (`BatchedVectorEnv`: the three autoreset modes, `SAME_STEP` by default); under
     `SAME_STEP` the observation of a table whose game ended is the learner's first of the next game (the
     opponents before it have moved). Never truncated.
 
@@ -81,6 +84,7 @@ class YachtVsVectorEnv(BatchedVectorEnv):
         self.single_action_space = spaces.Discrete(self.tables.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._masks = np.zeros((self.num_envs, self.tables.num_actions), np.int8)   # no decision before a reset
 
     # the hooks of BatchedVectorEnv over the seat tables
     def _begin(self, which, streams) -> None:
@@ -139,12 +143,13 @@ class YachtVsVectorEnv(BatchedVectorEnv):
         """`YachtVs-v0`'s info keys for every table, unmarked: action_mask (int8, (N, A)), seat, totals (per
         seat, (N, num_players)), game_seed (uint64) and illegal_action (bool)."""
         t = self.tables
-        return {"action_mask": t.masks(t.rows), "seat": t.seat.copy(), "totals": t.seat_totals(t.rows),
+        self._masks = t.masks(t.rows)             # the masks of every step, computed once (`action_masks`)
+        return {"action_mask": self._masks.copy(), "seat": t.seat.copy(), "totals": t.seat_totals(t.rows),
                 "game_seed": t.state.seeds.copy(), "illegal_action": illegal.copy()}
 
     def action_masks(self) -> np.ndarray:
-        """(N, A) bool mask of the learner's legal actions now."""
-        return self.tables.masks().astype(bool)
+        """(N, A) bool mask of the learner's legal actions now (those the last info showed)."""
+        return self._masks.astype(bool)
 
     def close(self, **kwargs):
         self.tables.close()
