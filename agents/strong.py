@@ -18,7 +18,8 @@ import numpy as np
 
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, distributions_for, solution_for
-from yacht_env.solver.policy import HOLD_OF, Policy
+from yacht_env.solver.plans import HOLD_OF
+from yacht_env.solver.policy import Policy
 from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.winning import win_plans
 

@@ -17,7 +17,7 @@ import numpy as np
 
 
 class PlanTables(NamedTuple):
-    """Where the kept plans are, as compiled code reads them (`yacht_env.solver.policy.advance_table`):
+    """Where the kept plans are, as compiled code reads them (`yacht_env.solver.play.advance_table`):
     plans[slot[state], rolls left, roll] is the action, slot[state] < 0 where no plan is kept yet; the
     state index is (filled * n_upper + min(upper, threshold)) * n_flag + yacht50. `plans` may be replaced
     when it grows: ask again after plans are computed."""

@@ -22,7 +22,7 @@ from ..core.plan_source import planned
 from ..core.players import PerGame, Uniform, batched_player
 from .render import RENDER_MODES, last_move, renderer
 from ..rules.tables import Tables
-from ..solver.policy import advance_table
+from ..solver.play import advance_table
 from .step_threads import SliceThreads, post
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observations, seat_space
 
