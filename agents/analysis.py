@@ -39,7 +39,6 @@ from yacht_env.rules import RuleSet, load, rules_block, rules_hash
 from yacht_env.safe_file import (
     FileRefused,
     NoSuchFile,
-    bounded_lines,
     open_read,
     read_text,
 )
@@ -54,7 +53,7 @@ from yacht_env.solver.values import (
 )
 from yacht_env.solver.widget import prepare
 
-from .records import MAX_RECORD_BYTES
+from .records import MAX_RECORD_BYTES, first_of_each_key, record_lines
 
 TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
 INACCURACY = 0.5        # expected points lost by one decision: inaccuracy >= 0.5 > ...
@@ -164,30 +163,25 @@ def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
 
 
 def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
-    """The game records of a games log, streamed a line at a time (each at most MAX_RECORD_BYTES), with
-    their line numbers; a regular file only (a FIFO, a device or a folder is refused)."""
-    records, numbers, seen = [], [], set()
+    """The game records of a games log with their line numbers, streamed a line at a time (each at most
+    MAX_RECORD_BYTES) by the store's reader (`agents.records.record_lines`: a torn last line ends it, a last
+    line of valid JSON without its newline counts, the first record of a key wins); a regular file only (a
+    FIFO, a device or a folder is refused)."""
+    def bad(number, problem):
+        if problem == "too long":
+            raise AnalysisError(f"{log}: line {number}: longer than {MAX_RECORD_BYTES >> 20} MiB; a game record "
+                                "has at most that")
+        raise AnalysisError(f"{log}: line {number} is not valid JSON; not a games log")
+
+    records, numbers = [], []
     try:
         with open_read(log, "games log") as f:
-            for number, line in bounded_lines(f, MAX_RECORD_BYTES, str(log), "game record"):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                    if not line.endswith(b"\n"):
-                        break  # torn last line: that game was not finished
-                    raise AnalysisError(f"{log}: line {number} is not valid JSON; not a games log") from None
+            for number, _, rec in first_of_each_key(record_lines(f, bad, unterminated=True)):
                 if not isinstance(rec, dict) or not isinstance(rec.get("log"), list) or \
                         not isinstance(rec.get("agents"), list):
                     raise AnalysisError(f"{log}: line {number} is not a game record (a JSON object with 'agents' "
                                         f"and 'log', as `yacht tournament` and `yacht evaluate --out` write); not a "
                                         f"games log")
-                key = rec.get("key")
-                if isinstance(key, str):
-                    if key in seen:
-                        continue
-                    seen.add(key)
                 records.append(rec)
                 numbers.append(number)
     except NoSuchFile:

@@ -2,7 +2,7 @@
 
 **The dial.** `DialAgent(strength)` (spec `strong?strength=S`) plays the solver's values with noise.
 At every decision each legal move m has a value, the expected final points of the sheet after it with
-optimal play from there (`yacht_env.solver.policy.move_values`), and a loss, best value - value of m.
+optimal play from there (`yacht_env.solver.dial.move_values`), and a loss, best value - value of m.
 The agent draws a move with probability proportional to exp(-loss / T), T = `temperature(strength)`:
 strength 1 is T = 0, the strong agent itself (the same games); strength 0 is T = infinity, every
 distinct move alike (holds that keep the same dice are one move). In between, a move that loses a

@@ -7,7 +7,56 @@ it): `totals`, `places` (1 = best, ties share), `sheets` (box scores, columns x 
 roll `{"seat", "hold", "dice"}` and every scoring `{"seat", "box", "column", "points", "bonus"}`.
 """
 
+import json
+
 MAX_RECORD_BYTES = 8 << 20   # one game record's JSON line; 8 seats x 3 columns with its move log is ~100 KB
+
+
+def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = False):
+    """The game records of a games log (a binary file open for reading, one JSON record a line), in file
+    order: yields (line number, byte offset of the line, record). The one reader of games logs, for the
+    tournament store and the analysis alike.
+
+    Blank lines are skipped; a last line without its newline is torn (a run killed while writing it: that
+    game was not finished) and ends the log -- unless `unterminated` and it holds valid JSON (a file written
+    by hand or by a JSON dump, whose last line has no newline; the store cuts such a tail before it appends,
+    so it reads them as torn). `bad(number, problem)` is called for a line longer than
+    `limit` bytes (problem "too long") or that is not valid JSON ("not JSON"), and must raise. What a
+    record must hold is the caller's to check; so is a key seen twice (`first_of_each_key`)."""
+    number = offset = 0
+    while True:
+        line = f.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        at, offset = offset, offset + len(line)
+        if len(line) > limit:
+            bad(number, "too long")
+        if not line.strip():
+            continue
+        complete = line.endswith(b"\n")
+        if not complete and not unterminated:
+            return
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            if not complete:
+                return
+            bad(number, "not JSON")
+        yield number, at, rec
+
+
+def first_of_each_key(lines):
+    """The (number, offset, record) lines of `record_lines` whose record is the first with its key (a
+    record with no string key always counts): a game stored twice counts once."""
+    seen: set[str] = set()
+    for line in lines:
+        key = line[2].get("key") if isinstance(line[2], dict) else None
+        if isinstance(key, str):
+            if key in seen:
+                continue
+            seen.add(key)
+        yield line
 
 
 def game_record(key: str, table: int, deal: int, rotation: int, seed: int, agents, sheet_of, totals, places, sheets,

@@ -18,7 +18,8 @@ import numpy as np
 
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
-from yacht_env.solver.policy import HOLD_OF, Policy
+from yacht_env.solver.plans import HOLD_OF
+from yacht_env.solver.policy import Policy
 from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.winning import win_plans
 
@@ -73,6 +74,7 @@ class StrongAgent(Agent):
     def act_batch(self, view: BatchView):
         return self.policy_for(view.rules).act_batch(view)
 
+    # the planned-player fast path (`yacht_env.core.plan_source.PlanSource`)
     def plan_tables(self, rules):
         """Where the policy of `rules` keeps its plans (`Policy.plan_tables`)."""
         return self.policy_for(rules).plan_tables()

@@ -144,3 +144,66 @@ def test_one_spec_for_every_seat_is_one_batched_agent():
     t = YachtVsVectorEnv(num_envs=2, num_players=3, opponents=f"external:{sys.executable} {BOT}").tables
     assert len({id(p) for p in t.players[1:]}) == 2 and t.planned is None
     t.close()
+
+
+def finished_games(mode, kw, steps=160):
+    """(table, game seed, learner's final total) of every game the batched env finished; the moves are a
+    function of the observation (so a step a mode spends restarting a game changes none of them)."""
+    env = gym.make_vec("YachtVs-v0", num_envs=3, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kw)
+    obs, info = env.reset(seed=11)
+    games = []
+    for _ in range(steps):
+        acts = np.array([np.flatnonzero(m)[int(o.sum() * 997) % m.sum()] for m, o in zip(info["action_mask"], obs)])
+        obs, _, term, _, info = env.step(acts)
+        for i in np.flatnonzero(term):
+            last = {k: v[i] for k, v in info["final_info"].items()} if mode == "SameStep" else \
+                {k: v[i] for k, v in info.items() if not k.startswith("final")}
+            games.append((int(i), int(last["game_seed"]), int(last["totals"][last["seat"]])))
+        if mode == "Disabled" and term.any():
+            obs, info = env.reset(options={"reset_mask": term.copy()})
+    env.close()
+    return games
+
+
+@pytest.mark.parametrize("kw", [{"num_players": 2, "opponents": "strong", "seat": "rotate"},
+                                {"num_players": 3, "opponents": ["greedy", "random"], "reward": "win"}],
+                         ids=["strong", "greedy-random"])
+def test_every_autoreset_mode_plays_the_same_games(kw):
+    """The three Gymnasium autoreset modes of the shared batched core: the same games, table by table."""
+    runs = [finished_games(mode, kw) for mode in ("SameStep", "NextStep", "Disabled")]
+    # NEXT_STEP spends a step per ended game: compare, table by table, the games every mode finished
+    for table in range(3):
+        games = [[g for g in run if g[0] == table] for run in runs]
+        k = min(map(len, games))
+        assert k >= 1 and games[0][:k] == games[1][:k] == games[2][:k]
+
+
+def test_seeds_are_checked_and_reset_continues_the_streams():
+    env = gym.make_vec("YachtVs-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(ValueError, match=r"a seed must be an integer 0 \.\. 2\*\*64 - 2 for 2 envs"):
+        env.reset(seed=2 ** 64 - 1)
+    with pytest.raises(ValueError, match="a seed must be an integer 0 .. 2\\*\\*64 - 1"):
+        env.reset(seed=[1, -1])
+    _, first = env.reset(seed=3)
+    _, again = env.reset()                       # the next episode of streams 3 and 4, as YachtVs-v0's reset()
+    single = gym.make("YachtVs-v0")
+    single.reset(seed=4)
+    _, second = single.reset()
+    assert again["game_seed"][1] == second["game_seed"] != first["game_seed"][1]
+    _, part = env.reset(options={"reset_mask": np.array([True, False])})
+    assert part["_game_seed"].tolist() == [True, False]
+
+
+def test_sb3_terminal_infos_carry_the_game_seed():
+    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
+    for env in (YachtVsVecEnv(2, opponents="greedy", seed=8), YachtVecEnv(2, seed=8)):
+        obs = env.reset()
+        seeds = [None, None]
+        while None in seeds:
+            _, _, dones, infos = env.step(first_legal(env.action_masks()))
+            for i in np.flatnonzero(dones):
+                seeds[i] = infos[i]["game_seed"]
+        single = gym.make("YachtVs-v0" if isinstance(env, YachtVsVecEnv) else "Yacht-v0")
+        assert seeds == [int(single.reset(seed=8 + i)[1]["game_seed"]) for i in range(2)]
+        env.close()
+        assert obs.shape[0] == 2

@@ -22,7 +22,9 @@ from yacht_env.core.engine import State
 from yacht_env.core.game import Game
 from yacht_env.core.lockstep import play
 from yacht_env.rules import load, presets
-from yacht_env.solver.policy import FIRST_HOLD, Policy, pick_moves
+from yacht_env.solver.dial import pick_moves
+from yacht_env.solver.plans import FIRST_HOLD
+from yacht_env.solver.policy import Policy
 from yacht_env.core.view import BatchView
 
 SETTINGS = [round(0.1 * k, 1) for k in range(11)]
@@ -350,7 +352,7 @@ def test_levels_under_team_rules_measure_own_sheets(capsys):
 def test_kept_state_rows_stay_right_and_bounded(dense):
     """StateRows (the plans' and the stage values' cache): every row handed out holds its state's entry,
     at most max_rows are kept, and a call bigger than that still gets all its rows."""
-    from yacht_env.solver.policy import StateRows
+    from yacht_env.solver.state_rows import StateRows
 
     def fill(keys, out, first):
         out[first:first + len(keys), 0] = keys.sum(axis=1) * 10 + keys[:, 0]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agents.provenance import changed, check_unchanged
-from agents.records import MAX_RECORD_BYTES
+from agents.records import MAX_RECORD_BYTES, record_lines
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
 from yacht_env.safe_file import (
@@ -316,27 +316,15 @@ class Store:
         except NoSuchFile:
             return
         with f:
-            number = offset = 0
-            while True:
-                line = f.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    break
-                number += 1
-                at, offset = offset, offset + len(line)
-                if len(line) > MAX_LINE_BYTES:
-                    self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record")
-                if not line.endswith(b"\n"):
-                    break  # torn last line: that game was not finished
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except (ValueError, RecursionError):
-                    self._damaged(number, "not valid JSON")
+            for number, at, rec in record_lines(f, self._bad_line, MAX_LINE_BYTES):
                 problem = check_record(rec, expected)
                 if problem:
                     self._damaged(number, problem)
                 yield at, rec
+
+    def _bad_line(self, number: int, problem: str):
+        self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record" if problem == "too long"
+                      else "not valid JSON")
 
     def _damaged(self, number: int, problem: str):
         raise ConfigError(f"{self.games_path}: line {number}: {problem}; the store is damaged or was written by "

@@ -11,7 +11,7 @@ from tqdm import tqdm
 from yacht_env.config import ConfigError
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
-from .checkpoint import save_checkpoint
+from .checkpoint import model_record, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
 
@@ -101,7 +101,6 @@ class TrainLoop(BaseCallback):
         return {"wall_seconds": round(self.wall(), 1), "games": len(self.returns)}
 
     def save_checkpoint(self) -> Path:
-        from .run import model_record
         cfg_d, rules_d = model_record(self.cfg, self.rules)
         pol, n = self.model.policy, self.num_timesteps
         path = save_checkpoint(pol, n, self.out / "checkpoints" / f"step_{n}.pt", cfg_d, rules_d, extra=self.extra())
@@ -109,7 +108,6 @@ class TrainLoop(BaseCallback):
         return path
 
     def run_eval(self):
-        from .run import model_record
         res = evaluate(self.model.policy, self.cfg, self.rules)
         self.last_eval, self.last_eval_at = res, self.num_timesteps
         train_mean = float(np.mean(self.returns[-1000:])) if self.returns else None

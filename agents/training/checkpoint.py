@@ -22,6 +22,12 @@ def policy_kwargs(policy_cfg: dict) -> dict:
     return {"net_arch": {"pi": list(policy_cfg["pi"]), "vf": list(policy_cfg["vf"])}, "activation_fn": act}
 
 
+def model_record(cfg, rules) -> tuple[dict, dict]:
+    """(config as a dict, rule set as a dict): what a model file records about its training (a
+    `TrainConfig` and a `RuleSet`)."""
+    return cfg.to_dict(), rules.to_dict()
+
+
 def save_checkpoint(policy, num_timesteps: int, path, config: dict, rules: dict, with_optimizer: bool = True,
                     extra: dict | None = None):
     """Write an SB3 maskable `policy` to `path`; without the optimizer it is a smaller, play-only file."""

@@ -78,7 +78,8 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     folder that holds another run unless `force` (`check_run_folder`). Returns a `Trained`."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from .run import Trained, _versions, check_run_folder, model_record
+    from .checkpoint import model_record
+    from .run import Trained, _versions, check_run_folder
     rules = cfg.ruleset
     out = cfg.out_dir
     check_run_folder(out, None, force)

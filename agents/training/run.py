@@ -35,7 +35,7 @@ from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 from ..features import FEATURES, extra_size, observation_size
 from ..provenance import check_unchanged, digests, rules_files, spec_files
 from .callbacks import TrainLoop
-from .checkpoint import ModelFileError, load_checkpoint, policy_kwargs, save_checkpoint
+from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
 from .features import InputFeatures
 from .holds import DistinctHolds
@@ -49,11 +49,6 @@ class Trained:
     model: object
     evaluation: object
     out: Path
-
-
-def model_record(cfg: TrainConfig, rules) -> tuple[dict, dict]:
-    """(config as a dict, rule set as a dict): what a model file records about its training."""
-    return cfg.to_dict(), rules.to_dict()
 
 
 def make_vec_env(cfg: TrainConfig, rules, seed: int):

@@ -17,8 +17,10 @@ import re
 import numpy as np
 
 from yacht_env.core.actions import action_name
-from yacht_env.core.dice import roll_index
+from yacht_env.core.dice import NUM_ROLLS, roll_index
+from yacht_env.core.engine import State
 from yacht_env.envs.obs import yacht_points
+from yacht_env.rules import solitaire_rules
 from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
@@ -137,7 +139,7 @@ def _sheet(rules, filled, upper, bonus):
             raise CommandError(f"box {key!r} is given twice (as {where[c, b]!r} too)")
         scores[c, b], where[c, b] = pts, key
     for (c, b), key in where.items():
-        possible = _box_points(rules, scores[c], b)
+        possible = _box_points(rules, scores, c, b)
         if scores[c, b] not in possible:
             raise CommandError(f"box {key!r} cannot hold {scores[c, b]} points under {rules.name!r}; "
                                f"possible: {', '.join(map(str, sorted(possible)))}")
@@ -173,26 +175,30 @@ def _short(x) -> str:
     return repr(x)[:80]
 
 
-def _joker_on(rules, column) -> bool:
-    """A five-of-a-kind plays as a joker on this column: the Yacht box is filled (and holds its full
-    points where the rules ask for that)."""
-    t = rules.tables
-    if t.joker_trigger == 0 or t.yacht_box < 0 or column[t.yacht_box] < 0:
-        return False
-    return t.joker_trigger == 1 or column[t.yacht_box] == yacht_points(rules)
+def _engine_points(rules, scores, c: int, b: int, rolls) -> set[int]:
+    """The points the engine gives box b of column c for each of `rolls` (indices of
+    `yacht_env.core.dice.ROLLS`) with box b open on the sheet `scores` (columns x boxes, -1 open) as it
+    stands, and as it stood before the column's Yacht box was filled: the points the box could have been
+    given. The scoring and the joker rule are the engine's (`State.put_rolls`: what every box would score)."""
+    sheets = [np.array(scores, np.int64)]
+    y = rules.tables.yacht_box
+    if y >= 0 and y != b and sheets[0][c, y] >= 0:
+        sheets.append(sheets[0].copy())
+        sheets[1][c, y] = -1
+    state = State(solitaire_rules(rules), len(sheets), 1)
+    for k, sheet in enumerate(sheets):
+        sheet[c, b] = -1
+        state.set_scores(k, 0, sheet)
+    rolls = np.asarray(rolls, np.int64)
+    state = state.repeat(np.arange(len(sheets)), len(rolls))   # table k * len(rolls) + j: sheet k, roll j
+    state.put_rolls(np.arange(state.num_tables), np.tile(rolls, len(sheets)), 1)
+    points = state.preview[:, c, b]
+    return {int(p) for p in points[points >= 0]}
 
 
-def _box_points(rules, column, b) -> set[int]:
-    """Points box b can hold on a column whose boxes hold `column` (-1: open)."""
-    t = rules.tables
-    values = set(t.score[b].tolist())
-    if t.box_face[b] == 0 and _joker_on(rules, column):
-        for r in np.flatnonzero(t.roll_yacht):
-            match = t.face_box[t.roll_yacht[r]]
-            if (t.joker_forced or t.joker_needs_upper) and match >= 0 and column[match] < 0:
-                continue  # the matching upper box is open: no joker points in the lower section
-            values.add(int(t.joker_score[b, r]))
-    return values
+def _box_points(rules, scores, c: int, b: int) -> set[int]:
+    """Points box b of column c can hold on a sheet whose boxes hold `scores` (-1: open)."""
+    return _engine_points(rules, scores, c, b, np.arange(NUM_ROLLS))
 
 
 def _extra_yacht_boxes(rules, scores) -> int:
@@ -201,16 +207,12 @@ def _extra_yacht_boxes(rules, scores) -> int:
     t = rules.tables
     yachts = np.flatnonzero(t.roll_yacht)
     n = 0
-    for column in scores:
+    for c, column in enumerate(scores):
         if t.yacht_box < 0 or column[t.yacht_box] != yacht_points(rules):
             continue
         for b in np.flatnonzero(column >= 0):
-            if b == t.yacht_box:
-                continue
-            given = {int(t.score[b, r]) for r in yachts}
-            if _joker_on(rules, column):
-                given |= {int(t.joker_score[b, r]) for r in yachts}
-            n += int(column[b]) in given
+            if b != t.yacht_box:
+                n += int(column[b]) in _engine_points(rules, scores, c, b, yachts)
     return n
 
 

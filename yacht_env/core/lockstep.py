@@ -19,6 +19,7 @@ from .actions import NUM_HOLDS, box_of_action
 from .dice_source import SeededDice
 from .engine import ROLLS_USED, State
 from .game import ranks, tiebreak_rolls
+from .plan_source import PlanSource
 from ..gc_pause import gc_paused
 from .view import BatchView
 
@@ -102,7 +103,7 @@ def play(state: State, players, seating=None, rows=None, until=None, record: Rec
         seating = np.zeros((state.num_tables, state.num_players), np.int64)
     live = np.arange(state.num_tables) if rows is None else np.asarray(rows, np.int64)
     stopped = []
-    fast = [(p, player) for p, player in enumerate(players) if hasattr(player, "advance")] if record is None else []
+    fast = [(p, player) for p, player in enumerate(players) if isinstance(player, PlanSource)] if record is None else []
     while True:
         live = live[~state.over(live)]
         if fast and len(live):

@@ -65,7 +65,131 @@ def check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_epis
         raise ValueError("Yacht games end by themselves; max_episode_steps is not supported")
 
 
-class YachtVectorEnv(VectorEnv):
+class BatchedVectorEnv(VectorEnv):
+    """The seeding and autoreset of every batched env, written once (`YachtVectorEnv`, `YachtVsVectorEnv`).
+
+    ## Starting State (seeding)
+    `reset(seed=s)` starts episode 0 of stream s + i in env i (a list of N seeds gives one stream each;
+    a None entry continues that env's stream); `reset()` without a seed starts the next episode of
+    every stream, as `"sync"` and `"async"` do; the first reset without a seed draws s from
+    `np_random`. Seeds are integers 0 .. 2**64 - 1 (s + N - 1 included). Episode k of stream s deals
+    the dice of `Game(rules, seed=yacht_env.core.dice_source.game_seed(s, k))`, so env i plays the
+    games of the single env reset with seed s + i and then plain `reset()`s, whatever N, the mode or
+    the number of threads. `reset(options={"reset_mask": m})` (a bool array of shape (N,)) restarts
+    only the envs marked, and its info marks them in the `_key` arrays.
+
+    ## Episode End (autoreset)
+    An episode terminates when the game is over; it never truncates (`max_episode_steps` is refused).
+    What happens next is `autoreset_mode` (Gymnasium's `AutoresetMode`, or its value):
+
+    - `SAME_STEP` (default): the terminal step returns the last move's reward and `terminated[i] = True`,
+      but row i of the observation is already the first one of the env's next episode. The last
+      observation is `info["final_obs"][i]`, the last step's info is in `info["final_info"]` (rows marked
+      by `info["_final_obs"]` and `info["_final_info"]`; `final_obs` is one float32 array with zero rows
+      for the envs that did not end); `final_totals(info)` gives the learner's final totals.
+    - `NEXT_STEP` (Gymnasium's default for `"sync"`/`"async"`): the terminal step returns the last
+      observation and info; the next step ignores env i's action, starts its next episode and returns
+      its first observation with reward 0 and `terminated[i] = False`.
+    - `DISABLED`: a finished env stays over until `reset(options={"reset_mask": m})` restarts it;
+      stepping it raises RuntimeError naming the envs.
+
+    ## Information
+    `reset` and every step return the single env's info keys for all N envs, batched as Gymnasium's
+    vector envs batch them (each with its `_key` bool array).
+
+    A subclass sets the spaces and `INFO_KEYS`, calls `_init_batched`, and gives its core's hooks:
+    `_begin(which, streams)` (episode 0 of streams[i] where which[i]), `_follow(which, fresh)` (the next
+    episode of the stream where which[i]), `_play(actions, live)` (one step: rewards, terminated,
+    illegal; only where live[i] when live is given), `_observations()`, `_info(illegal)` (the info keys,
+    unmarked) and `_autoreset(done, illegal, seeds_before)` (the `final_*` entries of a SAME_STEP step,
+    after which the ended envs have started their next episode).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    INFO_KEYS: tuple = ()
+
+    def _init_batched(self, num_envs, autoreset_mode) -> None:
+        self.autoreset_mode = as_autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.num_envs = int(num_envs)
+        self.render_mode = None
+        self._truncated = np.zeros(self.num_envs, np.bool_)
+        self._has_stream = np.zeros(self.num_envs, np.bool_)   # env i has a stream (a reset started it)
+        self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: env i ended, not restarted
+
+    def reset(self, *, seed=None, options=None):
+        """Start episodes (see the class docstring, Starting State): returns (obs, info)."""
+        which = reset_mask_of(options, self.num_envs)
+        which = np.ones(self.num_envs, np.bool_) if which is None else which.copy()
+        seeds = self._seeds_of(seed)
+        seeded = np.array([s is not None for s in seeds]) & which
+        fresh = which & ~seeded & ~self._has_stream
+        if fresh.any():
+            base = int(self.np_random.integers(2 ** 63))
+            seeds = [base + i if fresh[i] else s for i, s in enumerate(seeds)]
+            seeded |= fresh
+        # the new episodes go into new arrays, so those a step returned keep their rows
+        if seeded.any():
+            self._begin(seeded, [0 if s is None else s for s in seeds])
+        following = which & ~seeded
+        if following.any():
+            self._follow(following, fresh=not seeded.any())
+        self._has_stream |= which
+        self._ended &= ~which
+        return self._observations(), self._marked(self._info(np.zeros(self.num_envs, np.bool_)), which)
+
+    def _seeds_of(self, seed) -> list:
+        """One seed (int or None) per env from reset's `seed`; seeds np_random from the first int."""
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs")
+            seeds = [None if s is None else check_seed(s) for s in seed]
+            first = next((s for s in seeds if s is not None), None)
+        else:
+            first = check_seed(seed)
+            if first + self.num_envs > SEED_LIMIT:
+                raise ValueError(f"seed {first} gives streams up to {first + self.num_envs - 1}; "
+                                 f"a seed must be an integer 0 .. 2**64 - {self.num_envs} for {self.num_envs} envs")
+            seeds = [first + i for i in range(self.num_envs)]
+        if first is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(first)
+        return seeds
+
+    def step(self, actions):
+        """Play one action per env (see the class docstring for autoreset): (obs, rewards, terminated,
+        truncated, info)."""
+        a = as_actions(actions, self.single_action_space.n, self.num_envs)
+        mode = self.autoreset_mode
+        if mode == AutoresetMode.DISABLED and self._ended.any():
+            over = np.flatnonzero(self._ended).tolist()
+            raise RuntimeError(f"games {over[:10]}{' ...' if len(over) > 10 else ''} are over (autoreset_mode="
+                               f"DISABLED); restart them with reset(options={{'reset_mask': mask}}) before step()")
+        seeds_before = self._game_seeds().copy() if mode == AutoresetMode.SAME_STEP else None
+        restart = self._ended.copy() if mode == AutoresetMode.NEXT_STEP and self._ended.any() else None
+        rewards, terminated, illegal = self._play(a, None if restart is None else ~restart)
+        if restart is not None:                   # their actions met a finished game: nothing was played
+            self._follow(restart, fresh=False)
+            rewards[restart] = 0.0
+            illegal[restart] = False
+        if mode != AutoresetMode.SAME_STEP:
+            self._ended = terminated.copy()
+        final = {}
+        if mode == AutoresetMode.SAME_STEP and terminated.any():
+            final = self._autoreset(terminated, illegal, seeds_before)
+        info = self._marked(self._info(illegal), np.ones(self.num_envs, np.bool_))
+        info.update(final)
+        return self._observations(), rewards, terminated, self._truncated.copy(), info
+
+    def _marked(self, info: dict, rows) -> dict:
+        """info plus Gymnasium's `_key` arrays, True on `rows`."""
+        for key in self.INFO_KEYS:
+            info[f"_{key}"] = rows.copy()
+        return info
+
+
+class YachtVectorEnv(BatchedVectorEnv):
     """N games of `Yacht-v0` in arrays, stepped by one compiled loop: `make_vec`'s native mode.
 
     ## Description
@@ -93,32 +217,18 @@ class YachtVectorEnv(VectorEnv):
     penalized (`-illegal_penalty`, nothing changes, `info["illegal_action"][i]` is True), never raised.
 
     ## Starting State
-    `reset(seed=s)` starts episode 0 of stream s + i in game i (a list of N seeds gives one stream each;
-    a None entry continues that game's stream); `reset()` without a seed starts the next episode of
-    every stream, as `"sync"` and `"async"` do; the first reset without a seed draws s from
-    `np_random`. Seeds are integers 0 .. 2**64 - 1. `reset(options={"reset_mask": m})` (a bool array
-    of shape (N,)) restarts only the games marked, and its info marks them in the `_key` arrays.
+    As every batched env (`BatchedVectorEnv`: seeding, `reset_mask`): game i seeded s plays the games of
+    `gymnasium.make("Yacht-v0")` after `reset(seed=s + i)`.
 
     ## Episode End
-    A game terminates when its sheet is full; games never truncate (`max_episode_steps` is refused).
-    What happens next is `autoreset_mode` (Gymnasium's `AutoresetMode`):
-
-    - `SAME_STEP` (default): the terminal step returns the last move's reward and `terminated[i] = True`,
-      but row i of the observation is already the first one of the game's next episode. The last
-      observation is `info["final_obs"][i]` and the last step's info is in `info["final_info"]`
-      (rows marked by `info["_final_obs"]` and `info["_final_info"]`; `final_obs` is one float32 array
-      with zero rows for the games that did not end).
-    - `NEXT_STEP` (Gymnasium's default for `"sync"`/`"async"`): the terminal step returns the last
-      observation and info; the next step ignores game i's action, starts its next episode and returns
-      its first observation with reward 0 and `terminated[i] = False`.
-    - `DISABLED`: a finished game stays over until `reset(options={"reset_mask": m})` restarts it;
-      stepping it raises RuntimeError naming the games.
+    As every batched env (`BatchedVectorEnv`: the three autoreset modes, `SAME_STEP` by default).
 
     ## Information
     `reset` and every step return, for all N games, the keys of `YachtEnv` batched as Gymnasium's
     vector envs batch them: `action_mask` (int8, (N, A)), `total` (int64), `game_seed` (uint64) and
     `illegal_action` (bool), each with its `_key` bool array; plus, under `SAME_STEP`, `final_obs` and
-    `final_info` (the same four keys for the games that ended) when a game ended.
+    `final_info` (the same four keys for the games that ended) when a game ended: the keys the `"sync"`
+    mode gives.
 
     ## Arguments
     ```python
@@ -138,7 +248,7 @@ class YachtVectorEnv(VectorEnv):
     * v0: Initial version.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    INFO_KEYS = INFO_KEYS
 
     def __init__(self, num_envs: int = 1, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
@@ -146,10 +256,8 @@ class YachtVectorEnv(VectorEnv):
                  **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, REWARDS)
-        self.autoreset_mode = as_autoreset_mode(autoreset_mode)
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self._init_batched(num_envs, autoreset_mode)
         self.rules = resolve_rules(rules, overrides)
-        self.num_envs = int(num_envs)
         self.batch = Batch(self.rules, self.num_envs, terminal_reward=reward == "terminal",
                            penalty=illegal_penalty, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP,
                            num_threads=num_threads)
@@ -157,99 +265,46 @@ class YachtVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.render_mode = None
         self._actions = np.zeros(self.num_envs, np.int64)
-        self._truncated = np.zeros(self.num_envs, np.bool_)
-        self._has_stream = np.zeros(self.num_envs, np.bool_)   # game i has a stream (a reset started it)
-        self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: game i ended, not restarted
 
-    def reset(self, *, seed=None, options=None):
-        """Start episodes (see the class docstring, Starting State): returns (obs, info)."""
-        which = reset_mask_of(options, self.num_envs)
-        which = np.ones(self.num_envs, np.bool_) if which is None else which.copy()
-        seeds = self._seeds_of(seed)
-        seeded = np.array([s is not None for s in seeds]) & which
-        fresh = which & ~seeded & ~self._has_stream
-        if fresh.any():
-            base = int(self.np_random.integers(2 ** 63))
-            seeds = [base + i if fresh[i] else s for i, s in enumerate(seeds)]
-            seeded |= fresh
-        streams = [0 if s is None else s for s in seeds]
+    # the hooks of BatchedVectorEnv over the compiled solitaire batch (which autoresets by itself under SAME_STEP)
+    def _begin(self, which, streams) -> None:
+        self.batch.reset(streams, which=which, fresh=True)
+
+    def _follow(self, which, fresh: bool) -> None:
+        self.batch.next_episode(which=which, fresh=fresh)
+
+    def _game_seeds(self) -> np.ndarray:
+        return self.batch.engine.seeds
+
+    def _play(self, actions, live):
         b = self.batch
-        # the new games go into new obs and mask arrays, so those a step returned keep their rows
-        if seeded.any():
-            b.reset(streams, which=seeded, fresh=True)
-        following = which & ~seeded
-        if following.any():
-            b.next_episode(which=following, fresh=not seeded.any())
-        self._has_stream |= which
-        self._ended &= ~which
-        return b.obs, self._info(which, b.mask, np.zeros(self.num_envs, np.bool_))
-
-    def _seeds_of(self, seed) -> list:
-        """One seed (int or None) per game from reset's `seed`; seeds np_random from the first int."""
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != self.num_envs:
-                raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs")
-            seeds = [None if s is None else check_seed(s) for s in seed]
-            first = next((s for s in seeds if s is not None), None)
-        else:
-            first = check_seed(seed)
-            if first + self.num_envs > SEED_LIMIT:
-                raise ValueError(f"seed {first} gives streams up to {first + self.num_envs - 1}; "
-                                 f"a seed must be an integer 0 .. 2**64 - {self.num_envs} for {self.num_envs} envs")
-            seeds = [first + i for i in range(self.num_envs)]
-        if first is not None:
-            self._np_random, self._np_random_seed = seeding.np_random(first)
-        return seeds
-
-    def step(self, actions):
-        """Play one action per game (see the class docstring for autoreset): (obs, rewards,
-        terminated, truncated, info)."""
-        b = self.batch
-        np.copyto(self._actions, as_actions(actions, b.num_actions, self.num_envs))
-        mode = self.autoreset_mode
-        if mode == AutoresetMode.DISABLED and self._ended.any():
-            over = np.flatnonzero(self._ended).tolist()
-            raise RuntimeError(f"games {over[:10]}{' ...' if len(over) > 10 else ''} are over (autoreset_mode="
-                               f"DISABLED); restart them with reset(options={{'reset_mask': mask}}) before step()")
-        seeds_before = b.engine.seeds.copy() if mode == AutoresetMode.SAME_STEP else None
+        np.copyto(self._actions, actions)
         b.step(self._actions, fresh=True)
-        rewards, terminated, illegal = b.rewards.copy(), b.terminated.copy(), b.illegal.copy()
-        if mode == AutoresetMode.NEXT_STEP and self._ended.any():
-            restart = self._ended                 # their actions met a finished game: nothing was played
-            b.next_episode(which=restart)
-            rewards[restart] = 0.0
-            illegal[restart] = False
-        if mode != AutoresetMode.SAME_STEP:
-            self._ended = terminated.copy()
-        every = np.ones(self.num_envs, np.bool_)
-        info = self._info(every, b.mask, illegal)
-        if mode == AutoresetMode.SAME_STEP and terminated.any():
-            done = terminated
-            info["final_obs"], info["_final_obs"] = b.final_obs, done.copy()
-            over_mask = np.zeros((self.num_envs, b.num_actions), np.int8)
-            over_mask[done] = 1                   # a finished game marks every action legal
-            last = {"action_mask": over_mask, "total": np.where(done, b.final_total, 0),
-                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(self.num_envs, np.bool_)}
-            info["final_info"], info["_final_info"] = self._with_marks(last, done), done.copy()
-        return b.obs, rewards, terminated, self._truncated.copy(), info
+        return b.rewards.copy(), b.terminated.copy(), b.illegal.copy()
 
-    def _info(self, rows, mask, illegal) -> dict:
-        """The info of every game (marked valid on `rows`): YachtEnv's keys, batched."""
-        e = self.batch.engine
-        info = {"action_mask": mask, "total": e.totals[:, 0].copy(), "game_seed": e.seeds.copy(),
-                "illegal_action": illegal}
-        return self._with_marks(info, rows)
+    def _observations(self) -> np.ndarray:
+        return self.batch.obs
+
+    def _autoreset(self, done, illegal, seeds_before) -> dict:
+        b = self.batch
+        over_mask = np.zeros((self.num_envs, b.num_actions), np.int8)
+        over_mask[done] = 1                   # a finished game marks every action legal
+        last = {"action_mask": over_mask, "total": np.where(done, b.final_total, 0),
+                "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(self.num_envs, np.bool_)}
+        return {"final_obs": b.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
+                "_final_info": done.copy()}
 
     @staticmethod
-    def _with_marks(info: dict, rows) -> dict:
-        """info plus Gymnasium's `_key` arrays, True on `rows`."""
-        for key in INFO_KEYS:
-            info[f"_{key}"] = rows.copy()
-        return info
+    def final_totals(info) -> np.ndarray:
+        """The learner's final totals on the rows of a SAME_STEP step's info whose game ended."""
+        return info["final_info"]["total"]
+
+    def _info(self, illegal) -> dict:
+        """YachtEnv's info keys for every game, unmarked."""
+        e = self.batch.engine
+        return {"action_mask": self.batch.mask, "total": e.totals[:, 0].copy(), "game_seed": e.seeds.copy(),
+                "illegal_action": illegal}
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the legal actions now."""

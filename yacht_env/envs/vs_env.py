@@ -18,10 +18,11 @@ from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seed
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from ..core.game import Game, IllegalMove
 from ..core.lockstep import play, seating_around, sheet_ranks
+from ..core.plan_source import planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from .render import RENDER_MODES, last_move, renderer
 from ..rules.tables import Tables
-from ..solver.policy import advance_table
+from ..solver.play import advance_table
 from .step_threads import SliceThreads, post
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_observations, seat_space
 
@@ -121,9 +122,8 @@ class SeatTables:
         self.guards = list({id(p): p for p in self.players[1:] if isinstance(p, Forfeiting)}.values())
         # one opponent playing from kept plans at every other seat: its moves are played in compiled code
         # inside the learner's step (`step_planned`)
-        planned = {id(p) for p in self.players[1:]}
-        self.planned = self.players[1] if len(planned) == 1 and hasattr(self.players[1], "plan_seats") \
-            and self.players[1].plan_tables(rules) is not None else None
+        one = len({id(p) for p in self.players[1:]}) == 1
+        self.planned = planned(self.players[1], rules) if one else None
         self.threads = SliceThreads(num_threads)
         self._gains = np.zeros(num_tables, np.int64)
         self._stuck = np.zeros(num_tables, np.bool_)
@@ -350,6 +350,7 @@ class YachtVsEnv(gym.Env):
                                   else seat_dict_space(self.rules, self.num_sheets))
         self.game: Game | None = None
         self._one = np.zeros(1, np.int64)
+        self._mask = np.ones(self.action_space.n, np.int8)
         self._renderer = renderer(render_mode, self.rules, self.num_sheets, self.metadata["render_fps"], "YachtVs-v0")
         self._move = None
 
@@ -379,7 +380,7 @@ class YachtVsEnv(gym.Env):
         if self.game is None or self.game.is_over:
             raise RuntimeError("the episode is over; call reset() before step()")
         a = as_action(action, self.action_space.n)
-        mask = self.game.legal_mask()
+        mask = self._mask                         # the legal actions the last info showed (one per step)
         if not mask[a]:
             if self.illegal_action == "raise":
                 raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
@@ -395,7 +396,7 @@ class YachtVsEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now, as bool; all true once the game is over (never all false)."""
-        return self.tables.masks()[0].astype(bool)
+        return self._mask.astype(bool)
 
     def _obs(self):
         if self.obs_mode == "flat":
@@ -403,8 +404,12 @@ class YachtVsEnv(gym.Env):
         return seat_dict_obs(self.game, self.seat, self.tables.shown[0])
 
     def _info(self, illegal: bool) -> dict:
+        """The info of the state now; the legal-action mask is computed here once per step (an illegal
+        action changes nothing, so it keeps the mask it had) and kept for `step` and `action_masks`."""
         g = self.game
-        info = {"action_mask": self.tables.masks()[0], "seat": self.seat, "totals": g.totals(),
+        if not illegal:
+            self._mask = self.tables.masks()[0]
+        info = {"action_mask": self._mask.copy(), "seat": self.seat, "totals": g.totals(),
                 "game_seed": np.uint64(g.seed), "illegal_action": illegal}
         faults = self.tables.take_faults()
         if faults:

@@ -7,29 +7,90 @@
     env = YachtVsVecEnv(64, num_players=4, opponents="strong", reward="win", seed=0)   # a seat at a table
 
 The environments are `YachtVecEnv` (solitaire) and `YachtVsVecEnv` (one seat of a multi-player
-table); their docstrings have the Gymnasium sections. This module is the only one in `yacht_env` that
+table), the one adapter `MaskedVecEnv` over the batched Gymnasium envs; their docstrings have the
+Gymnasium sections. This module is the only one in `yacht_env` that
 imports stable_baselines3.
 """
 import time
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from ..envs.batch import Batch
 from ..core.actions import as_actions
-from ..envs.env import REWARDS, SEED_LIMIT, check_choice, check_no_options, check_seed, resolve_rules
-from ..envs.obs import flat_space
+from ..envs.env import SEED_LIMIT, check_no_options, check_seed
+from ..envs.vector import YachtVectorEnv
 from ..envs.vs_vector import YachtVsVectorEnv
 
 
+def _copy_faults(info: dict, infos: list[dict]) -> None:
+    """The opponents' faults of a table env's info (`opponent_faults`, `YachtVs-v0`) into the per-env infos."""
+    if "opponent_faults" in info:
+        for i in np.flatnonzero(info["_opponent_faults"]):
+            infos[i]["opponent_faults"] = info["opponent_faults"][i]
+
+
 class MaskedVecEnv(VecEnv):
-    """What both VecEnvs share: base streams and SB3's attribute and method access, with per-env
-    `action_masks` (MaskablePPO reads them through `env_method`/`get_attr`). Subclasses give `_mask()`,
-    the (num_envs, A) int8 masks now."""
+    """Any batched Gymnasium env of `yacht_env.envs` (a `BatchedVectorEnv`, same-step autoreset) as one SB3
+    `VecEnv`: base streams, SB3's episode bookkeeping and attribute and method access, with per-env
+    `action_masks` (MaskablePPO reads them through `env_method`/`get_attr`).
+
+    Done envs restart at once (SB3's convention): `dones[i]` is True, the returned observation is the new
+    game's first, and `infos[i]` holds `terminal_observation`, `final_total` (the learner's final total),
+    `game_seed` (the dice seed of the game that ended, as the Gymnasium envs' infos give it),
+    `TimeLimit.truncated` = False and `episode` = {"r": return, "l": length, "t": seconds} (what SB3 logs
+    as ep_rew_mean). `reset()` starts episode 0 of stream `seed + i` in env i (SB3's `seed(s)` just
+    before a `reset()` makes it use s + i; with neither, the base stream is drawn from the OS)."""
+
+    render_mode = None
+
+    def __init__(self, env, seed: int | None):
+        self.env = env
+        self.rules = env.rules
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+        self._base_seed = seed
+        self._actions = np.zeros(self.num_envs, np.int64)
+        self._masks = np.ones((self.num_envs, env.single_action_space.n), np.int8)
+        self._ep_return = np.zeros(self.num_envs, np.float64)
+        self._ep_length = np.zeros(self.num_envs, np.int64)
+        self._started = time.time()
+
+    def reset(self):
+        obs, info = self.env.reset(seed=self._streams(self._base_seed))
+        self._masks = info["action_mask"]
+        self._ep_return[:] = 0
+        self._ep_length[:] = 0
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        _copy_faults(info, self.reset_infos)
+        return obs
+
+    def step_async(self, actions) -> None:
+        a = np.asarray(actions)
+        if a.shape == (self.num_envs, 1):
+            a = a[:, 0]
+        np.copyto(self._actions, as_actions(a, self.env.single_action_space.n, self.num_envs))
+
+    def step_wait(self):
+        obs, rewards, terminated, _, info = self.env.step(self._actions)
+        self._masks = info["action_mask"]
+        self._ep_return += rewards
+        self._ep_length += 1
+        infos = [{} for _ in range(self.num_envs)]
+        totals = self.env.final_totals(info) if terminated.any() else None
+        for i in np.flatnonzero(terminated):
+            infos[i] = {"terminal_observation": info["final_obs"][i], "final_total": int(totals[i]),
+                        "game_seed": int(info["final_info"]["game_seed"][i]), "TimeLimit.truncated": False,
+                        "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]),
+                                    "t": round(time.time() - self._started, 6)}}
+            self._ep_return[i] = 0
+            self._ep_length[i] = 0
+        _copy_faults(info, infos)
+        return obs, rewards, terminated, infos
 
     def _mask(self) -> np.ndarray:
-        raise NotImplementedError
+        return self._masks
+
+    def close(self) -> None:
+        self.env.close()
 
     def _streams(self, base_seed) -> list[int]:
         """The streams a `reset()` plays: SB3's `seed(s)` (s + i), else base_seed + i, else drawn from the OS."""
@@ -105,17 +166,15 @@ class YachtVecEnv(MaskedVecEnv):
     `-illegal_penalty` and changes nothing.
 
     ## Starting State
-    `reset()` starts episode 0 of stream `seed + i` in env i, with the constructor's `seed` (SB3's
-    `seed(s)` just before a `reset()` makes that reset use s + i; with neither, the base stream is drawn
-    from the OS). Every `reset()` starts episode 0 of its streams, so resetting twice with the same
-    seed replays the same games; SB3 resets once per `learn` call. Seeds are integers 0 .. 2**64 - 1;
-    reset options (`set_options`) are refused with a ValueError.
+    As every adapter (`MaskedVecEnv`): env i plays stream `seed + i`. Every `reset()` starts episode 0
+    of its streams, so resetting twice with the same seed replays the same games; SB3 resets once per
+    `learn` call. Seeds are integers 0 .. 2**64 - 1; reset options (`set_options`) are refused with a
+    ValueError.
 
     ## Episode End
-    A game terminates when its sheet is full and never truncates. Done games restart at once (SB3's
-    convention): `dones[i]` is True, the returned observation is the new game's first, and `infos[i]`
-    holds `terminal_observation`, `final_total` (the score), `TimeLimit.truncated` = False and
-    `episode` = {"r": return, "l": length, "t": seconds} (what SB3 logs as ep_rew_mean).
+    A game terminates when its sheet is full and never truncates; done games restart at once, with the
+    infos of every adapter (`MaskedVecEnv`: `terminal_observation`, `final_total` (the score), `game_seed`,
+    `TimeLimit.truncated`, `episode`).
 
     ## Arguments
     ```python
@@ -138,55 +197,12 @@ class YachtVecEnv(MaskedVecEnv):
     * v0: Initial version.
     """
 
-    render_mode = None
-
     def __init__(self, num_envs: int, rules="yacht", seed: int | None = None, reward: str = "points",
                  illegal_penalty: float = 1.0, num_threads: int = 1, **overrides):
         _check_num_envs(num_envs, seed)
-        check_choice("reward", reward, REWARDS)
-        self.rules = resolve_rules(rules, overrides)
-        self.batch = Batch(self.rules, int(num_envs), terminal_reward=reward == "terminal",
-                           penalty=illegal_penalty, autoreset=True, num_threads=num_threads)
-        super().__init__(int(num_envs), flat_space(self.rules), spaces.Discrete(self.batch.num_actions))
-        self._base_seed = seed
-        self._actions = np.zeros(self.num_envs, np.int64)
-        self._ep_return = np.zeros(self.num_envs, np.float64)
-        self._ep_length = np.zeros(self.num_envs, np.int64)
-        self._started = time.time()
-
-    def reset(self):
-        self.batch.reset(self._streams(self._base_seed))
-        self._ep_return[:] = 0
-        self._ep_length[:] = 0
-        self.reset_infos = [{} for _ in range(self.num_envs)]
-        return self.batch.obs.copy()
-
-    def step_async(self, actions) -> None:
-        a = np.asarray(actions)
-        if a.shape == (self.num_envs, 1):
-            a = a[:, 0]
-        np.copyto(self._actions, as_actions(a, self.batch.num_actions, self.num_envs))
-
-    def step_wait(self):
-        b = self.batch
-        b.step(self._actions, fresh=True)
-        self._ep_return += b.rewards
-        self._ep_length += 1
-        infos = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(b.terminated):
-            infos[i] = {"terminal_observation": b.final_obs[i], "final_total": int(b.final_total[i]),
-                        "TimeLimit.truncated": False,
-                        "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]),
-                                    "t": round(time.time() - self._started, 6)}}
-            self._ep_return[i] = 0
-            self._ep_length[i] = 0
-        return b.obs, b.rewards.copy(), b.terminated.copy(), infos
-
-    def _mask(self) -> np.ndarray:
-        return self.batch.mask
-
-    def close(self) -> None:
-        self.batch.close()
+        super().__init__(YachtVectorEnv(int(num_envs), rules=rules, reward=reward, illegal_penalty=illegal_penalty,
+                                        num_threads=num_threads, **overrides), seed)
+        self.batch = self.env.batch
 
 
 class YachtVsVecEnv(MaskedVecEnv):
@@ -211,16 +227,14 @@ class YachtVsVecEnv(MaskedVecEnv):
     gained; `reward="win"`: +1 outright win, 0 shared first place, -1 loss, on the last move).
 
     ## Starting State
-    `reset()` starts episode 0 of stream `seed + i` at table i, as `YachtVecEnv` does (SB3's `seed(s)`
-    just before a `reset()` makes it use s + i); the games of `YachtVs-v0` reset with that seed.
+    As every adapter (`MaskedVecEnv`): table i plays stream `seed + i`, the games of `YachtVs-v0` reset
+    with that seed.
 
     ## Episode End
-    A game terminates when every sheet is full and never truncates. Done tables restart at once:
-    `dones[i]` is True, the returned observation is the new game's first, and `infos[i]` holds
-    `terminal_observation`, `final_total` (the learner's sheet's total), `TimeLimit.truncated` = False
-    and `episode` = {"r": return, "l": learner decisions, "t": seconds}. An opponent that fails is
-    reported (a warning and `infos[i]["opponent_faults"]`) and forfeits its seat for the rest of that game,
-    as in `YachtVs-v0`.
+    A game terminates when every sheet is full and never truncates; done tables restart at once, with the
+    infos of every adapter (`MaskedVecEnv`; `final_total` is the learner's sheet's total, `episode["l"]`
+    counts the learner's decisions; an opponent that fails is reported in `infos[i]["opponent_faults"]`
+    and forfeits its seat for the rest of that game, as in `YachtVs-v0`).
 
     ## Arguments
     ```python
@@ -234,61 +248,10 @@ class YachtVsVecEnv(MaskedVecEnv):
     * v0: Initial version.
     """
 
-    render_mode = None
-
     def __init__(self, num_envs: int, rules="yacht", num_players: int = 2, opponents=None, seat="rotate",
                  reward: str = "points", seed: int | None = None, illegal_penalty: float = 1.0, num_threads: int = 1,
                  **overrides):
         _check_num_envs(num_envs, seed)
-        self.env = YachtVsVectorEnv(int(num_envs), rules=rules, num_players=num_players, opponents=opponents,
-                                    seat=seat, reward=reward, illegal_penalty=illegal_penalty,
-                                    num_threads=num_threads, **overrides)
-        self.rules = self.env.rules
-        super().__init__(int(num_envs), self.env.single_observation_space, self.env.single_action_space)
-        self._base_seed = seed
-        self._actions = np.zeros(self.num_envs, np.int64)
-        self._masks = np.ones((self.num_envs, self.env.single_action_space.n), np.int8)
-        self._ep_return = np.zeros(self.num_envs, np.float64)
-        self._ep_length = np.zeros(self.num_envs, np.int64)
-        self._started = time.time()
-
-    def reset(self):
-        obs, info = self.env.reset(seed=self._streams(self._base_seed))
-        self._masks = info["action_mask"]
-        self._ep_return[:] = 0
-        self._ep_length[:] = 0
-        self.reset_infos = [{} for _ in range(self.num_envs)]
-        if "opponent_faults" in info:
-            for i in np.flatnonzero(info["_opponent_faults"]):
-                self.reset_infos[i]["opponent_faults"] = info["opponent_faults"][i]
-        return obs
-
-    def step_async(self, actions) -> None:
-        a = np.asarray(actions)
-        if a.shape == (self.num_envs, 1):
-            a = a[:, 0]
-        np.copyto(self._actions, as_actions(a, self.env.single_action_space.n, self.num_envs))
-
-    def step_wait(self):
-        obs, rewards, terminated, _, info = self.env.step(self._actions)
-        self._masks = info["action_mask"]
-        self._ep_return += rewards
-        self._ep_length += 1
-        infos = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(terminated):
-            infos[i] = {"terminal_observation": info["final_obs"][i], "final_total": int(info["final_total"][i]),
-                        "TimeLimit.truncated": False,
-                        "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]),
-                                    "t": round(time.time() - self._started, 6)}}
-            self._ep_return[i] = 0
-            self._ep_length[i] = 0
-        if "opponent_faults" in info:
-            for i in np.flatnonzero(info["_opponent_faults"]):
-                infos[i]["opponent_faults"] = info["opponent_faults"][i]
-        return obs, rewards, terminated, infos
-
-    def _mask(self) -> np.ndarray:
-        return self._masks
-
-    def close(self) -> None:
-        self.env.close()
+        super().__init__(YachtVsVectorEnv(int(num_envs), rules=rules, num_players=num_players, opponents=opponents,
+                                          seat=seat, reward=reward, illegal_penalty=illegal_penalty,
+                                          num_threads=num_threads, **overrides), seed)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.dice import NUM_KEEPS, NUM_ROLLS
 from ..core.kernels import box_options
-from .policy import write_plan
+from .plans import write_plan
 from .widget import next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
