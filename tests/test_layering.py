@@ -139,3 +139,13 @@ def test_yacht_env_layers_import_downward_only():
             for t in targets:
                 if t.startswith("yacht_env"):
                     assert layer_of(t) <= layer_of(module), f"{module} imports {t}, a layer above it"
+
+
+def test_the_documented_short_names_are_the_integrations_modules():
+    import yacht_env.integrations.pettingzoo
+    import yacht_env.integrations.sb3
+    from yacht_env.pettingzoo import env
+    from yacht_env.sb3 import YachtVecEnv
+
+    assert env is yacht_env.integrations.pettingzoo.env
+    assert YachtVecEnv is yacht_env.integrations.sb3.YachtVecEnv
