@@ -120,6 +120,10 @@ def test_win_curve_shares_ties():
     data2 = np.array([1.0, 0.5, 0.0, 0.5], np.float32)
     glo, n = win_curve(lo2, length2, offset2, data2, np.array([0, 1]), np.array([0, 100]), 0, G)
     assert glo == 100 and np.allclose(G[:n], [0.25, 0.5, 0.75])
+    # a sheet that cannot reach the others' lowest score counts as beaten (its pmf is read, nothing past it)
+    data3 = np.array([1.0, 0.2, 0.3, 0.5, 7.0, 7.0], np.float32)      # 7.0: another state's entries
+    glo, n = win_curve(lo2, length2, offset2, data3, np.array([0, 0, 1]), np.array([0, 100, 50]), 0, G)
+    assert (glo, n) == (100, 1) and G[0] == pytest.approx(0.5)
 
 
 WIN_CONFIGS = [("classic", {}), ("cheerio", {}), ("knizia", {}), ("mini", {}),
@@ -238,3 +242,57 @@ def test_report_explains_the_win_share(tmp_path):
     assert sum(w["observed"] for w in ws.values()) == pytest.approx(1.0)
     text = (tmp_path / "report.md").read_text()
     assert "## Win share explained" in text and "gained %" in text
+
+
+@pytest.fixture(scope="module")
+def table_games(tmp_path_factory):
+    """Three seats under classic rules: strong?goal=win against two strong (every rotation of 2 deals)."""
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+    out = tmp_path_factory.mktemp("table")
+    with temp_cache():
+        solve_once(load("classic"))
+        dist_of(load("classic"))
+        cfg = parse_config({"rules": "classic", "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},
+                            "seats": 3, "games": 6, "seed": 5})
+        run_tournament(cfg, out=out, progress=False)
+    return out
+
+
+def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
+    from agents.analysis import analyze_file, read_games
+    solve_once(load("classic"))
+    dist_of(load("classic"))
+    games = read_games(table_games)
+    a = analyze_file(games, win=True)
+    of = a.agent_of()
+    assert np.isfinite(a.win_lost).all() and (a.win_before >= -1e-9).all() and (a.win_before <= 1 + 1e-9).all()
+    # the win player maximises this very estimate: it gives up nothing; strong plays for points: no points
+    # lost, but some chance to win
+    assert (a.win_lost[of == "win"] == 0).all()
+    strong = (of == "a") | (of == "b")
+    assert (a.loss[strong] == 0).all() and a.win_lost[strong].max() > 0.01
+    # the last box of a game: every other sheet has finished, so the chance after it is the share it won
+    for i, r in enumerate(games.records):
+        last = np.flatnonzero(a.rec == i)[np.argmax(a.move[a.rec == i])]
+        seat = int(a.seat[last])
+        winners = [s for s, p in enumerate(r["places"]) if p == 1]
+        share = 1 / len(winners) if seat in winners else 0.0
+        assert a.win_after[last] == pytest.approx(share, abs=1e-6)
+    doc = a.summary()
+    assert doc["agents"]["a"]["win"]["lost_per_game"] > 0 and doc["agents"]["win"]["win"]["lost"] == 0
+    assert doc["worst_win"] and all(m["agent"] != "win" for m in doc["worst_win"])
+
+
+def test_analyze_and_show_print_the_chance_to_win(table_games, capsys):
+    from tournaments.cli import main
+    solve_once(load("classic"))
+    dist_of(load("classic"))
+    assert main(["analyze", str(table_games), "--worst", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "chance to win lost" in out and "moves that gave up the most chance to win" in out
+    assert main(["show", str(table_games), "t0-d0-r0"]) == 0
+    out = capsys.readouterr().out
+    assert "win = chance to finish first" in out and "% -> " in out and "chance to win" in out.splitlines()[-1]
+    assert main(["analyze", str(table_games), "--no-win", "--json"]) == 0
+    assert "worst_win" not in json.loads(capsys.readouterr().out)

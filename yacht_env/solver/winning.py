@@ -23,10 +23,11 @@ it 1.
 import numba as nb
 import numpy as np
 
-from ..dice import NUM_KEEPS, NUM_ROLLS
+from ..actions import NUM_HOLDS, box_of_action
+from ..dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..kernels import box_options
 from .policy import write_plan
-from .widget import next_state, reroll_stages
+from .widget import keep_values, next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
@@ -57,7 +58,7 @@ def win_curve(lo, length, offset, data, keys, totals, me, G):
     n = ghi - glo
     cdf = np.zeros(MAX_SHEETS)                     # P(X_k < x) as x goes up
     for j in range(m):
-        for x in range(start[j], glo):
+        for x in range(start[j], min(glo, stop[j])):   # a sheet whose best is below glo: cdf 1 all along
             cdf[j] += data[base[j] + x - start[j]]
     c = np.empty(MAX_SHEETS + 1)
     for i in range(n):
@@ -136,6 +137,33 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
     reroll_stages(S, K, kb, best, stages)
 
 
+@nb.njit(cache=True)
+def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, stages, opts, extra, S, best, choice):
+    """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
+    with total totals[k] (target >= 0: play for a final score of at least `target` instead). Fills S[L, r]
+    (the best chance with L re-rolls left and roll r), best, choice, and opts / extra (the box table of
+    every roll), as `win_widget`."""
+    n_upper, n_flag = space[0], space[1]
+    nbox, top = T.n_boxes, prep[0].shape[2]
+    lo, length, offset, data = dist
+    G = np.empty(span + 1)
+    if target >= 0:
+        glo, n = target, 0
+    else:
+        glo, n = win_curve(lo, length, offset, data, keys, totals, me, G)
+    s = keys[me]
+    flag = s % n_flag
+    u = (s // n_flag) % n_upper
+    mask = s // (n_flag * n_upper)
+    Wv = np.empty((nbox, top))
+    done = np.empty((nbox, top), dtype=np.bool_)
+    K = np.empty(NUM_KEEPS)
+    kb = np.empty(NUM_KEEPS, dtype=np.int32)
+    win_widget(T, V, space, prep, dist, mask, u, flag, totals[me], G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
+               best, choice)
+    return glo, n, G
+
+
 @nb.njit(cache=True, parallel=True)
 def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_of, plans, chances):
     """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
@@ -143,29 +171,55 @@ def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_o
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
     other sheets. plans[j, L, r]: the move (Game encoding; a hold as its lowest pattern) with L re-rolls
     left and roll r; chances[j, L, r]: its chance by this estimate. span: the longest pmf."""
-    n_upper, n_flag = space[0], space[1]
-    nbox, top = T.n_boxes, prep[0].shape[2]
-    lo, length, offset, data = dist
+    nbox = T.n_boxes
     stages = plans.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
-        G = np.empty(span + 1)
-        me = mine[j]
-        if targets[j] >= 0:
-            glo, n = targets[j], 0
-        else:
-            glo, n = win_curve(lo, length, offset, data, keys[j], totals[j], me, G)
-        s = keys[j, me]
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], stages, opts, extra,
+                     chances[j], best, choice)
+        write_plan(T, stages, hold_of, best, choice, plans[j])
+
+
+@nb.njit(cache=True, parallel=True)
+def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, stages, starts, roll, left, action, before,
+                  after):
+    """The chance to win before and after each decision of stored games, by the estimate `win_plans` plays by.
+
+    Decisions starts[g]:starts[g + 1] are one turn of table g (inputs as `win_plans`: keys[g], totals[g],
+    mine[g]); decision d saw roll[d] with left[d] re-rolls left and played action[d] (Game encoding).
+    before[d]: the chance after the best move (the position's chance); after[d]: after the move played.
+    Both carry the `TIE` term of the expected points (below 1e-9)."""
+    n_upper, n_flag, threshold, yacht_points = space
+    gain = prep[0]
+    lo, length, offset, data = dist
+    nbox = T.n_boxes
+    for g in nb.prange(keys.shape[0]):
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        S = np.empty((stages + 1, NUM_ROLLS))
+        K = np.empty(NUM_KEEPS)
+        me = mine[g]
+        glo, n, G = table_widget(T, V, space, prep, dist, span, keys[g], totals[g], me, -1, stages, opts, extra, S,
+                                 best, choice)
+        s = keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
         mask = s // (n_flag * n_upper)
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        Wv = np.empty((nbox, top))
-        done = np.empty((nbox, top), dtype=np.bool_)
-        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        K = np.empty(NUM_KEEPS)
-        kb = np.empty(NUM_KEEPS, dtype=np.int32)
-        win_widget(T, V, space, prep, dist, mask, u, flag, totals[j, me], G, glo, n, stages, opts, extra, Wv, done,
-                   chances[j], K, kb, best, choice)
-        write_plan(T, stages, hold_of, best, choice, plans[j])
+        for d in range(starts[g], starts[g + 1]):
+            r, L, a = roll[d], left[d], action[d]
+            before[d] = S[L, r]
+            if a < NUM_HOLDS:
+                keep_values(S[L - 1], K)
+                after[d] = K[HOLD_KEEP[r, a]]
+            else:
+                b = box_of_action(nbox, a)[1]
+                p = opts[r, b]
+                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
+                                p)
+                x = p + gain[b, u, p] + extra[r]
+                after[d] = chance_after(G, glo, n, lo, length, offset, data, nx, totals[g, me] + x) + TIE * (x + V[nx])
