@@ -418,12 +418,12 @@ def add_win_chances(a: Analysis) -> None:
     """Fill `a.win_before`, `win_after` and `win_lost` (probabilities; NaN in games of one sheet) for every
     decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
     `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
-    decision. Several columns: left as None (no score distributions)."""
+    decision. Several columns, or only games of one sheet: left as None."""
     from .strong import StrongAgent, distribution_arrays
     from yacht_env.solver.winning import win_decisions
 
-    if a.rules.columns > 1:
-        return
+    if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
+        return                     # no score distributions for several columns; no table in solitaire games
     n = len(a.rec)
     before, after = np.full(n, np.nan), np.full(n, np.nan)
     policy = StrongAgent().policy_for(a.rules)
