@@ -475,7 +475,7 @@ def add_win_chances(a: Analysis) -> None:
         before[at], after[at] = b, f
     lost = before - after
     lost[lost < TOLERANCE] = 0.0
-    # the float32 tables' probabilities add up to 1 within about 1e-6: a certain win may read a hair above 1
+    # the tie-break term (1e-12 an expected point, below 1e-9) may carry a certain win a hair above 1
     before, after = np.clip(before, 0.0, 1.0), np.clip(after, 0.0, 1.0)
     a.win_before, a.win_after, a.win_lost = before, after, lost
     a.seconds += time.perf_counter() - t0
