@@ -229,6 +229,14 @@ class Analysis:
     states: int = 0            # distinct sheet states valued (one turn widget each)
     seconds: float = 0.0
     source: dict = field(default_factory=dict)
+    banked: np.ndarray | None = None     # the sheet's points before the decision's turn
+    state: np.ndarray | None = None      # the solver state of every column of the sheet at the turn's start
+    final: np.ndarray | None = None      # final[rec, sheet]: the sheet's final total
+    # the chance to win before and after each decision by the goal=win estimate (`add_win_chances`); NaN in
+    # games of one sheet; None when not computed
+    win_before: np.ndarray | None = None
+    win_after: np.ndarray | None = None
+    win_lost: np.ndarray | None = None
 
     @property
     def values(self) -> str:
@@ -279,7 +287,9 @@ class Analysis:
                                "blunder": BLUNDER},
                 "games": len(self.records), "decisions": int(self.own.sum()), "states": self.states,
                 "forfeited_decisions": int((~self.own).sum()), "seconds": self.seconds,
-                "agents": per, "worst": self.worst_moves(pick, worst)}
+                "agents": per, "worst": self.worst_moves(pick, worst),
+                **({"win_note": WIN_NOTE, "worst_win": self.worst_win_moves(pick, worst)}
+                   if self.win_lost is not None else {})}
 
     def _agent_figures(self, name: str, of: np.ndarray, worst: int) -> dict:
         played_seats = [(i, s) for i, r in enumerate(self.records) for s, a in enumerate(r["agents"]) if a == name]
@@ -323,6 +333,10 @@ class Analysis:
         out["loss_quantiles"] = ({f"p{q}": float(np.quantile(loss, q / 100)) for q in (50, 90, 99)}
                                  if len(loss) else None)
         out["worst"] = self.worst_moves(pick, worst)
+        if self.win_lost is not None:
+            table_games = sum(1 for i, _ in seats if _sheets(self.rules, self.records[i]) > 1)
+            out["win"] = self.win_figures(pick, table_games)
+            out["worst_win"] = self.worst_win_moves(pick, worst)
         return out
 
     def worst_moves(self, pick: np.ndarray, n: int) -> list[dict]:
@@ -351,7 +365,114 @@ class Analysis:
                 "rolls_left": int(self.left[d]), "played": self.move_name(roll, played),
                 "best": self.move_name(roll, best), "played_value": float(self.played_value[d]),
                 "best_value": float(self.best_value[d]), "loss": float(self.loss[d]),
-                "class": classify(float(self.loss[d]))}
+                "class": classify(float(self.loss[d])), **self._win_row(d)}
+
+    def _win_row(self, d: int) -> dict:
+        """The decision's chance to win before and after it and what it gave up ({} when not computed)."""
+        if self.win_lost is None or np.isnan(self.win_lost[d]):
+            return {}
+        return {"win_before": float(self.win_before[d]), "win_after": float(self.win_after[d]),
+                "win_lost": float(self.win_lost[d])}
+
+    def worst_win_moves(self, pick: np.ndarray, n: int) -> list[dict]:
+        """The n decisions among `pick` that gave up the most chance to win (ties: the earlier game and move)."""
+        if self.win_lost is None:
+            return []
+        lost = np.nan_to_num(self.win_lost, nan=0.0)
+        idx = np.flatnonzero(pick & (lost > 0))
+        idx = idx[np.lexsort((self.move[idx], self.rec[idx], -lost[idx]))][:max(n, 0)]
+        return [self.decision(int(d)) for d in idx]
+
+    def win_figures(self, pick: np.ndarray, games: int) -> dict | None:
+        """Chance to win given up by the decisions `pick` of `games` games of 2+ sheets (None: not computed or
+        no such decision)."""
+        if self.win_lost is None:
+            return None
+        lost = self.win_lost[pick]
+        lost = lost[~np.isnan(lost)]
+        if not len(lost):
+            return None
+        return {"games": games, "decisions": int(len(lost)), "lost": float(lost.sum()),
+                "lost_per_game": float(lost.sum()) / games if games else 0.0,
+                "lost_per_decision": float(lost.mean()),
+                "decisions_losing_1pct": int((lost >= 0.01).sum())}
+
+
+def _sheets(rules: RuleSet, record: dict) -> int:
+    """The number of sheets of a record's game (its teams, or one per seat)."""
+    return rules.teams or len(record["agents"])
+
+
+WIN_NOTE = ("chance to win by the estimate strong?goal=win plays by (docs/winning.md): every later turn, everyone's, "
+            "played for expected points; before = after the best move, after = after the move played, lost = "
+            "before - after")
+
+
+def add_win_chances(a: Analysis) -> None:
+    """Fill `a.win_before`, `win_after` and `win_lost` (probabilities; NaN in games of one sheet) for every
+    decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
+    `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
+    decision. Several columns, or only games of one sheet: left as None."""
+    from .strong import StrongAgent, distribution_arrays
+    from yacht_env.solver.winning import win_decisions
+
+    if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
+        return                     # no score distributions for several columns; no table in solitaire games
+    n = len(a.rec)
+    before, after = np.full(n, np.nan), np.full(n, np.nan)
+    policy = StrongAgent().policy_for(a.rules)
+    dist, span = distribution_arrays(a.rules)
+    t0 = time.perf_counter()      # building or loading the tables is not the analysis
+    sp = policy.solution.space
+    full = (1 << len(a.rules.boxes)) - 1
+    full_key = next(k for k in (sp.index(full, u, bool(f)) for u in range(sp.n_upper) for f in range(sp.n_flag))
+                    if dist[2][k] >= 0)   # a finished sheet: nothing still to come
+    order = np.lexsort((a.move, a.rec))
+    tables: dict[int, tuple[list, list, list, list]] = {}    # sheets -> per group: keys, totals, mine; decisions
+    ends = np.r_[np.flatnonzero(np.diff(a.rec[order]) != 0) + 1, n] if n else np.zeros(0, np.int64)
+    begin = 0
+    for end in ends.tolist():
+        idx = order[begin:end]
+        begin = end
+        i = int(a.rec[idx[0]])
+        ns = _sheets(a.rules, a.records[i])
+        if ns < 2:
+            continue
+        moves, sheet, turn = a.move[idx], a.sheet[idx], a.turn[idx]
+        own = [np.flatnonzero(sheet == k) for k in range(ns)]
+        head = np.flatnonzero(np.r_[True, (sheet[1:] != sheet[:-1]) | (turn[1:] != turn[:-1])])
+        keys, totals, mine, groups = tables.setdefault(ns, ([], [], [], []))
+        for g, h in enumerate(head.tolist()):
+            row_k, row_t = [], []
+            for k in range(ns):
+                later = own[k][np.searchsorted(moves[own[k]], moves[h] if k != sheet[h] else moves[h] - 1,
+                                               side="right"):]
+                if len(later):
+                    d = idx[later[0]]
+                    row_k.append(int(a.state[d, 0]))
+                    row_t.append(int(a.banked[d]))
+                else:
+                    row_k.append(full_key)
+                    row_t.append(int(a.final[i, k]))
+            keys.append(row_k)
+            totals.append(row_t)
+            mine.append(int(sheet[h]))
+            stop = head[g + 1] if g + 1 < len(head) else len(idx)
+            groups.append(idx[h:stop])
+    for keys, totals, mine, groups in tables.values():
+        at = np.concatenate(groups)
+        starts = np.r_[0, np.cumsum([len(g) for g in groups])].astype(np.int64)
+        b, f = np.empty(len(at)), np.empty(len(at))
+        win_decisions(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+                      np.array(keys, np.int64), np.array(totals, np.int64), np.array(mine, np.int64),
+                      policy.n_stages, starts, a.roll[at], a.left[at], a.played[at], b, f)
+        before[at], after[at] = b, f
+    lost = before - after
+    lost[lost < TOLERANCE] = 0.0
+    # the tie-break term (1e-12 an expected point, below 1e-9) may carry a certain win a hair above 1
+    before, after = np.clip(before, 0.0, 1.0), np.clip(after, 0.0, 1.0)
+    a.win_before, a.win_after, a.win_lost = before, after, lost
+    a.seconds += time.perf_counter() - t0
 
 
 def _faulted(record: dict, seat: int) -> bool:
@@ -392,8 +513,9 @@ def solution_of(rules: RuleSet, progress: bool = False):
     return solution_for(_check_reach(rules), progress=progress)
 
 
-def analyze(records, rules: RuleSet, solution=None, progress: bool = False) -> Analysis:
-    """Replay and value every decision of `records` (game records as the store holds them).
+def analyze(records, rules: RuleSet, solution=None, progress: bool = False, win: bool = False) -> Analysis:
+    """Replay and value every decision of `records` (game records as the store holds them); `win`: also the
+    chance to win each decision gave up in games of 2+ sheets (`add_win_chances`).
 
     Raises AnalysisError naming the record and move when a record is malformed or a move is
     impossible under `rules`, or when the rules are out of the solver's reach.
@@ -402,14 +524,20 @@ def analyze(records, rules: RuleSet, solution=None, progress: bool = False) -> A
     if not records:
         raise AnalysisError("no games to analyse")
     lines = [i + 1 for i in range(len(records))]
-    return _analyze(records, lines, rules, solution, progress)
+    a = _analyze(records, lines, rules, solution, progress)
+    if win:
+        add_win_chances(a)
+    return a
 
 
-def analyze_file(games: GameFile, solution=None, progress: bool = False) -> Analysis:
+def analyze_file(games: GameFile, solution=None, progress: bool = False, win: bool = False) -> Analysis:
     """`analyze` over a `read_games` result (errors name the file and line of a bad record)."""
     if not games.records:
         raise AnalysisError(f"{games.path}: no games to analyse")
-    return _analyze(games.records, games.lines, games.rules, solution, progress, where=str(games.path))
+    a = _analyze(games.records, games.lines, games.rules, solution, progress, where=str(games.path))
+    if win:
+        add_win_chances(a)
+    return a
 
 
 def compile_kernels(rules: RuleSet) -> None:
@@ -478,7 +606,8 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
                     optimal=float(solution.expected_score) * cols, rec=rec, move=move, seat=seat, sheet=sheet,
                     turn=turn, roll=roll, left=left, played=played, best=best,
                     played_value=played_value + banked, best_value=best_value + banked, loss=loss, own=own,
-                    states=len(group_starts) - 1, seconds=time.perf_counter() - t0)
+                    states=len(group_starts) - 1, seconds=time.perf_counter() - t0, banked=banked, state=state,
+                    final=final[:, :, 0])
 
 
 def _where(records, lines, where, i) -> str:

@@ -159,3 +159,46 @@ def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: b
     rate = float(per_deal.mean())
     return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate * 2 * deals, 2 * deals)}
 
+
+
+def table_share(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, progress: bool = True,
+                desc: str = "") -> dict:
+    """A at one seat of a table of `seats`, B at every other, over `deals` deals, each played `seats` times
+    with A in every seat (seats * deals games, the same dice for every rotation).
+
+    win_rate_a: A's mean share of first place (1/k when k sheets tie for it; equal play gives 1/seats);
+    ci95: a normal interval over deals (the games of a deal share its dice). The deal seeds are
+    `head_to_head`'s, so at two seats the games are its games.
+    """
+    if deals < 1:
+        raise ValueError(f"deals must be >= 1, got {deals}")
+    rot = np.array([[0 if s == k else 1 for s in range(seats)] for k in range(seats)])   # row k: A at seat k
+    per_deal = np.zeros(deals)
+    seeds = game_seeds(seed, last=np.arange(deals))
+    with tqdm(total=deals, desc=desc or "deals", unit="deal", disable=not progress, leave=False) as bar:
+        if agent_a.batched and agent_b.batched:
+            for a in (agent_a, agent_b):
+                a.prepare(rules, seats)
+            for lo, hi in _chunks(deals, max(1, CHUNK // seats)):
+                n = hi - lo
+                state = State(rules, seats * n, seats)
+                state.reset(np.repeat(seeds[lo:hi], seats))
+                play(state, [agent_a, agent_b], np.tile(rot, (n, 1)))
+                ranks = sheet_ranks(state)
+                a_sheet = np.tile(np.arange(seats), n) % state.num_sheets
+                mine = ranks[np.arange(seats * n), a_sheet]
+                share = np.where(mine == 1, 1.0 / (ranks == 1).sum(axis=1), 0.0)
+                per_deal[lo:hi] = share.reshape(n, seats).mean(axis=1)
+                bar.update(n)
+        else:
+            for i, s in enumerate(seeds.tolist()):
+                score = 0.0
+                for k in range(seats):
+                    g = play_game(Game(rules, seats, seed=s), [agent_a if x == 0 else agent_b for x in rot[k]])
+                    ranks = g.sheet_ranks()
+                    if ranks[g.sheet_of(k)] == 1:
+                        score += 1.0 / ranks.count(1)
+                per_deal[i] = score / seats
+                bar.update(1)
+    rate, ci, _ = mean_ci(per_deal)
+    return {"games": seats * deals, "seats": seats, "win_rate_a": rate, "ci95": ci}

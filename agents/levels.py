@@ -55,6 +55,7 @@ from .strong import StrongAgent, WinAgent
 DIAL_STREAM = 1          # the dial's stream of decision_uniforms (the random agent's is 0)
 SCALE = 5.0              # temperature at strength 1/2, in expected points
 SHAPE = 1.0              # temperature = SCALE * ((1 - s) / s) ** SHAPE
+WIN_POINTS = 200.0       # goal=win: a chance to win of 1 weighs as 200 expected points in the dial's temperature
 DIAL_VERSION = 1         # bump when the dial's play changes: calibrations of another version are not reused
 MAX_SETTINGS_BYTES = 1 << 20   # a calibration is a few hundred bytes
 
@@ -95,22 +96,37 @@ class DialAgent(Agent):
     `meter`, when set to a `LossMeter`, is told the expected points every decision lost. `strong`: the
     `StrongAgent` whose policies (solved tables, kept plans and stage values) it plays from; agents that
     share one share those caches.
+
+    goal "win": the same dial on the chance to finish first (`WinAgent`'s estimate) instead of expected
+    points: move m is drawn with probability proportional to exp(-WIN_POINTS * (best chance - chance of
+    m) / T) -- a chance of 1 weighs as `WIN_POINTS` expected points (at the start of a two-player game one
+    point of final score moves the chance to win by about 0.5%); strength 1 is `strong?goal=win` itself. A
+    decided position (every move with the same chance: won, lost, or no other sheet) is played by the dial
+    on expected points at the same strength, as `strong?goal=win` plays such positions as `strong`.
     """
 
     name = "dial"
     trusted = True
 
-    def __init__(self, strength: float = 1.0, strong: StrongAgent | None = None):
+    def __init__(self, strength: float = 1.0, strong: StrongAgent | None = None, goal: str = "points"):
+        if goal not in ("points", "win"):
+            raise ValueError(f"the dial plays goal=points or goal=win, not {goal!r}")
         self.strength = check_strength(strength)
         self.strong = strong if strong is not None else StrongAgent()
+        self.goal = goal
+        self.win = WinAgent("win", strong=self.strong) if goal == "win" else None
         self.meter = None
         self.name = "strong" if self.strength == 1.0 else f"strong~{self.strength:g}"
+        if goal == "win":
+            self.name += "?goal=win"
 
     def check_rules(self, rules, num_players) -> None:
         self.strong.check_rules(rules, num_players)
 
     def prepare(self, rules, num_players) -> None:
         self.strong.prepare(rules, num_players)
+        if self.win is not None:
+            self.win.prepare(rules, num_players)
         self.strength_for(rules)
 
     def strength_for(self, rules) -> float:
@@ -118,8 +134,10 @@ class DialAgent(Agent):
         return self.strength
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        policy = self.strong.policy_for(view.rules)
         strength = self.strength_for(view.rules)
+        if self.win is not None:
+            return self._act_win(view, strength)
+        policy = self.strong.policy_for(view.rules)
         keys = policy.state_keys(view.own_filled, view.own_upper, view.own_yacht50)
         if strength == 1.0:
             actions = policy.actions(keys, view.roll, view.rolls_left)
@@ -129,6 +147,23 @@ class DialAgent(Agent):
             return actions
         u = decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used, DIAL_STREAM)
         actions, losses = policy.sampled_actions(keys, view.roll, view.rolls_left, temperature(strength), u)
+        if self.meter is not None:
+            self.meter.add(view.seeds, view.seat, losses)
+        return actions
+
+    def _act_win(self, view: BatchView, strength: float) -> np.ndarray:
+        """goal=win: strength 1 plays `strong?goal=win`'s moves; below, the dial on its chances."""
+        if strength == 1.0:
+            return self.win.act_batch(view)
+        u = decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used, DIAL_STREAM)
+        t = temperature(strength)
+        actions, losses, decided = self.win.act_dial(view, t / WIN_POINTS, u)
+        losses *= WIN_POINTS
+        if decided.any():      # every move alike for the chance to win: the dial on expected points
+            policy = self.strong.policy_for(view.rules)
+            keys = policy.state_keys(view.own_filled, view.own_upper, view.own_yacht50)[decided]
+            actions[decided], losses[decided] = policy.sampled_actions(keys, view.roll[decided],
+                                                                       view.rolls_left[decided], t, u[decided])
         if self.meter is not None:
             self.meter.add(view.seeds, view.seat, losses)
         return actions
@@ -523,13 +558,14 @@ def _setting(rules, target: Target, progress) -> tuple[Calibration, bool]:
 # ---- levels --------------------------------------------------------------------------------------
 
 class LevelAgent(DialAgent):
-    """A point on the dial defined by a target: its strength is found per rule set (`setting`)."""
+    """A point on the dial defined by a target: its strength is found per rule set (`setting`); goal "win"
+    plays that strength on the chance to win (`DialAgent`)."""
 
     def __init__(self, target: Target, name: str = "level", progress: bool | None = None,
-                 strong: StrongAgent | None = None):
-        super().__init__(1.0, strong)
+                 strong: StrongAgent | None = None, goal: str = "points"):
+        super().__init__(1.0, strong, goal)
         self.target, self.progress = target, progress
-        self.name = name
+        self.name = name if goal == "points" else f"{name}?goal=win"
         self._strengths = {}
 
     def strength_for(self, rules) -> float:
@@ -544,9 +580,11 @@ class LevelAgent(DialAgent):
         return self._strengths[rules]
 
 
-def level(name: str, rules=None, progress: bool | None = None, strong: StrongAgent | None = None) -> LevelAgent:
-    """The named level (`easy`, `normal`) as an agent; with `rules`, its strength for them is found now."""
-    agent = LevelAgent(level_target(name), name, progress, strong)
+def level(name: str, rules=None, progress: bool | None = None, strong: StrongAgent | None = None,
+          goal: str = "points") -> LevelAgent:
+    """The named level (`easy`, `normal`) as an agent; with `rules`, its strength for them is found now;
+    goal "win": that strength played for the chance to win."""
+    agent = LevelAgent(level_target(name), name, progress, strong, goal)
     if rules is not None:
         agent.strength_for(rules)
     return agent
@@ -559,28 +597,39 @@ def strong(strength: float = 1.0, goal: str = "points", score: float | None = No
     finishing first, `goal=target&score=T` for the chance of at least T points (`WinAgent`)."""
     if goal == "points" and score is not None:
         raise ValueError("score=T goes with goal=target")
-    if goal != "points":
-        if check_strength(strength) != 1.0:
-            raise ValueError(f"goal={goal} plays at full strength only (strength=1)")
+    if goal == "win" and score is not None:
+        raise ValueError("score=T goes with goal=target only")
+    if goal == "target" and check_strength(strength) != 1.0:
+        raise ValueError("goal=target plays at full strength only (strength=1)")
+    if goal != "points" and check_strength(strength) == 1.0:
         return WinAgent(goal, score)
+    if goal == "win":
+        return DialAgent(strength, goal="win")
     if check_strength(strength) == 1.0:
         return StrongAgent()
     return DialAgent(strength)
 
 
-def easy() -> LevelAgent:
-    return level("easy")
+def _level_goal(goal: str) -> str:
+    if goal not in ("points", "win"):
+        raise ValueError(f"a level plays goal=points or goal=win, not {goal!r}")
+    return goal
 
 
-def normal() -> LevelAgent:
-    return level("normal")
+def easy(goal: str = "points") -> LevelAgent:
+    return level("easy", goal=_level_goal(goal))
 
 
-def target_level(mean: float | None = None, pct: float | None = None, win: float | None = None) -> LevelAgent:
+def normal(goal: str = "points") -> LevelAgent:
+    return level("normal", goal=_level_goal(goal))
+
+
+def target_level(mean: float | None = None, pct: float | None = None, win: float | None = None,
+                 goal: str = "points") -> LevelAgent:
     """`level?mean=POINTS`, `level?pct=PERCENT` or `level?win=RATE`: the dial setting that hits one target."""
     given = {k: v for k, v in (("mean", mean), ("pct", pct), ("win", win)) if v is not None}
     if len(given) != 1:
         raise ValueError("level takes exactly one target: mean=POINTS, pct=PERCENT (of the optimum) or "
                          "win=RATE (against strong)")
     (kind, value), = given.items()
-    return LevelAgent(Target(kind, value), name="level")
+    return LevelAgent(Target(kind, value), name="level", goal=_level_goal(goal))

@@ -9,6 +9,7 @@ Spec syntax: ``NAME[?KEY=VALUE[&KEY=VALUE...]][:ARGUMENT]``
     strong                         the exact solver's optimal play
     strong?strength=0.7            the strength dial: parameters after '?', joined by '&'
     strong?goal=win                plays for the chance of finishing first at the table
+    normal?goal=win                a level (or strong?strength=S) playing for the chance of finishing first
     level?pct=90                   the dial setting that hits a target under the rules played
     learned:runs/ppo/model.pt      the argument is everything after the first ':'
     learned:model.zip              a stable-baselines3 model (`model.save`), read without unpickling
@@ -91,16 +92,19 @@ AGENTS: dict[str, Entry] = {
     "random": Entry("agents.simple:RandomAgent", "uniformly random legal action", {}),
     "greedy": Entry("agents.simple:GreedyAgent", "never re-rolls; scores the box that pays most now", {}),
     "easy": Entry("agents.levels:easy", "the dial setting that wins 20% of its games against normal "
-                  "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
+                  "(found per rule set); goal=win plays that strength for the chance of finishing first",
+                  {"goal": _goal}, instead={"skill": SKILL, "strength": POINT}),
     "normal": Entry("agents.levels:normal", "the dial setting that wins 30% of its games against strong "
-                    "(found per rule set)", {}, instead={"skill": SKILL, "strength": POINT}),
+                    "(found per rule set); goal=win plays that strength for the chance of finishing first",
+                    {"goal": _goal}, instead={"skill": SKILL, "strength": POINT}),
     "strong": Entry("agents.levels:strong", "the exact solver's optimal play; strength=S < 1 plays its values "
                     "with noise (the strength dial); goal=win plays for the chance of finishing first at the "
                     "table, goal=target&score=T for the chance of at least T points",
                     {"strength": _strength, "goal": _goal, "score": _finite}, instead={"skill": SKILL}),
     "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
-                   "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong",
-                   {"mean": _finite, "pct": _finite, "win": _finite}),
+                   "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong; goal=win plays that "
+                   "strength for the chance of finishing first",
+                   {"mean": _finite, "pct": _finite, "win": _finite, "goal": _goal}),
     "learned": Entry("agents.learned:learned", "a policy trained by `yacht train` (a .pt model file) or a "
                      "stable-baselines3 / sb3-contrib model (a .zip: PPO, A2C, MaskablePPO, DQN); "
                      "insist=1 plays rules of the same shape it was not trained on; lookahead=K values every "

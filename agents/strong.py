@@ -18,10 +18,10 @@ import numpy as np
 
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
-from yacht_env.solver.plans import HOLD_OF
+from yacht_env.solver.plans import FIRST_HOLD, HOLD_OF
 from yacht_env.solver.policy import Policy
 from yacht_env.core.dice import NUM_ROLLS
-from yacht_env.solver.winning import win_plans
+from yacht_env.solver.winning import pmf_mass, win_dial_moves, win_plans, win_tables
 
 from .base import Agent, BatchView
 
@@ -93,12 +93,14 @@ _DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
-    """((lo, length, offset, data), span) of the score distributions of a one-column rule set, as the
+    """((lo, length, offset, data, mass), span) of the score distributions of a one-column rule set, as the
     compiled kernels take them (`yacht_env.solver.winning`); built or loaded once per process."""
     key = (rules, cache)
     if key not in _DISTRIBUTIONS:
         d = distributions_for(rules, use_cache=cache, progress=progress)
-        arrays = (np.asarray(d.lo), np.asarray(d.length), np.asarray(d.offset), np.asarray(d.data))
+        mass = np.empty(len(d.offset))
+        pmf_mass(np.asarray(d.offset), np.asarray(d.length), np.asarray(d.data), mass)
+        arrays = (np.asarray(d.lo), np.asarray(d.length), np.asarray(d.offset), np.asarray(d.data), mass)
         _DISTRIBUTIONS[key] = arrays, int(d.length.max())
     return _DISTRIBUTIONS[key]
 
@@ -125,6 +127,7 @@ class WinAgent(Agent):
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
+        self._dial = weakref.WeakKeyDictionary()   # engine state -> `_TurnChances` of its tables (`act_dial`)
 
     def check_rules(self, rules, num_players) -> None:
         self.strong.check_rules(rules, num_players)
@@ -141,10 +144,7 @@ class WinAgent(Agent):
 
     def act_batch(self, view: BatchView):
         rules = view.rules
-        self._check(rules)
-        policy = self.strong.policy_for(rules)
-        keys = policy.state_keys(view.filled[:, :, 0], view.upper[:, :, 0], view.yacht50[:, :, 0])
-        inputs = np.concatenate([keys, view.totals, view.sheet[:, None]], axis=1).astype(np.int64)
+        policy, inputs = self._inputs(view)
         plans = self._plans(view.state, inputs.shape[1], policy.n_stages)
         rows = view.rows
         miss = ~(plans.inputs[rows] == inputs).all(axis=1)
@@ -154,6 +154,49 @@ class WinAgent(Agent):
             plans.inputs[at] = inputs[miss]
         lefts = np.minimum(view.rolls_left, policy.n_stages)
         return plans.plans[rows, lefts, view.roll].astype(np.int64)
+
+    def _inputs(self, view: BatchView):
+        """(policy, inputs): every table's plan inputs (state key of every sheet, total of every sheet, the
+        deciding sheet)."""
+        rules = view.rules
+        self._check(rules)
+        policy = self.strong.policy_for(rules)
+        keys = policy.state_keys(view.filled[:, :, 0], view.upper[:, :, 0], view.yacht50[:, :, 0])
+        return policy, np.concatenate([keys, view.totals, view.sheet[:, None]], axis=1).astype(np.int64)
+
+    def act_dial(self, view: BatchView, temperature: float, uniforms):
+        """(actions, losses, decided): the strength dial on chances to win
+        (`yacht_env.solver.winning.win_dial_moves`): each move drawn from the softmax over the legal moves'
+        chances at `temperature` (in chance) with the decision's uniform number; losses: the chance each gave
+        up; decided: the decisions whose moves all have the same chance. The chances of a turn's moves are
+        computed once per turn and kept with their inputs, as the plans are."""
+        policy, inputs = self._inputs(view)
+        rules = view.rules
+        kept = self._dial.get(view.state)
+        if kept is None or kept.inputs.shape[1] != inputs.shape[1]:
+            kept = self._dial[view.state] = _TurnChances(view.state.num_tables, inputs.shape[1], policy.n_stages,
+                                                         len(rules.boxes))
+        rows = view.rows
+        miss = ~(kept.inputs[rows] == inputs).all(axis=1)
+        if miss.any():
+            at = rows[miss]
+            dist, span = distribution_arrays(rules, self.strong.cache)
+            k = (inputs.shape[1] - 1) // 2
+            new = np.ascontiguousarray(inputs[miss])
+            chances = np.empty((len(at), policy.n_stages + 1, NUM_ROLLS))
+            boxvals = np.empty((len(at), NUM_ROLLS, len(rules.boxes)))
+            win_tables(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+                       np.ascontiguousarray(new[:, :k]), np.ascontiguousarray(new[:, k:2 * k]),
+                       np.ascontiguousarray(new[:, 2 * k]), np.full(len(at), self.target, np.int64), chances, boxvals)
+            kept.chances[at], kept.boxvals[at], kept.inputs[at] = chances, boxvals, new
+        lefts = np.minimum(view.rolls_left, policy.n_stages).astype(np.int64)
+        actions = np.empty(len(rows), np.int64)
+        losses = np.empty(len(rows))
+        decided = np.empty(len(rows), np.bool_)
+        win_dial_moves(kept.chances, kept.boxvals, np.asarray(rows, np.int64), np.asarray(view.roll, np.int64), lefts,
+                       float(temperature), np.ascontiguousarray(uniforms, np.float64), FIRST_HOLD, actions, losses,
+                       decided)
+        return actions, losses, decided
 
     def plan(self, rules, inputs):
         """(plans, chances) of whole turns: inputs rows are (state key of every sheet, total of every sheet,
@@ -184,3 +227,12 @@ class _TurnPlans:
     def __init__(self, tables: int, width: int, n_stages: int):
         self.inputs = np.full((tables, width), -1, np.int64)
         self.plans = np.zeros((tables, n_stages + 1, NUM_ROLLS), np.uint8)
+
+
+class _TurnChances:
+    """Per table: the chances of every move of the turn being played (`win_tables`) and their inputs."""
+
+    def __init__(self, tables: int, width: int, n_stages: int, n_boxes: int):
+        self.inputs = np.full((tables, width), -1, np.int64)
+        self.chances = np.zeros((tables, n_stages + 1, NUM_ROLLS))
+        self.boxvals = np.zeros((tables, NUM_ROLLS, n_boxes))

@@ -81,8 +81,8 @@ def test_command_errors(argv, message, capsys):
 def test_levels_json_and_files(tmp_path, capsys):
     doc = run_json(["levels", "--only", "random", "greedy", "easy", "--games", "6", "--out", str(tmp_path),
                     "--json", "--no-progress"], capsys)
-    assert set(doc) == {"rules", "note", "games", "seed", "agents", "head_to_head", "ladder", "settings", "analysis",
-                        "files", "specs", "sources"}
+    assert set(doc) == {"rules", "note", "games", "seed", "seats", "agents", "head_to_head", "ladder", "settings",
+                        "analysis", "files", "specs", "sources"}
     assert doc["rules"]["name"] == "yacht" and doc["games"] == 6
     assert list(doc["agents"]) == ["random", "greedy", "easy"] and list(doc["settings"]) == ["easy"]
     assert all({"mean", "ci95", "std", "strength", "loss_per_game", "accuracy"} <= set(v)

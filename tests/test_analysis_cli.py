@@ -15,11 +15,12 @@ from yacht_env.core.game import Game
 from yacht_env.rules import rules_hash
 
 DOC_KEYS = {"rules", "values", "note", "optimal_expected_score", "path", "rules_from", "thresholds", "games",
-            "decisions", "states", "forfeited_decisions", "seconds", "agents", "worst"}
+            "decisions", "states", "forfeited_decisions", "seconds", "agents", "worst",
+            "win_note", "worst_win"}    # the chance to win lost: two-player games
 AGENT_KEYS = {"games", "forfeits", "decisions", "loss", "loss_per_game", "loss_per_decision", "accuracy",
               "expected_score", "mean_score", "optimal_decisions", "inaccuracies", "inaccuracies_per_game", "mistakes",
               "mistakes_per_game", "blunders", "blunders_per_game", "holds", "boxes", "by_box", "by_turn",
-              "loss_histogram", "loss_quantiles", "worst"}
+              "loss_histogram", "loss_quantiles", "worst", "win", "worst_win"}
 PART_KEYS = {"decisions", "loss", "loss_per_game", "loss_per_decision"}
 
 
@@ -235,10 +236,10 @@ def test_same_figures_whatever_order_the_games_were_appended_in(evaluate_dir, ca
     log.write_text("\n".join(reversed(log.read_text().splitlines())) + "\n")
     again = run_json(["analyze", str(evaluate_dir), "--json"], capsys)
     first.pop("seconds"), again.pop("seconds")
-    for w in first["worst"] + again["worst"]:
+    for w in first["worst"] + again["worst"] + first["worst_win"] + again["worst_win"]:
         w.pop("line")
     for a in list(first["agents"].values()) + list(again["agents"].values()):
-        for w in a["worst"]:
+        for w in a["worst"] + a["worst_win"]:
             w.pop("line")
     assert first == again
 

@@ -120,6 +120,10 @@ def test_win_curve_shares_ties():
     data2 = np.array([1.0, 0.5, 0.0, 0.5], np.float32)
     glo, n = win_curve(lo2, length2, offset2, data2, np.array([0, 1]), np.array([0, 100]), 0, G)
     assert glo == 100 and np.allclose(G[:n], [0.25, 0.5, 0.75])
+    # a sheet that cannot reach the others' lowest score counts as beaten (its pmf is read, nothing past it)
+    data3 = np.array([1.0, 0.2, 0.3, 0.5, 7.0, 7.0], np.float32)      # 7.0: another state's entries
+    glo, n = win_curve(lo2, length2, offset2, data3, np.array([0, 0, 1]), np.array([0, 100, 50]), 0, G)
+    assert (glo, n) == (100, 1) and G[0] == pytest.approx(0.5)
 
 
 WIN_CONFIGS = [("classic", {}), ("cheerio", {}), ("knizia", {}), ("mini", {}),
@@ -138,6 +142,11 @@ def test_win_agent_plays_the_same_games_batched_and_per_game(name, overrides, mi
         specs = ["strong?goal=win", "strong", "random", "strong"]
     assert_same(*both_ways(rules, specs, game_seeds(31, last=np.arange(5))))
     assert_same(*both_ways(rules, ["strong?goal=target&score=120", "greedy"], game_seeds(32, last=np.arange(3))))
+    # the strength dial played for the chance to win (a level's strength where one is shipped for the rules)
+    dial = "strong?strength=0.7&goal=win"
+    level = "normal?goal=win" if not overrides and name != "mini" else "strong?strength=0.4&goal=win"
+    specs = [dial, "strong", level, "random"][:seats] if not rules.teams else [dial, "strong", level, "strong"]
+    assert_same(*both_ways(rules, specs, game_seeds(34, last=np.arange(4))))
 
 
 @pytest.mark.slow
@@ -146,6 +155,8 @@ def test_win_agent_same_games_on_the_full_presets(name):
     rules = load(name)
     dist_of(rules)
     assert_same(*both_ways(rules, ["strong?goal=win", "strong", "strong"], game_seeds(33, last=np.arange(4))))
+    assert_same(*both_ways(rules, ["normal?goal=win", "easy?goal=win", "strong?strength=0.8&goal=win"],
+                           game_seeds(35, last=np.arange(3))))
 
 
 def test_win_agent_wins_more_than_strong_at_two_seats():
@@ -171,7 +182,9 @@ def test_target_agent_reaches_the_target_more_often(mini):
     ("strong?goal=best", "must be one of points, win, target"),
     ("strong?goal=target", "goal=target needs score=T"),
     ("strong?score=200", "score=T goes with goal=target"),
-    ("strong?goal=win&strength=0.5", "full strength only"),
+    ("strong?goal=target&score=200&strength=0.5", "full strength only"),
+    ("normal?goal=target", "a level plays goal=points or goal=win"),
+    ("strong?goal=win&strength=0.5&score=100", "score=T goes with goal=target only"),
 ])
 def test_bad_goal_specs_say_what_is_wrong(spec, message):
     with pytest.raises(AgentSpecError, match=message):
@@ -238,3 +251,102 @@ def test_report_explains_the_win_share(tmp_path):
     assert sum(w["observed"] for w in ws.values()) == pytest.approx(1.0)
     text = (tmp_path / "report.md").read_text()
     assert "## Win share explained" in text and "gained %" in text
+
+
+@pytest.fixture(scope="module")
+def table_games(tmp_path_factory):
+    """Three seats under classic rules: strong?goal=win against two strong (every rotation of 2 deals)."""
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+    out = tmp_path_factory.mktemp("table")
+    with temp_cache():
+        solve_once(load("classic"))
+        dist_of(load("classic"))
+        cfg = parse_config({"rules": "classic", "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},
+                            "seats": 3, "games": 6, "seed": 5})
+        run_tournament(cfg, out=out, progress=False)
+    return out
+
+
+def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
+    from agents.analysis import analyze_file, read_games
+    solve_once(load("classic"))
+    dist_of(load("classic"))
+    games = read_games(table_games)
+    a = analyze_file(games, win=True)
+    of = a.agent_of()
+    assert np.isfinite(a.win_lost).all() and (a.win_before >= -1e-9).all() and (a.win_before <= 1 + 1e-9).all()
+    # the win player maximises this very estimate: it gives up nothing; strong plays for points: no points
+    # lost, but some chance to win
+    assert (a.win_lost[of == "win"] == 0).all()
+    strong = (of == "a") | (of == "b")
+    assert (a.loss[strong] == 0).all() and a.win_lost[strong].max() > 0.01
+    # the last box of a game: every other sheet has finished, so the chance after it is the share it won
+    for i, r in enumerate(games.records):
+        last = np.flatnonzero(a.rec == i)[np.argmax(a.move[a.rec == i])]
+        seat = int(a.seat[last])
+        winners = [s for s, p in enumerate(r["places"]) if p == 1]
+        share = 1 / len(winners) if seat in winners else 0.0
+        assert a.win_after[last] == pytest.approx(share, abs=1e-6)
+    doc = a.summary()
+    assert doc["agents"]["a"]["win"]["lost_per_game"] > 0 and doc["agents"]["win"]["win"]["lost"] == 0
+    assert doc["worst_win"] and all(m["agent"] != "win" for m in doc["worst_win"])
+
+
+def test_analyze_and_show_print_the_chance_to_win(table_games, capsys):
+    from tournaments.cli import main
+    solve_once(load("classic"))
+    dist_of(load("classic"))
+    assert main(["analyze", str(table_games), "--worst", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "chance to win lost" in out and "moves that gave up the most chance to win" in out
+    assert main(["show", str(table_games), "t0-d0-r0"]) == 0
+    out = capsys.readouterr().out
+    assert "win = chance to finish first" in out and "% -> " in out and "chance to win" in out.splitlines()[-1]
+    assert main(["analyze", str(table_games), "--no-win", "--json"]) == 0
+    assert "worst_win" not in json.loads(capsys.readouterr().out)
+
+
+def test_the_win_dial_plays_a_decided_position_as_the_points_dial():
+    # alone at the table every move has the same chance (certain): the points dial at the same strength,
+    # with the same decision numbers, so the same games
+    from agents.evaluation import solitaire
+    rules = load("classic")
+    dist_of(rules)
+    runs = [solitaire(make_agent(spec), rules, 40, seed=46, progress=False, logs=True)
+            for spec in ("strong?strength=0.6&goal=win", "strong?strength=0.6")]
+    assert runs[0]["totals"].tolist() == runs[1]["totals"].tolist()
+    assert runs[0]["logs"] == runs[1]["logs"]
+
+
+def test_the_win_dial_weakens_with_the_strength():
+    from agents.evaluation import table_share
+    rules = load("classic")
+    dist_of(rules)
+    weak = table_share(make_agent("strong?strength=0.3&goal=win"), make_agent("strong"), rules, 60, 3, seed=47,
+                       progress=False)
+    assert weak["win_rate_a"] < 1 / 3 and weak["games"] == 180
+
+
+def test_levels_at_a_table(capsys):
+    from agents.evaluation import head_to_head, table_share
+    from tournaments.cli import main
+    rules = load("classic")
+    dist_of(rules)
+    a, b = make_agent("strong?goal=win"), make_agent("greedy")
+    # at two seats the table is the head-to-head: the same deals, the same games
+    assert table_share(a, b, rules, 6, 2, seed=3, progress=False)["win_rate_a"] == \
+        head_to_head(a, b, rules, 6, seed=3, progress=False)["win_rate_a"]
+    assert main(["levels", "--rules", "classic", "--only", "greedy", "normal?goal=win", "--seats", "3", "--games", "6",
+                 "--json", "--no-progress"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["seats"] == 3 and doc["head_to_head"][0]["games"] == 6 and doc["head_to_head"][0]["seats"] == 3
+    assert doc["agents"]["normal?goal=win"]["strength"] == doc["settings"]["normal?goal=win"]["strength"]
+    assert main(["levels", "--rules", "classic", "--only", "greedy", "strong", "--seats", "3", "--games", "6",
+                 "--no-progress"]) == 0
+    assert "ladder at tables of 3" in capsys.readouterr().out
+    for argv, message in ((["--seats", "9"], "--seats must be 2..8"), (["--seats", "3", "--calibrate"], "--calibrate"),
+                          (["--seats", "4", "--games", "2"], "--games must be at least --seats")):
+        assert main(["levels", "--rules", "classic", "--no-progress", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1

@@ -477,16 +477,81 @@ def independent_win_share(x, field) -> np.ndarray:
     score lists `field` (one per other sheet), ties shared: the integral over z in [0, 1] of
     prod_k (P(X_k < x) + P(X_k = x) z) (the coefficient of z^t is the chance that t others tie at x and
     none beats it, a share of 1 / (t + 1)). x: array of scores."""
+    return _share(x, [ScoreCounts(scores) for scores in field])
+
+
+class ScoreCounts:
+    """The distribution of a list of whole-number scores as counts (memory: the range of the scores, not
+    their number): `add` scores, then `below(x)` = P(X < x) and `equal(x)` = P(X = x) for arrays x."""
+
+    def __init__(self, scores=()):
+        self.lo, self.counts = 0, np.zeros(0, np.int64)
+        self._cum = None
+        self.add(scores)
+
+    def add(self, scores) -> None:
+        s = np.asarray(scores, dtype=np.int64).ravel()
+        if not len(s):
+            return
+        lo = min(int(s.min()), self.lo) if len(self.counts) else int(s.min())
+        hi = max(int(s.max()) + 1, self.lo + len(self.counts)) if len(self.counts) else int(s.max()) + 1
+        counts = np.zeros(hi - lo, np.int64)
+        counts[self.lo - lo:self.lo - lo + len(self.counts)] = self.counts
+        np.add.at(counts, s - lo, 1)
+        self.lo, self.counts, self._cum = lo, counts, None
+
+    def add_one(self, x: int) -> None:
+        """Count one score (in place when it is within the range seen so far)."""
+        i = x - self.lo
+        if 0 <= i < len(self.counts):
+            self.counts[i] += 1
+            self._cum = None
+        else:
+            self.add([x])
+
+    def _at(self, x):
+        if self._cum is None:
+            self._cum = np.r_[0, np.cumsum(self.counts)]
+        i = np.clip(np.asarray(x, dtype=np.int64) - self.lo, 0, len(self.counts))
+        return i, self._cum, max(int(self._cum[-1]), 1)
+
+    def below(self, x) -> np.ndarray:
+        i, cum, n = self._at(x)
+        return cum[i] / n
+
+    def equal(self, x) -> np.ndarray:
+        i, cum, n = self._at(x)
+        return (cum[np.minimum(i + 1, len(cum) - 1)] - cum[i]) * (np.asarray(x) - self.lo < len(self.counts)) / n
+
+
+def _share(x, field) -> np.ndarray:
+    """`independent_win_share` against `ScoreCounts` of the other sheets."""
     x = np.asarray(x, dtype=np.int64)
     coef = np.zeros((len(field) + 1, len(x)))
     coef[0] = 1.0
-    for k, scores in enumerate(field):
-        s = np.sort(np.asarray(scores, dtype=np.int64))
-        below = np.searchsorted(s, x, "left") / len(s)
-        equal = np.searchsorted(s, x, "right") / len(s) - below
+    for k, dist in enumerate(field):
+        below, equal = dist.below(x), dist.equal(x)
         coef[1:k + 2] = coef[1:k + 2] * below + coef[:k + 1] * equal
         coef[0] *= below
     return (coef / np.arange(1, len(field) + 2)[:, None]).sum(axis=0)
+
+
+class _Running:
+    """Count, sum and sum of squares of a stream of numbers: its mean and normal 95% interval (`mean_ci`)."""
+
+    def __init__(self):
+        self.n, self.sum, self.sq = 0, 0.0, 0.0
+
+    def add(self, v: float) -> None:
+        self.n += 1
+        self.sum += v
+        self.sq += v * v
+
+    def mean_ci(self) -> tuple[float, list[float]]:
+        m = self.sum / self.n
+        sd = math.sqrt(max(self.sq - self.n * m * m, 0.0) / (self.n - 1)) if self.n > 1 else 0.0
+        half = Z95 * sd / math.sqrt(self.n)
+        return m, [m - half, m + half]
 
 
 def win_share_explained(records, entrants) -> dict | None:
@@ -496,16 +561,39 @@ def win_share_explained(records, entrants) -> dict | None:
     all their games), and the difference: what it gains or loses by playing the table. Each is a mean over
     deals of the deal's games, with a normal 95% interval over deals; the field's score lists are taken
     as known (their own sampling error is not in the intervals). Games with a forfeit at the table are
-    left out. None under team rules (a sheet is several entrants' play)."""
+    left out. None under team rules (a sheet is several entrants' play).
+
+    Two passes over the records in game order, keeping per agent the counts of its scores and running sums
+    over deals: the memory does not grow with the number of games."""
     records = ordered(records)
     if any(len(set(sheets_of(r))) != len(r["agents"]) for r in records):
         return None
-    scores = scores_by_agent(records)
-    by_deal = defaultdict(lambda: defaultdict(list))   # agent -> (table, deal) -> [(observed, expected)]
+    dists: dict[str, ScoreCounts] = defaultdict(ScoreCounts)
+    for r in records:
+        for seat, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
+            if ok:
+                dists[name].add_one(int(r["totals"][seat]))
+    sums = defaultdict(lambda: (_Running(), _Running(), _Running(), [0]))   # agent -> observed, expected, gain, games
     cache: dict = {}
+    deal, current = None, defaultdict(list)       # the deal being read: agent -> [(observed, expected)]
+
+    def close_deal():
+        for name, games in current.items():
+            o = sum(g[0] for g in games) / len(games)
+            e = sum(g[1] for g in games) / len(games)
+            acc = sums[name]
+            acc[0].add(o)
+            acc[1].add(e)
+            acc[2].add(o - e)
+            acc[3][0] += len(games)
+        current.clear()
+
     for r in records:
         if not all(clean_seats(r)) or r.get("places") is None:
             continue
+        if (r["table"], r["deal"]) != deal:
+            close_deal()
+            deal = (r["table"], r["deal"])
         places = r["places"]
         top = sum(1 for p in places if p == 1)
         for seat, name in enumerate(r["agents"]):
@@ -513,17 +601,12 @@ def win_share_explained(records, entrants) -> dict | None:
             x = r["totals"][seat]
             key = (others, x)
             if key not in cache:
-                cache[key] = float(independent_win_share([x], [scores[n] for n in others])[0])
-            observed = 1.0 / top if places[seat] == 1 else 0.0
-            by_deal[name][(r["table"], r["deal"])].append((observed, cache[key]))
+                cache[key] = float(_share([x], [dists[n] for n in others])[0])
+            current[name].append((1.0 / top if places[seat] == 1 else 0.0, cache[key]))
+    close_deal()
     out = {}
-    for name in sorted(by_deal, key=_order(entrants)):
-        deals = by_deal[name].values()
-        obs = [sum(o for o, _ in d) / len(d) for d in deals]
-        exp = [sum(e for _, e in d) / len(d) for d in deals]
-        o, oci, _ = mean_ci(obs)
-        e, eci, _ = mean_ci(exp)
-        g, gci, _ = mean_ci(np.subtract(obs, exp))
-        out[name] = {"games": sum(len(d) for d in deals), "deals": len(obs), "observed": o, "observed_ci95": oci,
+    for name in sorted(sums, key=_order(entrants)):
+        (o, oci), (e, eci), (g, gci) = (acc.mean_ci() for acc in sums[name][:3])
+        out[name] = {"games": sums[name][3][0], "deals": sums[name][0].n, "observed": o, "observed_ci95": oci,
                      "expected": e, "expected_ci95": eci, "gain": g, "gain_ci95": gci}
     return out

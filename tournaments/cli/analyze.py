@@ -3,8 +3,9 @@
 Reads a tournament folder (games.jsonl + tournament.json), an `evaluate --out` folder (games.jsonl +
 evaluate.json) or a games.jsonl file (rules from --rules/--set). Prints per agent the points lost
 per game and per decision, accuracy, inaccuracies / mistakes / blunders, where the points go
-(holds against box choices, by box, by turn) and the costliest moves. Thresholds and figures:
-docs/analysis.md.
+(holds against box choices, by box, by turn) and the costliest moves; in games of 2+ sheets also
+the chance to win each decision gave up, by the estimate strong?goal=win plays by, and the moves that
+gave up the most. Thresholds and figures: docs/analysis.md.
 """
 import json
 from pathlib import Path
@@ -25,6 +26,8 @@ def add_parser(sub):
     add_rules(p)
     p.add_argument("--agent", default=None, metavar="NAME", help="only this agent (an entrant name)")
     p.add_argument("--worst", type=int, default=10, metavar="N", help="list the N costliest moves (default: 10)")
+    p.add_argument("--no-win", action="store_true",
+                   help="leave out the chance to win each move gave up (games of 2+ sheets; a turn widget per turn)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="also write analysis.json and analysis.txt (the printed tables) to DIR")
@@ -51,7 +54,7 @@ def run(args) -> int:
     if args.worst < 0:
         raise CommandError(f"--worst must be >= 0, got {args.worst}")
     games = games_from_args(args)
-    result = analyze_file(games, progress=not args.json)
+    result = analyze_file(games, progress=not args.json, win=not args.no_win)
     result.source = {"path": str(games.path), "rules_from": games.rules_from}
     doc = {**result.summary(agent=args.agent, worst=args.worst, order=ranked(games.records)),
            "rules": games.rules_block}
@@ -126,5 +129,28 @@ def render(doc: dict) -> str:
             lines.append(f"  {m['loss']:6.2f} {MARKS[m['class']]:<2} {m['game']} seat {m['seat'] + 1} ({m['agent']}) "
                          f"turn {m['turn']} roll {m['roll']}: dice {' '.join(map(str, m['dice']))}, "
                          f"{m['rolls_left']} re-roll(s) left: played {m['played']}, best {m['best']}")
+    lines += win_lines(doc)
     lines += ["", f"analysed in {doc['seconds']:.2f} s"]
     return "\n".join(lines)
+
+
+def win_lines(doc: dict) -> list[str]:
+    """The chance to win lost per agent and the moves that gave up the most (games of 2+ sheets)."""
+    agents = {n: a["win"] for n, a in doc["agents"].items() if a.get("win")}
+    if not agents:
+        return []
+    w = max([len(n) for n in agents] + [5])
+    lines = ["", f"chance to win lost, in games of 2+ sheets ({doc['win_note']}):",
+             f"{'agent':<{w}} {'games':>6} {'decisions':>9} {'lost/game':>10} {'lost/dec':>9} {'>=1% moves/game':>16}"]
+    for n, f in agents.items():
+        per = f["decisions_losing_1pct"] / f["games"] if f["games"] else 0.0
+        lines.append(f"{n:<{w}} {f['games']:>6} {f['decisions']:>9} {100 * f['lost_per_game']:>9.2f}% "
+                     f"{100 * f['lost_per_decision']:>8.3f}% {per:>16.2f}")
+    if doc.get("worst_win"):
+        lines += ["", "moves that gave up the most chance to win (before -> after the move):"]
+        for m in doc["worst_win"]:
+            lines.append(f"  {100 * m['win_lost']:5.2f}% {m['game']} seat {m['seat'] + 1} ({m['agent']}) turn "
+                         f"{m['turn']} roll {m['roll']}: dice {' '.join(map(str, m['dice']))}, {m['rolls_left']} "
+                         f"re-roll(s) left: played {m['played']} ({100 * m['win_before']:.1f}% -> "
+                         f"{100 * m['win_after']:.1f}%; {m['loss']:.2f} points lost)")
+    return lines

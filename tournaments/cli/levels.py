@@ -3,7 +3,9 @@
 Without --calibrate: solitaire score distributions of every agent, two-player head-to-head for every
 pair (each deal played twice, seats swapped; ties count half), the points each agent's decisions lose
 per game against the solver (`agents.analysis`), and the dial settings of the named levels under the
-rules (found on first use and kept in the solver's cache folder).
+rules (found on first use and kept in the solver's cache folder). With --seats N (3 to 8) every pair
+plays at a table of N: the upper agent at one seat, the lower at all the others, each deal played N
+times with the upper agent in every seat; its share of first places is compared with 1/N.
 
 With --calibrate [TARGET ...]: find the dial settings that hit the targets (mean=POINTS, pct=PERCENT of
 the optimum, win=RATE against strong, or a level name; default: the named levels), keep them, and check
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire
+from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire, table_share
 from agents.levels import (
     LEVELS,
     DialAgent,
@@ -61,6 +63,9 @@ def add_parser(sub):
                         "levels find them: mean=POINTS (expected score), pct=PERCENT (of the optimum), win=RATE "
                         "(win rate against strong, in (0, 0.5]), or a level name (easy, normal); no TARGET: "
                         "the named levels")
+    p.add_argument("--seats", type=int, default=2, metavar="N",
+                   help="table size of the pairs' games (default 2, head-to-head): at N > 2 the upper agent plays "
+                        "one seat against N - 1 of the lower, in every seat of each deal")
     add_common(p, out=True)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--force", action="store_true",
@@ -99,9 +104,16 @@ def run(args) -> int:
         raise CommandError(f"--games must be an even number from 2 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
     if args.calibrate is not None:
+        if args.seats != 2:
+            raise CommandError("--calibrate finds settings on two-player games; --seats goes with the ladder")
         return _calibrate(args, rules)
     if rules.max_players < 2:
         raise CommandError(f"rules {rules.name!r} allow at most {rules.max_players} player; head-to-head needs 2")
+    if not 2 <= args.seats <= min(8, rules.max_players):
+        raise CommandError(f"--seats must be 2..{min(8, rules.max_players)} under rules {rules.name!r}, got "
+                           f"{args.seats}")
+    if args.games < args.seats:
+        raise CommandError(f"--games must be at least --seats ({args.seats}): each deal is played once per seat")
     played_as = None
     if rules.teams:        # solitaire and two-player games: every seat on its own sheet, as a team's sheet plays
         played_as = f"teams={rules.teams}: measured with every seat on its own sheet (a team's sheet plays as one)"
@@ -124,7 +136,7 @@ def run(args) -> int:
         check_replace(Path(args.out) / "levels.json", {"rules": rules_block_from_args(args), "seed": args.seed,
                                                        "specs": list(agents)}, sources, args.force, "sources")
     progress = not args.no_progress and not args.json
-    named = [n for n, a in agents.items() if getattr(a, "target", None) is not None]
+    named = [n for n, a in agents.items() if isinstance(getattr(a, "target", None), Target)]   # the levels
     settings, wrote = {}, None
     if named:
         _check_reach(rules)
@@ -134,8 +146,12 @@ def run(args) -> int:
                 for n, a in agents.items()}
         pairs = []
         for lower, upper in combinations(agents, 2):          # a = the later (higher) level
-            h = head_to_head(agents[upper], agents[lower], rules, args.games // 2, args.seed,
-                             progress=not args.no_progress, desc=f"{upper} v {lower}")
+            if args.seats == 2:
+                h = head_to_head(agents[upper], agents[lower], rules, args.games // 2, args.seed,
+                                 progress=not args.no_progress, desc=f"{upper} v {lower}")
+            else:
+                h = table_share(agents[upper], agents[lower], rules, args.games // args.seats, args.seats,
+                                args.seed, progress=not args.no_progress, desc=f"{upper} v {args.seats - 1} {lower}")
             pairs.append({"a": upper, "b": lower, **h})
     finally:
         for a in agents.values():
@@ -146,8 +162,8 @@ def run(args) -> int:
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
     doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed,
-           "specs": list(agents), "sources": sources, "agents": {}, "head_to_head": pairs,
-           "ladder": _ladder(list(agents), pairs),
+           "specs": list(agents), "sources": sources, "seats": args.seats, "agents": {}, "head_to_head": pairs,
+           "ladder": _ladder(list(agents), pairs, args.seats),
            "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
     for n, r in runs.items():
         mean, ci, sd = mean_ci(r["totals"])
@@ -176,14 +192,16 @@ def _check_reach(rules) -> None:
         raise CommandError(f"rules {rules.name!r}: {e}") from None
 
 
-def _ladder(names, pairs) -> list[dict]:
-    """Each step of the ladder as listed (a level against the one listed before it)."""
+def _ladder(names, pairs, seats: int = 2) -> list[dict]:
+    """Each step of the ladder as listed (a level against the one listed before it). Two seats: a step holds
+    at a win rate >= STEP with the interval above 1/2; N seats: with the interval above the equal share 1/N."""
     by = {(h["a"], h["b"]): h for h in pairs}
     steps = []
     for lower, upper in zip(names, names[1:]):
         h = by[(upper, lower)]
+        holds = h["win_rate_a"] >= STEP and h["ci95"][0] > 0.5 if seats == 2 else h["ci95"][0] > 1 / seats
         steps.append({"upper": upper, "lower": lower, "win_rate": h["win_rate_a"], "ci95": h["ci95"],
-                      "holds": h["win_rate_a"] >= STEP and h["ci95"][0] > 0.5})
+                      "holds": holds})
     return steps
 
 
@@ -219,16 +237,23 @@ def _print(doc, runs, rules, args, wrote):
             line += f"  {s['loss_per_game']:10.2f}  " + (f"{s['accuracy']:7.2f}%" if s["accuracy"] is not None
                                                          else f"{'–':>8}")
         print(line)
-    print("  ladder (each level against the one below; a step holds at >= "
-          f"{100 * STEP:.0f}% with the 95% CI above 50%):")
+    seats = doc.get("seats", 2)
+    if seats == 2:
+        print("  ladder (each level against the one below; a step holds at >= "
+              f"{100 * STEP:.0f}% with the 95% CI above 50%):")
+    else:
+        print(f"  ladder at tables of {seats} (each level at one seat against {seats - 1} of the one below, in every "
+              f"seat; share of first places, ties shared; a step holds with the 95% CI above {100 / seats:.1f}%):")
     for st in doc["ladder"]:
         lo, hi = st["ci95"]
         print(f"    {st['upper']} beats {st['lower']} in {100 * st['win_rate']:.1f}% (95% CI {100 * lo:.1f}.."
               f"{100 * hi:.1f}) {'holds' if st['holds'] else 'DOES NOT HOLD'}")
-    print("  head-to-head (ties count half):")
+    print("  head-to-head (ties count half):" if seats == 2 else
+          f"  every pair at tables of {seats} (the first at one seat, the second at the others):")
     for h in doc["head_to_head"]:
         lo, hi = h["ci95"]
-        print(f"    {h['a']} beats {h['b']} in {100 * h['win_rate_a']:.1f}% of {h['games']} games "
+        verb = f"beats {h['b']} in" if seats == 2 else f"against {seats - 1} {h['b']}:"
+        print(f"    {h['a']} {verb} {100 * h['win_rate_a']:.1f}% of {h['games']} games "
               f"(95% CI {100 * lo:.1f}..{100 * hi:.1f})")
     if lost:
         _print_losses(doc["analysis"])

@@ -2,10 +2,14 @@
 
 Each turn shows the dice of every roll, the dice held, the box scored, the seat's sheet as it
 stands after the turn, and beside each move the expected points it lost against the best move
-(with ?! / ? / ?? for an inaccuracy, a mistake, a blunder) and the best move when it differs.
+(with ?! / ? / ?? for an inaccuracy, a mistake, a blunder) and the best move when it differs; in a
+game of 2+ sheets also the chance to win before and after the move (the estimate strong?goal=win plays
+by) and what it gave up.
 GAME is the record's key (t0-d3-r1) or its line number in games.jsonl.
 """
 from collections import Counter
+
+import numpy as np
 
 from yacht_env.core.dice_source import ScriptedDice
 from yacht_env.core.game import Game
@@ -24,6 +28,7 @@ def add_parser(sub):
     p.add_argument("game", metavar="GAME", help="the game's key (e.g. t0-d3-r1) or its line number")
     p.add_argument("--seat", type=int, default=None, metavar="S", help="only the turns of seat S (1 = first seat)")
     add_rules(p)
+    p.add_argument("--no-win", action="store_true", help="leave out the chance to win before and after each move")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
 
@@ -50,7 +55,7 @@ def run(args) -> int:
     seats = len(record["agents"])
     if args.seat is not None and not 1 <= args.seat <= seats:
         raise CommandError(f"--seat must be 1..{seats} for game {args.game!r}, got {args.seat}")
-    a = analyze([record], games.rules, progress=not args.json)
+    a = analyze([record], games.rules, progress=not args.json, win=not args.no_win)
     a.lines = [games.lines[i]]
     decisions = [d for d in a.game(0) if args.seat is None or d["seat"] == args.seat - 1]
     if args.json:
@@ -74,6 +79,9 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
            ", ".join(f"{names[s]} {t}" for s, t in enumerate(record.get("totals") or [])),
            f"{a.note}; loss = expected points lost against the best move; ?! >= {INACCURACY:g}, ? >= {MISTAKE:g}, "
            f"?? >= {BLUNDER:g}"]
+    if a.win_lost is not None and not np.isnan(a.win_lost).all():
+        out.append("win = chance to finish first before -> after the move, by strong?goal=win's estimate (later "
+                   "turns played for points; docs/winning.md)")
     width = max(len(rules.boxes[b]) for b in range(len(rules.boxes))) + 12
     log = record["log"]
     rolls = 0
@@ -107,16 +115,21 @@ def replay(a, record: dict, seat: int | None = None) -> list[str]:
         counts = Counter(d["class"] for d in mine)
         forfeit = f"; forfeited at log[{fault_at[s]}]: {record['faults'][s].get('error')}" if s in fault_at else ""
         accuracy = f"{100 * (1 - lost / a.optimal):.2f}%" if a.optimal > 0 else "–"
+        won = sum(d["win_lost"] for d in mine if "win_lost" in d)
+        chance = f", gave up {100 * won:.1f}% chance to win" if any("win_lost" in d for d in mine) else ""
         out.append(f"{names[s]}: {len(mine)} decisions, lost {lost:.2f} expected points (accuracy "
                    f"{accuracy}), {counts['inaccuracy']} ?!, {counts['mistake']} ?, "
-                   f"{counts['blunder']} ??{forfeit}")
+                   f"{counts['blunder']} ??{chance}{forfeit}")
     return out
 
 
 def _verdict(d: dict) -> str:
-    if d["loss"] == 0:
-        return "best"
-    return f"-{d['loss']:.2f} {MARKS[d['class']]:<2} best: {d['best']}"
+    text = "best" if d["loss"] == 0 else f"-{d['loss']:.2f} {MARKS[d['class']]:<2} best: {d['best']}"
+    if "win_lost" in d:
+        text = f"{text:<28} win {100 * d['win_before']:5.1f}% -> {100 * d['win_after']:5.1f}%"
+        if d["win_lost"] >= 0.0005:
+            text += f" (-{100 * d['win_lost']:.1f})"
+    return text
 
 
 def _card(game, sheet: int) -> list[str]:

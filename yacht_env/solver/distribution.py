@@ -131,8 +131,11 @@ def _chunk(T, V, space, prep, n_stages, masks, uppers, flags, offset, length, lo
             dropped += w * lost[s2]
             at = gs[k] + lo[s2] - low
             o = offset[s2]
-            for x in range(length[s2]):
-                row[at + x] += w * data[o + x]
+            n = length[s2]
+            dst = row[at:at + n]       # slices: no index wrap-around checks, so the loop is vectorised
+            src = data[o:o + n]
+            for x in range(n):
+                dst[x] += w * src[x]
         a = 0
         while a < span - 1 and row[a] < EPS:
             dropped += row[a]

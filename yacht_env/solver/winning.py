@@ -23,13 +23,27 @@ it 1.
 import numba as nb
 import numpy as np
 
-from ..core.dice import NUM_KEEPS, NUM_ROLLS
+from ..core.actions import NUM_HOLDS, box_of_action
+from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.kernels import box_options
+from .dial import pick_row
 from .plans import write_plan
-from .widget import next_state, reroll_stages
+from .widget import keep_values, next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
+DECIDED = 1e-9       # moves whose chances differ by less are alike to the dial (`win_dial_moves`)
+
+
+@nb.njit(cache=True, parallel=True)
+def pmf_mass(offset, length, data, out):
+    """out[s] = the sum of state s's pmf in float64 (0 where unreachable: offset < 0)."""
+    for s in nb.prange(offset.shape[0]):
+        t = 0.0
+        if offset[s] >= 0:
+            for i in range(length[s]):
+                t += data[offset[s] + i]
+        out[s] = t
 
 
 @nb.njit(cache=True)
@@ -57,7 +71,7 @@ def win_curve(lo, length, offset, data, keys, totals, me, G):
     n = ghi - glo
     cdf = np.zeros(MAX_SHEETS)                     # P(X_k < x) as x goes up
     for j in range(m):
-        for x in range(start[j], glo):
+        for x in range(start[j], min(glo, stop[j])):   # a sheet whose best is below glo: cdf 1 all along
             cdf[j] += data[base[j] + x - start[j]]
     c = np.empty(MAX_SHEETS + 1)
     for i in range(n):
@@ -82,9 +96,10 @@ def win_curve(lo, length, offset, data, keys, totals, me, G):
 
 
 @nb.njit(cache=True, inline="always")
-def chance_after(G, glo, n, lo, length, offset, data, s2, x0):
-    """Sum over i of D_s2[i] G(x0 + lo[s2] + i): the win chance after a move that ends the turn at s2
-    with a total of x0."""
+def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0):
+    """Sum over i of D_s2[i] G(x0 + lo[s2] + i) / mass[s2]: the win chance after a move that ends the turn at
+    s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
+    certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves."""
     first = x0 + lo[s2]
     o = offset[s2]
     m = length[s2]
@@ -96,16 +111,17 @@ def chance_after(G, glo, n, lo, length, offset, data, s2, x0):
         total += data[o + i] * G[d + i]
     for i in range(i1, m):
         total += data[o + i]
-    return total
+    return total / mass[s2]
 
 
 @nb.njit(cache=True)
 def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
-               best, choice):
-    """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r]."""
+               best, choice, boxval):
+    """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r];
+    boxval[r, b] the chance after scoring roll r in box b (-inf where b is filled)."""
     n_upper, n_flag, threshold, yacht_points = space
     gain = prep[0]
-    lo, length, offset, data = dist
+    lo, length, offset, data, mass = dist
     nbox = T.n_boxes
     for r in range(NUM_ROLLS):
         extra[r] = box_options(T, mask, flag == 1, r, opts[r])
@@ -117,6 +133,7 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
         for b in range(nbox):
             p = opts[r, b]
             if p < 0:
+                boxval[r, b] = -np.inf
                 continue
             if e == 0 and done[b, p]:
                 v = Wv[b, p]
@@ -124,16 +141,45 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
                 nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
                                 p)
                 g = p + gain[b, u, p] + e
-                v = chance_after(G, glo, n, lo, length, offset, data, nx, total + g) + TIE * (g + V[nx])
+                v = chance_after(G, glo, n, lo, length, offset, data, mass, nx, total + g) + TIE * (g + V[nx])
                 if e == 0:
                     Wv[b, p] = v
                     done[b, p] = True
+            boxval[r, b] = v
             if v > bestv:
                 bestv = v
                 bb = b
         S[0, r] = bestv
         choice[r] = bb
     reroll_stages(S, K, kb, best, stages)
+
+
+@nb.njit(cache=True)
+def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, stages, opts, extra, S, best, choice,
+                 boxval):
+    """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
+    with total totals[k] (target >= 0: play for a final score of at least `target` instead). Fills S[L, r]
+    (the best chance with L re-rolls left and roll r), best, choice, boxval, and opts / extra (the box table
+    of every roll), as `win_widget`."""
+    n_upper, n_flag = space[0], space[1]
+    nbox, top = T.n_boxes, prep[0].shape[2]
+    lo, length, offset, data, mass = dist
+    G = np.empty(span + 1)
+    if target >= 0:
+        glo, n = target, 0
+    else:
+        glo, n = win_curve(lo, length, offset, data, keys, totals, me, G)
+    s = keys[me]
+    flag = s % n_flag
+    u = (s // n_flag) % n_upper
+    mask = s // (n_flag * n_upper)
+    Wv = np.empty((nbox, top))
+    done = np.empty((nbox, top), dtype=np.bool_)
+    K = np.empty(NUM_KEEPS)
+    kb = np.empty(NUM_KEEPS, dtype=np.int32)
+    win_widget(T, V, space, prep, dist, mask, u, flag, totals[me], G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
+               best, choice, boxval)
+    return glo, n, G
 
 
 @nb.njit(cache=True, parallel=True)
@@ -143,29 +189,106 @@ def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_o
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
     other sheets. plans[j, L, r]: the move (Game encoding; a hold as its lowest pattern) with L re-rolls
     left and roll r; chances[j, L, r]: its chance by this estimate. span: the longest pmf."""
-    n_upper, n_flag = space[0], space[1]
-    nbox, top = T.n_boxes, prep[0].shape[2]
-    lo, length, offset, data = dist
+    nbox = T.n_boxes
     stages = plans.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
-        G = np.empty(span + 1)
-        me = mine[j]
-        if targets[j] >= 0:
-            glo, n = targets[j], 0
-        else:
-            glo, n = win_curve(lo, length, offset, data, keys[j], totals[j], me, G)
-        s = keys[j, me]
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        boxval = np.empty((NUM_ROLLS, nbox))
+        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], stages, opts, extra,
+                     chances[j], best, choice, boxval)
+        write_plan(T, stages, hold_of, best, choice, plans[j])
+
+
+@nb.njit(cache=True, parallel=True)
+def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, stages, starts, roll, left, action, before,
+                  after):
+    """The chance to win before and after each decision of stored games, by the estimate `win_plans` plays by.
+
+    Decisions starts[g]:starts[g + 1] are one turn of table g (inputs as `win_plans`: keys[g], totals[g],
+    mine[g]); decision d saw roll[d] with left[d] re-rolls left and played action[d] (Game encoding).
+    before[d]: the chance after the best move (the position's chance); after[d]: after the move played.
+    Both carry the `TIE` term of the expected points (below 1e-9)."""
+    n_upper, n_flag, threshold, yacht_points = space
+    gain = prep[0]
+    lo, length, offset, data, mass = dist
+    nbox = T.n_boxes
+    for g in nb.prange(keys.shape[0]):
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
+        choice = np.empty(NUM_ROLLS, dtype=np.int32)
+        S = np.empty((stages + 1, NUM_ROLLS))
+        K = np.empty(NUM_KEEPS)
+        boxval = np.empty((NUM_ROLLS, nbox))
+        me = mine[g]
+        glo, n, G = table_widget(T, V, space, prep, dist, span, keys[g], totals[g], me, -1, stages, opts, extra, S,
+                                 best, choice, boxval)
+        s = keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
         mask = s // (n_flag * n_upper)
+        for d in range(starts[g], starts[g + 1]):
+            r, L, a = roll[d], left[d], action[d]
+            before[d] = S[L, r]
+            if a < NUM_HOLDS:
+                keep_values(S[L - 1], K)
+                after[d] = K[HOLD_KEEP[r, a]]
+            else:
+                b = box_of_action(nbox, a)[1]
+                p = opts[r, b]
+                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
+                                p)
+                x = p + gain[b, u, p] + extra[r]
+                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, totals[g, me] + x)
+                            + TIE * (x + V[nx]))
+
+
+@nb.njit(cache=True, parallel=True)
+def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, chances, boxvals):
+    """The chances of every move of a turn at each table j (inputs as `win_plans`): chances[j, L, r] the best
+    chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
+    filled). A hold's chance is read from chances[j, L - 1] (`keep_values`)."""
+    nbox = T.n_boxes
+    stages = chances.shape[1] - 1
+    for j in nb.prange(keys.shape[0]):
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        Wv = np.empty((nbox, top))
-        done = np.empty((nbox, top), dtype=np.bool_)
         best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        K = np.empty(NUM_KEEPS)
-        kb = np.empty(NUM_KEEPS, dtype=np.int32)
-        win_widget(T, V, space, prep, dist, mask, u, flag, totals[j, me], G, glo, n, stages, opts, extra, Wv, done,
-                   chances[j], K, kb, best, choice)
-        write_plan(T, stages, hold_of, best, choice, plans[j])
+        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], stages, opts, extra,
+                     chances[j], best, choice, boxvals[j])
+
+
+@nb.njit(cache=True)
+def win_dial_moves(chances, boxvals, rows, rolls, lefts, temperature, uniforms, first_hold, actions, losses, decided):
+    """The strength dial on chances to win: decision j (table rows[j] of `win_tables`' arrays, roll rolls[j],
+    lefts[j] re-rolls left) draws its move from the softmax over its legal moves' chances at `temperature`
+    (in chance; `policy.pick_row`: best first, inverse CDF with uniforms[j]); losses[j]: the chance the move
+    gives up against the best. decided[j]: every legal move has the same chance (within `DECIDED`: a won or
+    lost position, or no opponent), where the chances cannot tell the moves apart."""
+    nbox = boxvals.shape[2]
+    n_act = NUM_HOLDS + nbox
+    row = np.empty(n_act)
+    K = np.empty(NUM_KEEPS)
+    val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
+    for j in range(rows.shape[0]):
+        t, r, L = rows[j], rolls[j], lefts[j]
+        if L > 0:
+            keep_values(chances[t, L - 1], K)
+            for h in range(NUM_HOLDS):
+                row[h] = K[HOLD_KEEP[r, h]]
+        else:
+            for h in range(NUM_HOLDS):
+                row[h] = -np.inf
+        top, low = -np.inf, np.inf
+        for b in range(nbox):
+            row[NUM_HOLDS + b] = boxvals[t, r, b]
+        for a in range(n_act):
+            if row[a] != -np.inf and (a >= NUM_HOLDS or first_hold[r, a]):
+                top = max(top, row[a])
+                low = min(low, row[a])
+        decided[j] = top - low < DECIDED
+        actions[j], losses[j] = pick_row(row, r, temperature, uniforms[j], first_hold, val, w, act)
