@@ -374,3 +374,22 @@ def test_a_model_file_changed_while_a_tournament_plays_stops_it_before_the_repor
     monkeypatch.setattr(run, "_play", real)
     res = run_tournament(cfg, out=out, progress=False, analysis=False, force=True)      # knowingly
     assert res["run"]["games_run"] == 0 and (out / "report.md").exists()
+
+
+@pytest.mark.parametrize("command, lock", [("evaluate", "evaluate.lock"), ("levels", "levels.lock")])
+def test_a_second_run_writing_the_same_out_folder_is_refused_naming_the_first(tmp_path, capsys, command, lock):
+    from yacht_env.safe_file import release_lock, take_lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    first = take_lock(out / lock)            # a first run holding the folder
+    args = ["evaluate", "greedy", "--games", "2"] if command == "evaluate" else \
+        ["levels", "--only", "random", "greedy", "--games", "2"]
+    try:
+        assert main([*args, "--no-progress", "--out", str(out)]) == 2
+    finally:
+        release_lock(first)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"another `yacht {command}` is writing this folder (pid {os.getpid()}" in err[0]
+    assert sorted(p.name for p in out.iterdir()) == [lock]          # nothing else was written
+    assert main([*args, "--no-progress", "--out", str(out)]) == 0   # the lock goes with its holder

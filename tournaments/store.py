@@ -17,11 +17,8 @@ game key (first one wins), and a torn last line left by a killed run is cut off 
   already stored stay, a torn line is cut on the next open, and rerunning resumes.
 """
 import errno
-import fcntl
 import json
 import os
-import socket
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,12 +27,15 @@ from agents.records import MAX_RECORD_BYTES, record_lines
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
 from yacht_env.safe_file import (
+    Busy,
     NoSuchFile,
     is_temporary,
     open_append,
     open_read,
     open_rw,
     read_bytes,
+    release_lock,
+    take_lock,
     write_atomic,
 )
 
@@ -155,11 +155,7 @@ class Store:
         if self._lock_fd is None:
             return
         fd, self._lock_fd = self._lock_fd, None
-        try:
-            os.ftruncate(fd, 0)
-        except OSError:
-            pass  # the lock goes with the descriptor; its text is only a hint for the next run
-        os.close(fd)
+        release_lock(fd)
 
     def __enter__(self) -> "Store":
         return self
@@ -186,28 +182,10 @@ class Store:
         if self._lock_fd is not None:
             return
         try:
-            fd = open_rw(self.lock_path, "run lock")   # never a planted link, FIFO or shared file
-        except OSError as e:
-            raise ConfigError(f"{self.lock_path}: cannot create the run lock ({e.strerror})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
-            os.close(fd)
-            raise ConfigError(f"{self.folder}: another `yacht tournament` is writing this folder ({holder}); "
+            self._lock_fd = take_lock(self.lock_path, "run lock")
+        except Busy as e:
+            raise ConfigError(f"{self.folder}: another `yacht tournament` is writing this folder ({e.holder}); "
                                f"wait for it to finish, or stop it and rerun") from None
-        except OSError as e:
-            os.close(fd)
-            raise ConfigError(f"{self.lock_path}: cannot lock the folder ({e.strerror}); is it on a filesystem "
-                               f"without file locks?") from None
-        self._lock_fd = fd
-        note = f"pid {os.getpid()} on {socket.gethostname()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}"
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, note.encode() + b"\n", 0)
-        except OSError as e:
-            self.close()
-            raise disk_error(f"the run lock {self.lock_path}", e) from None
 
     def _write_meta(self, config: TournamentConfig, files: dict | None = None) -> None:
         try:

@@ -26,10 +26,13 @@ allowed); a missing file is `NoSuchFile`, a subclass, so a cache can treat both 
 errors while writing (no space, I/O error) stay `OSError` for the caller to word.
 """
 import errno
+import fcntl
 import hashlib
 import os
 import secrets
+import socket
 import stat
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -288,3 +291,67 @@ def open_append(path, what: str = "file") -> int:
 def open_rw(path, what: str = "file", create: bool = True) -> int:
     """A read-write descriptor of `path` (created when missing and `create`), checked as `open_append`."""
     return _open_in_place(path, os.O_RDWR | (os.O_CREAT if create else 0), what)
+
+
+class Busy(FileRefused):
+    """Another process holds the lock (`holder`: what it wrote in the lock file)."""
+
+    def __init__(self, path, holder: str):
+        super().__init__(f"{path}: held by {holder}")
+        self.holder = holder
+
+
+def take_lock(path, what: str = "lock") -> int:
+    """An exclusive `flock` on the lock file `path`, taken without waiting: the descriptor holding it
+    (the lock goes when it is closed, or when its process dies, so a lock left by a killed run is simply
+    taken over). The file is opened as `open_rw` opens files (never through a link, never a FIFO or a shared
+    file) and says which process holds it. `Busy` (naming the holder) when another process holds it;
+    `FileRefused` when it cannot be created or locked."""
+    try:
+        fd = open_rw(path, what)
+    except FileRefused:
+        raise
+    except OSError as e:
+        raise FileRefused(f"{path}: cannot create the {what} ({e.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+        os.close(fd)
+        raise Busy(path, holder) from None
+    except OSError as e:
+        os.close(fd)
+        raise FileRefused(f"{path}: cannot lock the folder ({e.strerror}); is it on a filesystem without file "
+                          f"locks?") from None
+    note = f"pid {os.getpid()} on {socket.gethostname()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}"
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, note.encode() + b"\n", 0)
+    except OSError as e:
+        os.close(fd)
+        raise FileRefused(f"{path}: cannot write the {what} ({e.strerror})") from None
+    return fd
+
+
+def release_lock(fd: int) -> None:
+    """Let go of a lock `take_lock` took (its note emptied first: it is only a hint for the next run)."""
+    try:
+        os.ftruncate(fd, 0)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+@contextmanager
+def folder_lock(path, command: str):
+    """`take_lock(path)` for the body; another process holding it is one `FileRefused` line saying that
+    another `command` is writing the folder."""
+    try:
+        fd = take_lock(path)
+    except Busy as e:
+        raise FileRefused(f"{Path(path).parent}: another `{command}` is writing this folder ({e.holder}); wait "
+                          f"for it to finish, or stop it and rerun") from None
+    try:
+        yield
+    finally:
+        release_lock(fd)

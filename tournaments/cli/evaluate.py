@@ -22,11 +22,13 @@ from agents.records import game_record
 from agents.registry import list_specs, make_agent
 from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
-from yacht_env.safe_file import atomic_writer, write_atomic
+from yacht_env.safe_file import atomic_writer, ensure_folder, folder_lock, is_temporary, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 MAX_GAMES = 10_000_000
+LOCK = "evaluate.lock"
+OUT_FILES = ("games.jsonl", "evaluate.json", LOCK)   # what an --out folder holds
 GAME_BYTES = 2 << 10            # memory a game's figures take while they are summarised (measured ~1 KiB)
 LOGGED_GAME_BYTES = 16 << 10    # ... with its move log kept for --out (measured ~8 KiB)
 
@@ -43,6 +45,20 @@ def add_parser(sub):
                         "seed or rules, or a model file, bot script or rules file that changed since)")
 
 def run(args) -> int:
+    """With --out: the folder is locked from the check of what it holds to the last file written (a second
+    run on it is refused, naming the first)."""
+    if not args.out:
+        return _evaluate(args)
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(p.name not in OUT_FILES and not is_temporary(p.name)
+                                                  for p in out.iterdir())):
+        raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
+    ensure_folder(out, "--out folder")
+    with folder_lock(out / LOCK, "yacht evaluate"):
+        return _evaluate(args)
+
+
+def _evaluate(args) -> int:
     if not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
     check_memory("command line", "--games", args.games * (LOGGED_GAME_BYTES if args.out else GAME_BYTES),
@@ -53,9 +69,6 @@ def run(args) -> int:
     except ValueError as e:
         raise CommandError(f"yacht evaluate plays one-player games: {e} (a tournament plays such tables)") from None
     out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and (not out.is_dir() or any(p.name not in ("games.jsonl", "evaluate.json")
-                                                                      for p in out.iterdir())):
-        raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
     files = digests(spec_files([args.agent]) + rules_files(args.rules))
     if out is not None:
         check_replace(out / "evaluate.json", {"agent": args.agent, "seed": args.seed,

@@ -39,13 +39,14 @@ from agents.provenance import check_replace, digests, rules_files, spec_files
 from agents.registry import AgentSpecError, make_agent
 from agents.stats import mean_ci
 from yacht_env.config import ConfigError, check_memory
-from yacht_env.safe_file import atomic_writer, ensure_folder, write_atomic
+from yacht_env.safe_file import atomic_writer, ensure_folder, folder_lock, write_atomic
 
 from .evaluate import LOGGED_GAME_BYTES, MAX_GAMES
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 LADDER = ("random", "easy", "normal", "strong")
 STEP = 0.60     # each step of the ladder: the upper level wins at least this share of the games
+LOCK = "levels.lock"       # held in an --out folder while a run writes it
 
 
 def add_parser(sub):
@@ -100,6 +101,15 @@ def _targets(texts) -> list[tuple[str, Target]]:
 
 
 def run(args) -> int:
+    """With --out: the folder is locked for the whole run (a second run on it is refused, naming the first)."""
+    if not args.out:
+        return _levels(args)
+    out = ensure_folder(Path(args.out), "--out folder")
+    with folder_lock(out / LOCK, "yacht levels"):
+        return _levels(args)
+
+
+def _levels(args) -> int:
     if args.games < 2 or args.games % 2 or args.games > MAX_GAMES:
         raise CommandError(f"--games must be an even number from 2 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
