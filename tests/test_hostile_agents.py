@@ -134,13 +134,22 @@ def one_game(agent):
     return play_job(schedule(cfg)[0], rules, agents, None)
 
 
-def test_in_process_an_agents_keyboard_interrupt_is_its_fault():
+@pytest.fixture
+def foreground():
+    """Ctrl-C handled as in a terminal's foreground process (a suite started as a background job inherits
+    SIGINT ignored, and with it nothing to tell apart)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_in_process_an_agents_keyboard_interrupt_is_its_fault(foreground):
     rec = one_game("interrupt")
     assert rec["faults"][1]["error"] == "KeyboardInterrupt" and rec["faults"][0] is None
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_in_process_a_ctrl_c_stops_the_game():
+def test_in_process_a_ctrl_c_stops_the_game(foreground):
     with pytest.raises(KeyboardInterrupt):
         one_game("self_interrupt")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
@@ -149,7 +158,9 @@ def test_in_process_a_ctrl_c_stops_the_game():
 
 # ---- a Ctrl-C from the user stops the whole run cleanly; resume completes it -----------------------
 INTERRUPTED_RUN = """
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)   # as in a terminal, also in a background suite
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 4, "seed": 9, "move_timeout": None})
