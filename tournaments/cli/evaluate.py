@@ -45,20 +45,9 @@ def add_parser(sub):
                         "seed or rules, or a model file, bot script or rules file that changed since)")
 
 def run(args) -> int:
-    """With --out: the folder is locked from the check of what it holds to the last file written (a second
-    run on it is refused, naming the first)."""
-    if not args.out:
-        return _evaluate(args)
-    out = Path(args.out)
-    if out.exists() and (not out.is_dir() or any(p.name not in OUT_FILES and not is_temporary(p.name)
-                                                  for p in out.iterdir())):
-        raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
-    ensure_folder(out, "--out folder")
-    with folder_lock(out / LOCK, "yacht evaluate"):
-        return _evaluate(args)
-
-
-def _evaluate(args) -> int:
+    """Nothing is created before the games are played. With --out, the folder is checked before they start
+    and locked while the files are written, checked again under the lock (another run may have written
+    it meanwhile: it is refused, naming the one that holds the lock or the run the folder holds)."""
     if not 1 <= args.games <= MAX_GAMES:
         raise CommandError(f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}")
     check_memory("command line", "--games", args.games * (LOGGED_GAME_BYTES if args.out else GAME_BYTES),
@@ -69,16 +58,27 @@ def _evaluate(args) -> int:
     except ValueError as e:
         raise CommandError(f"yacht evaluate plays one-player games: {e} (a tournament plays such tables)") from None
     out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and (not out.is_dir() or any(
+            p.name not in OUT_FILES and not is_temporary(p.name) for p in out.iterdir())):
+        raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
     files = digests(spec_files([args.agent]) + rules_files(args.rules))
     if out is not None:
-        check_replace(out / "evaluate.json", {"agent": args.agent, "seed": args.seed,
-                                              "rules": rules_block_from_args(args)}, files, args.force)
+        check_replace(out / "evaluate.json", _identity(args), files, args.force)
     agent = make_agent(args.agent)
     try:
         check_playable({args.agent: agent}, rules, 1)
     except ConfigError:
         agent.close()
         raise
+    return _evaluate(args, rules, out, files, agent)
+
+
+def _identity(args) -> dict:
+    """What makes an --out folder's run the same run (`agents.provenance.check_replace`)."""
+    return {"agent": args.agent, "seed": args.seed, "rules": rules_block_from_args(args)}
+
+
+def _evaluate(args, rules, out, files, agent) -> int:
     before, first = fault_count(agent), getattr(agent, "games", 0) + 1
     try:
         run_ = solitaire(agent, rules, args.games, args.seed, progress=not (args.no_progress or args.json),
@@ -98,7 +98,10 @@ def _evaluate(args) -> int:
     doc["faults"] = fault_summary(faults)
     doc["files"] = files
     if out is not None:
-        _write(out, args, rules, run_, faults, doc)
+        ensure_folder(out, "--out folder")
+        with folder_lock(out / LOCK, "yacht evaluate"):
+            check_replace(out / "evaluate.json", _identity(args), files, args.force)
+            _write(out, args, rules, run_, faults, doc)
         doc["out"] = str(out)
     note = fault_note(args.agent, doc["faults"], args.games)
     if note:

@@ -46,7 +46,7 @@ from .options import CommandError, add_common, emit_json, rules_block_from_args,
 
 LADDER = ("random", "easy", "normal", "strong")
 STEP = 0.60     # each step of the ladder: the upper level wins at least this share of the games
-LOCK = "levels.lock"       # held in an --out folder while a run writes it
+LOCK = "levels.lock"       # held in an --out folder while a run writes its files
 
 
 def add_parser(sub):
@@ -101,15 +101,6 @@ def _targets(texts) -> list[tuple[str, Target]]:
 
 
 def run(args) -> int:
-    """With --out: the folder is locked for the whole run (a second run on it is refused, naming the first)."""
-    if not args.out:
-        return _levels(args)
-    out = ensure_folder(Path(args.out), "--out folder")
-    with folder_lock(out / LOCK, "yacht levels"):
-        return _levels(args)
-
-
-def _levels(args) -> int:
     if args.games < 2 or args.games % 2 or args.games > MAX_GAMES:
         raise CommandError(f"--games must be an even number from 2 to {MAX_GAMES:,}, got {args.games}")
     rules = rules_from_args(args)
@@ -142,9 +133,9 @@ def _levels(args) -> int:
     check_memory("command line", "--games", args.games * len(agents) * LOGGED_GAME_BYTES,
                  f"{args.games:,} logged games for each of {len(agents)} agents")
     sources = digests(spec_files(agents) + rules_files(args.rules))
+    identity = {"rules": rules_block_from_args(args), "seed": args.seed, "specs": list(agents)}
     if args.out:
-        check_replace(Path(args.out) / "levels.json", {"rules": rules_block_from_args(args), "seed": args.seed,
-                                                       "specs": list(agents)}, sources, args.force, "sources")
+        check_replace(Path(args.out) / "levels.json", identity, sources, args.force, "sources")
     progress = not args.no_progress and not args.json
     named = [n for n, a in agents.items() if isinstance(getattr(a, "target", None), Target)]   # the levels
     settings, wrote = {}, None
@@ -186,13 +177,21 @@ def _levels(args) -> int:
     if wrote is not None:
         files.append(str(wrote))
     if args.out:
-        files += _write_files(Path(args.out), rules, runs, doc, args)
+        with _locked(args.out):       # checked again: another run may have written the folder meanwhile
+            check_replace(Path(args.out) / "levels.json", identity, sources, args.force, "sources")
+            files += _write_files(Path(args.out), rules, runs, doc, args)
     doc["files"] = files
     if args.json:
         emit_json(doc)
         return 0
     _print(doc, runs, rules, args, wrote)
     return 0
+
+
+def _locked(out):
+    """The --out folder's lock, held while a run writes its files (created with the folder)."""
+    ensure_folder(out, "--out folder")
+    return folder_lock(Path(out) / LOCK, "yacht levels")
 
 
 def _check_reach(rules) -> None:
@@ -330,10 +329,13 @@ def _calibrate(args, rules) -> int:
            "sources": sources, "files": [str(wrote)] if wrote is not None else []}
     if args.out:
         out = Path(args.out)
-        try:
-            write_atomic(out / "calibration.json", json.dumps(doc, indent=2) + "\n", "calibration.json")
-        except OSError as e:
-            raise CommandError(f"cannot write to --out folder {str(out)!r}: {e.strerror}") from None
+        with _locked(out):
+            check_replace(out / "calibration.json", {"rules": rules_block_from_args(args)}, sources, args.force,
+                          "sources")
+            try:
+                write_atomic(out / "calibration.json", json.dumps(doc, indent=2) + "\n", "calibration.json")
+            except OSError as e:
+                raise CommandError(f"cannot write to --out folder {str(out)!r}: {e.strerror}") from None
         doc["files"].append(str(out / "calibration.json"))
     if args.json:
         emit_json(doc)
