@@ -123,7 +123,7 @@ def test_team_forfeit_spoils_the_sheet_not_the_opponents(tmp_path):
         crash = rec["agents"].index("crash")
         mate = next(s for s in range(4) if s != crash and rec["sheet_of"][s] == rec["sheet_of"][crash])
         assert rec["faults"][crash] is not None and rec["faults"][mate] is None
-        assert rec["places"][crash] == rec["places"][mate] == 2
+        assert rec["places"][crash] == rec["places"][mate] == 2, (rec["key"], rec["agents"], rec["faults"])
     # the crash's partners' sheet scores are left out: 12 games each, 4 with crash as partner
     assert res["agents"]["best"]["games"] == 12 and res["teams"]["contributions"]["best"]["games"] == 8
     assert res["agents"]["crash"]["forfeits"] == 12 and "mean" not in res["agents"]["crash"]
