@@ -36,6 +36,7 @@ from yacht_env.safe_file import (
     read_bytes,
     release_lock,
     take_lock,
+    writing_elsewhere,
     write_atomic,
 )
 
@@ -184,8 +185,7 @@ class Store:
         try:
             self._lock_fd = take_lock(self.lock_path, "run lock")
         except Busy as e:
-            raise ConfigError(f"{self.folder}: another `yacht tournament` is writing this folder ({e.holder}); "
-                               f"wait for it to finish, or stop it and rerun") from None
+            raise ConfigError(writing_elsewhere(self.folder, "yacht tournament", e.holder)) from None
 
     def _write_meta(self, config: TournamentConfig, files: dict | None = None) -> None:
         try:

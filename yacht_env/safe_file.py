@@ -309,8 +309,6 @@ def take_lock(path, what: str = "lock") -> int:
     `FileRefused` when it cannot be created or locked."""
     try:
         fd = open_rw(path, what)
-    except FileRefused:
-        raise
     except OSError as e:
         raise FileRefused(f"{path}: cannot create the {what} ({e.strerror})") from None
     try:
@@ -342,15 +340,20 @@ def release_lock(fd: int) -> None:
     os.close(fd)
 
 
+def writing_elsewhere(folder, command: str, holder: str) -> str:
+    """The one line for a folder whose lock another run of `command` holds."""
+    return (f"{folder}: another `{command}` is writing this folder ({holder}); wait for it to finish, or stop it "
+            f"and rerun")
+
+
 @contextmanager
 def folder_lock(path, command: str):
-    """`take_lock(path)` for the body; another process holding it is one `FileRefused` line saying that
-    another `command` is writing the folder."""
+    """`take_lock(path)` for the body; another process holding it is one `FileRefused` line
+    (`writing_elsewhere`)."""
     try:
         fd = take_lock(path)
     except Busy as e:
-        raise FileRefused(f"{Path(path).parent}: another `{command}` is writing this folder ({e.holder}); wait "
-                          f"for it to finish, or stop it and rerun") from None
+        raise FileRefused(writing_elsewhere(Path(path).parent, command, e.holder)) from None
     try:
         yield
     finally:
