@@ -101,3 +101,31 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
     with atomic_writer(png_path, "learning curve plot") as f:
         fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
+
+
+def plot_against_wall(curves: dict, png_path, title: str, marks=(240.0, 245.0)) -> None:
+    """Several runs' evaluation means (with 95% CI) against wall-clock minutes on one plot, `curves` mapping a
+    label to a CSV log; dotted lines at the `marks` (the scores a run is timed to)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, path in curves.items():
+        rows = read_rows(path)
+        x = [r["wall_seconds"] / 60 for r in rows]
+        ev = [r["eval_mean"] for r in rows]
+        ci = [r["eval_ci95"] or 0.0 for r in rows]
+        ax.plot(x, ev, "o-", ms=3, label=label)
+        ax.fill_between(x, [m - c for m, c in zip(ev, ci)], [m + c for m, c in zip(ev, ci)], alpha=0.25)
+    for m in marks:
+        ax.axhline(m, color="k", ls=":", lw=1)
+    ax.set_xlabel("wall-clock minutes")
+    ax.set_ylabel("evaluation mean score")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    with atomic_writer(png_path, "learning curve plot") as f:
+        fig.savefig(f, format="png", dpi=100)
+    plt.close(fig)
