@@ -1,7 +1,8 @@
-"""RLlib (Ray's RL library, new API stack) trains masked PPO on `Yacht-v0`, locally or on a Ray cluster.
+"""RLlib (Ray's RL library, new API stack) trains masked PPO on `Yacht-v0` or at a table, locally or on a Ray cluster.
 
     python scripts/rllib_ppo.py --iterations 50 --env-runners 2 --out runs/rllib          # a local Ray
-    RAY_ADDRESS=auto python scripts/rllib_ppo.py --address auto ...                      # a `ray start` cluster
+    python scripts/rllib_ppo.py --players 4 --reward win ...         # every seat of a 4-player table, one policy
+    RAY_AUTH_MODE=token python scripts/rllib_ppo.py --address HOST:6399 ...             # a `ray start` cluster
     yacht evaluate learned:runs/rllib/model.pt           # the exported policy plays as `learned:`
 
 NOT INSTALLABLE BESIDE THE PROJECT'S PINS TODAY: `ray[rllib]==2.60.0` (the Ray of the tournament cluster)
@@ -14,6 +15,11 @@ ormsgpack pandas pyarrow pydantic scipy tensorboardX ...`), the project and torc
 The env is `Yacht-v0` with its mask in the observation, as RLlib's action-masking module reads it
 (`{"observations": ..., "action_mask": ...}`); the module is RLlib's example `ActionMaskingTorchRLModule`
 (PPO's default encoder, shared by its policy and value heads; illegal logits set to the float minimum).
+With `--players N` (2-8) the env is the PettingZoo table (`yacht_env.integrations.pettingzoo.raw_env`) as an
+RLlib turn-based multi-agent env: only the seat to move gets an observation, every seat gets its sheet's points
+(or, with `--reward win`, +1 / 0 / -1 at the end) and one shared policy plays every seat. Its observation is
+`YachtVs-v0`'s (every sheet of the table), so the exported model plays at tables of N sheets.
+
 `--out` gets the policy as a project model file (`agents.training.checkpoint.write_model`): the actor's
 Linear layers become `mlp_extractor.policy_net` and `action_net`, the critic's `value_net`, so `learned:`
 plays it.
@@ -49,13 +55,63 @@ class MaskedYacht(gym.Env):
         return self._obs(obs, info), reward, terminated, truncated, info
 
 
+class MaskedYachtTable:
+    """The PettingZoo table as an RLlib turn-based `MultiAgentEnv`: {agent: {"observations", "action_mask"}} for the
+    seat to move; at the end every seat's last observation and reward, and `terminateds["__all__"]`.
+    (Made a MultiAgentEnv subclass by `table_env_class`, so this module imports without Ray.)"""
+
+    def __init__(self, config=None):
+        from yacht_env.integrations.pettingzoo import raw_env
+        super().__init__()
+        config = config or {}
+        self.env = raw_env(num_players=config.get("players", 2), rules=config.get("rules", "yacht"),
+                           reward=config.get("reward", "points"))
+        self.agents = self.possible_agents = list(self.env.possible_agents)
+        agent = self.agents[0]
+        n = self.env.action_space(agent).n
+        space = gym.spaces.Dict({"observations": self.env.observation_space(agent)["observation"],
+                                 "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32)})
+        self.observation_spaces = {a: space for a in self.agents}
+        self.action_spaces = {a: self.env.action_space(a) for a in self.agents}
+        self.seed = config.get("seed")
+
+    def _obs(self, agent):
+        o = self.env.observe(agent)
+        return {"observations": o["observation"], "action_mask": o["action_mask"].astype(np.float32)}
+
+    def reset(self, *, seed=None, options=None):
+        self.env.reset(seed=seed if seed is not None else self.seed)
+        self.seed = None                       # later resets continue the stream
+        agent = self.env.agent_selection
+        return {agent: self._obs(agent)}, {}
+
+    def step(self, action_dict):
+        agent = self.env.agent_selection
+        self.env.step(int(action_dict[agent]))
+        rewards = {a: float(r) for a, r in self.env.rewards.items()}   # every seat: RLlib holds those of waiting seats
+        if all(self.env.terminations.values()):
+            return ({a: self._obs(a) for a in self.agents}, rewards, {"__all__": True}, {"__all__": False},
+                    {a: self.env.infos[a] for a in self.agents})
+        nxt = self.env.agent_selection
+        return {nxt: self._obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}
+
+
+SHARED = "shared"      # the one policy every seat of the table plays (RLlib: a multi-agent config's module id)
+
+
+def table_env_class():
+    """`MaskedYachtTable` as a subclass of RLlib's `MultiAgentEnv` (imported here: Ray is needed only to train)."""
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    return type("MaskedYachtTable", (MaskedYachtTable, MultiAgentEnv), {})
+
+
 def linear_layers(state: dict, prefixes) -> list[tuple]:
     """(weight, bias) of the Linear layers whose names start with one of `prefixes`, in the module's order."""
     names = [k[:-len(".weight")] for k in state if k.endswith(".weight") and k.startswith(tuple(prefixes))]
     return [(state[f"{n}.weight"], state[f"{n}.bias"]) for n in names]
 
 
-def export(module, rules, out: Path, hidden: list[int], steps: int) -> Path:
+def export(module, rules, out: Path, hidden: list[int], steps: int, players: int = 1) -> Path:
     """The RLlib PPO module's weights as a project model file (actor -> policy, critic -> value)."""
     from agents.training.checkpoint import write_model
     state = module.state_dict()
@@ -68,7 +124,7 @@ def export(module, rules, out: Path, hidden: list[int], steps: int) -> Path:
         for i, (w, b) in enumerate(layers[:-1]):
             named[f"mlp_extractor.{head}.{2 * i}.weight"], named[f"mlp_extractor.{head}.{2 * i}.bias"] = w, b
         named[f"{last}.weight"], named[f"{last}.bias"] = layers[-1]
-    config = {"name": out.name, "algo": "ppo (RLlib, scripts/rllib_ppo.py)", "num_players": 1,
+    config = {"name": out.name, "algo": "ppo (RLlib, scripts/rllib_ppo.py)", "num_players": players,
               "policy": {"pi": hidden, "vf": hidden, "activation": "tanh"}}
     return write_model(out / "model.pt", named, actor[0][0].shape[1], actor[-1][0].shape[0], steps, config,
                        rules.to_dict())
@@ -77,6 +133,8 @@ def export(module, rules, out: Path, hidden: list[int], steps: int) -> Path:
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=50)
+    p.add_argument("--players", type=int, default=1, help="1: Yacht-v0; 2-8: every seat of the PettingZoo table")
+    p.add_argument("--reward", choices=("points", "win"), default="points", help="the table's reward (--players 2+)")
     p.add_argument("--env-runners", type=int, default=2)
     p.add_argument("--batch", type=int, default=4000, help="env steps per training iteration")
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
@@ -92,8 +150,14 @@ def main():
 
     from yacht_env.rules import load
     ray.init(address=args.address)
-    config = (PPOConfig()
-              .environment(MaskedYacht, env_config={"rules": "yacht"})
+    config = PPOConfig()
+    if args.players == 1:
+        config = config.environment(MaskedYacht, env_config={"rules": "yacht"})
+    else:
+        config = (config.environment(table_env_class(), env_config={"rules": "yacht", "players": args.players,
+                                                                   "reward": args.reward})
+                  .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED))
+    config = (config
               .env_runners(num_env_runners=args.env_runners)
               .training(train_batch_size_per_learner=args.batch, minibatch_size=min(1024, args.batch), lr=3e-4,
                         gamma=1.0, num_epochs=4)
@@ -106,11 +170,13 @@ def main():
         result = algo.train()
         steps = int(result.get("num_env_steps_sampled_lifetime", steps))
         mean = result.get("env_runners", {}).get("episode_return_mean")
-        print(f"iteration {i + 1}: {steps} steps, mean score {mean}", flush=True)
+        what = "mean score" if args.players == 1 else "mean return of a game, all seats summed"
+        print(f"iteration {i + 1}: {steps} steps, {what} {mean}", flush=True)
     out = Path(args.out)
-    module = algo.learner_group._learner.module[DEFAULT_MODULE_ID] if algo.learner_group.is_local else \
-        algo.get_module()                        # the learner's module: the one trained
-    path = export(module, load("yacht"), out, list(args.hidden), steps)
+    module_id = DEFAULT_MODULE_ID if args.players == 1 else SHARED
+    module = algo.learner_group._learner.module[module_id] if algo.learner_group.is_local else \
+        algo.get_module(module_id)               # the learner's module: the one trained
+    path = export(module, load("yacht"), out, list(args.hidden), steps, args.players)
     print(f"wrote {path}: yacht evaluate learned:{path}")
     algo.stop()
     ray.shutdown()
