@@ -12,7 +12,7 @@ import json
 MAX_RECORD_BYTES = 8 << 20   # one game record's JSON line; 8 seats x 3 columns with its move log is ~100 KB
 
 
-def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = False):
+def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = False, raw: bool = False):
     """The game records of a games log (a binary file open for reading, one JSON record a line), in file
     order: yields (line number, byte offset of the line, record). The one reader of games logs, for the
     tournament store and the analysis alike.
@@ -22,7 +22,8 @@ def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = Fal
     by hand or by a JSON dump, whose last line has no newline; the store cuts such a tail before it appends,
     so it reads them as torn). `bad(number, problem)` is called for a line longer than
     `limit` bytes (problem "too long") or that is not valid JSON ("not JSON"), and must raise. What a
-    record must hold is the caller's to check; so is a key seen twice (`first_of_each_key`)."""
+    record must hold is the caller's to check; so is a key seen twice (`first_of_each_key`). raw=True: yield
+    (line number, byte offset, record, the line's bytes as read, newline included)."""
     number = offset = 0
     while True:
         line = f.readline(limit + 1)
@@ -43,7 +44,7 @@ def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = Fal
             if not complete:
                 return
             bad(number, "not JSON")
-        yield number, at, rec
+        yield (number, at, rec, line) if raw else (number, at, rec)
 
 
 def first_of_each_key(lines):

@@ -2,6 +2,7 @@
 the move timeout, sit in a C call, raise SystemExit or KeyboardInterrupt, end its process, return a
 strange action -- it forfeits that game, every other game is intact, the records are the ones an
 interruptible agent would have given, and the run ends. A Ctrl-C from the user still stops the run."""
+import ctypes
 import json
 import os
 import signal
@@ -11,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from waiting import group_gone
+from waiting import group_gone, until
 
 from tournaments.config import parse_config
-from tournaments.executors import Setup, _worker_state
-from tournaments.play import play_job
+from tournaments.executors import GameWorker, Setup, _worker_state
+from tournaments.play import ACT, CallClock, play_job
 from tournaments.run import run_tournament
 from tournaments.schedule import schedule
 from tournaments.store import Store
@@ -125,6 +126,64 @@ def test_an_action_object_that_runs_code_is_refused(tmp_path):
     check_complete(res, records, 2)
     assert {f["error"] for f in faults_of(records, "object_action")} == {
         "TypeError: act returned a Sneaky object, not an integer action"}
+
+
+# ---- the watcher's look at a call that begins while it looks (the 30 s forfeit seen once under load) --
+class LooksLate:
+    """A game worker's clock as its watcher reads it, with the watcher paused at its first read of the start
+    (a busy machine can pause a process at any point): that read finds no call running (0.0), and before
+    the watcher reads again the worker begins a call. `pause()` makes it so and returns what the read got."""
+
+    def __init__(self, memory, pause):
+        self.memory, self.pause, self.paused = memory, pause, False
+
+    def __getitem__(self, i):
+        if i == 0 and not self.paused:
+            self.paused = True
+            return self.pause()
+        return self.memory[i]
+
+
+def test_a_call_that_begins_while_the_watcher_looks_is_not_an_overrun():
+    memory = (ctypes.c_double * CallClock.SIZE)()
+    worker = CallClock(memory)
+    call = worker.running(30.0, (ACT, 2, 7))
+
+    def begin_a_call():
+        call.__enter__()
+        return 0.0
+
+    watcher = CallClock(LooksLate(memory, begin_a_call))
+    assert watcher.overrun() is None and watcher.shared.paused        # the call has only just begun
+    assert watcher.current() == ((ACT, 2, 7, 0), 30.0) and watcher.overrun() is None
+
+
+def test_no_seat_forfeits_when_the_watcher_is_paused_as_a_call_begins(tmp_path, monkeypatch):
+    """The watcher of the game worker is paused once, as a busy machine can pause it: it reads the start
+    of the clock between two calls, and reads on only once the worker has begun the next call. A harness
+    that took that call for one running since the clock's zero forfeited the seat on time (MoveTimeout at
+    the 30 s limit) in a game no agent had slowed: the one failure of a suite run under load."""
+    paused = []
+    start = GameWorker._start
+
+    def between_calls(memory):
+        def pause():
+            if paused:
+                return memory[0]
+            paused.append(until(lambda: memory[0] == 0.0, step=0) and until(lambda: memory[0] != 0.0, step=0.001))
+            return 0.0
+        return pause
+
+    def start_watched_late(self):
+        start(self)
+        self.clock = CallClock(LooksLate(self.clock.shared, between_calls(self.clock.shared)))
+
+    monkeypatch.setattr(GameWorker, "_start", start_watched_late)
+    res, records = run(["slow", "crash"], tmp_path, move_timeout=30)      # `slow`: 4 ms timed calls, 39 a game
+    assert paused == [True], "the watcher was paused between two calls of the worker"
+    check_complete(res, records, 2)
+    assert faults_of(records, "slow") == [None, None]
+    assert {f["error"] for f in faults_of(records, "crash")} == {"RuntimeError: boom"}
 
 
 # ---- in this process: an agent's KeyboardInterrupt is a fault, a Ctrl-C is not ----------------------

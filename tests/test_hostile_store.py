@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ import tournaments.store as store_module
 import yacht_env.safe_file as safe_file
 from tournaments.cli import main
 from tournaments.config import parse_config
-from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
+from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, LOCK, META, Store
 from tournaments.cli.options import USER_ERRORS
@@ -71,7 +72,7 @@ def env_with_tests():
 SLOW_RUN = """
 import sys
 from tournaments.config import parse_config
-from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name
+from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
 from tournaments.run import run_tournament
 cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
 run_tournament(cfg, out=sys.argv[1], progress=False, factory="tournament_agents:make_agent", workers=1)
@@ -280,6 +281,35 @@ def test_a_record_that_is_not_a_game_of_this_tournament_is_an_error_with_its_lin
     assert f"line {n}: " in cli_error(capsys, ["report", str(out)])
     with pytest.raises(ConfigError, match=f"line {n}: "):
         run(parse_config(CONFIG), out)
+
+
+def test_a_run_checks_each_line_once_and_any_other_reader_checks_them_all(tmp_path, monkeypatch):
+    """The run's own store checks a game when it appends it (or reads it from an earlier run) and not again
+    when its report reads it back; a resumed run and `yacht report` check every line themselves."""
+    checked = Counter()
+    check = store_module.check_record
+    monkeypatch.setattr(store_module, "check_record", lambda rec, expected: checked.update([rec["key"]])
+                        or check(rec, expected))
+    out, cfg = tmp_path / "run", parse_config(CONFIG)
+    for reader in (lambda: run(cfg, out),        # plays and appends every game
+                   lambda: run(cfg, out),        # resumes: reads every game, plays none
+                   lambda: render(out)):         # `yacht report`
+        checked.clear()
+        reader()
+        assert sorted(checked) == sorted(keys_in(out)) and set(checked.values()) == {1}
+
+
+def test_a_line_changed_after_the_store_checked_it_is_checked_again(played, tmp_path):
+    out = copy_of(played, tmp_path)
+    store = Store(out)
+    store.records()                             # every line checked, and remembered as good
+    lines = (out / GAMES).read_bytes().splitlines(keepends=True)
+    rec = json.loads(lines[2])
+    rec["totals"][0] += 1
+    lines[2] = json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+    (out / GAMES).write_bytes(b"".join(lines))
+    with pytest.raises(ConfigError, match="line 3: totals.0. is .*, but its sheet and bonuses add up to"):
+        store.records()
 
 
 def test_a_record_of_another_tournament_with_the_same_names_and_seeds_is_refused(played, tmp_path):

@@ -5,10 +5,12 @@ import math
 
 import pytest
 
+from tournaments import games as compact_games
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.report import histogram_name, render
 from tournaments.run import run_tournament
+from tournaments.store import Store
 from yacht_env.config import ConfigError
 
 FACTORY = "tournament_agents:make_agent"
@@ -162,6 +164,21 @@ def test_rendering_twice_gives_the_same_files(three_seats, tmp_path):
         (out / n).unlink()
     render(out)
     assert before == {n: (out / n).read_bytes() for n in names}
+
+
+def test_the_analysis_gets_the_same_chunks_whether_the_records_were_kept_or_read_again(two_seats):
+    """`games.read` keeps the full records of a store of one chunk, and `chunks` gives them instead of
+    reading the file again: the same records in the same chunks as read from the file (in other sizes too)."""
+    _, _, out = two_seats
+    kept, again = compact_games.read(Store(out)), compact_games.read(Store(out), keep=0)
+    assert kept.full is not None and again.full is None and len(kept) == len(again) > 5
+    from_file = list(compact_games.chunks(Store(out), again))
+    assert list(compact_games.chunks(Store(out), kept)) == from_file and len(from_file) == 1
+    assert kept.full is None                      # given once, then let go
+    assert list(compact_games.chunks(Store(out), kept)) == from_file
+    assert list(compact_games.chunks(Store(out), compact_games.read(Store(out)), size=5)) == \
+        list(compact_games.chunks(Store(out), again, size=5))
+    assert compact_games.read(Store(out), keep=len(again) - 1).full is None
 
 
 def test_a_store_from_another_schedule_is_refused(tmp_path):

@@ -6,7 +6,7 @@ them would not fit in memory. `Game` keeps the fields the statistics read (`tour
 places, bonuses, faults) shared, and from the log only what the team statistics need (each seat's own
 turns, box points and bonus points), so a game costs a few hundred bytes. It answers `game["totals"]`
 and `game.get("sheet_of")` as a record does. The move analysis reads the logs again, in chunks
-(`chunks`).
+(`chunks`), unless the store holds no more than one chunk: then `read` keeps the records it parsed for it.
 """
 import json
 
@@ -59,18 +59,42 @@ def compact(record: dict, offset: int, shared: dict) -> Game:
     return g
 
 
-def read(store) -> list[Game]:
+CHUNK = 2000        # full records the move analysis holds at once (`chunks`)
+
+
+class Games(list):
+    """The `Game`s of a store (a list), and while they are no more than one chunk their full records as read
+    (`full`: byte offset -> record), which `chunks` then gives instead of reading and parsing them again."""
+    full: dict | None = None
+
+
+def read(store, keep: int = CHUNK) -> Games:
     """Every stored game of `store`, compact, sorted by (table, deal, rotation): read as a stream, one
-    record at a time."""
+    record at a time. The full records are kept as read while there are at most `keep` of them (one
+    chunk of the move analysis: the memory that analysis holds anyway)."""
     shared: dict = {}
-    out = [compact(rec, offset, shared) for offset, rec in store.stream(offsets=True)]
+    full: dict | None = {} if keep > 0 else None
+    out = Games()
+    for offset, rec in store.stream(offsets=True):
+        out.append(compact(rec, offset, shared))
+        if full is not None:
+            full[offset] = rec
+            if len(full) > keep:
+                full = None
     out.sort(key=lambda g: (g.table, g.deal, g.rotation))
+    out.full = full
     return out
 
 
-def chunks(store, games: list[Game], size: int = 2000):
+def chunks(store, games: list[Game], size: int = CHUNK):
     """The full records of `games` (with their logs), read again from the store `size` at a time, in the
-    order of `games`: the same chunks whatever order the file holds them in."""
+    order of `games`: the same chunks whatever order the file holds them in. Records `read` kept are given
+    as they are, without reading the file (once: they are let go as they are given)."""
+    full = getattr(games, "full", None)
+    if full is not None and len(games) <= size and all(g.offset in full for g in games):
+        games.full = None
+        yield [full[g.offset] for g in games]
+        return
     with open_read(store.games_path, "games file") as f:
         for lo in range(0, len(games), size):
             out = []

@@ -146,7 +146,7 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
             raise ConfigError(str(store.meta_path), f"{moved[0]} while the games were played; they are kept, but "
                                                     f"some may be another agent's: restore the file and rerun, or "
                                                     f"play into a new folder")
-    res = render(folder, analysis=analysis)
+    res = render(folder, analysis=analysis, store=store)
     doc = {"candidate": tally.candidate, "opponents": [e for e in config.entrants if e != tally.candidate],
            "sprt": None if sprt is None else {**vars(sprt), "text": sprt.describe()}, "batch": batch,
            "max_deals": config.games, **state,

@@ -98,20 +98,31 @@ class CallClock:
         finally:
             s[0] = 0.0
 
-    def current(self) -> tuple[tuple[int, ...], float] | None:
-        """(tag, budget) of the running call, or None."""
+    def _look(self) -> tuple[float, tuple[int, ...], float] | None:
+        """(start, tag, budget) of the running call, all read from one call, or None.
+
+        The start is read before and after the tag: a call that ended or began in between changes it,
+        so a look never pairs one call's start with another call's tag."""
         s = self.shared
         start = s[0]
         tag, seconds = tuple(int(x) for x in s[2:self.SIZE]), s[1]
-        return (tag, seconds) if start and s[0] == start else None
+        return (start, tag, seconds) if start and s[0] == start else None
+
+    def current(self) -> tuple[tuple[int, ...], float] | None:
+        """(tag, budget) of the running call, or None."""
+        look = self._look()
+        return None if look is None else look[1:]
 
     def overrun(self) -> tuple[tuple[int, ...], float] | None:
-        """(tag, budget) of the running call if it has run past `kill_after(budget)`, else None."""
-        start = self.shared[0]
-        call = self.current()
-        if call is None or time.monotonic() - start <= kill_after(call[1]):
+        """(tag, budget) of the running call if it has run past `kill_after(budget)`, else None.
+
+        The time is measured from the start of the call whose tag is returned, read in the same look
+        (a start read apart from the tag can be 0.0 -- no call running -- just before a call begins,
+        which would make a call that has just started look as old as the machine's clock)."""
+        look = self._look()
+        if look is None or time.monotonic() - look[0] <= kill_after(look[2]):
             return None
-        return call
+        return look[1:]
 
 
 _ctrl_c = False

@@ -632,10 +632,11 @@ def terminal_table(res: dict) -> str:
     return "\n".join(out)
 
 
-def render(folder, analysis: bool = True) -> dict:
+def render(folder, analysis: bool = True, store: Store | None = None) -> dict:
     """Write results.json, report.md, report.html and the histograms into `folder` from its store; return
-    the results (analysis=False: without the move analysis)."""
-    store = Store(folder)
+    the results (analysis=False: without the move analysis). store: the run's own `Store` of `folder`, whose
+    lines it wrote or read and checked are not checked again (see `tournaments.store`)."""
+    store = store if store is not None else Store(folder)
     records = compact_games.read(store)
     res = results(store, records, analysis)
     folder = Path(folder)

@@ -89,7 +89,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                                                         f"some may be another agent's: restore the file and rerun "
                                                         f"(--force accepts the new one), or play into a new folder")
             compiling.wait()
-            res = render(store.folder, analysis=analysis)
+            res = render(store.folder, analysis=analysis, store=store)
     res["run"] = {"folder": str(store.folder), "games_run": played, "games_kept": kept, "seconds": seconds,
                   "games_per_second": played / seconds if seconds > 0 and played else None,
                   "workers": workers, "executor": executor}

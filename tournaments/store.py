@@ -10,13 +10,18 @@ game key (first one wins), and a torn last line left by a killed run is cut off 
 - **Checked records.** Every line read (and every record appended) is checked against the folder's
   config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
   config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
-  the rules allow. A line that fails is a `ConfigError` naming the file and line, never a game.
+  the rules allow. A line that fails is a `ConfigError` naming the file and line, never a game. A `Store`
+  object checks each line once: it keeps a digest of every line it wrote or read and found good, and a
+  line read again whose bytes are exactly such a line is not checked again (a run reading back the games
+  it just appended, for its report). A line changed in any byte is checked; another `Store` object (a
+  `yacht report`, a resumed run) checks every line itself.
 - **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
   into; in a tournament folder only the store, the lock and the report's own files are written.
 - **Disk errors.** A failed write (no space, quota, I/O error) ends the run with one line; the games
   already stored stay, a torn line is cut on the next open, and rerunning resumes.
 """
 import errno
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -96,6 +101,7 @@ class Store:
         self.folder = Path(folder)
         self._lock_fd: int | None = None
         self._expected: Expected | None = None   # once tournament.json has been read and checked
+        self._good: set[bytes] = set()           # digests of the lines this object found good (`line_digest`)
 
     @property
     def games_path(self) -> Path:
@@ -294,10 +300,13 @@ class Store:
         except NoSuchFile:
             return
         with f:
-            for number, at, rec in record_lines(f, self._bad_line, MAX_LINE_BYTES):
-                problem = check_record(rec, expected)
-                if problem:
-                    self._damaged(number, problem)
+            for number, at, rec, line in record_lines(f, self._bad_line, MAX_LINE_BYTES, raw=True):
+                digest = line_digest(line)
+                if digest not in self._good:      # not a line this object already wrote or read and checked
+                    problem = check_record(rec, expected)
+                    if problem:
+                        self._damaged(number, problem)
+                    self._good.add(digest)
                 yield at, rec
 
     def _bad_line(self, number: int, problem: str):
@@ -320,12 +329,13 @@ class Store:
             lines, refused = self._lines(records, expected)
         if lines:
             self._write(lines)
+            self._good.update(line_digest(line) for line in lines)
         if refused is not None:
             raise refused
 
     @staticmethod
-    def _lines(records, expected) -> tuple[list[str], ConfigError | None]:
-        """The checked, stamped JSON lines of records, up to the first refused (and why)."""
+    def _lines(records, expected) -> tuple[list[bytes], ConfigError | None]:
+        """The checked, stamped JSON lines of records (UTF-8), up to the first refused (and why)."""
         lines, refused = [], None
         for record in records:
             rec = {**(record if isinstance(record, dict) else json.loads(record)), "config_hash": expected.config_hash}
@@ -334,16 +344,17 @@ class Store:
                 refused = ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
                                       f"changed by an agent?")
                 break
-            lines.append(json.dumps(rec, separators=(",", ":"), check_circular=False) + "\n")   # records are trees
+            # records are trees
+            lines.append((json.dumps(rec, separators=(",", ":"), check_circular=False) + "\n").encode())
         return lines, refused
 
-    def _write(self, lines: list[str]) -> None:
+    def _write(self, lines: list[bytes]) -> None:
         try:
             fd = open_append(self.games_path, GAMES)   # never through a planted link or into a shared file
         except OSError as e:
             raise disk_error(f"{self.games_path}", e) from None
         try:
-            data = memoryview("".join(lines).encode())
+            data = memoryview(b"".join(lines))
             while data:
                 data = data[os.write(fd, data):]
             os.fsync(fd)
@@ -351,6 +362,12 @@ class Store:
             raise disk_error(f"{self.games_path}", e) from None
         finally:
             os.close(fd)
+
+
+def line_digest(line: bytes) -> bytes:
+    """What a `Store` remembers of a line it found good: a hash of its exact bytes (BLAKE2b, 16 bytes), so
+    that only the same bytes are taken as checked."""
+    return hashlib.blake2b(line, digest_size=16).digest()
 
 
 def _reason(e: Exception) -> str:
