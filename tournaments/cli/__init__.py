@@ -41,12 +41,14 @@ def version() -> str:
         return "(not installed: run from a source tree)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `only` a command's name the parser of that one command (the others' modules,
+    uvicorn's among them, are then not imported)."""
     parser = Parser(prog="yacht", description="Yacht arena: rules, environments, solver, "
                                      "agents and tournaments for the dice game Yacht.")
     parser.add_argument("--version", action="version", version=f"yacht-arena {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = _module(name)
         except ModuleNotFoundError as err:
@@ -59,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `yacht COMMAND ...` needs only that command's parser; anything else (help, --version, a typo) the whole one
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
