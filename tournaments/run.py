@@ -141,16 +141,23 @@ def _play_rounds(config: TournamentConfig, replay, done, store: Store, setup: Se
             if todo:
                 played += _play(setup, todo, store, workers, executor, bar,
                                 on_batch=lambda batch: [_count(replay, r) for r in batch], session=session)
+        status = getattr(replay, "status", None)
+        if config.schedule == "adaptive" and status is not None:
+            sure = [x["confidence_above_next"] for x in status["ranking"][:-1]]
+            bar.set_postfix_str(round_status(status["rounds_played"] - 1, config, min(sure, default=1.0),
+                                             status["stopped"]), refresh=False)
     except ValueError as e:
         raise ConfigError(f"{store.folder}: {e}; play the tournament into a new folder") from None
     return played
 
 
-def round_status(rnd: int, config: TournamentConfig, least: float | None) -> str:
+def round_status(rnd: int, config: TournamentConfig, least: float | None, stopped: str | None = None) -> str:
     """An adaptive run's progress beside its game count: the round (of at most `rounds`) and the least
-    confidence of a neighbour pair so far against the target (none before round 2)."""
+    confidence of a neighbour pair before it against the target (none before round 2); once the run
+    has stopped (`stopped`: "confident" or "rounds", `AdaptiveReplay.status`), the confidence it reached."""
     sure = "–" if least is None else f"{least:.3f}"
-    return f"round {rnd + 1} of at most {config.rounds}, least confidence {sure} (target {config.confidence:g})"
+    where = f"round {rnd + 1} of at most {config.rounds}" + (f", stopped ({stopped})" if stopped else "")
+    return f"{where}, least confidence {sure} (target {config.confidence:g})"
 
 
 def resume_line(folder, kept: int, total: int, adaptive: bool = False) -> str:
