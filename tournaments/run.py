@@ -3,7 +3,9 @@
 Memory follows the work in flight, not the work done: the schedule is produced lazily (a window of
 `WINDOW` games at a time for round robins and gauntlets, a round at a time for a Swiss or an adaptive
 schedule), results go
-to the store as batches finish, and of the games already stored only their keys are kept.
+to the store as batches finish, and of the games already stored only which are there is kept (a bit per
+scheduled game, `store.KeySet`). The report reads the store as a stream into columns of numbers
+(`tournaments.games`) and running sums; the move analysis reads the logs again a chunk at a time.
 """
 import json
 import time
@@ -34,12 +36,13 @@ def default_out(config: TournamentConfig) -> Path:
 
 BASE_BYTES = 512 << 20       # the main process: the program, the solver's table, the report's tools
 WORKER_BYTES = 256 << 20     # a game worker process
-SEAT_GAME_BYTES = 1 << 10    # a game's seat in the report's figures (measured about 0.8 KiB: BENCHMARKS)
+SEAT_GAME_BYTES = 256        # a game's seat in the report's columns and arrays (measured about 135 B: BENCHMARKS)
 
 
 def memory_needed(config: TournamentConfig, workers: int) -> int:
     """Bytes a tournament needs at most, estimated before it starts (an upper bound: the play itself is
-    bounded by the games in flight; what grows with the games is the report's figures)."""
+    bounded by the games in flight; what grows with the games is the report's columns of numbers,
+    `tournaments.games.Games`, and the arrays its bootstraps and quantiles read)."""
     return BASE_BYTES + max(1, workers) * WORKER_BYTES + config.total_games * config.seats * SEAT_GAME_BYTES
 
 
