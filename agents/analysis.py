@@ -25,7 +25,9 @@ them, in docs/analysis.md.
 """
 import bisect
 import json
+import os
 import reprlib
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -825,6 +827,55 @@ class LuckTerms:
         return got
 
 
+class Spill:
+    """Arrays written, a group at a time, to an anonymous temporary file (no name: the system deletes it
+    when it is closed or this process ends) and read back group by group in the order written, as often
+    as asked, by any number of readers at once (each reads at its own offsets): figures a report needs
+    for every game in two passes are not held in memory. Memory: a few numbers per group."""
+
+    def __init__(self):
+        self.file = None
+        self.groups: list[list[tuple[int, str, tuple]]] = []     # per group, per array: (offset, dtype, shape)
+        self.size = 0
+
+    def add(self, *arrays) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile()
+        group = []
+        for a in arrays:
+            a = np.ascontiguousarray(a)
+            data = a.tobytes()
+            self.file.seek(self.size)
+            self.file.write(data)
+            group.append((self.size, a.dtype.str, a.shape))
+            self.size += len(data)
+        self.file.flush()
+        self.groups.append(group)
+
+    def __iter__(self):
+        for group in self.groups:
+            yield tuple(np.frombuffer(os.pread(self.file.fileno(), int(np.prod(shape)) * np.dtype(dtype).itemsize,
+                                               at), dtype=dtype).reshape(shape)
+                        for at, dtype, shape in group)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file, self.groups = None, []
+
+
+class _SeatLoss:
+    """`SectionTally.seat_loss`: per game, per seat, the points lost, read back from the spill."""
+
+    def __init__(self, spilled: Spill):
+        self.spilled = spilled
+
+    def __iter__(self):
+        for per, seats, _, _ in self.spilled:
+            for row, k in zip(per, seats.tolist()):
+                yield row[:k].tolist()
+
+
 class SectionTally:
     """`report_section` over games given in chunks (`add` each; the logs of one chunk at a time are in
     memory), so a tournament of any size is analysed in bounded memory. The sums depend on the order
@@ -837,8 +888,7 @@ class SectionTally:
         self.rules, self.solution, self.skipped = rules, None, None
         self.head: dict | None = None
         self.agents: dict[str, dict] = {}
-        self.seat_loss: list[list[float]] = []      # per game added, per seat: the points its decisions lost
-        self.luck_chunks: list[tuple[np.ndarray, np.ndarray]] = []    # per chunk added: `LuckTerms.of`
+        self.spilled = Spill()         # per chunk added: seat losses, seats a game, `LuckTerms.of`
         self.luck = LuckTerms(rules)
 
     def add(self, records) -> None:
@@ -869,12 +919,19 @@ class SectionTally:
                 d[cls] += int(((loss >= lo) & (loss < hi)).sum())
         per = np.zeros((len(records), 8))
         np.add.at(per, (a.rec, a.seat), a.loss)
-        self.seat_loss += [per[i, :len(r["agents"])].tolist() for i, r in enumerate(records)]
-        self.luck_chunks.append(self.luck.of(a, records))
+        seats = np.array([len(r["agents"]) for r in records], dtype=np.int64)
+        self.spilled.add(per[:, :int(seats.max())], seats, *self.luck.of(a, records))
+
+    @property
+    def seat_loss(self):
+        """Per game added, in order, per seat: the points its decisions lost (a list); iterable again and
+        again, read back a chunk at a time."""
+        return _SeatLoss(self.spilled)
 
     def seat_luck(self):
-        """Per game added, in order: its (seats, LuckTerms.width) luck terms (views of the chunks' arrays)."""
-        for terms, starts in self.luck_chunks:
+        """Per game added, in order: its (seats, LuckTerms.width) luck terms (views of a chunk's arrays, read
+        back a chunk at a time)."""
+        for _, _, terms, starts in self.spilled:
             for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist()):
                 yield terms[lo:hi]
 

@@ -13,11 +13,18 @@ from yacht_env.config import ConfigError
 LADDER = ["normal", "random", "strong", "greedy"]       # seeded out of order
 
 
-def test_a_ladder_is_ranked_in_order_and_the_run_stops_at_the_confidence(tmp_path):
+def test_a_ladder_is_ranked_in_order_and_the_run_stops_at_the_confidence(tmp_path, capsys):
     cfg = parse_config({"entrants": LADDER, "games": 6, "seed": 1, "schedule": "adaptive", "rounds": 12,
                         "confidence": 0.95})
-    res = run_tournament(cfg, out=tmp_path, progress=False, workers=1, analysis=False)
+    res = run_tournament(cfg, out=tmp_path, progress=True, workers=1, analysis=False)
     a = res["adaptive"]
+    # the bar counts the games played against no total (the cap is not what the run will play), with the
+    # round and the confidence reached
+    bar = capsys.readouterr().err.split("\r")[-1]
+    assert f"{res['tournament']['games_played']}game " in bar and f"/{cfg.total_games}" not in bar
+    least = min(x["confidence_above_next"] for x in a["ranking"][:-1])
+    assert f"round {a['rounds_played']} of at most 12, stopped (confident), least confidence {least:.3f} " \
+           f"(target 0.95)" in bar
     assert [x["agent"] for x in a["ranking"]] == ["strong", "normal", "greedy", "random"]
     assert a["stopped"] == "confident" and res["tournament"]["complete"]
     assert all(x["confidence_above_next"] >= 0.95 for x in a["ranking"][:-1])

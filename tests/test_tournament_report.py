@@ -3,6 +3,7 @@ names that cannot break files, Markdown or HTML."""
 import json
 import math
 
+import numpy as np
 import pytest
 
 from tournaments import games as compact_games
@@ -249,3 +250,38 @@ def test_no_teams_section_without_teams(three_seats):
     _, res, out = three_seats
     assert res["teams"] is None and res["tournament"]["partnership_splits"] is None
     assert "## Teams" not in (out / "report.md").read_text()
+
+
+def test_the_report_reads_columns_as_it_would_read_whole_records_in_any_file_order(tmp_path):
+    """`tournaments.games.Games` (flat columns, sorted by game) gives the figures the full records give,
+    whatever order games.jsonl holds them in and with a game stored twice (the first line counts)."""
+    from tournaments.report import results
+    from tournaments.store import GAMES, Store
+
+    cfg = parse_config({"entrants": ["first", "crash", "best"], "games": 2, "seed": 5})
+    run_tournament(cfg, out=tmp_path / "a", progress=False, factory=FACTORY, analysis=False)
+    lines = (tmp_path / "a" / GAMES).read_bytes().splitlines(keepends=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "tournament.json").write_bytes((tmp_path / "a" / "tournament.json").read_bytes())
+    (tmp_path / "b" / GAMES).write_bytes(b"".join(lines[::-1] + [lines[0]]))
+    whole = results(Store(tmp_path / "a"), list(Store(tmp_path / "a").records().values()), analysis=False)
+    assert whole["faults"] and whole["tournament"]["games_played"] == len(lines) == 12
+    for folder in ("a", "b"):
+        assert results(Store(tmp_path / folder), analysis=False) == whole
+
+
+def test_spilled_figures_come_back_in_order_to_readers_at_once():
+    from agents.analysis import Spill
+    from tournaments.store import KeySet
+
+    spill = Spill()
+    groups = [(np.arange(6.0).reshape(3, 2) + g, np.array([g, g + 1])) for g in range(3)]
+    for g in groups:
+        spill.add(*g)
+    for got, want in zip(zip(spill, spill), groups):
+        for arrays in got:
+            assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(arrays, want))
+    spill.close()
+    for keys in (KeySet(3, 2, 2), KeySet(10 ** 9, 10, 2)):       # a bit a game; a set past KeySet.BITS
+        assert keys.add("t2-d1-r1") and not keys.add("t2-d1-r1") and keys.add("t0-d0-r0") and len(keys) == 2
+        assert "t2-d1-r1" in keys and "t1-d1-r1" not in keys

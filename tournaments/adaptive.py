@@ -60,6 +60,7 @@ class AdaptiveReplay:
         self.played: dict[int, int] = {}         # table -> games stored
         self.per_table = config.games * games_per_deal(config.seats, config.ruleset.teams)
         self.status: dict | None = None
+        self.least: float | None = None         # before the round `pairings` last yielded: the least confidence
         for rec in records:
             self.add(rec)
 
@@ -82,7 +83,8 @@ class AdaptiveReplay:
             order, sure = list(range(len(fmt.entrants))), None
             if rnd:
                 order, sure, _ = ranking(total)
-                if min(sure, default=1.0) >= fmt.confidence:
+                self.least = min(sure, default=1.0)
+                if self.least >= fmt.confidence:
                     stopped = "confident"
                     break
             last = fmt.pair(rnd, order, sure)

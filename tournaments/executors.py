@@ -239,12 +239,14 @@ def check_executor(workers: int, executor: str) -> None:
         raise ConfigError(f"workers must be a whole number of at least 1, got {workers!r}")
 
 
-def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
+def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local", session: "RaySession | None" = None):
     """Yield lists of records as chunks finish: dicts for the tables played here, JSON lines from the
     game workers (what `Store.append` takes).
 
     Tables whose seats all have trusted batched agents are played first, in this process, in lockstep
-    (`tournaments.batched`); every other game goes to the game workers.
+    (`tournaments.batched`); every other game goes to the game workers. session: for executor "ray", the
+    run's `RaySession`, kept across calls (rounds, windows); without one, this call starts and stops its
+    own Ray if none is running.
     """
     check_executor(workers, executor)
     if not jobs:
@@ -267,7 +269,7 @@ def execute(setup: Setup, jobs, workers: int = 1, executor: str = "local"):
         return
     chunks = chunked(rest, workers)
     if executor == "ray":
-        yield from _ray(setup, chunks, workers)
+        yield from _ray(setup, chunks, workers, session)
     else:
         yield from _local(setup, chunks, workers)
 
@@ -345,26 +347,64 @@ def run_chunk(setup: Setup, chunk) -> list[str]:
     return _OWN["worker"].play(chunk)
 
 
-def _ray(setup: Setup, chunks, workers: int):
+class RaySession:
+    """The Ray a run plays on, started when first needed (`ray`) and kept for the run's every round and
+    window, so its worker processes and the game workers they keep (`run_chunk`) are started once:
+    joins a Ray already running in this process (left running), else the cluster at $RAY_ADDRESS, else
+    starts a local Ray of `workers` CPUs; `close` stops what it started."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.started = False
+        self.setups: dict = {}           # config hash and factory -> the Setup put in Ray's object store
+        self.task = None                 # `run_chunk` as a Ray task
+
+    def ray(self):
+        """The ray module, initialised."""
+        try:
+            import ray
+        except ImportError:
+            raise ConfigError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
+        if not ray.is_initialized():
+            if os.environ.get("RAY_ADDRESS"):
+                ray.init(log_to_driver=False)  # join the cluster named by RAY_ADDRESS; it decides the CPUs
+            else:
+                # a local Ray: workers import agents from the same paths as this process
+                path = os.pathsep.join(p for p in sys.path if p)
+                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+            self.started = True
+        return ray
+
+    def setup_ref(self, setup: Setup):
+        """`setup` in Ray's object store, put once a run."""
+        key = (setup.config.hash, setup.factory)
+        if key not in self.setups:
+            self.setups[key] = self.ray().put(setup)
+        return self.setups[key]
+
+    def close(self) -> None:
+        self.setups.clear()
+        self.task = None
+        if self.started:
+            import ray
+            self.started = False
+            ray.shutdown()
+
+
+def _ray(setup: Setup, chunks, workers: int, session: RaySession | None = None):
+    own = session is None
+    session = RaySession(workers) if own else session
     try:
-        import ray
-    except ImportError:
-        raise ConfigError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
-    started = not ray.is_initialized()
-    if started and os.environ.get("RAY_ADDRESS"):
-        ray.init(log_to_driver=False)  # join the cluster named by RAY_ADDRESS; it decides the CPUs
-    elif started:
-        # a local Ray: workers import agents from the same paths as this process
-        path = os.pathsep.join(p for p in sys.path if p)
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": path}})
-    try:
-        task = ray.remote(run_chunk)
-        setup_ref = ray.put(setup)
+        ray = session.ray()
+        if session.task is None:
+            session.task = ray.remote(run_chunk)
+        task = session.task
+        setup_ref = session.setup_ref(setup)
         pending = [task.remote(setup_ref, c) for c in chunks]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     finally:
-        if started:
-            ray.shutdown()
+        if own:
+            session.close()

@@ -8,7 +8,7 @@ there is not one result between two agents); `elo_unavailable` says so in words.
 by game in game order, each sheet a team (its seats' agents), so the ratings depend only on the stored
 games.
 """
-from collections import defaultdict
+from array import array
 
 import numpy as np
 
@@ -40,25 +40,31 @@ def bradley_terry_elo(wins: np.ndarray, games: np.ndarray, iters: int = 50) -> n
 
 
 def elo(records, entrants, seed: int = 0) -> dict | None:
-    """Elo with bootstrap 95% intervals for the agents in two-seat games (None if there are none)."""
-    blocks = defaultdict(list)
+    """Elo with bootstrap 95% intervals for the agents in two-seat games (None if there are none).
+
+    Reads the games once, in game order, into flat arrays (a deal number, a cell and a result: about 17
+    bytes a game): the bootstrap over deals needs each game's result."""
+    blk, left, right, won = array("q"), array("i"), array("i"), array("d")
+    index: dict = {}
+    deal, deals = None, -1
     for r in ordered(records):
         if len(r["agents"]) == 2:
             (a, b), (pa, pb) = r["agents"], r["places"]
-            blocks[(r["table"], r["deal"])].append((a, b, pa, pb))
-    if not blocks:
+            if (r["table"], r["deal"]) != deal:
+                deal, deals = (r["table"], r["deal"]), deals + 1
+            blk.append(deals)
+            left.append(index.setdefault(a, len(index)))
+            right.append(index.setdefault(b, len(index)))
+            won.append(1.0 if pa < pb else 0.5 if pa == pb else 0.0)
+    if not blk:
         return None
-    names = [n for n in entrants if any(n in (x[0], x[1]) for blk in blocks.values() for x in blk)]
-    idx = {n: i for i, n in enumerate(names)}
+    seen = list(index)
+    names = [n for n in entrants if n in index]
+    at = np.array([names.index(x) for x in seen], dtype=np.int64)    # first met -> entrant order
     n = len(names)
-    # one entry per game: its block, the cell (i, j) of the winner's side and the win (draw: half)
-    blk, cell, won = [], [], []
-    for b, block in enumerate(blocks.values()):
-        for a, c, pa, pc in block:
-            blk.append(b)
-            cell.append(idx[a] * n + idx[c])
-            won.append(1.0 if pa < pc else 0.5 if pa == pc else 0.0)
-    blk, cell, won = np.array(blk), np.array(cell), np.array(won)
+    blocks = deals + 1
+    blk, won = np.frombuffer(blk, dtype=np.int64), np.frombuffer(won, dtype=float)
+    cell = at[np.frombuffer(left, dtype=np.int32)] * n + at[np.frombuffer(right, dtype=np.int32)]
     flip = (cell % n) * n + cell // n
 
     def matrices(weight):
@@ -71,7 +77,7 @@ def elo(records, entrants, seed: int = 0) -> dict | None:
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(BOOTSTRAP):
-        counts = np.bincount(rng.integers(len(blocks), size=len(blocks)), minlength=len(blocks))
+        counts = np.bincount(rng.integers(blocks, size=blocks), minlength=blocks)
         boot.append(bradley_terry_elo(*matrices(counts[blk].astype(float))))
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     return {n: {"elo": float(point[i]), "ci95": [float(lo[i]), float(hi[i])]} for i, n in enumerate(names)}
@@ -194,22 +200,13 @@ def plackett_luce(records, entrants, seed: int = 0, boot: int = 100) -> dict | N
     records = ordered(records)
     if not records:
         return None
-    names = [n for n in entrants if any(n in r["agents"] for r in records)]
-    table, chosen, game = _stages(records, names)
-    # identical stages (the same set, the same choice) are one row with a weight: as many rows as kinds of
-    # stage, however many games
-    table.sort(axis=1)
-    kinds, row = np.unique(np.column_stack([table, chosen]), axis=0, return_inverse=True)
-    row = row.ravel()
-    table, chosen = kinds[:, :-1], kinds[:, -1]
-    gamma = _fit_pl(table, chosen, len(names), np.bincount(row, minlength=len(kinds)).astype(float))
-    deals: dict = {}
-    deal_of = np.array([deals.setdefault((r["table"], r["deal"]), len(deals)) for r in records], np.int64)[game]
+    names, table, chosen, row, deal_of, deals = _stage_kinds(records, entrants)
+    gamma = _fit_pl(table, chosen, len(names), np.bincount(row, minlength=len(table)).astype(float))
     rng = np.random.default_rng(seed)
     samples = []
-    for _ in range(boot if len(deals) > 1 else 0):
-        counts = np.bincount(rng.integers(len(deals), size=len(deals)), minlength=len(deals)).astype(float)
-        weights = np.bincount(row, weights=counts[deal_of], minlength=len(kinds))
+    for _ in range(boot if deals > 1 else 0):
+        counts = np.bincount(rng.integers(deals, size=deals), minlength=deals).astype(float)
+        weights = np.bincount(row, weights=counts[deal_of], minlength=len(table))
         samples.append(_elo_scale(_fit_pl(table, chosen, len(names), weights, gamma)))
     point = _elo_scale(gamma)
     lo, hi = (np.percentile(samples, [2.5, 97.5], axis=0) if samples else (point, point))
@@ -217,6 +214,42 @@ def plackett_luce(records, entrants, seed: int = 0, boot: int = 100) -> dict | N
     predicted = gamma[:, None] / (gamma[:, None] + gamma[None, :])
     return {"ratings": out, "predicted": {a: {b: float(predicted[i, j]) for j, b in enumerate(names) if j != i}
                                           for i, a in enumerate(names)}}
+
+
+def _stage_kinds(records, entrants):
+    """The Plackett-Luce stages of records in game order (`_stages`), counted by kind in one pass: (the
+    entrants met, in `entrants` order; the kinds as a table of sets, sorted rows with -1 padding first,
+    in sorted order; the agent chosen at each kind; per stage its kind and its deal number (deals numbered
+    in game order over every record); the number of deals). Memory: two numbers a stage, not the games."""
+    met: dict = {}                     # name -> index in the order first met
+    kind_of: dict = {}                 # (set of first-met indices, chosen) -> provisional kind
+    row, deal_of = array("q"), array("q")
+    deal, deals = None, -1
+    for r in records:
+        if (r["table"], r["deal"]) != deal:
+            deal, deals = (r["table"], r["deal"]), deals + 1
+        by_place: dict[int, list[int]] = {}
+        for s, name in enumerate(r["agents"]):
+            by_place.setdefault(r["places"][s], []).append(met.setdefault(name, len(met)))
+        remaining = [i for p in sorted(by_place) for i in by_place[p]]
+        for p in sorted(by_place):
+            if len(remaining) > 1:
+                key_set = tuple(sorted(remaining))
+                for i in by_place[p]:
+                    row.append(kind_of.setdefault((key_set, i), len(kind_of)))
+                    deal_of.append(deals)
+            remaining = remaining[len(by_place[p]):]
+    names = [n for n in entrants if n in met]
+    at = {i: names.index(n) for n, i in met.items()}
+    width = max((len(k[0]) for k in kind_of), default=1)
+    keys = [(-1,) * (width - len(s)) + tuple(sorted(at[i] for i in s)) + (at[c],) for s, c in kind_of]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys))
+    kinds = np.array([keys[k] for k in order], dtype=np.int64).reshape(len(keys), width + 1)
+    row = rank[np.frombuffer(row, dtype=np.int64)] if row else np.zeros(0, np.int64)
+    deal_of = np.frombuffer(deal_of, dtype=np.int64) if deal_of else np.zeros(0, np.int64)
+    return names, kinds[:, :-1], kinds[:, -1], row, deal_of, deals + 1
 
 
 def _elo_scale(gamma: np.ndarray) -> np.ndarray:

@@ -24,8 +24,8 @@ from .html import page
 from .formats import make_format, make_replay
 from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .schedule import balanced_splits
-from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, scores_by_agent, standings,
-                    team_stats, win_share_explained)
+from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, ordered, scores_by_agent,
+                    standings, team_stats, win_share_explained)
 from .store import Store
 
 RESULTS = "results.json"
@@ -74,8 +74,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         x["spec"] = config.entrants[x["agent"]]
     rank = {name: i for i, name in enumerate(order)}
     faults = [{"key": r["key"], "seat": s, "agent": r["agents"][s], **f}
-              for r in sorted(records, key=lambda r: (r["table"], r["deal"], r["rotation"]))
-              for s, f in enumerate(r["faults"]) if f is not None]
+              for r in ordered(records) for s, f in enumerate(r["faults"]) if f is not None]
     faults.sort(key=lambda f: rank[f["agent"]])          # stable: game order within an agent
     ratings_ = {"elo": elo(records, order, seed=config.seed), "openskill": openskill(records, order),
                 "plackett_luce": plackett_luce(records, order, seed=config.seed,
@@ -122,11 +121,14 @@ def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
         tally.add(sorted(games, key=lambda r: (r["table"], r["deal"], r["rotation"])))
     for chunk in [] if isinstance(games[0], dict) else compact_games.chunks(store, games):
         tally.add(chunk)
-    section = tally.section(order)
-    if "skipped" in section:
-        return section, None
-    return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
-                                section["values"] == "exact", tally.seat_luck)
+    try:
+        section = tally.section(order)
+        if "skipped" in section:
+            return section, None
+        return section, luck_effect(games, tally.seat_loss, order, section["optimal_expected_score"],
+                                    section["values"] == "exact", tally.seat_luck)
+    finally:
+        tally.spilled.close()
 
 
 # ---- figures -----------------------------------------------------------------------------------
@@ -162,12 +164,12 @@ def histograms(records, agents) -> dict[str, bytes]:
     own = len(agents) <= MAX_PLOTTED        # a larger field: no histogram of its own, scores.png the first ones
     agents = agents[:MAX_PLOTTED]
     for agent in agents if own else []:
-        values = scores.get(agent, [])
+        values = np.asarray(scores.get(agent, []), dtype=np.int64)
         fig = Figure(figsize=(6, 3.5))
         fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.9)
         ax = fig.subplots()
         ax.hist(values, bins=bins, histtype="stepfilled", color="tab:blue", edgecolor="white")
-        if values:
+        if len(values):
             ax.axvline(float(np.mean(values)), color="tab:red", label=f"mean {np.mean(values):.1f}")
             ax.legend()
         ax.set(title=f"{_label(agent)}: final scores ({len(values)} games)", xlabel="score", ylabel="games")
@@ -177,7 +179,8 @@ def histograms(records, agents) -> dict[str, bytes]:
     ax = fig.subplots()
     for agent in agents:
         if scores.get(agent):
-            ax.hist(scores[agent], bins=bins, histtype="step", linewidth=1.5, label=_label(agent))
+            ax.hist(np.asarray(scores[agent], dtype=np.int64), bins=bins, histtype="step", linewidth=1.5,
+                    label=_label(agent))
     ax.set(title="final scores, all agents", xlabel="score", ylabel="games")
     if any(scores.get(agent) for agent in agents):
         ax.legend()

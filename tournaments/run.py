@@ -3,11 +3,13 @@
 Memory follows the work in flight, not the work done: the schedule is produced lazily (a window of
 `WINDOW` games at a time for round robins and gauntlets, a round at a time for a Swiss or an adaptive
 schedule), results go
-to the store as batches finish, and of the games already stored only their keys are kept.
+to the store as batches finish, and of the games already stored only which are there is kept (a bit per
+scheduled game, `store.KeySet`). The report reads the store as a stream into columns of numbers
+(`tournaments.games`) and running sums; the move analysis reads the logs again a chunk at a time.
 """
 import json
 import time
-from contextlib import closing
+from contextlib import closing, nullcontext
 from itertools import islice
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from yacht_env.config import ConfigError, check_memory
 from agents.provenance import changed, digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
-from .executors import DEFAULT_FACTORY, Setup, check_executor, execute, resolve_factory
+from .executors import DEFAULT_FACTORY, RaySession, Setup, check_executor, execute, resolve_factory
 from .formats import make_replay
 from .precompile import analysis_compiled_beside
 from .report import render
@@ -34,12 +36,13 @@ def default_out(config: TournamentConfig) -> Path:
 
 BASE_BYTES = 512 << 20       # the main process: the program, the solver's table, the report's tools
 WORKER_BYTES = 256 << 20     # a game worker process
-SEAT_GAME_BYTES = 1 << 10    # a game's seat in the report's figures (measured about 0.8 KiB: BENCHMARKS)
+SEAT_GAME_BYTES = 256        # a game's seat in the report's columns and arrays (measured about 135 B: BENCHMARKS)
 
 
 def memory_needed(config: TournamentConfig, workers: int) -> int:
     """Bytes a tournament needs at most, estimated before it starts (an upper bound: the play itself is
-    bounded by the games in flight; what grows with the games is the report's figures)."""
+    bounded by the games in flight; what grows with the games is the report's columns of numbers,
+    `tournaments.games.Games`, and the arrays its bootstraps and quantiles read)."""
     return BASE_BYTES + max(1, workers) * WORKER_BYTES + config.total_games * config.seats * SEAT_GAME_BYTES
 
 
@@ -67,21 +70,29 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
         files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
         with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
             replay = make_replay(config)
-            done = store.keys() if replay is None else {_count(replay, rec) for rec in store.stream()}
+            if replay is None:
+                done = store.keys()
+            else:
+                done = store.key_set()
+                for rec in store.stream():
+                    done.add(_count(replay, rec))
             kept = len(done)
+            adaptive = config.schedule == "adaptive"
             if notify is not None and kept:
-                notify(resume_line(store.folder, kept, config.total_games, config.schedule == "adaptive"))
+                notify(resume_line(store.folder, kept, config.total_games, adaptive))
             start = time.perf_counter()
-            bar = tqdm(total=config.total_games, initial=kept, unit="game", desc=config.name, disable=not progress,
-                       dynamic_ncols=True)
-            with bar:
+            # an adaptive schedule's games are not known before it stops: the bar counts them with no total
+            bar = tqdm(total=None if adaptive else config.total_games, initial=kept, unit="game", desc=config.name,
+                       disable=not progress, dynamic_ncols=True)
+            session = RaySession(workers) if executor == "ray" else None    # one Ray for every round and window
+            with bar, closing(session) if session is not None else nullcontext():
                 if replay is not None:
-                    played = _play_rounds(config, replay, done, store, setup, workers, executor, bar)
+                    played = _play_rounds(config, replay, done, store, setup, workers, executor, bar, session)
                 else:
                     todo = (j for j in jobs(config) if j.key not in done)
                     played = 0
                     while window := list(islice(todo, WINDOW)):
-                        played += _play(setup, window, store, workers, executor, bar)
+                        played += _play(setup, window, store, workers, executor, bar, session=session)
             seconds = time.perf_counter() - start
             moved = changed(files) if played else []
             if moved:       # changed under the run: the games just played may mix two agents under one name
@@ -104,10 +115,11 @@ def _count(replay, record) -> str:
     return rec["key"]
 
 
-def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on_batch=None) -> int:
-    """Play `todo` (a list of jobs), appending each finished batch to the store; return the games played."""
+def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on_batch=None, session=None) -> int:
+    """Play `todo` (a list of jobs), appending each finished batch to the store; return the games played.
+    session: the run's `RaySession` (executor "ray")."""
     played = 0
-    with closing(execute(setup, todo, workers=workers, executor=executor)) as batches:
+    with closing(execute(setup, todo, workers=workers, executor=executor, session=session)) as batches:
         for batch in batches:
             store.append(batch)
             if on_batch is not None:
@@ -117,21 +129,38 @@ def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on
     return played
 
 
-def _play_rounds(config: TournamentConfig, replay, done: set, store: Store, setup: Setup, workers: int,
-                 executor: str, bar) -> int:
+def _play_rounds(config: TournamentConfig, replay, done, store: Store, setup: Setup, workers: int,
+                 executor: str, bar, session=None) -> int:
     """Round by round (a Swiss, an adaptive schedule: `formats.make_replay`): pair from the results of the
     rounds before (stored rounds are re-paired and checked against the store), play the round's missing
-    games, count them in. An adaptive schedule stops pairing once its ranking is confident."""
+    games, count them in. An adaptive schedule stops pairing once its ranking is confident; its bar shows
+    the round and the least confidence of a neighbour pair reached before it."""
     played, teams = 0, config.ruleset.teams
     try:
-        for _, tables, _ in replay.pairings():
+        for rnd, tables, _ in replay.pairings():
+            if config.schedule == "adaptive":
+                bar.set_postfix_str(round_status(rnd, config, getattr(replay, "least", None)), refresh=False)
             todo = [j for t, members in tables for j in table_jobs(config, t, members, teams) if j.key not in done]
             if todo:
                 played += _play(setup, todo, store, workers, executor, bar,
-                                on_batch=lambda batch: [_count(replay, r) for r in batch])
+                                on_batch=lambda batch: [_count(replay, r) for r in batch], session=session)
+        status = getattr(replay, "status", None)
+        if config.schedule == "adaptive" and status is not None:
+            sure = [x["confidence_above_next"] for x in status["ranking"][:-1]]
+            bar.set_postfix_str(round_status(status["rounds_played"] - 1, config, min(sure, default=1.0),
+                                             status["stopped"]), refresh=False)
     except ValueError as e:
         raise ConfigError(f"{store.folder}: {e}; play the tournament into a new folder") from None
     return played
+
+
+def round_status(rnd: int, config: TournamentConfig, least: float | None, stopped: str | None = None) -> str:
+    """An adaptive run's progress beside its game count: the round (of at most `rounds`) and the least
+    confidence of a neighbour pair before it against the target (none before round 2); once the run
+    has stopped (`stopped`: "confident" or "rounds", `AdaptiveReplay.status`), the confidence it reached."""
+    sure = "–" if least is None else f"{least:.3f}"
+    where = f"round {rnd + 1} of at most {config.rounds}" + (f", stopped ({stopped})" if stopped else "")
+    return f"{where}, least confidence {sure} (target {config.confidence:g})"
 
 
 def resume_line(folder, kept: int, total: int, adaptive: bool = False) -> str:

@@ -18,8 +18,11 @@ from agents.stats import Z95, mean_ci, wilson
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
-def ordered(records) -> list[dict]:
-    """Records sorted by (table, deal, rotation)."""
+def ordered(records):
+    """Records sorted by (table, deal, rotation); records that say they are in that order already
+    (`tournaments.games.Games`) as they are."""
+    if getattr(records, "ordered", False):
+        return records
     return sorted(records, key=lambda r: (r["table"], r["deal"], r["rotation"]))
 
 
@@ -59,9 +62,10 @@ def _order(entrants):
     return lambda name: index.get(name, len(index))
 
 
-def scores_by_agent(records) -> dict[str, list[int]]:
-    """Each agent's totals (its sheet's) in the games its sheet finished without a fault, in game order."""
-    out = defaultdict(list)
+def scores_by_agent(records) -> dict[str, array]:
+    """Each agent's totals (its sheet's) in the games its sheet finished without a fault, in game order
+    (an array of whole numbers: 4 bytes a game)."""
+    out = defaultdict(lambda: array("i"))
     for r in ordered(records):
         for seat, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
             if ok:
@@ -71,32 +75,61 @@ def scores_by_agent(records) -> dict[str, list[int]]:
 
 def agent_stats(records, entrants, boxes) -> dict[str, dict]:
     """Per agent: games, forfeits, score distribution, mean place, first places, per-box means, bonus rates.
-    Under team rules the scores and boxes are those of the team's sheet the agent wrote on."""
-    records = ordered(records)
-    seats = defaultdict(list)          # name -> [(record, seat, clean)]
-    for r in records:
+    Under team rules the scores and boxes are those of the team's sheet the agent wrote on.
+
+    One pass in game order with running sums per agent (whole numbers, so the means are exact whatever
+    the order); the scores are kept as an array (4 bytes a game) for the quantiles."""
+    acc = {}
+    for r in ordered(records):
         for s, (name, ok) in enumerate(zip(r["agents"], clean_seats(r))):
-            seats[name].append((r, s, ok))
+            a = acc.get(name)
+            if a is None:
+                a = acc[name] = _AgentSums()
+            a.add(r, s, ok)
     out = {}
     for name in entrants:
-        games = seats.get(name, [])
-        clean = [(r, s) for r, s, ok in games if ok]
-        d = {"games": len(games), "forfeits": sum(1 for r, s, _ in games if r["faults"][s] is not None),
-             **describe_scores([r["totals"][s] for r, s in clean])}
+        a = acc.get(name) or _AgentSums()
+        d = {"games": a.games, "forfeits": a.forfeits, **describe_scores(a.scores)}
         d.pop("n", None)
-        if games:
-            d["mean_place"] = float(np.mean([r["places"][s] for r, s, _ in games]))
-            d["first_places"] = sum(1 for r, s, _ in games if r["places"][s] == 1)
-        if clean:
-            total = np.zeros(np.shape(clean[0][0]["sheets"][clean[0][1]]), dtype=np.int64)   # columns x boxes
-            for r, s in clean:
-                total += r["sheets"][s]
-            d["per_box_mean"] = dict(zip(boxes, (total.sum(axis=0) / (len(clean) * total.shape[0])).round(4).tolist()))
-            d["upper_bonus_rate"] = float(np.mean([r["upper_bonus"][s] > 0 for r, s in clean]))
-            d["upper_bonus_mean"] = float(np.mean([r["upper_bonus"][s] for r, s in clean]))
-            d["extra_bonus_mean"] = float(np.mean([r["extra_bonus"][s] for r, s in clean]))
+        if a.games:
+            d["mean_place"] = a.places / a.games
+            d["first_places"] = a.firsts
+        if a.clean:
+            total = a.boxes
+            d["per_box_mean"] = dict(zip(boxes, (total.sum(axis=0) / (a.clean * total.shape[0])).round(4).tolist()))
+            d["upper_bonus_rate"] = a.upper_count / a.clean
+            d["upper_bonus_mean"] = a.upper / a.clean
+            d["extra_bonus_mean"] = a.extra / a.clean
         out[name] = d
     return out
+
+
+class _AgentSums:
+    """One agent's running sums for `agent_stats`."""
+
+    def __init__(self):
+        self.games = self.forfeits = self.places = self.firsts = 0
+        self.clean = self.upper = self.upper_count = self.extra = 0
+        self.scores = array("i")
+        self.boxes = None               # columns x boxes, summed over the clean games
+
+    def add(self, r, s: int, ok: bool) -> None:
+        self.games += 1
+        self.forfeits += r["faults"][s] is not None
+        place = r["places"][s]
+        self.places += place
+        self.firsts += place == 1
+        if ok:
+            self.clean += 1
+            self.scores.append(r["totals"][s])
+            sheet = r["sheets"][s]
+            if self.boxes is None:
+                self.boxes = np.zeros(np.shape(sheet), dtype=np.int64)
+            self.boxes += sheet
+            bonus = r["upper_bonus"][s]
+            self.upper += bonus
+            self.upper_count += bonus > 0
+            self.extra += r["extra_bonus"][s]
 
 
 def _result(pa: int, pb: int) -> int:
@@ -165,7 +198,7 @@ def duplicate_effect(records, entrants) -> dict:
     of independent games ind / dup from those two averages, so games_factor = 1 / width_ratio².
     """
     pos = _order(entrants)
-    blocks = defaultdict(lambda: defaultdict(list))  # (a, b) -> (table, deal) -> [(a's, b's score)]
+    blocks: dict = {}        # (a, b) -> _PairScores
     for r in ordered(records):
         ok = clean_seats(r)
         for i, j in opponents(r):
@@ -174,15 +207,18 @@ def duplicate_effect(records, entrants) -> dict:
             a, b, sa, sb = r["agents"][i], r["agents"][j], r["totals"][i], r["totals"][j]
             if pos(a) > pos(b):
                 a, b, sa, sb = b, a, sb, sa
-            blocks[(a, b)][(r["table"], r["deal"])].append((sa, sb))
+            pair = blocks.get((a, b))
+            if pair is None:
+                pair = blocks[(a, b)] = _PairScores()
+            pair.add((r["table"], r["deal"]), sa, sb)
     pairs = []
     per_game = []                                    # (duplicate, independent) variance per game, per pair
-    for (a, b), deals in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
-        if len(deals) < 2:
+    for (a, b), p in sorted(blocks.items(), key=lambda kv: (pos(kv[0][0]), pos(kv[0][1]))):
+        if len(p.count) < 2:
             continue
-        means = np.array([np.mean([x - y for x, y in g]) for g in deals.values()])
-        sa = np.array([x for g in deals.values() for x, _ in g], dtype=float)
-        sb = np.array([y for g in deals.values() for _, y in g], dtype=float)
+        means = np.frombuffer(p.diff, dtype=np.int64) / np.frombuffer(p.count, dtype=np.int64)
+        sa = np.asarray(p.a, dtype=float)
+        sb = np.asarray(p.b, dtype=float)
         n = len(sa)
         var_dup = means.var(ddof=1) / len(means)
         var_ind = (sa.var(ddof=1) + sb.var(ddof=1)) / n
@@ -201,6 +237,26 @@ def duplicate_effect(records, entrants) -> dict:
                "width_ratio": math.sqrt(dup / ind) if per_game else None,
                "games_factor": ind / dup if per_game and dup > 0 else None}
     return {"summary": summary, "pairs": pairs}
+
+
+class _PairScores:
+    """One pair's scores for `duplicate_effect`, in game order: both sides' totals (4 bytes each a game) and
+    per deal the games and the sum of the differences (whole numbers, so each deal's mean is exact)."""
+
+    def __init__(self):
+        self.a, self.b = array("i"), array("i")
+        self.count, self.diff = array("q"), array("q")
+        self.deal = None
+
+    def add(self, deal, sa: int, sb: int) -> None:
+        if deal != self.deal:                   # a deal's games come together in game order
+            self.deal = deal
+            self.count.append(0)
+            self.diff.append(0)
+        self.a.append(sa)
+        self.b.append(sb)
+        self.count[-1] += 1
+        self.diff[-1] += sa - sb
 
 
 def contributions(r) -> list[tuple[int, int, int]]:

@@ -27,6 +27,8 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from agents.provenance import changed, check_unchanged
 from agents.records import MAX_RECORD_BYTES, record_lines
 from yacht_env.config import ConfigError
@@ -47,7 +49,7 @@ from yacht_env.safe_file import (
 
 from .config import TournamentConfig, parse_config
 from .formats import make_format
-from .schedule import job_of
+from .schedule import games_per_deal, job_of, parse_key
 
 META = "tournament.json"
 GAMES = "games.jsonl"
@@ -79,6 +81,57 @@ class Expected(NamedTuple):
         """The scheduled game of this key, or None (computed from the key: no schedule is held; a Swiss
         game's seats are known only to the run that paired its round, so its `agents` is empty)."""
         return job_of(self.config, key, teams=self.rules.teams, fmt=self.format)
+
+
+class KeySet:
+    """A set of a tournament's game keys (`schedule.game_key`): one bit per scheduled game, numbered by
+    (table, deal, arrangement), when the schedule has at most `BITS` games; else (a round robin of
+    astronomically many tables) a set of the key strings. A key that is not a scheduled game's is kept
+    as a string either way."""
+
+    BITS = 1 << 28            # 32 MB of bits at most
+
+    def __init__(self, tables: int, deals: int, arrangements: int):
+        self.deals, self.arrangements = deals, arrangements
+        size = tables * deals * arrangements
+        self.bits = np.zeros((size + 7) // 8, dtype=np.uint8) if size <= self.BITS else None
+        self.size = size
+        self.others: set[str] = set()
+        self.count = 0
+
+    def _bit(self, key) -> int | None:
+        parsed = parse_key(key) if self.bits is not None else None
+        if parsed is None:
+            return None
+        t, d, r = parsed
+        if d >= self.deals or r >= self.arrangements:
+            return None
+        at = (t * self.deals + d) * self.arrangements + r
+        return at if at < self.size else None
+
+    def add(self, key) -> bool:
+        """Add `key`; True if it was not in the set."""
+        at = self._bit(key)
+        if at is None:
+            if key in self.others:
+                return False
+            self.others.add(key)
+        else:
+            byte, bit = divmod(at, 8)
+            if self.bits[byte] >> bit & 1:
+                return False
+            self.bits[byte] |= 1 << bit
+        self.count += 1
+        return True
+
+    def __contains__(self, key) -> bool:
+        at = self._bit(key)
+        if at is None:
+            return key in self.others
+        return bool(self.bits[at >> 3] >> (at & 7) & 1)
+
+    def __len__(self) -> int:
+        return self.count
 
 
 def disk_error(what: str, err: OSError) -> ConfigError:
@@ -281,17 +334,24 @@ class Store:
 
     def stream(self, offsets: bool = False):
         """Every finished game once (the first line of a key wins), each checked, in file order, one at
-        a time: memory does not grow with the store (only the keys seen are kept). offsets=True: yield
-        (byte offset of its line in games.jsonl, record)."""
-        seen: set[str] = set()
+        a time: memory does not grow with the store (the keys seen are kept as a `KeySet`: a bit a
+        scheduled game). offsets=True: yield (byte offset of its line in games.jsonl, record)."""
+        seen = self.key_set()
         for offset, rec in self._lines_read():
-            if rec["key"] not in seen:
-                seen.add(rec["key"])
+            if seen.add(rec["key"]):
                 yield (offset, rec) if offsets else rec
 
-    def keys(self) -> set[str]:
-        """The keys of every finished game (each line checked)."""
-        return {rec["key"] for _, rec in self._lines_read()}
+    def keys(self) -> "KeySet":
+        """The keys of every finished game (each line checked), as a `KeySet`."""
+        keys = self.key_set()
+        for _, rec in self._lines_read():
+            keys.add(rec["key"])
+        return keys
+
+    def key_set(self) -> "KeySet":
+        """An empty `KeySet` for this folder's schedule."""
+        e = self.expected()
+        return KeySet(e.format.table_count, e.config.games, games_per_deal(e.config.seats, e.rules.teams))
 
     def _lines_read(self):
         expected = self.expected()
