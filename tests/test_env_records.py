@@ -216,6 +216,15 @@ DIGESTS = {
     'vector-kirakuken-SameStep': '099292f4e0446fff',
     'vector-kirakuken-NextStep': 'e6d167ad0e2110ce',
     'vector-kirakuken-Disabled': '043f0a1c4c70e4d8',
+    'single-yacht': '5decedea8f3cb765',
+    'single-yacht-dict-terminal': '4306178449a539dd',
+    'single-knizia-knobs': 'e8a5e148de431c09',
+    'pz-yacht-1': 'a78a35566fe04282',
+    'pz-yacht-3': '34638d0243d026af',
+    'pz-yacht-2-win': 'e7936e062e798c5d',
+    'pz-classic-teams': '4f565d1dd3543f02',
+    'pz-cheerio-2': '05ebbcc0c81ff107',
+    'pz-yacht-rolloff': 'fdc8d9ae5f7f0624',
 }
 
 
