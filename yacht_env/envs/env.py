@@ -205,7 +205,6 @@ class YachtEnv(gym.Env):
         self._n = self.core.num_actions
         self.observation_space = flat_space(self.rules) if obs_mode == "flat" else dict_space(self.rules)
         self._action = np.zeros(1, np.int64)
-        self._stream = None
         self._over = True
         self._renderer = renderer(render_mode, self.rules, 1, self.metadata["render_fps"], "Yacht-v0")
         self._move = None
@@ -215,11 +214,7 @@ class YachtEnv(gym.Env):
             seed = check_seed(seed)
         check_no_options(options, "Yacht-v0")
         super().reset(seed=seed)
-        if seed is not None or self._stream is None:
-            self._stream = seed if seed is not None else int(self.np_random.integers(2 ** 63))
-            self.core.begin([0], [self._stream])
-        else:
-            self.core.follow([0])
+        self.core.reset_table(0, seed, lambda: int(self.np_random.integers(2 ** 63)))
         self._over = False
         self._move = None
         if self.render_mode == "human":
@@ -228,7 +223,7 @@ class YachtEnv(gym.Env):
 
     def step(self, action):
         if self._over:
-            if self._stream is None:
+            if not self.core.started[0]:
                 raise RuntimeError("no episode has started; call reset() before step()")
             raise RuntimeError("the episode is over; call reset() before step()")
         a = as_action(action, self._n)
@@ -268,7 +263,7 @@ class YachtEnv(gym.Env):
     def render(self):
         if self.render_mode is None:
             return None
-        if self._stream is None:
+        if not self.core.started[0]:
             raise RuntimeError("no episode has started; call reset() before render()")
         b, e = self.core, self.core.state
         if self._renderer is not None:

@@ -149,6 +149,7 @@ class TableCore:
         self.num_actions = num_actions(rules)
         self.threads = SliceThreads(num_threads)
         self.streams = np.zeros((n, 2), np.uint64)          # STREAM, EPISODE per table
+        self.started = np.zeros(n, np.bool_)                 # table i has a stream (`begin` gave it one)
         self.seat = np.zeros(n, np.int64)
         self.sheet = np.zeros(n, np.int64)                   # the learner's sheet
         self.mask = np.zeros((n, self.num_actions), np.int8)
@@ -231,7 +232,16 @@ class TableCore:
         rows = np.asarray(rows, np.int64)
         self.streams[rows, STREAM] = np.array([int(s) & 0xFFFFFFFFFFFFFFFF for s in streams], np.uint64)
         self.streams[rows, EPISODE] = 0
+        self.started[rows] = True
         self._start(rows, fresh)
+
+    def reset_table(self, i: int, seed, draw) -> None:
+        """A single env's `reset(seed=...)` at table i: episode 0 of stream `seed` (an int); without a seed
+        the next episode of the table's stream, or episode 0 of the stream `draw()` gives if it has none."""
+        if seed is not None or not self.started[i]:
+            self.begin([i], [seed if seed is not None else draw()])
+        else:
+            self.follow([i])
 
     def follow(self, rows, fresh: bool = False) -> None:
         """Start the next episode of their stream at tables `rows` (fresh as `begin`)."""
@@ -346,14 +356,17 @@ class TableCore:
                 self._advance(rows[stuck])
             illegal = gains < 0
         else:
+            # `shown` changes only where the opponents moved (`_advance`): at a game's end the learner's
+            # observation shows the first roll of its last turn here (the other paths: the dice it scored)
             gains = st.play(rows, actions)
             illegal = gains < 0
             ended = rows[~illegal & (actions >= NUM_HOLDS)]
             ended = ended[~st.over(ended)]
             if len(ended):
                 self._advance(ended)
-        waiting = rows[~st.over(rows)]
-        self.shown[waiting] = st.dice[waiting]
+        if self.all_seats or self.planned is not None:
+            waiting = rows[~st.over(rows)]
+            self.shown[waiting] = st.dice[waiting]
         over = st.over(rows)
         if self.all_seats:
             self._seat_rewards(rows, before, over)

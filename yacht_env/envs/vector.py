@@ -114,7 +114,6 @@ class BatchedVectorEnv(VectorEnv):
         self.render_mode = None
         self._actions = np.zeros(self.num_envs, np.int64)
         self._truncated = np.zeros(self.num_envs, np.bool_)
-        self._has_stream = np.zeros(self.num_envs, np.bool_)   # env i has a stream (a reset started it)
         self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: env i ended, not restarted
 
     def reset(self, *, seed=None, options=None):
@@ -123,7 +122,7 @@ class BatchedVectorEnv(VectorEnv):
         which = np.ones(self.num_envs, np.bool_) if which is None else which.copy()
         seeds = self._seeds_of(seed)
         seeded = np.array([s is not None for s in seeds]) & which
-        fresh = which & ~seeded & ~self._has_stream
+        fresh = which & ~seeded & ~self.core.started
         if fresh.any():
             base = int(self.np_random.integers(2 ** 63))
             seeds = [base + i if fresh[i] else s for i, s in enumerate(seeds)]
@@ -134,7 +133,6 @@ class BatchedVectorEnv(VectorEnv):
         following = which & ~seeded
         if following.any():
             self._follow(following, fresh=not seeded.any())
-        self._has_stream |= which
         self._ended &= ~which
         info = self._marked(self.core.info(np.zeros(self.num_envs, np.bool_)), which)
         self._faults(info)

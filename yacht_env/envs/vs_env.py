@@ -129,10 +129,7 @@ class YachtVsEnv(gym.Env):
             seed = check_seed(seed)
         check_no_options(options, "YachtVs-v0")
         super().reset(seed=seed)
-        if seed is not None or self.game is None:
-            self.core.begin([0], [seed if seed is not None else int(self.np_random.integers(2 ** 63))])
-        else:
-            self.core.follow([0])
+        self.core.reset_table(0, seed, lambda: int(self.np_random.integers(2 ** 63)))
         self.game = Game.of_table(self.core.state, 0)
         self._move = None
         if self.render_mode == "human":

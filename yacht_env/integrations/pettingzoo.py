@@ -111,7 +111,6 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self.core = TableCore(r, 1, num_players, seat=ALL, reward=reward)
         self._one = np.zeros(1, np.int64)
-        self._stream = None
         self._renderer = renderer(render_mode, r, num_sheets, self.metadata["render_fps"], "yacht_v0")
         self._move = None
 
@@ -124,12 +123,7 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             check_seed(seed)
-        if seed is not None or self._stream is None:
-            rng, _ = seeding.np_random(seed)
-            self._stream = seed if seed is not None else int(rng.integers(2 ** 63))
-            self.core.begin([0], [self._stream])
-        else:
-            self.core.follow([0])
+        self.core.reset_table(0, seed, lambda: int(seeding.np_random(None)[0].integers(2 ** 63)))
         self.game = Game.of_table(self.core.state, 0)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
