@@ -233,6 +233,31 @@ def test_the_games_are_the_games_played_before(name, kw):
     assert compute(name, kw) == DIGESTS[name]
 
 
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+@pytest.mark.parametrize("env_id,kw", [("Yacht-v0", {}), ("YachtVs-v0", {"num_players": 3, "seat": 1})])
+def test_the_single_and_the_batched_env_give_the_same_info_keys(env_id, kw, mode):
+    """The table core builds both infos: the same keys at every step (the batched terminal step's under
+    SAME_STEP in `final_info`), apart from Gymnasium's `_key` arrays and the autoreset entries."""
+    def keys(info):
+        return {k for k in info if not k.startswith("_")} - {"final_obs", "final_info", "final_total"}
+
+    single = gym.make(env_id, **kw)
+    batched = gym.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kw)
+    _, one = single.reset(seed=3)
+    _, many = batched.reset(seed=3)
+    assert keys(one) == keys(many) and "total" in keys(one)
+    for _ in range(200):
+        a = int(np.flatnonzero(one["action_mask"])[-1])
+        _, _, over, _, one = single.step(a)
+        _, _, _, _, many = batched.step(np.array([a]))
+        assert keys(one) == keys(many["final_info"] if over and mode == "SameStep" else many)
+        if over:
+            break
+    assert over and ("winners" in one) == (env_id == "YachtVs-v0")
+    single.close()
+    batched.close()
+
+
 if __name__ == "__main__":
     for name, kw in cases():
         try:

@@ -232,10 +232,10 @@ class YachtEnv(gym.Env):
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, b.mask[0])}")
         self._action[0] = a
-        before = b.state.dice[0].copy()
+        before = b.state.dice[0].copy() if self._renderer is not None else None
         b.step(self._action)
         self._over = b.terminated.item(0)
-        if not b.illegal.item(0):
+        if before is not None and not b.illegal.item(0):      # the last move, for the picture only
             self._move = last_move(self.rules, "you", before, a)
         if self.render_mode == "human":
             self.render()

@@ -147,9 +147,10 @@ class YachtVsEnv(gym.Env):
                                   f"legal: {legal_summary(self.rules, mask)}")
             return self._obs(), -self.illegal_penalty, False, False, self._info(True)
         self._one[0] = a
-        before = self.core.shown[0].copy()
+        before = self.core.shown[0].copy() if self._renderer is not None else None
         rewards, over, _ = self.core.step(self._one)
-        self._move = last_move(self.rules, "you", before, a)
+        if before is not None:                    # the last move, for the picture only
+            self._move = last_move(self.rules, "you", before, a)
         if self.render_mode == "human":
             self.render()
         return self._obs(), float(rewards[0]), bool(over[0]), False, self._info(False)

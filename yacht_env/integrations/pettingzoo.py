@@ -160,7 +160,8 @@ class raw_env(AECEnv):
         if not mask[a]:
             raise IllegalMove(f"{agent}: action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, mask)}")
-        self._move = last_move(self.rules, agent, self._dice, a)
+        if self._renderer is not None:            # the last move, for the picture only
+            self._move = last_move(self.rules, agent, self._dice, a)
         self._one[0] = a
         core.step(self._one)
         self._cumulative_rewards[agent] = 0.0
