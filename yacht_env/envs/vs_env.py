@@ -20,11 +20,14 @@ from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_space
 VS_REWARDS = ("points", "win")
 
 
-def check_vs_players(rules, num_players) -> None:
-    """ValueError naming the range when `num_players` is not 2 or more seats the rules allow."""
+def check_vs_players(rules, num_players, seat) -> None:
+    """ValueError naming the range when `num_players` is not 2 or more seats the rules allow, or `seat` is
+    not a learner's seat (the table core's other checks follow)."""
     if not isinstance(num_players, int) or isinstance(num_players, bool) or num_players < 2:
         raise ValueError(f"YachtVs-v0 needs {max(2, rules.min_players)} to {rules.max_players} players under "
                          f"rules {rules.name!r}, got {num_players!r}")
+    if isinstance(seat, str) and seat != "rotate":
+        raise ValueError(f"seat must be 0..{num_players - 1} or 'rotate', got {seat!r}")
 
 
 class YachtVsEnv(gym.Env):
@@ -102,7 +105,7 @@ class YachtVsEnv(gym.Env):
         check_choice("illegal_action", illegal_action, ILLEGAL)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
-        check_vs_players(self.rules, num_players)
+        check_vs_players(self.rules, num_players, seat)
         self.core = TableCore(self.rules, 1, num_players, opponents, seat, reward, illegal_penalty=illegal_penalty)
         self.num_players, self.num_sheets = num_players, self.core.num_sheets
         self.obs_mode, self.illegal_action = obs_mode, illegal_action

@@ -82,7 +82,7 @@ class YachtVsVectorEnv(BatchedVectorEnv):
         check_choice("reward", reward, VS_REWARDS)
         self._init_batched(num_envs, autoreset_mode)
         self.rules = resolve_rules(rules, overrides)
-        check_vs_players(self.rules, num_players)
+        check_vs_players(self.rules, num_players, seat)
         self.core = TableCore(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads,
                               illegal_penalty=illegal_penalty)
         self.illegal_penalty = float(illegal_penalty)
