@@ -4,6 +4,8 @@ Each case plays a few envs with seeded random legal moves through resets, autore
 ends, and digests everything the env returned: observations, rewards, terminated/truncated/dones and
 every info key the env had then. The digests were taken on the code before the shared core (commit
 6a78016, `python tests/test_env_records.py` prints them); keys added since are left out of the digest.
+The `single-*` and `pz-*` digests (the single `Yacht-v0` and the PettingZoo env) were taken on commit
+a258820, before the one table core stepped them.
 """
 import hashlib
 import sys
@@ -37,8 +39,8 @@ def digest_value(h, value, skip=()):
         h.update(repr(value).encode())
 
 
-def play_vector(env, steps=STEPS, seed=7, keys=None):
-    """Digest of a Gymnasium vector env played with random legal moves."""
+def play_vector(env, steps=STEPS, seed=7, keys=None, new=("t",)):
+    """Digest of a Gymnasium vector env played with random legal moves (`new`: keys left out, at any depth)."""
     h, rng = hashlib.sha256(), np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
     seen = set(info)
@@ -50,7 +52,7 @@ def play_vector(env, steps=STEPS, seed=7, keys=None):
             acts[0] = 0 if not mask[0, 0] else acts[0]      # an illegal action now and then
         obs, rew, term, trunc, info = env.step(acts)
         seen |= set(info)
-        digest_value(h, (obs, rew, term, trunc, {k: info[k] for k in (keys or info) if k in info}), skip=("t",))
+        digest_value(h, (obs, rew, term, trunc, {k: info[k] for k in (keys or info) if k in info}), skip=new)
         if env.metadata.get("autoreset_mode") == gym.vector.AutoresetMode.DISABLED and term.any():
             obs, info = env.reset(options={"reset_mask": term.copy()})
             digest_value(h, (obs, {k: info[k] for k in (keys or info) if k in info}))
@@ -74,19 +76,34 @@ def play_sb3(env, steps=STEPS, seed=7):
     return h.hexdigest()[:16]
 
 
-def play_single_vs(kw, steps=STEPS, seed=7):
+def play_single(kw, env_id="YachtVs-v0", steps=STEPS, seed=7, new=()):
     h, rng = hashlib.sha256(), np.random.default_rng(seed)
-    env = gym.make("YachtVs-v0", **kw)
+    env = gym.make(env_id, **kw)
     obs, info = env.reset(seed=seed)
-    digest_value(h, (obs, info))
+    digest_value(h, (obs, info), skip=new)
     for _ in range(steps):
         a = int(rng.choice(np.flatnonzero(info["action_mask"]))) if rng.random() > 0.05 else 0
         obs, rew, term, trunc, info = env.step(a)
-        digest_value(h, (obs, rew, term, trunc, info))
+        digest_value(h, (obs, rew, term, trunc, info), skip=new)
         if term:
             obs, info = env.reset()
-            digest_value(h, (obs, info))
+            digest_value(h, (obs, info), skip=new)
     env.close()
+    return h.hexdigest()[:16]
+
+
+def play_pettingzoo(kw, games=2, seed=7):
+    """Digest of `games` episodes of the PettingZoo AEC env with random legal moves: every `last()`."""
+    from yacht_env.integrations.pettingzoo import env as aec
+    h, rng = hashlib.sha256(), np.random.default_rng(seed)
+    e = aec(**kw)
+    for k in range(games):
+        e.reset(seed=seed if k == 0 else None)
+        for agent in e.agent_iter():
+            obs, rew, term, trunc, info = e.last()
+            digest_value(h, (agent, obs, rew, term, trunc, info))
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    e.close()
     return h.hexdigest()[:16]
 
 
@@ -120,11 +137,15 @@ def compute(name, kw):
     if kind == "vector":
         return play_vector(gym.make_vec("Yacht-v0", num_envs=3, vectorization_mode="vector_entry_point", **kw),
                            keys=VECTOR_KEYS)[0]
-    if kind == "vs":
+    if kind == "vs":     # `total` (the learner's) came with the one table core
         return play_vector(gym.make_vec("YachtVs-v0", num_envs=3, vectorization_mode="vector_entry_point", **kw),
-                           keys=VS_KEYS)[0]
+                           keys=VS_KEYS, new=("t", "total", "_total"))[0]
     if kind == "vs1":
-        return play_single_vs(kw)
+        return play_single(kw, new=("total",))
+    if kind == "single":
+        return play_single(kw, "Yacht-v0")
+    if kind == "pz":
+        return play_pettingzoo(kw)
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
     if kind == "sb3":
         return play_sb3(YachtVecEnv(3, **kw))
@@ -139,6 +160,16 @@ def cases():
     yield "sb3-yacht", dict(rules="yacht")
     yield "sb3-knizia-terminal", dict(rules="knizia", reward="terminal")
     yield "sb3vs-yacht-strong", dict(rules="yacht", num_players=2, opponents="strong")
+    yield "single-yacht", dict(rules="yacht")
+    yield "single-yacht-dict-terminal", dict(rules="yacht", obs_mode="dict", reward="terminal")
+    yield "single-knizia-knobs", dict(rules="knizia", rolls_per_turn=2, columns=2)
+    yield "pz-yacht-1", dict(rules="yacht", num_players=1)
+    yield "pz-yacht-3", dict(rules="yacht", num_players=3)
+    yield "pz-yacht-2-win", dict(rules="yacht", num_players=2, reward="win")
+    yield "pz-classic-teams", dict(rules="classic", num_players=4, teams=2)
+    yield "pz-cheerio-2", dict(rules="cheerio", num_players=2, columns=2)
+    yield "pz-yacht-rolloff", dict(rules="yacht", num_players=3, first_player="roll_off", tiebreak="sudden_death",
+                                   reward="win")
 
 
 DIGESTS = {
@@ -185,12 +216,46 @@ DIGESTS = {
     'vector-kirakuken-SameStep': '099292f4e0446fff',
     'vector-kirakuken-NextStep': 'e6d167ad0e2110ce',
     'vector-kirakuken-Disabled': '043f0a1c4c70e4d8',
+    'single-yacht': '5decedea8f3cb765',
+    'single-yacht-dict-terminal': '4306178449a539dd',
+    'single-knizia-knobs': 'e8a5e148de431c09',
+    'pz-yacht-1': 'a78a35566fe04282',
+    'pz-yacht-3': '34638d0243d026af',
+    'pz-yacht-2-win': 'e7936e062e798c5d',
+    'pz-classic-teams': '4f565d1dd3543f02',
+    'pz-cheerio-2': '05ebbcc0c81ff107',
+    'pz-yacht-rolloff': 'fdc8d9ae5f7f0624',
 }
 
 
 @pytest.mark.parametrize("name,kw", list(cases()), ids=[c[0] for c in cases()])
 def test_the_games_are_the_games_played_before(name, kw):
     assert compute(name, kw) == DIGESTS[name]
+
+
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+@pytest.mark.parametrize("env_id,kw", [("Yacht-v0", {}), ("YachtVs-v0", {"num_players": 3, "seat": 1})])
+def test_the_single_and_the_batched_env_give_the_same_info_keys(env_id, kw, mode):
+    """The table core builds both infos: the same keys at every step (the batched terminal step's under
+    SAME_STEP in `final_info`), apart from Gymnasium's `_key` arrays and the autoreset entries."""
+    def keys(info):
+        return {k for k in info if not k.startswith("_")} - {"final_obs", "final_info", "final_total"}
+
+    single = gym.make(env_id, **kw)
+    batched = gym.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kw)
+    _, one = single.reset(seed=3)
+    _, many = batched.reset(seed=3)
+    assert keys(one) == keys(many) and "total" in keys(one)
+    for _ in range(200):
+        a = int(np.flatnonzero(one["action_mask"])[-1])
+        _, _, over, _, one = single.step(a)
+        _, _, _, _, many = batched.step(np.array([a]))
+        assert keys(one) == keys(many["final_info"] if over and mode == "SameStep" else many)
+        if over:
+            break
+    assert over and ("winners" in one) == (env_id == "YachtVs-v0")
+    single.close()
+    batched.close()
 
 
 if __name__ == "__main__":

@@ -121,6 +121,11 @@ def test_opponents_errors_are_clear():
         YachtVsVectorEnv(num_envs=2, opponents=["nobody"])
     with pytest.raises(ValueError, match="a list of 2, one per other seat"):
         YachtVsVectorEnv(num_envs=2, num_players=3, opponents=["strong"])
+    for seat in ("all", 2, True):       # every seat deciding is PettingZoo's table, not a learner's seat
+        with pytest.raises(ValueError, match="seat must be 0..1 or 'rotate'"):
+            YachtVsVectorEnv(num_envs=2, seat=seat)
+        with pytest.raises(ValueError, match="seat must be 0..1 or 'rotate'"):
+            YachtVsEnv(seat=seat)
     vec = YachtVsVectorEnv(num_envs=2)
     vec.reset(seed=0)
     with pytest.raises(ValueError, match="actions must be integers"):

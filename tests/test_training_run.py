@@ -13,7 +13,7 @@ from agents.training.evaluate import evaluate_model
 from agents.training.run import train
 from tournaments.cli import main
 from yacht_env import Game
-from yacht_env.envs.batch import Batch
+from yacht_env.envs.table_core import TableCore
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.obs import observe_game
 from yacht_env.rules import load
@@ -63,8 +63,8 @@ def test_learned_agent_plays_the_evaluated_games(run):
 
 def test_game_observation_matches_batch():
     rules = load("yacht")
-    batch = Batch(rules, 1, autoreset=False)
-    batch.reset([5])
+    batch = TableCore(rules, 1)
+    batch.begin([0], [5])
     game = Game(rules, 1, seed=game_seed(5, 0))
     game.roll()
     rng = np.random.default_rng(0)

@@ -5,7 +5,7 @@ every sheet state it has planned, the action for each roll and re-rolls left. Tw
 
 * the lockstep runner (`yacht_env.core.lockstep.play`) calls `advance(state, rows, seating, me)`, which
   plays ahead every move of player `me` at tables `rows` that has a kept plan;
-* the table core (`yacht_env.envs.vs_env.SeatTables`) plays the opponents' moves inside the learner's
+* the table core (`yacht_env.envs.table_core.TableCore`) plays the opponents' moves inside the learner's
   compiled step from `plan_tables(rules)` (where the plans are) and asks `plan_seats(state, rows)` for
   the plans it lacks.
 

@@ -1,11 +1,12 @@
-"""N solitaire games stepped by one compiled loop: the engine of `Yacht-v0`, its vector env and the SB3 adapter.
+"""The one-seat kernel of the table core: N solitaire games stepped by one compiled loop.
 
-The games are the tables of a one-seat `yacht_env.core.engine.State`, changed by the engine's transition
-(`play_action`, `roll_seeded`); this module adds what an environment needs around it: a stream of
-episodes per game, the observation and mask after every step, rewards, and autoreset. The two entry
-points are compiled without numba's reference counting (`_nrt=False`: they allocate nothing and every
-array outlives the call), and the rule tables are passed field by field, which is much cheaper to
-dispatch than the named tuple.
+`yacht_env.envs.table_core.TableCore` runs its one-seat case (`Yacht-v0`, its vector env, the SB3
+adapter) on these entry points. The games are the tables of a one-seat `yacht_env.core.engine.State`,
+changed by the engine's transition (`play_action`, `roll_seeded`); a step here also writes what an
+environment needs around it in the same pass: the observation and mask, rewards, and (with autoreset)
+the next episode of the game's stream. The two entry points are compiled without numba's reference
+counting (`_nrt=False`: they allocate nothing and every array outlives the call), and the rule tables
+are passed field by field, which is much cheaper to dispatch than the named tuple.
 
 Seeding: a game belongs to a *stream*; episode k of the stream seeded s deals the dice of
 `yacht_env.core.dice_source.game_seed(s, k)`, i.e. the same dice as `Game(rules, seed=game_seed(s, k))`
@@ -16,14 +17,13 @@ made at once, so every state the agent sees has dice to decide on.
 """
 
 import numba as nb
-import numpy as np
 
-from ..core.actions import NUM_HOLDS, num_actions, score_action_of
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State, play_action, roll_seeded
+from ..core.actions import NUM_HOLDS, score_action_of
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
 from ..core.kernels import SEED_START, seed_step
-from .obs import inv_box_scale, obs_size, write_obs
+from .obs import write_obs
 from ..rules.tables import Tables
-from .step_threads import SliceThreads, post
+from .step_threads import post
 
 # streams[i] columns
 STREAM, EPISODE = 0, 1
@@ -136,104 +136,3 @@ def random_legal(mask, u, out):
                     out[i] = a
                     break
                 k -= 1
-
-
-class Batch:
-    """N solitaire games of one rule set, as arrays (see the module docstring).
-
-    reset(streams) starts episode 0 of each stream; step(actions) plays one action per game and
-    fills rewards, terminated, illegal, obs and mask, and final_total (and final_obs, when autoreset)
-    for games that ended. terminal_reward / penalty / autoreset are fixed at construction.
-    num_threads > 1 steps slices of the games on that many threads at once (`step_threads`);
-    the games are the same whatever the number of threads. `engine` holds the games' state
-    (`yacht_env.core.engine.State`, one seat per table).
-    """
-
-    def __init__(self, rules, num_games: int, terminal_reward: bool = False, penalty: float = 1.0,
-                 autoreset: bool = True, num_threads: int = 1):
-        if rules.teams:
-            raise ValueError(f"rules {rules.name!r} have teams={rules.teams}; a solitaire game has one sheet "
-                             "(use YachtVs-v0 or yacht_env.integrations.pettingzoo for team games)")
-        if rules.min_players > 1:
-            raise ValueError(f"rules {rules.name!r} need at least {rules.min_players} players; "
-                             "a solitaire game has one")
-        n = int(num_games)
-        self.rules, self.tables, self.num_games = rules, rules.tables, n
-        self.engine = State(rules, n, 1)
-        self.num_actions = num_actions(rules)
-        self.rounds = rules.rounds
-        self.inv_scale = inv_box_scale(rules)
-        self.params = np.array([float(terminal_reward), float(penalty), float(autoreset), 0.0])
-        self._fresh_params = self.params.copy()
-        self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
-        self.streams = np.zeros((n, 2), np.uint64)
-        self.obs = np.zeros((n, obs_size(rules)), np.float32)
-        self.final_obs = np.zeros_like(self.obs)
-        self.final_total = np.zeros(n, np.int64)
-        self.mask = np.zeros((n, self.num_actions), np.int8)
-        self.rewards = np.zeros(n, np.float32)
-        self.terminated = np.zeros(n, np.bool_)
-        self.illegal = np.zeros(n, np.bool_)
-        self._all = np.ones(n, np.bool_)
-        e = self.engine
-        self._game = (self.streams, e.seeds, e.ints, e.dice, e.faces, e.scores, e.cols, e.totals, e.preview, e.extra)
-        self._head = (self.inv_scale, e.ypts, self.rounds, self.params)
-        self._fresh_head = (self.inv_scale, e.ypts, self.rounds, self._fresh_params)
-        self.threads = SliceThreads(num_threads)
-        self._bind()
-
-    def _bind(self) -> None:
-        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
-                      self.final_total, *self.tables)
-
-    def _reset(self, which, fresh: bool) -> None:
-        if fresh:
-            self.obs, self.mask = self.obs.copy(), self.mask.copy()
-            self._bind()
-        reset_games(self.inv_scale, self.rounds, which, *self._game, self.obs, self.mask, *self.tables)
-
-    def reset(self, streams, which=None, fresh: bool = False) -> None:
-        """Start episode 0 of `streams[i]` in every game i (or only where which[i]).
-
-        fresh: write the new games' rows into copies of obs and mask, so the arrays an earlier step
-        returned keep their rows."""
-        which = self._all if which is None else np.asarray(which, np.bool_)
-        streams = np.asarray([int(s) & 0xFFFFFFFFFFFFFFFF for s in streams], dtype=np.uint64)
-        self.streams[which, STREAM] = streams[which]
-        self.streams[which, EPISODE] = 0
-        self._reset(which, fresh)
-
-    def next_episode(self, which=None, fresh: bool = False) -> None:
-        """Start the next episode of their stream in every game i (or only where which[i]); fresh as `reset`."""
-        which = self._all if which is None else np.asarray(which, np.bool_)
-        self.streams[which, EPISODE] += np.uint64(1)
-        self._reset(which, fresh)
-
-    def step(self, actions, fresh: bool = False) -> None:
-        """Play actions[i] in game i (int64 array of length N).
-
-        fresh: write obs, mask and final_obs (zeros but for the games that ended) into new arrays,
-        so the arrays of earlier steps stay as they were without being copied.
-        """
-        head = self._head
-        if fresh:
-            self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
-            self.final_obs = np.empty_like(self.final_obs)
-            self._bind()
-            head = self._fresh_head
-        self.threads.run(step_games, self.num_games, (*head, actions, *self._tail))
-
-    def close(self) -> None:
-        """Stop the stepping threads (if any); the batch keeps working on one thread."""
-        self.threads.close()
-
-    def rolls_left(self, i: int) -> int:
-        return int(self.rules.rolls_per_turn - self.engine.ints[i, ROLLS_USED])
-
-    def total(self, i: int) -> int:
-        """Game i's score so far, bonuses included."""
-        return int(self.engine.totals[i, 0])
-
-    def game_seed(self, i: int) -> int:
-        """The dice seed of game i's current episode (as `Game(seed=...)` takes it)."""
-        return int(self.engine.seeds[i])

@@ -10,12 +10,12 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.actions import action_name, as_action, legal_summary
-from .batch import Batch
 from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
 from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .render import RENDER_MODES, last_move, renderer
 from ..rules import RuleSet, load
+from .table_core import TableCore
 
 OBS_MODES = ("flat", "dict")
 REWARDS = ("points", "terminal")
@@ -200,13 +200,11 @@ class YachtEnv(gym.Env):
         self.rules = resolve_rules(rules, overrides)
         self.obs_mode, self.reward_mode, self.illegal_action = obs_mode, reward, illegal_action
         self.render_mode = render_mode
-        self._batch = Batch(self.rules, 1, terminal_reward=reward == "terminal", penalty=illegal_penalty,
-                            autoreset=False)
-        self.action_space = gym.spaces.Discrete(self._batch.num_actions)
-        self._n = self._batch.num_actions
+        self.core = TableCore(self.rules, 1, 1, reward=reward, illegal_penalty=illegal_penalty)
+        self.action_space = gym.spaces.Discrete(self.core.num_actions)
+        self._n = self.core.num_actions
         self.observation_space = flat_space(self.rules) if obs_mode == "flat" else dict_space(self.rules)
         self._action = np.zeros(1, np.int64)
-        self._stream = None
         self._over = True
         self._renderer = renderer(render_mode, self.rules, 1, self.metadata["render_fps"], "Yacht-v0")
         self._move = None
@@ -216,11 +214,7 @@ class YachtEnv(gym.Env):
             seed = check_seed(seed)
         check_no_options(options, "Yacht-v0")
         super().reset(seed=seed)
-        if seed is not None or self._stream is None:
-            self._stream = seed if seed is not None else int(self.np_random.integers(2 ** 63))
-            self._batch.reset([self._stream])
-        else:
-            self._batch.next_episode()
+        self.core.reset_table(0, seed, lambda: int(self.np_random.integers(2 ** 63)))
         self._over = False
         self._move = None
         if self.render_mode == "human":
@@ -229,19 +223,19 @@ class YachtEnv(gym.Env):
 
     def step(self, action):
         if self._over:
-            if self._stream is None:
+            if not self.core.started[0]:
                 raise RuntimeError("no episode has started; call reset() before step()")
             raise RuntimeError("the episode is over; call reset() before step()")
         a = as_action(action, self._n)
-        b = self._batch
+        b = self.core
         if self.illegal_action == "raise" and not b.mask[0, a]:
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, b.mask[0])}")
         self._action[0] = a
-        before = b.engine.dice[0].copy()
+        before = b.state.dice[0].copy() if self._renderer is not None else None
         b.step(self._action)
         self._over = b.terminated.item(0)
-        if not b.illegal.item(0):
+        if before is not None and not b.illegal.item(0):      # the last move, for the picture only
             self._move = last_move(self.rules, "you", before, a)
         if self.render_mode == "human":
             self.render()
@@ -253,27 +247,25 @@ class YachtEnv(gym.Env):
         `gymnasium.make` returns this env inside wrappers that do not forward attributes: reach it
         with `env.unwrapped.action_masks()` (or `env.get_wrapper_attr("action_masks")()`).
         """
-        return self._batch.mask[0].astype(bool)
+        return self.core.mask[0].astype(bool)
 
     def _obs(self):
-        b = self._batch
+        b = self.core
         if self.obs_mode == "flat":
             return b.obs[0].copy()
-        e = b.engine
+        e = b.state
         return dict_obs(self.rules, e.dice[0], e.ints[0, ROLLS_USED], e.ints[0, TURN], e.scores[0, 0],
                         e.preview[0], e.cols[0, 0, :, UPPER], e.cols[0, 0, :, YACHT50])
 
     def _info(self, illegal: bool) -> dict:
-        b = self._batch
-        return {"action_mask": b.mask[0].copy(), "total": b.total(0), "game_seed": b.engine.seeds[0],
-                "illegal_action": illegal}
+        return self.core.info_of(0, illegal)
 
     def render(self):
         if self.render_mode is None:
             return None
-        if self._stream is None:
+        if not self.core.started[0]:
             raise RuntimeError("no episode has started; call reset() before render()")
-        b, e = self._batch, self._batch.engine
+        b, e = self.core, self.core.state
         if self._renderer is not None:
             return self._renderer.render(Game.of_table(e, 0), e.dice[0], ["you"], self._move)
         return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],

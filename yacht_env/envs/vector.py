@@ -12,9 +12,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.actions import as_actions
-from .batch import Batch
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .obs import flat_space
+from .table_core import TableCore
 
 INFO_KEYS = ("action_mask", "total", "game_seed", "illegal_action")
 
@@ -97,24 +97,23 @@ class BatchedVectorEnv(VectorEnv):
     `reset` and every step return the single env's info keys for all N envs, batched as Gymnasium's
     vector envs batch them (each with its `_key` bool array).
 
-    A subclass sets the spaces and `INFO_KEYS`, calls `_init_batched`, and gives its core's hooks:
-    `_begin(which, streams)` (episode 0 of streams[i] where which[i]), `_follow(which, fresh)` (the next
-    episode of the stream where which[i]), `_play(actions, live)` (one step: rewards, terminated,
-    illegal; only where live[i] when live is given), `_observations()`, `_info(illegal)` (the info keys,
-    unmarked) and `_autoreset(done, illegal, seeds_before)` (the `final_*` entries of a SAME_STEP step,
-    after which the ended envs have started their next episode).
+    A subclass builds its `yacht_env.envs.table_core.TableCore` (`self.core`) and the spaces, and calls
+    `_init_batched`; stepping, seeding, autoreset, the info and the opponents' faults are written here
+    once over the core, for every seat count.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
     INFO_KEYS: tuple = ()
+    core: TableCore
 
     def _init_batched(self, num_envs, autoreset_mode) -> None:
+        """The autoreset mode and the bookkeeping of every batched env (before its core is built)."""
         self.autoreset_mode = as_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.num_envs = int(num_envs)
         self.render_mode = None
+        self._actions = np.zeros(self.num_envs, np.int64)
         self._truncated = np.zeros(self.num_envs, np.bool_)
-        self._has_stream = np.zeros(self.num_envs, np.bool_)   # env i has a stream (a reset started it)
         self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: env i ended, not restarted
 
     def reset(self, *, seed=None, options=None):
@@ -123,7 +122,7 @@ class BatchedVectorEnv(VectorEnv):
         which = np.ones(self.num_envs, np.bool_) if which is None else which.copy()
         seeds = self._seeds_of(seed)
         seeded = np.array([s is not None for s in seeds]) & which
-        fresh = which & ~seeded & ~self._has_stream
+        fresh = which & ~seeded & ~self.core.started
         if fresh.any():
             base = int(self.np_random.integers(2 ** 63))
             seeds = [base + i if fresh[i] else s for i, s in enumerate(seeds)]
@@ -134,9 +133,10 @@ class BatchedVectorEnv(VectorEnv):
         following = which & ~seeded
         if following.any():
             self._follow(following, fresh=not seeded.any())
-        self._has_stream |= which
         self._ended &= ~which
-        return self._observations(), self._marked(self._info(np.zeros(self.num_envs, np.bool_)), which)
+        info = self._marked(self.core.info(np.zeros(self.num_envs, np.bool_)), which)
+        self._faults(info)
+        return self.core.observations(), info
 
     def _seeds_of(self, seed) -> list:
         """One seed (int or None) per env from reset's `seed`; seeds np_random from the first int."""
@@ -176,17 +176,110 @@ class BatchedVectorEnv(VectorEnv):
         if mode != AutoresetMode.SAME_STEP:
             self._ended = terminated.copy()
         final = {}
-        if mode == AutoresetMode.SAME_STEP and terminated.any():
-            final = self._autoreset(terminated, illegal, seeds_before)
-        info = self._marked(self._info(illegal), np.ones(self.num_envs, np.bool_))
+        if terminated.any():
+            final = self._autoreset(terminated, illegal, seeds_before) if mode == AutoresetMode.SAME_STEP \
+                else self._winners(terminated)
+        info = self._marked(self.core.info(illegal), np.ones(self.num_envs, np.bool_))
         info.update(final)
-        return self._observations(), rewards, terminated, self._truncated.copy(), info
+        self._faults(info)
+        return self.core.observations(), rewards, terminated, self._truncated.copy(), info
 
     def _marked(self, info: dict, rows) -> dict:
         """info plus Gymnasium's `_key` arrays, True on `rows`."""
         for key in self.INFO_KEYS:
             info[f"_{key}"] = rows.copy()
         return info
+
+    # ---- over the table core -----------------------------------------------------------------------
+    def _begin(self, which, streams) -> None:
+        """Episode 0 of stream streams[i] where which[i] (the new rows in new arrays)."""
+        rows = np.flatnonzero(which)
+        self.core.begin(rows, [streams[i] for i in rows], fresh=True)
+
+    def _follow(self, which, fresh: bool) -> None:
+        """The next episode of its stream where which[i]."""
+        self.core.follow(np.flatnonzero(which), fresh=fresh)
+
+    def _game_seeds(self) -> np.ndarray:
+        return self.core.state.seeds
+
+    def _play(self, actions, live):
+        """One step (only where live[i] when live is given): copies of (rewards, terminated, illegal)."""
+        c = self.core
+        if c.solo or live is None:                # one seat: every game is stepped (a finished one does nothing)
+            np.copyto(self._actions, actions)
+            rewards, terminated, illegal = c.step(self._actions, fresh=c.solo)
+            return rewards.copy(), terminated.copy(), illegal.copy()
+        rows = np.flatnonzero(live)               # NEXT_STEP: the tables whose game ended play nothing
+        rewards, terminated, illegal = (np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, np.bool_),
+                                        np.zeros(self.num_envs, np.bool_))
+        rewards[rows], terminated[rows], illegal[rows] = c.step(actions[rows], rows)
+        return rewards, terminated, illegal
+
+    def _autoreset(self, done, illegal, seeds_before) -> dict:
+        """The `final_*` entries of a SAME_STEP step; afterwards the ended envs have started their next
+        episode (the one-seat kernel started it inside the step)."""
+        c, n = self.core, self.num_envs
+        if c.solo:
+            over_mask = np.zeros((n, c.num_actions), np.int8)
+            over_mask[done] = 1                   # a finished game marks every action legal
+            last = {"action_mask": over_mask, "total": np.where(done, c.final_total, 0),
+                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(n, np.bool_)}
+            return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
+                    "_final_info": done.copy()}
+        final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
+        final[done] = c.observations(np.flatnonzero(done))
+        out = {"final_obs": final, "_final_obs": done.copy(), "final_total": np.where(done, c.learner_totals(), 0)}
+        last = self._marked(c.info(illegal), np.ones(n, np.bool_))
+        last["action_mask"][:] = 1                # a finished game marks every action legal
+        last.update(self._winners(done))
+        for key in [k for k in last if not k.startswith("_")]:
+            last[key][~done] = 0
+            last[f"_{key}"] = done.copy()
+        out["final_info"], out["_final_info"] = last, done.copy()
+        self._follow(done, fresh=False)
+        return out
+
+    def _winners(self, done) -> dict:
+        """`winners` ((N, num_players) bool, the seats in first place) where done[i], for several seats."""
+        if self.core.solo:
+            return {}
+        winners = self.core.winners()
+        winners[~done] = False
+        return {"winners": winners, "_winners": done.copy()}
+
+    def _faults(self, info: dict) -> None:
+        """info["opponent_faults"][i]: the faults of the opponents at table i since the last step or reset
+        (a list of `YachtVs-v0`'s fault dicts), rows marked by info["_opponent_faults"]; both keys only
+        when some opponent faulted."""
+        faults = self.core.take_faults()
+        if not faults:
+            return
+        per = np.empty(self.num_envs, object)
+        for i in range(self.num_envs):
+            per[i] = []
+        for f in faults:
+            per[f["table"]].append(f)
+        info["opponent_faults"] = per
+        info["_opponent_faults"] = np.array([len(x) > 0 for x in per], np.bool_)
+
+    @staticmethod
+    def final_totals(info) -> np.ndarray:
+        """The learner's final totals on the rows of a SAME_STEP step's info whose game ended."""
+        return info["final_info"]["total"]
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool mask of the learner's legal actions now (those the last info showed)."""
+        return self.core.mask.astype(bool)
+
+    def close_extras(self, **kwargs) -> None:
+        self.core.close()
+
+    def __getstate__(self):
+        if self.core.threads.num_threads > 1:
+            raise TypeError(f"a {type(self).__name__} stepping on {self.core.threads.num_threads} threads cannot be "
+                            "pickled; make it with num_threads=1 to pickle it")
+        return self.__dict__
 
 
 class YachtVectorEnv(BatchedVectorEnv):
@@ -258,63 +351,14 @@ class YachtVectorEnv(BatchedVectorEnv):
         check_choice("reward", reward, REWARDS)
         self._init_batched(num_envs, autoreset_mode)
         self.rules = resolve_rules(rules, overrides)
-        self.batch = Batch(self.rules, self.num_envs, terminal_reward=reward == "terminal",
-                           penalty=illegal_penalty, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP,
-                           num_threads=num_threads)
+        self.core = TableCore(self.rules, self.num_envs, 1, reward=reward, illegal_penalty=illegal_penalty,
+                              num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)
         self.single_observation_space = flat_space(self.rules)
-        self.single_action_space = spaces.Discrete(self.batch.num_actions)
+        self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._actions = np.zeros(self.num_envs, np.int64)
 
-    # the hooks of BatchedVectorEnv over the compiled solitaire batch (which autoresets by itself under SAME_STEP)
-    def _begin(self, which, streams) -> None:
-        self.batch.reset(streams, which=which, fresh=True)
-
-    def _follow(self, which, fresh: bool) -> None:
-        self.batch.next_episode(which=which, fresh=fresh)
-
-    def _game_seeds(self) -> np.ndarray:
-        return self.batch.engine.seeds
-
-    def _play(self, actions, live):
-        b = self.batch
-        np.copyto(self._actions, actions)
-        b.step(self._actions, fresh=True)
-        return b.rewards.copy(), b.terminated.copy(), b.illegal.copy()
-
-    def _observations(self) -> np.ndarray:
-        return self.batch.obs
-
-    def _autoreset(self, done, illegal, seeds_before) -> dict:
-        b = self.batch
-        over_mask = np.zeros((self.num_envs, b.num_actions), np.int8)
-        over_mask[done] = 1                   # a finished game marks every action legal
-        last = {"action_mask": over_mask, "total": np.where(done, b.final_total, 0),
-                "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(self.num_envs, np.bool_)}
-        return {"final_obs": b.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
-                "_final_info": done.copy()}
-
-    @staticmethod
-    def final_totals(info) -> np.ndarray:
-        """The learner's final totals on the rows of a SAME_STEP step's info whose game ended."""
-        return info["final_info"]["total"]
-
-    def _info(self, illegal) -> dict:
-        """YachtEnv's info keys for every game, unmarked."""
-        e = self.batch.engine
-        return {"action_mask": self.batch.mask, "total": e.totals[:, 0].copy(), "game_seed": e.seeds.copy(),
-                "illegal_action": illegal}
-
-    def action_masks(self) -> np.ndarray:
-        """(N, A) bool mask of the legal actions now."""
-        return self.batch.mask.astype(bool)
-
-    def close_extras(self, **kwargs) -> None:
-        self.batch.close()
-
-    def __getstate__(self):
-        if self.batch.threads.num_threads > 1:
-            raise TypeError(f"a YachtVectorEnv stepping on {self.batch.threads.num_threads} threads cannot be "
-                            "pickled; make it with num_threads=1 to pickle it")
-        return self.__dict__
+    @property
+    def batch(self) -> TableCore:
+        """The table core (its one-seat case: `mask`, `obs`, `step` ...), by its earlier name."""
+        return self.core

@@ -9,7 +9,8 @@
         e.step(action)
 
 The environment is `raw_env` (its docstring has the Gymnasium sections); `env(...)` wraps it as
-PettingZoo's classic games are wrapped.
+PettingZoo's classic games are wrapped. It is a facade over one table of the table core
+(`yacht_env.envs.table_core.TableCore` with every seat deciding), the stepper of every env.
 """
 import numpy as np
 from gymnasium import spaces
@@ -17,12 +18,12 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core.dice_source import game_seed
 from ..core.actions import action_name, as_action, legal_summary, num_actions
 from ..envs.env import check_choice, check_render_mode, check_seed, resolve_rules
 from ..core.game import Game, IllegalMove
 from ..envs.render import RENDER_MODES, last_move, renderer
-from ..envs.table_obs import render_table, seat_obs, seat_space
+from ..envs.table_core import ALL, TableCore
+from ..envs.table_obs import render_table, seat_space
 from ..envs.vs_env import VS_REWARDS
 
 
@@ -108,7 +109,8 @@ class raw_env(AECEnv):
                                  "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self._stream, self._episode = None, 0
+        self.core = TableCore(r, 1, num_players, seat=ALL, reward=reward)
+        self._one = np.zeros(1, np.int64)
         self._renderer = renderer(render_mode, r, num_sheets, self.metadata["render_fps"], "yacht_v0")
         self._move = None
 
@@ -121,39 +123,36 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             check_seed(seed)
-        if seed is not None or self._stream is None:
-            rng, _ = seeding.np_random(seed)
-            self._stream = seed if seed is not None else int(rng.integers(2 ** 63))
-            self._episode = 0
-        else:
-            self._episode += 1
-        self.game = Game(self.rules, self.num_players, seed=game_seed(self._stream, self._episode))
+        self.core.reset_table(0, seed, lambda: int(seeding.np_random(None)[0].integers(2 ** 63)))
+        self.game = Game.of_table(self.core.state, 0)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.game.roll()
-        self._dice = self.game.dice
         self.agent_selection = self.possible_agents[self.game.current_seat]
         self._move = None
         if self.render_mode == "human":
             self.render()
 
+    @property
+    def _dice(self) -> np.ndarray:
+        """The dice on the table: the last the seat deciding had in hand."""
+        return self.core.shown[0]
+
     def observe(self, agent):
         seat = self._seat[agent]
-        g = self.game
-        mask = g.legal_mask() if agent == self.agent_selection and not g.is_over else \
+        mask = self.core.mask[0].copy() if agent == self.agent_selection and not self.game.is_over else \
             np.zeros(self.action_spaces[agent].n, np.int8)
-        return {"observation": seat_obs(g, seat, self._dice), "action_mask": mask}
+        return {"observation": self.core.observations([0], [seat])[0], "action_mask": mask}
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        g = self.game
-        mask = g.legal_mask()
+        g, core = self.game, self.core
+        mask = core.mask[0]
         try:
             a = as_action(action, len(mask))
         except ValueError as e:
@@ -161,27 +160,17 @@ class raw_env(AECEnv):
         if not mask[a]:
             raise IllegalMove(f"{agent}: action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, mask)}")
-        before = g.sheet_totals()
-        self._move = last_move(self.rules, agent, self._dice, a)
-        g.apply(a)
-        if g.phase == "roll":
-            g.roll()
-        if not g.is_over:
-            self._dice = g.dice
+        if self._renderer is not None:            # the last move, for the picture only
+            self._move = last_move(self.rules, agent, self._dice, a)
+        self._one[0] = a
+        core.step(self._one)
         self._cumulative_rewards[agent] = 0.0
-        after = g.sheet_totals()
         for other in self.agents:
-            s = g.sheet_of(self._seat[other])
-            self.rewards[other] = float(after[s] - before[s]) if self.reward_mode == "points" else 0.0
+            self.rewards[other] = float(core.seat_rewards[0, self._seat[other]])
         if g.is_over:
-            ranks = g.sheet_ranks()
-            firsts = sum(1 for r in ranks if r == 1)
             for other in self.agents:
                 self.terminations[other] = True
                 self.infos[other] = {"totals": g.totals(), "winners": g.winners()}
-                if self.reward_mode == "win":
-                    rank = ranks[g.sheet_of(self._seat[other])]
-                    self.rewards[other] = -1.0 if rank != 1 else (1.0 if firsts == 1 else 0.0)
         else:
             self.agent_selection = self.possible_agents[g.current_seat]
         self._accumulate_rewards()
@@ -202,5 +191,6 @@ class raw_env(AECEnv):
         return render_table(self.game, self._dice, label)
 
     def close(self):
+        self.core.close()
         if self._renderer is not None:
             self._renderer.close()

@@ -1,0 +1,503 @@
+"""The one table core: N tables of one rule set with 1-8 seats, the stepper under every environment.
+
+    core = TableCore(rules, num_tables, num_players=1)                      # Yacht-v0 (one seat)
+    core = TableCore(rules, n, num_players=3, opponents="strong", seat=0)  # YachtVs-v0 (a learner's seat)
+    core = TableCore(rules, 1, num_players=4, seat="all")                  # the PettingZoo AEC env
+
+`Yacht-v0`, its vector env, `YachtVs-v0`, its vector env, both SB3 adapters and the PettingZoo env are
+facades over a `TableCore`: it owns the tables (`yacht_env.core.engine.State`), the streams of episodes
+(seeding), stepping, the legal masks (computed once per step, `mask`), the opponents inside the step and
+their planned fast path (`yacht_env.core.plan_source`), rewards, the final observation of an ended game,
+and the info of every env (`info`, the same keys single and batched).
+
+Who decides through `step`:
+- one seat (`num_players=1`): the player. The one-seat case runs on its own compiled kernel
+  (`yacht_env.envs.batch.step_games`: move, next roll, reward, observation, mask and, with `autoreset`,
+  the next episode, in one pass per game, what makes the batched `Yacht-v0` fast), where the general
+  seat step makes them in three compiled passes with numpy between; the state, streams, info and
+  autoreset are the core's all the same.
+- `seat` an int or "rotate" (2-8 seats): the learner at seat[i]; the opponents play the other seats
+  inside the step (one opponent that plays from kept plans, as `strong` does, in compiled code: `step_planned`).
+- `seat="all"`: every seat decides through `step` (the seat to move); no opponents.
+
+Seeding, once for every env: table i plays a *stream* of episodes (`streams[i, STREAM]`); episode k of
+stream s deals the dice of `Game(rules, num_players, seed=yacht_env.core.dice_source.game_seed(s, k))`.
+`begin(rows, streams)` starts episode 0 of the given streams, `follow(rows)` the next episode.
+"""
+import numba as nb
+import numpy as np
+
+from ..core.actions import NUM_HOLDS, num_actions
+from ..core.dice_source import stream_seeds
+from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
+from ..core.lockstep import play, seating_around, sheet_ranks
+from ..core.plan_source import planned
+from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
+from ..rules.tables import Tables
+from ..solver.play import advance_table
+from .batch import EPISODE, STREAM, reset_games, step_games
+from .obs import inv_box_scale, obs_size
+from .step_threads import SliceThreads, post
+from .table_obs import seat_observations
+
+SOLO_REWARDS, TABLE_REWARDS = ("points", "terminal"), ("points", "win")
+ALL = "all"
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True, inline="always")
+def _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
+                         seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+    """The opponents' moves at table i from their kept plans (side[i, seat] = 1 at an opponent's seat:
+    `advance_table`), then the learner's first roll of its turn. False: an opponent reached a state
+    without a kept plan (its dice are rolled; nothing else is played)."""
+    if not advance_table(T, i, 1, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
+                         turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+        return False
+    if ints[i, TURN] < turns and ints[i, ROLLS_USED] == 0:
+        seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
+        roll_seeded(T, i, seat % num_sheets, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+    return True
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def step_planned(lo, hi, ctrl, rows, actions, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                 num_sheets, turns, gains, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
+                 *tables):
+    """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves and
+    the learner's next first roll (`_opponents_then_roll`). gains[j]: the learner's points (-1: illegal,
+    nothing played); stuck[j]: an opponent reached a state without a kept plan. Runs as one slice of
+    `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
+    post(ctrl)
+    T = Tables(*tables)
+    for j in range(lo, hi):
+        i = rows[j]
+        a = actions[j]
+        gains[j] = play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals,
+                               preview, extra)
+        stuck[j] = False
+        if gains[j] < 0 or a < NUM_HOLDS:
+            continue
+        stuck[j] = not _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                                            num_sheets, turns, seeds, ints, dice, faces, scores, cols, totals,
+                                            preview, extra)
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def advance_planned_seats(lo, hi, ctrl, rows, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
+                          num_sheets, turns, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
+                          *tables):
+    """`_opponents_then_roll` at tables rows[lo:hi] (stuck[j] as in `step_planned`); one slice of
+    `step_threads.SliceThreads` (ctrl)."""
+    post(ctrl)
+    T = Tables(*tables)
+    for j in range(lo, hi):
+        stuck[j] = not _opponents_then_roll(T, rows[j], side, n_upper, n_flag, threshold, slot, plans, ypts,
+                                            num_players, num_sheets, turns, seeds, ints, dice, faces, scores, cols,
+                                            totals, preview, extra)
+
+
+def check_seat_args(rules, num_players, seat) -> None:
+    """ValueError naming the argument when num_players or seat does not fit the rules."""
+    if num_players == 1 and seat != ALL:
+        if rules.teams:
+            raise ValueError(f"rules {rules.name!r} have teams={rules.teams}; a solitaire game has one sheet "
+                             "(use YachtVs-v0 or yacht_env.integrations.pettingzoo for team games)")
+        if rules.min_players > 1:
+            raise ValueError(f"rules {rules.name!r} need at least {rules.min_players} players; "
+                             "a solitaire game has one")
+        if seat != 0:
+            raise ValueError(f"a one-seat table has seat 0, got {seat!r}")
+    rules.check_players(num_players)
+    if seat == ALL or num_players == 1:
+        return
+    if not (seat == "rotate" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players)):
+        raise ValueError(f"seat must be 0..{num_players - 1} or 'rotate', got {seat!r}")
+
+
+class TableCore:
+    """N tables of one rule set with `num_players` seats, stepped in compiled code (the module docstring).
+
+    Arguments: `opponents` (2-8 seats with a learner: one opponent spec for every other seat, or a list
+    of one per other seat in seat order; default uniform random), `seat` (the learner's seat: an int,
+    "rotate" = seat k % num_players in episode k, or "all"), `reward` ("points" or "terminal" for one
+    seat, else "points" or "win"), `illegal_penalty` (the reward of an illegal action, which changes
+    nothing), `num_threads` (threads stepping slices of the tables: the same games for any count),
+    `autoreset` (one seat only: an ended game starts the next episode inside the step, its last
+    observation in `final_obs`).
+
+    After every `begin`, `follow` and `step`: `mask[i]` is table i's legal actions now (int8; all 1 once
+    its game is over), `shown[i]` the dice the deciding seat last saw. `step` returns (rewards,
+    terminated, illegal) for the rows stepped.
+    """
+
+    def __init__(self, rules, num_tables: int, num_players: int = 1, opponents=None, seat=0, reward: str = "points",
+                 num_threads: int = 1, illegal_penalty: float = 1.0, autoreset: bool = False):
+        check_seat_args(rules, num_players, seat)
+        n = int(num_tables)
+        self.rules, self.num_tables, self.num_players = rules, n, num_players
+        self.solo = num_players == 1 and seat != ALL
+        self.all_seats = seat == ALL
+        choices = SOLO_REWARDS if self.solo else TABLE_REWARDS
+        if reward not in choices:
+            raise ValueError(f"reward must be one of {', '.join(map(repr, choices))}, got {reward!r}")
+        if (self.solo or self.all_seats) and opponents is not None:
+            raise ValueError("a table without a learner's seat has no opponents")
+        if autoreset and not self.solo:
+            raise ValueError("autoreset inside the step is the one-seat kernel's (BatchedVectorEnv does it otherwise)")
+        self.seat_rule, self.reward_mode, self.illegal_penalty = seat, reward, float(illegal_penalty)
+        self.state = State(rules, n, num_players)
+        self.num_sheets = self.state.num_sheets
+        self.num_actions = num_actions(rules)
+        self.threads = SliceThreads(num_threads)
+        self.streams = np.zeros((n, 2), np.uint64)          # STREAM, EPISODE per table
+        self.started = np.zeros(n, np.bool_)                 # table i has a stream (`begin` gave it one)
+        self.seat = np.zeros(n, np.int64)
+        self.sheet = np.zeros(n, np.int64)                   # the learner's sheet
+        self.mask = np.zeros((n, self.num_actions), np.int8)
+        self.shown = np.ones((n, 5), np.int8)
+        self.rows = np.arange(n)
+        self.rewards = np.zeros(n, np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.illegal = np.zeros(n, np.bool_)
+        self.final_total = np.zeros(n, np.int64)
+        self.players, self.guards, self.planned = [None], [], None
+        if self.solo:
+            self._init_solo(reward == "terminal", autoreset)
+        else:
+            self._gains = np.zeros(n, np.int64)
+            self._stuck = np.zeros(n, np.bool_)
+            self.seating = np.zeros((n, num_players), np.int64)
+            self.side = np.zeros((n, num_players), np.int64)     # 1 at the opponents' seats
+            self.banked = np.zeros(n, np.int64)
+            self.seat_rewards = np.zeros((n, num_players), np.float32)
+            if not self.all_seats:
+                self._init_opponents(opponents)
+
+    # ---- construction ----------------------------------------------------------------------------
+    def _init_solo(self, terminal_reward: bool, autoreset: bool) -> None:
+        """The one-seat kernel's arrays (`batch.step_games`): it writes obs, mask, rewards and, with
+        autoreset, final_obs and the next episode in one pass."""
+        n, e = self.num_tables, self.state
+        self.inv_scale = inv_box_scale(self.rules)
+        self.params = np.array([float(terminal_reward), self.illegal_penalty, float(autoreset), 0.0])
+        self._fresh_params = self.params.copy()
+        self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
+        self.obs = np.zeros((n, obs_size(self.rules)), np.float32)
+        self.final_obs = np.zeros_like(self.obs)
+        self._game = (self.streams, e.seeds, e.ints, e.dice, e.faces, e.scores, e.cols, e.totals, e.preview, e.extra)
+        self._head = (self.inv_scale, e.ypts, self.rules.rounds, self.params)
+        self._fresh_head = (self.inv_scale, e.ypts, self.rules.rounds, self._fresh_params)
+        self.shown = e.dice
+        self._bind()
+
+    def _bind(self) -> None:
+        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
+                      self.final_total, *self.state.tables)
+
+    def _init_opponents(self, opponents) -> None:
+        n, others = self.num_tables, self.num_players - 1
+        if opponents is None:
+            opponents = [Uniform()] * others
+        elif not isinstance(opponents, (list, tuple)):
+            opponents = [opponents] * others      # one opponent for every other seat
+        elif len(opponents) != others:
+            raise ValueError(f"opponents must be one opponent (for every other seat) or a list of {others}, one per "
+                             f"other seat in seat order, got a list of {len(opponents)}")
+        # players[0] stands for the learner (never asked); players[1 + k]: the k-th other seat's opponent
+        built = {}     # spec -> its batched agent: one object for every seat given the same spec
+        for k, o in enumerate(opponents):
+            player = built.get(o) if isinstance(o, str) else None
+            if player is None:
+                try:
+                    made = batched_player(o, n, k)
+                except ValueError as e:
+                    raise ValueError(f"opponent {k + 1}: {e}") from None
+                player = guarded(made, o, n)
+                if isinstance(o, str) and not isinstance(made, PerGame):
+                    built[o] = player
+            self.players.append(player)
+        self.guards = list({id(p): p for p in self.players[1:] if isinstance(p, Forfeiting)}.values())
+        # one opponent playing from kept plans at every other seat: its moves are played in compiled code
+        # inside the learner's step (`step_planned`)
+        one = len({id(p) for p in self.players[1:]}) == 1
+        self.planned = planned(self.players[1], self.rules) if one else None
+        for g in self.guards:
+            g.seating, g.index = self.seating, self.players.index(g)
+
+    # ---- episodes (seeding) ----------------------------------------------------------------------
+    def begin(self, rows, streams, fresh: bool = False) -> None:
+        """Start episode 0 of stream streams[j] at table rows[j] (streams: integers, taken mod 2**64).
+
+        fresh: the new rows of `obs` (one seat) and `mask` go into new arrays, so the arrays an earlier
+        step returned keep their rows."""
+        rows = np.asarray(rows, np.int64)
+        self.streams[rows, STREAM] = np.array([int(s) & 0xFFFFFFFFFFFFFFFF for s in streams], np.uint64)
+        self.streams[rows, EPISODE] = 0
+        self.started[rows] = True
+        self._start(rows, fresh)
+
+    def reset_table(self, i: int, seed, draw) -> None:
+        """A single env's `reset(seed=...)` at table i: episode 0 of stream `seed` (an int); without a seed
+        the next episode of the table's stream, or episode 0 of the stream `draw()` gives if it has none."""
+        if seed is not None or not self.started[i]:
+            self.begin([i], [seed if seed is not None else draw()])
+        else:
+            self.follow([i])
+
+    def follow(self, rows, fresh: bool = False) -> None:
+        """Start the next episode of their stream at tables `rows` (fresh as `begin`)."""
+        rows = np.asarray(rows, np.int64)
+        self.streams[rows, EPISODE] += np.uint64(1)
+        self._start(rows, fresh)
+
+    def _start(self, rows, fresh: bool) -> None:
+        """The episode streams[rows] at tables `rows`, up to the first decision of the seat deciding."""
+        if fresh:
+            self.mask = self.mask.copy()
+        if self.solo:
+            which = np.zeros(self.num_tables, np.bool_)
+            which[rows] = True
+            if fresh:
+                self.obs = self.obs.copy()
+                self._bind()
+            reset_games(self.inv_scale, self.rules.rounds, which, *self._game, self.obs, self.mask, *self.state.tables)
+            return
+        st, P = self.state, self.num_players
+        st.reset(stream_seeds(self.streams[rows, STREAM], self.streams[rows, EPISODE].astype(np.int64)), rows=rows)
+        if self.all_seats:
+            st.roll(rows)
+            self.shown[rows] = st.dice[rows]
+        else:
+            episodes = self.streams[rows, EPISODE]
+            seat = (episodes % np.uint64(P)).astype(np.int64) if self.seat_rule == "rotate" \
+                else np.full(len(rows), self.seat_rule)
+            self.seat[rows] = seat
+            self.sheet[rows] = seat % self.num_sheets
+            self.seating[rows] = seating_around(seat, P)     # the learner is player 0, the opponents 1..P-1
+            self.side[rows] = self.seating[rows] > 0
+            for p in self.players[1:]:
+                if hasattr(p, "start"):
+                    p.start(st, rows)
+            self._advance(rows)
+        self.banked[rows] = self.learner_totals(rows)
+        self._masks(rows)
+
+    def _masks(self, rows) -> None:
+        """mask[rows] = the legal actions of the seat deciding (all 1 where the game is over)."""
+        self.mask[rows] = self.state.masks(rows)
+        self.mask[rows[self.state.over(rows)]] = 1
+
+    def _advance(self, rows) -> None:
+        """Play the opponents at tables `rows` up to the learner's next decision (or the end)."""
+        if self.planned is not None:
+            self._advance_planned(rows)
+            return
+        play(self.state, self.players, self.seating, rows=rows, until=self.seat)
+        waiting = ~self.state.over(rows)
+        self.shown[rows[waiting]] = self.state.dice[rows[waiting]]
+
+    def _advance_planned(self, rows) -> None:
+        """`_advance` for one planned opponent: its moves in compiled code; the plans it lacks are computed
+        in one batch per round (each round plays every stuck table at least one decision further), the
+        same moves as the lockstep runner plays."""
+        st = self.state
+        todo = np.asarray(rows, np.int64)
+        while len(todo):
+            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            stuck = self._stuck[:len(todo)]
+            self.threads.run(advance_planned_seats, len(todo), (
+                todo, self.side, n_upper, n_flag, threshold, slot, plans, st.ypts, st.num_players, st.num_sheets,
+                st.turns, stuck, st.seeds, st.ints, st.dice, st.faces, st.scores, st.cols, st.totals, st.preview,
+                st.extra, *st.tables))
+            todo = todo[stuck]
+            if len(todo):
+                self.planned.plan_seats(st, todo)
+        waiting = rows[~st.over(rows)]
+        self.shown[waiting] = st.dice[waiting]
+
+    # ---- stepping --------------------------------------------------------------------------------
+    def step(self, actions, rows=None, fresh: bool = False):
+        """Play actions[j] (int64) at table rows[j] (default: every table); returns (rewards, terminated,
+        illegal) for those rows, arrays the next step rewrites. An illegal action pays -illegal_penalty and
+        changes nothing.
+
+        One seat: every table is stepped (rows must be None); fresh writes obs, mask and final_obs (zeros
+        but for the games that ended) into new arrays, so the arrays of earlier steps stay as they were."""
+        if self.solo:
+            head = self._head
+            if fresh:
+                self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
+                self.final_obs = np.empty_like(self.final_obs)
+                self._bind()
+                head = self._fresh_head
+            self.threads.run(step_games, self.num_tables, (*head, actions, *self._tail))
+            return self.rewards, self.terminated, self.illegal
+        if fresh:
+            self.mask = self.mask.copy()
+        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        actions = np.ascontiguousarray(actions, np.int64)
+        st = self.state
+        if self.all_seats:
+            before = st.totals[rows].copy()
+            seats = st.seat_to_move(rows)
+            gains = st.play(rows, actions)
+            illegal = gains < 0
+            turned = rows[~illegal & (actions >= NUM_HOLDS)]
+            turned = turned[~st.over(turned)]
+            if len(turned):
+                st.roll(turned)                   # the next seat's first roll
+        elif self.planned is not None:
+            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            gains, stuck = self._gains[:len(rows)], self._stuck[:len(rows)]
+            self.threads.run(step_planned, len(rows), (
+                rows, actions, self.side, n_upper, n_flag, threshold, slot, plans, st.ypts, st.num_players,
+                st.num_sheets, st.turns, gains, stuck, st.seeds, st.ints, st.dice, st.faces, st.scores, st.cols,
+                st.totals, st.preview, st.extra, *st.tables))
+            if stuck.any():
+                self._advance(rows[stuck])
+            illegal = gains < 0
+        else:
+            # `shown` changes only where the opponents moved (`_advance`): at a game's end the learner's
+            # observation shows the first roll of its last turn here (the other paths: the dice it scored)
+            gains = st.play(rows, actions)
+            illegal = gains < 0
+            ended = rows[~illegal & (actions >= NUM_HOLDS)]
+            ended = ended[~st.over(ended)]
+            if len(ended):
+                self._advance(ended)
+        if self.all_seats or self.planned is not None:
+            waiting = rows[~st.over(rows)]
+            self.shown[waiting] = st.dice[waiting]
+        over = st.over(rows)
+        if self.all_seats:
+            self._seat_rewards(rows, before, over)
+            rewards = self.seat_rewards[rows, seats]
+        else:
+            total = self.learner_totals(rows)
+            if self.reward_mode == "points":
+                rewards = (total - self.banked[rows]).astype(np.float32)
+            else:
+                rewards = np.zeros(len(rows), np.float32)
+                if over.any():
+                    rewards[over] = self.outcomes(rows[over])
+            self.banked[rows] = total
+        rewards[illegal] = -self.illegal_penalty
+        self.final_total[rows[over]] = self.learner_totals(rows[over])
+        self._masks(rows)
+        return rewards, over, illegal
+
+    def _seat_rewards(self, rows, before, over) -> None:
+        """seat_rewards[rows]: what the step paid every seat (all seats deciding): its sheet's points, or
+        under "win" the outcome of an ended game."""
+        sheets = np.arange(self.num_players) % self.num_sheets
+        if self.reward_mode == "points":
+            self.seat_rewards[rows] = (self.state.totals[rows] - before)[:, sheets]
+        else:
+            self.seat_rewards[rows] = 0.0
+        if self.reward_mode != "win":
+            return
+        for j in np.flatnonzero(over):
+            ranks = sheet_ranks(self.state, rows[j:j + 1])[0]
+            first = (ranks == 1).sum() == 1
+            self.seat_rewards[rows[j]] = np.where(ranks[sheets] != 1, -1.0, 1.0 if first else 0.0)
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def observations(self, rows=None, seats=None) -> np.ndarray:
+        """Flat observations of the deciding seat at tables `rows` (default: all; one seat: the kernel's
+        `obs` array itself), or of seats[j] at table rows[j]."""
+        if self.solo:
+            return self.obs if rows is None else self.obs[rows]
+        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        seats = self.seat[rows] if seats is None else seats
+        return seat_observations(self.state, rows, seats, self.shown[rows], self.threads)
+
+    def take_faults(self) -> list[dict]:
+        """The opponents' faults since last taken (`yacht_env.core.players.Forfeiting`), in the order they
+        happened per opponent."""
+        return [f for g in self.guards for f in g.take_faults()] if self.guards else []
+
+    def learner_totals(self, rows=None) -> np.ndarray:
+        """The learner's sheet's total at tables `rows` (default: all)."""
+        rows = self.rows if rows is None else rows
+        return self.state.totals[rows, self.sheet[rows]]
+
+    def seat_totals(self, rows=None) -> np.ndarray:
+        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's)."""
+        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        return self.state.totals[rows][:, np.arange(self.num_players) % self.num_sheets].astype(np.int64)
+
+    def winners(self, rows=None) -> np.ndarray:
+        """(len(rows), num_players) bool: the seats in first place at finished tables `rows`."""
+        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        ranks = sheet_ranks(self.state, rows)
+        return ranks[:, np.arange(self.num_players) % self.num_sheets] == 1
+
+    def outcomes(self, rows) -> np.ndarray:
+        """+1 outright win, 0 shared first place, -1 loss, for the learner at finished tables."""
+        ranks = sheet_ranks(self.state, rows)
+        mine = ranks[np.arange(len(rows)), self.sheet[rows]]
+        firsts = (ranks == 1).sum(axis=1)
+        return np.where(mine != 1, -1.0, np.where(firsts == 1, 1.0, 0.0)).astype(np.float32)
+
+    # ---- the info of every env -------------------------------------------------------------------
+    def info_keys(self) -> tuple:
+        """The keys of `info` (the same for the single and the batched form of an env)."""
+        if self.solo:
+            return ("action_mask", "total", "game_seed", "illegal_action")
+        return ("action_mask", "seat", "total", "totals", "game_seed", "illegal_action")
+
+    def info(self, illegal, rows=None) -> dict:
+        """The info of tables `rows` (default: all) now, one array per key (`info_keys`): action_mask
+        (int8, a copy of `mask`), the learner's seat (several seats), its sheet's total (int64), every
+        seat's total (several seats: (n, num_players) int64), game_seed (uint64), illegal_action (bool)."""
+        st = self.state
+        illegal = np.array(illegal, np.bool_)
+        if self.solo:
+            # every table: the one-seat kernel's mask is new after every step, so it is not copied
+            mask = self.mask if rows is None else self.mask[rows]
+            rows = slice(None) if rows is None else np.asarray(rows, np.int64)
+            return {"action_mask": mask, "total": st.totals[rows, 0].copy(), "game_seed": st.seeds[rows].copy(),
+                    "illegal_action": illegal}
+        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": self.learner_totals(rows),
+                "totals": self.seat_totals(rows), "game_seed": st.seeds[rows], "illegal_action": illegal}
+
+    def info_of(self, i: int, illegal: bool) -> dict:
+        """`info` of table i as the single env gives it: Python scalars and lists, game_seed a numpy
+        uint64, the mask an int8 array; with several seats `winners` (the seats in first place) once
+        the game is over."""
+        st = self.state
+        if self.solo:
+            return {"action_mask": self.mask[i].copy(), "total": int(st.totals[i, 0]), "game_seed": st.seeds[i],
+                    "illegal_action": illegal}
+        sheets = np.arange(self.num_players) % self.num_sheets
+        info = {"action_mask": self.mask[i].copy(), "seat": int(self.seat[i]),
+                "total": int(st.totals[i, self.sheet[i]]), "totals": st.totals[i, sheets].tolist(),
+                "game_seed": st.seeds[i], "illegal_action": illegal}
+        if st.ints[i, TURN] >= st.turns:
+            info["winners"] = np.flatnonzero(self.winners([i])[0]).tolist()
+        return info
+
+    # ---- the one-seat kernel's per-table readings (the single Yacht-v0) ----------------------------
+    def rolls_left(self, i: int) -> int:
+        return int(self.rules.rolls_per_turn - self.state.ints[i, ROLLS_USED])
+
+    def total(self, i: int) -> int:
+        """Table i's learner's score so far, bonuses included."""
+        return int(self.state.totals[i, self.sheet[i]])
+
+    def game_seed(self, i: int) -> int:
+        """The dice seed of table i's current episode (as `Game(seed=...)` takes it)."""
+        return int(self.state.seeds[i])
+
+    @property
+    def engine(self) -> State:
+        """The tables' engine state (the one-seat kernel's name for it)."""
+        return self.state
+
+    def close(self) -> None:
+        """Stop the stepping threads (the core keeps working on one thread) and the opponents."""
+        self.threads.close()
+        for p in self.players[1:]:
+            if hasattr(p, "close"):
+                p.close()
