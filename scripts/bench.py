@@ -1,4 +1,4 @@
-"""Benchmarks: ``python scripts/bench.py {env,solver,tournament,analysis,agents,first-run,web} [options]``.
+"""Benchmarks: ``python scripts/bench.py {env,solver,tournament,analysis,agents,first-run,web,...} [options]``.
 
 Each subcommand is a module ``scripts/bench/<name>.py`` exposing ``add_parser(sub)`` (which adds
 its subparser) and ``run(args)``; add one to ``BENCHMARKS`` below to register it. Modules are
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt", "luck",
-              "adaptive")
+              "adaptive", "distribution")
 
 
 def main(argv: list[str] | None = None) -> int:
