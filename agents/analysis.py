@@ -413,8 +413,8 @@ def add_win_chances(a: Analysis) -> None:
     decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
     `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
     decision. Several columns, or only games of one sheet: left as None."""
-    from .strong import StrongAgent, distribution_arrays
-    from yacht_env.solver.winning import spread_for, win_decisions
+    from .strong import StrongAgent, distribution_arrays, spread_for
+    from yacht_env.solver.winning import win_decisions
 
     if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
         return                     # no score distributions for several columns; no table in solitaire games

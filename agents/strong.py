@@ -21,7 +21,7 @@ from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solu
 from yacht_env.solver.plans import FIRST_HOLD, HOLD_OF
 from yacht_env.solver.policy import Policy
 from yacht_env.core.dice import NUM_ROLLS
-from yacht_env.solver.winning import pmf_mass, spread_for, win_dial_moves, win_plans, win_tables
+from yacht_env.solver.winning import pmf_mass, win_dial_moves, win_plans, win_tables
 
 from .base import Agent, BatchView
 
@@ -89,6 +89,15 @@ class StrongAgent(Agent):
 
 
 GOALS = ("points", "win", "target")
+# sheets at the table -> the factors the deciding sheet's own future is scaled by around its mean in the
+# estimate (`yacht_env.solver.winning.chance_after`; the best of several counts). Measured: BENCHMARKS.md,
+# "Playing to win", third session; 1 (the points player's future as it is) at every other size.
+SPREAD: dict[int, tuple[float, ...]] = {}
+
+
+def spread_for(sheets: int) -> np.ndarray:
+    """The factors `strong?goal=win` scales its own future by at a table of `sheets` sheets (`SPREAD`)."""
+    return np.array(SPREAD.get(sheets, (1.0,)), np.float64)
 _DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
 
 
@@ -112,9 +121,9 @@ class WinAgent(Agent):
     the other sheets as they stand at that moment, every later turn played for expected points. One-column
     rules (solitaire, multi-player, team sheets); ties count as the rules share them. Batched and
     compiled; a game's moves depend only on its table, so they are the same played alone or in a batch.
-    spread: the widenings of its own later turns in the estimate (a number or several, the best counts:
-    `winning.chance_after`); None: the measured default for the table's size (`winning.spread_for`) under goal
-    "win", none under goal "target".
+    spread: the factors its own later turns are scaled by in the estimate (a number or several, the best counts:
+    `winning.chance_after`); None: the measured default for the table's size (`spread_for`) under goal "win",
+    1 under goal "target".
     """
 
     trusted = True
@@ -225,7 +234,7 @@ class WinAgent(Agent):
         return plans, chances
 
     def _spread(self, sheets: int) -> np.ndarray:
-        """The widenings of its own future at a table of `sheets` sheets (see the class docstring)."""
+        """The factors of its own future at a table of `sheets` sheets (see the class docstring)."""
         if self.spread is not None:
             return self.spread
         return spread_for(sheets) if self.goal == "win" else np.ones(1)

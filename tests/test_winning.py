@@ -20,7 +20,7 @@ from yacht_env.rules import load
 from yacht_env.solver import distributions_for
 from yacht_env.solver.distribution import summary
 from yacht_env.solver.simulate import simulate
-from yacht_env.solver import winning
+from agents import strong
 from yacht_env.solver.winning import curve_at, win_curve
 
 MINI = """\
@@ -170,16 +170,16 @@ def test_win_agent_plays_the_same_games_batched_and_per_game(name, overrides, mi
 
 
 @pytest.mark.parametrize("overrides", [{}, {"teams": 2}])
-def test_a_wider_own_future_plays_the_same_games_batched_and_per_game(overrides, mini, monkeypatch):
-    # the widening of the deciding sheet's own future (`winning.spread_for`, by the number of sheets)
+def test_a_scaled_own_future_plays_the_same_games_batched_and_per_game(overrides, mini, monkeypatch):
+    # the deciding sheet's own future scaled (`strong.spread_for`, by the number of sheets)
     rules = load(mini, **overrides)
     dist_of(rules)
-    monkeypatch.setitem(winning.SPREAD, 2 if rules.teams else 3, 1.3)
+    monkeypatch.setitem(strong.SPREAD, 2 if rules.teams else 3, (0.8, 1.2) if rules.teams else (0.7,))
     specs = ["strong?goal=win", "strong", "random", "strong"] if rules.teams else \
         ["strong?goal=win", "strong", "strong?goal=win"]
     games = both_ways(rules, specs, game_seeds(36, last=np.arange(5)))
     assert_same(*games)
-    monkeypatch.setitem(winning.SPREAD, 2 if rules.teams else 3, 1.0)
+    monkeypatch.setitem(strong.SPREAD, 2 if rules.teams else 3, (1.0,))
     plain = both_ways(rules, specs, game_seeds(36, last=np.arange(5)))
     assert [g.log for g in games[0]] != [g.log for g in plain[0]]     # it changes the play
 
@@ -328,13 +328,13 @@ def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
     assert doc["worst_win"] and all(m["agent"] != "win" for m in doc["worst_win"])
 
 
-def test_analysis_values_a_wider_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
-    # the analysis reads the same widening (`winning.spread_for`) as the play: the win player gives up nothing
+def test_analysis_values_a_scaled_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
+    # the analysis reads the same factors (`strong.spread_for`) as the play: the win player gives up nothing
     from agents.analysis import analyze_file, read_games
     from tournaments.config import parse_config
     from tournaments.run import run_tournament
     dist_of(mini)
-    monkeypatch.setitem(winning.SPREAD, 3, 1.3)
+    monkeypatch.setitem(strong.SPREAD, 3, (0.7,))
     (tmp_path / "mini.yaml").write_text(MINI)
     cfg = parse_config({"rules": str(tmp_path / "mini.yaml"),
                         "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},

@@ -33,14 +33,6 @@ from .widget import keep_values, next_state, reroll_stages
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
 DECIDED = 1e-9       # moves whose chances differ by less are alike to the dial (`win_dial_moves`)
-SPREAD = {}          # sheets at the table -> the widenings of the deciding sheet's own future (`spread_for`)
-
-
-def spread_for(sheets: int) -> np.ndarray:
-    """The widenings of the deciding sheet's own later turns at a table of `sheets` sheets (`chance_after`):
-    it plays them to win too, which can reach further into the upper tail than a points player does.
-    [1.0] (the points player's future) where nothing was measured to gain."""
-    return np.atleast_1d(np.asarray(SPREAD.get(sheets, 1.0), np.float64))
 
 
 @nb.njit(cache=True, parallel=True)
@@ -121,10 +113,10 @@ def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0, mean, spread
     s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
     certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves.
 
-    spreads: the deciding sheet's own future widened around its expected final score `mean` (x0 plus the
+    spreads: the deciding sheet's own future scaled around its expected final score `mean` (x0 plus the
     state's value): with spread w the final score x is read as mean + w (x - mean), G taken between whole
-    scores (`curve_at`); the chance is the best over the spreads given (`spread_for`: it stands for the
-    deciding sheet's later turns being played to win too). [1.0]: the points player's future as it is."""
+    scores (`curve_at`); the chance is the best over the spreads given. [1.0]: the points player's future as
+    it is; the agent's factors per table size are `agents.strong.spread_for`."""
     first = x0 + lo[s2]
     o = offset[s2]
     m = length[s2]
@@ -221,7 +213,7 @@ def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, spread
     """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
     at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
-    other sheets. spreads: the deciding sheet's future widened (`chance_after`). plans[j, L, r]: the move (Game
+    other sheets. spreads: the deciding sheet's future scaled (`chance_after`). plans[j, L, r]: the move (Game
     encoding; a hold as its lowest pattern) with L re-rolls left and roll r; chances[j, L, r]: its chance by this
     estimate. span: the longest pmf."""
     nbox = T.n_boxes
