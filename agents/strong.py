@@ -89,16 +89,17 @@ class StrongAgent(Agent):
 
 
 GOALS = ("points", "win", "target")
+_DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
 # sheets at the table -> the factors the deciding sheet's own future is scaled by around its mean in the
-# estimate (`yacht_env.solver.winning.chance_after`; the best of several counts). Measured: BENCHMARKS.md,
-# "Playing to win", third session; 1 (the points player's future as it is) at every other size.
+# estimate (`yacht_env.solver.winning.chance_after`; the best of several counts); a size not listed: 1, the
+# points player's future as it is. Empty: no factor was measured to gain (BENCHMARKS.md, "Playing to win",
+# third session).
 SPREAD: dict[int, tuple[float, ...]] = {}
 
 
 def spread_for(sheets: int) -> np.ndarray:
     """The factors `strong?goal=win` scales its own future by at a table of `sheets` sheets (`SPREAD`)."""
     return np.array(SPREAD.get(sheets, (1.0,)), np.float64)
-_DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
