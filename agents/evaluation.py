@@ -161,15 +161,10 @@ def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: b
 
 
 
-def table_share(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, progress: bool = True,
-                desc: str = "") -> dict:
-    """A at one seat of a table of `seats`, B at every other, over `deals` deals, each played `seats` times
-    with A in every seat (seats * deals games, the same dice for every rotation).
-
-    win_rate_a: A's mean share of first place (1/k when k sheets tie for it; equal play gives 1/seats);
-    ci95: a normal interval over deals (the games of a deal share its dice). The deal seeds are
-    `head_to_head`'s, so at two seats the games are its games.
-    """
+def table_deals(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, progress: bool = True,
+                desc: str = "") -> np.ndarray:
+    """A's share of first place in each deal of `table_share` (the mean over the deal's `seats` rotations): the
+    same games, so two agents A measured with one seed are compared deal by deal on the same dice."""
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
     rot = np.array([[0 if s == k else 1 for s in range(seats)] for k in range(seats)])   # row k: A at seat k
@@ -200,5 +195,18 @@ def table_share(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, 
                         score += 1.0 / ranks.count(1)
                 per_deal[i] = score / seats
                 bar.update(1)
+    return per_deal
+
+
+def table_share(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, progress: bool = True,
+                desc: str = "") -> dict:
+    """A at one seat of a table of `seats`, B at every other, over `deals` deals, each played `seats` times
+    with A in every seat (seats * deals games, the same dice for every rotation).
+
+    win_rate_a: A's mean share of first place (1/k when k sheets tie for it; equal play gives 1/seats);
+    ci95: a normal interval over deals (the games of a deal share its dice). The deal seeds are
+    `head_to_head`'s, so at two seats the games are its games.
+    """
+    per_deal = table_deals(agent_a, agent_b, rules, deals, seats, seed, progress, desc)
     rate, ci, _ = mean_ci(per_deal)
     return {"games": seats * deals, "seats": seats, "win_rate_a": rate, "ci95": ci}

@@ -90,6 +90,16 @@ class StrongAgent(Agent):
 
 GOALS = ("points", "win", "target")
 _DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
+# sheets at the table -> the factors the deciding sheet's own future is scaled by around its mean in the
+# estimate (`yacht_env.solver.winning.chance_after`; the best of several counts); a size not listed: 1, the
+# points player's future as it is. Empty: no factor was measured to gain (BENCHMARKS.md, "Playing to win",
+# third session).
+SPREAD: dict[int, tuple[float, ...]] = {}
+
+
+def spread_for(sheets: int) -> np.ndarray:
+    """The factors `strong?goal=win` scales its own future by at a table of `sheets` sheets (`SPREAD`)."""
+    return np.array(SPREAD.get(sheets, (1.0,)), np.float64)
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
@@ -112,11 +122,15 @@ class WinAgent(Agent):
     the other sheets as they stand at that moment, every later turn played for expected points. One-column
     rules (solitaire, multi-player, team sheets); ties count as the rules share them. Batched and
     compiled; a game's moves depend only on its table, so they are the same played alone or in a batch.
+    spread: the factors its own later turns are scaled by in the estimate (a number or several, the best counts:
+    `winning.chance_after`); None: the measured default for the table's size (`spread_for`) under goal "win",
+    1 under goal "target".
     """
 
     trusted = True
 
-    def __init__(self, goal: str = "win", score: float | None = None, strong: StrongAgent | None = None):
+    def __init__(self, goal: str = "win", score: float | None = None, strong: StrongAgent | None = None,
+                 spread=None):
         if goal not in ("win", "target"):
             raise ValueError(f"goal must be win or target for WinAgent, got {goal!r}")
         if (goal == "target") != (score is not None):
@@ -124,6 +138,10 @@ class WinAgent(Agent):
                              "only")
         self.goal = goal
         self.target = -1 if score is None else int(np.ceil(score))
+        self.spread = None if spread is None else np.atleast_1d(np.asarray(spread, np.float64))
+        if self.spread is not None and not (len(self.spread) and np.isfinite(self.spread).all() and
+                                            (self.spread > 0).all()):
+            raise ValueError(f"spread must be finite numbers > 0, got {spread!r}")
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
@@ -187,7 +205,8 @@ class WinAgent(Agent):
             boxvals = np.empty((len(at), NUM_ROLLS, len(rules.boxes)))
             win_tables(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
                        np.ascontiguousarray(new[:, :k]), np.ascontiguousarray(new[:, k:2 * k]),
-                       np.ascontiguousarray(new[:, 2 * k]), np.full(len(at), self.target, np.int64), chances, boxvals)
+                       np.ascontiguousarray(new[:, 2 * k]), np.full(len(at), self.target, np.int64),
+                       self._spread(k), chances, boxvals)
             kept.chances[at], kept.boxvals[at], kept.inputs[at] = chances, boxvals, new
         lefts = np.minimum(view.rolls_left, policy.n_stages).astype(np.int64)
         actions = np.empty(len(rows), np.int64)
@@ -211,8 +230,15 @@ class WinAgent(Agent):
         inputs = np.ascontiguousarray(inputs, np.int64)
         win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
                   np.ascontiguousarray(inputs[:, :k]), np.ascontiguousarray(inputs[:, k:2 * k]),
-                  np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), HOLD_OF, plans, chances)
+                  np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), self._spread(k), HOLD_OF,
+                  plans, chances)
         return plans, chances
+
+    def _spread(self, sheets: int) -> np.ndarray:
+        """The factors of its own future at a table of `sheets` sheets (see the class docstring)."""
+        if self.spread is not None:
+            return self.spread
+        return spread_for(sheets) if self.goal == "win" else np.ones(1)
 
     def _plans(self, state, width: int, n_stages: int) -> "_TurnPlans":
         """The turn plans kept for the tables of an engine state (one per table: the plan of the turn being

@@ -20,7 +20,8 @@ from yacht_env.rules import load
 from yacht_env.solver import distributions_for
 from yacht_env.solver.distribution import summary
 from yacht_env.solver.simulate import simulate
-from yacht_env.solver.winning import win_curve
+from agents import strong
+from yacht_env.solver.winning import curve_at, win_curve
 
 MINI = """\
 extends: yacht
@@ -104,6 +105,25 @@ def test_yacht_percentiles_agree_with_a_million_games():
     assert_percentiles_agree(summary(lo, p)["percentiles"], scores)
 
 
+def test_the_lane_build_is_the_one_state_build(mini):
+    # the build runs the solver's lane widget on up to 8 upper totals at once: the same figures to the bit
+    from yacht_env.solver.distribution import build
+    from yacht_env.solver.lanes import LANES
+    solution = solve_once(mini)
+    a = build(mini, solution)
+    for min_lanes in (1, LANES + 1):          # every group through the lanes; every state one at a time
+        b = build(mini, solution, min_lanes=min_lanes)
+        for k in ("offset", "length", "lo", "lost", "data"):
+            assert np.array_equal(getattr(a, k), getattr(b, k)), (min_lanes, k)
+
+
+def test_curve_between_whole_scores():
+    G = np.array([0.25, 0.5, 0.75])            # scores 100, 101, 102; 0 below, 1 above
+    for y, g in [(98.0, 0.0), (99.5, 0.125), (100.0, 0.25), (100.5, 0.375), (102.5, 0.875), (103.0, 1.0),
+                 (140.2, 1.0)]:
+        assert curve_at(G, 100, 3, y) == pytest.approx(g)
+
+
 def test_win_curve_shares_ties():
     # three sheets: two finished (totals 100 and 100), the curve for sheet 0
     lo = np.zeros(1, np.int32)
@@ -147,6 +167,21 @@ def test_win_agent_plays_the_same_games_batched_and_per_game(name, overrides, mi
     level = "normal?goal=win" if not overrides and name != "mini" else "strong?strength=0.4&goal=win"
     specs = [dial, "strong", level, "random"][:seats] if not rules.teams else [dial, "strong", level, "strong"]
     assert_same(*both_ways(rules, specs, game_seeds(34, last=np.arange(4))))
+
+
+@pytest.mark.parametrize("overrides", [{}, {"teams": 2}])
+def test_a_scaled_own_future_plays_the_same_games_batched_and_per_game(overrides, mini, monkeypatch):
+    # the deciding sheet's own future scaled (`strong.spread_for`, by the number of sheets)
+    rules = load(mini, **overrides)
+    dist_of(rules)
+    monkeypatch.setitem(strong.SPREAD, 2 if rules.teams else 3, (0.8, 1.2) if rules.teams else (0.7,))
+    specs = ["strong?goal=win", "strong", "random", "strong"] if rules.teams else \
+        ["strong?goal=win", "strong", "strong?goal=win"]
+    games = both_ways(rules, specs, game_seeds(36, last=np.arange(5)))
+    assert_same(*games)
+    monkeypatch.setitem(strong.SPREAD, 2 if rules.teams else 3, (1.0,))
+    plain = both_ways(rules, specs, game_seeds(36, last=np.arange(5)))
+    assert [g.log for g in games[0]] != [g.log for g in plain[0]]     # it changes the play
 
 
 @pytest.mark.slow
@@ -291,6 +326,23 @@ def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
     doc = a.summary()
     assert doc["agents"]["a"]["win"]["lost_per_game"] > 0 and doc["agents"]["win"]["win"]["lost"] == 0
     assert doc["worst_win"] and all(m["agent"] != "win" for m in doc["worst_win"])
+
+
+def test_analysis_values_a_scaled_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
+    # the analysis reads the same factors (`strong.spread_for`) as the play: the win player gives up nothing
+    from agents.analysis import analyze_file, read_games
+    from tournaments.config import parse_config
+    from tournaments.run import run_tournament
+    dist_of(mini)
+    monkeypatch.setitem(strong.SPREAD, 3, (0.7,))
+    (tmp_path / "mini.yaml").write_text(MINI)
+    cfg = parse_config({"rules": str(tmp_path / "mini.yaml"),
+                        "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},
+                        "seats": 3, "games": 3, "seed": 8})
+    run_tournament(cfg, out=tmp_path / "t", progress=False)
+    a = analyze_file(read_games(tmp_path / "t"), win=True)
+    of = a.agent_of()
+    assert (a.win_lost[of == "win"] == 0).all() and a.win_lost[of != "win"].max() > 0
 
 
 def test_analyze_and_show_print_the_chance_to_win(table_games, capsys):

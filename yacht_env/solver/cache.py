@@ -30,6 +30,7 @@ from .solve import solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
+DISTRIBUTION_VERSION = 2    # the score distributions' figures (2: summed in float32); an older file is built again
 SHIPPED = "tables"          # package data: solved tables shipped with the package (see the module docstring)
 MAX_META_BYTES = 1 << 16
 MAX_FILE_BYTES = 8 << 30      # the largest state space the solver takes, in float64, with room
@@ -196,7 +197,7 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
 # ---- score distributions ------------------------------------------------------------------------
 # Beside a table's values: ``<stem>.dist.npy`` (the float32 pmfs, opened memory-mapped so the processes
 # of a run share one copy) and ``<stem>.dist.npz`` (per-state offset, length, lowest score, lost mass,
-# and meta: version, rules hash, state space, the data's length and the SHA-256 of the index arrays).
+# and meta: versions, rules hash, state space, the data's length and the SHA-256 of the index arrays).
 # The index is checked whole; the data file by its header (dtype, shape); a mismatch is a miss.
 
 def distribution_paths(rules) -> tuple[Path, Path]:
@@ -219,7 +220,8 @@ def save_distributions(dist, rules) -> None:
     """Write the distributions of `rules` beside its values (data first, then the index that names it)."""
     data_path, index_path = distribution_paths(rules)
     arrays = [getattr(dist, k) for k in INDEX]
-    meta = {"version": SOLVER_VERSION, "rules_key": rules_hash(solitaire_rules(rules)),
+    meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION,
+            "rules_key": rules_hash(solitaire_rules(rules)),
             "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "seconds": dist.seconds}
     with atomic_writer(data_path, "score distributions") as f:
@@ -251,6 +253,7 @@ def load_distributions(rules):
     except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
+            meta.get("distribution_version") != DISTRIBUTION_VERSION or \
             meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space.__dict__ or \
             meta.get("sha256") != _index_digest(arrays) or data.dtype != np.dtype("<f4") or \
             data.shape != (meta.get("entries"),) or any(a.shape != (space.size,) for a in arrays):

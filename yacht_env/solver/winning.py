@@ -96,27 +96,52 @@ def win_curve(lo, length, offset, data, keys, totals, me, G):
 
 
 @nb.njit(cache=True, inline="always")
-def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0):
+def curve_at(G, glo, n, y):
+    """G at a score y that need not be whole: linear between the whole scores around it (0 below the curve,
+    1 above it)."""
+    f = np.floor(y)
+    t = y - f
+    k = int(f) - glo
+    g0 = 0.0 if k < 0 else (1.0 if k >= n else G[k])
+    g1 = 0.0 if k + 1 < 0 else (1.0 if k + 1 >= n else G[k + 1])
+    return g0 + t * (g1 - g0)
+
+
+@nb.njit(cache=True, inline="always")
+def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0, mean, spreads):
     """Sum over i of D_s2[i] G(x0 + lo[s2] + i) / mass[s2]: the win chance after a move that ends the turn at
     s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
-    certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves."""
+    certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves.
+
+    spreads: the deciding sheet's own future scaled around its expected final score `mean` (x0 plus the
+    state's value): with spread w the final score x is read as mean + w (x - mean), G taken between whole
+    scores (`curve_at`); the chance is the best over the spreads given. [1.0]: the points player's future as
+    it is; the agent's factors per table size are `agents.strong.spread_for`."""
     first = x0 + lo[s2]
     o = offset[s2]
     m = length[s2]
-    i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
-    i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
-    total = 0.0
-    d = first - glo
-    for i in range(i0, i1):
-        total += data[o + i] * G[d + i]
-    for i in range(i1, m):
-        total += data[o + i]
-    return total / mass[s2]
+    best = -1.0
+    for q in range(spreads.shape[0]):
+        w = spreads[q]
+        total = 0.0
+        if w != 1.0 and n > 0:             # (no other sheet, or a target: nothing to widen for)
+            for i in range(m):
+                total += data[o + i] * curve_at(G, glo, n, mean + w * (first + i - mean))
+        else:
+            i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
+            i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
+            d = first - glo
+            for i in range(i0, i1):
+                total += data[o + i] * G[d + i]
+            for i in range(i1, m):
+                total += data[o + i]
+        best = max(best, total)
+    return best / mass[s2]
 
 
 @nb.njit(cache=True)
-def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
-               best, choice, boxval):
+def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, spreads, stages, opts, extra, Wv, done, S,
+               K, kb, best, choice, boxval):
     """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r];
     boxval[r, b] the chance after scoring roll r in box b (-inf where b is filled)."""
     n_upper, n_flag, threshold, yacht_points = space
@@ -141,7 +166,8 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
                 nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
                                 p)
                 g = p + gain[b, u, p] + e
-                v = chance_after(G, glo, n, lo, length, offset, data, mass, nx, total + g) + TIE * (g + V[nx])
+                v = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, total + g, total + g + V[nx],
+                                  spreads) + TIE * (g + V[nx]))
                 if e == 0:
                     Wv[b, p] = v
                     done[b, p] = True
@@ -155,12 +181,12 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, stages,
 
 
 @nb.njit(cache=True)
-def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, stages, opts, extra, S, best, choice,
-                 boxval):
+def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, spreads, stages, opts, extra, S, best,
+                 choice, boxval):
     """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
-    with total totals[k] (target >= 0: play for a final score of at least `target` instead). Fills S[L, r]
-    (the best chance with L re-rolls left and roll r), best, choice, boxval, and opts / extra (the box table
-    of every roll), as `win_widget`."""
+    with total totals[k] (target >= 0: play for a final score of at least `target` instead; spreads: see
+    `chance_after`). Fills S[L, r] (the best chance with L re-rolls left and roll r), best, choice, boxval, and
+    opts / extra (the box table of every roll), as `win_widget`."""
     n_upper, n_flag = space[0], space[1]
     nbox, top = T.n_boxes, prep[0].shape[2]
     lo, length, offset, data, mass = dist
@@ -177,18 +203,19 @@ def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, stages
     done = np.empty((nbox, top), dtype=np.bool_)
     K = np.empty(NUM_KEEPS)
     kb = np.empty(NUM_KEEPS, dtype=np.int32)
-    win_widget(T, V, space, prep, dist, mask, u, flag, totals[me], G, glo, n, stages, opts, extra, Wv, done, S, K, kb,
-               best, choice, boxval)
+    win_widget(T, V, space, prep, dist, mask, u, flag, totals[me], G, glo, n, spreads, stages, opts, extra, Wv, done,
+               S, K, kb, best, choice, boxval)
     return glo, n, G
 
 
 @nb.njit(cache=True, parallel=True)
-def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_of, plans, chances):
+def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, spreads, hold_of, plans, chances):
     """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
     at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
-    other sheets. plans[j, L, r]: the move (Game encoding; a hold as its lowest pattern) with L re-rolls
-    left and roll r; chances[j, L, r]: its chance by this estimate. span: the longest pmf."""
+    other sheets. spreads: the deciding sheet's future scaled (`chance_after`). plans[j, L, r]: the move (Game
+    encoding; a hold as its lowest pattern) with L re-rolls left and roll r; chances[j, L, r]: its chance by this
+    estimate. span: the longest pmf."""
     nbox = T.n_boxes
     stages = plans.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
@@ -197,18 +224,18 @@ def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, hold_o
         best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
         boxval = np.empty((NUM_ROLLS, nbox))
-        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], stages, opts, extra,
-                     chances[j], best, choice, boxval)
+        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], spreads, stages, opts,
+                     extra, chances[j], best, choice, boxval)
         write_plan(T, stages, hold_of, best, choice, plans[j])
 
 
 @nb.njit(cache=True, parallel=True)
-def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, stages, starts, roll, left, action, before,
-                  after):
+def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, spreads, stages, starts, roll, left, action,
+                  before, after):
     """The chance to win before and after each decision of stored games, by the estimate `win_plans` plays by.
 
     Decisions starts[g]:starts[g + 1] are one turn of table g (inputs as `win_plans`: keys[g], totals[g],
-    mine[g]); decision d saw roll[d] with left[d] re-rolls left and played action[d] (Game encoding).
+    mine[g], spreads); decision d saw roll[d] with left[d] re-rolls left and played action[d] (Game encoding).
     before[d]: the chance after the best move (the position's chance); after[d]: after the move played.
     Both carry the `TIE` term of the expected points (below 1e-9)."""
     n_upper, n_flag, threshold, yacht_points = space
@@ -224,8 +251,8 @@ def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, stages, sta
         K = np.empty(NUM_KEEPS)
         boxval = np.empty((NUM_ROLLS, nbox))
         me = mine[g]
-        glo, n, G = table_widget(T, V, space, prep, dist, span, keys[g], totals[g], me, -1, stages, opts, extra, S,
-                                 best, choice, boxval)
+        glo, n, G = table_widget(T, V, space, prep, dist, span, keys[g], totals[g], me, -1, spreads, stages, opts,
+                                 extra, S, best, choice, boxval)
         s = keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
@@ -242,12 +269,13 @@ def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, stages, sta
                 nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
                                 p)
                 x = p + gain[b, u, p] + extra[r]
-                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, totals[g, me] + x)
+                x0 = totals[g, me] + x
+                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, x0, x0 + V[nx], spreads)
                             + TIE * (x + V[nx]))
 
 
 @nb.njit(cache=True, parallel=True)
-def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, chances, boxvals):
+def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, spreads, chances, boxvals):
     """The chances of every move of a turn at each table j (inputs as `win_plans`): chances[j, L, r] the best
     chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
     filled). A hold's chance is read from chances[j, L - 1] (`keep_values`)."""
@@ -258,8 +286,8 @@ def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, chanc
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
         best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], stages, opts, extra,
-                     chances[j], best, choice, boxvals[j])
+        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], spreads, stages, opts,
+                     extra, chances[j], best, choice, boxvals[j])
 
 
 @nb.njit(cache=True)
