@@ -244,8 +244,9 @@ class BatchedVectorEnv(VectorEnv):
         """`winners` ((N, num_players) bool, the seats in first place) where done[i], for several seats."""
         if self.core.solo:
             return {}
-        winners = self.core.winners()
-        winners[~done] = False
+        rows = np.flatnonzero(done)               # the ranks of the ended games only
+        winners = np.zeros((self.num_envs, self.core.num_players), np.bool_)
+        winners[rows] = self.core.winners(rows)
         return {"winners": winners, "_winners": done.copy()}
 
     def _faults(self, info: dict) -> None:
