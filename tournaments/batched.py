@@ -15,6 +15,7 @@ from yacht_env.gc_pause import gc_paused
 from yacht_env.core.lockstep import PlayerError, Record, play, sheet_ranks
 
 from .play import make_record
+from .store import EngineRecords
 
 CHUNK = 4096   # games played at once
 
@@ -53,7 +54,7 @@ def play_batched(jobs, rules, agents: dict):
         if failed:
             yield jobs[lo:], None
             return
-        yield chunk, records
+        yield chunk, EngineRecords(records)
 
 
 def _records(jobs, state: State, logs) -> list[dict]:
