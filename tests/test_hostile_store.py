@@ -299,22 +299,6 @@ def test_a_run_checks_each_line_once_and_any_other_reader_checks_them_all(tmp_pa
         assert sorted(checked) == sorted(keys_in(out)) and set(checked.values()) == {1}
 
 
-def test_the_engines_own_records_are_stamped_unchecked_and_any_other_reader_checks_them(tmp_path, monkeypatch):
-    """Games the engine played in the run's own process for built-in agents (`EngineRecords`) are stored
-    without the check (no agent held them; the test above: a game a worker played is checked); `yacht
-    report` checks them all."""
-    checked = Counter()
-    check = store_module.check_record
-    monkeypatch.setattr(store_module, "check_record", lambda rec, expected: checked.update([rec["key"]])
-                        or check(rec, expected))
-    out = tmp_path / "run"
-    run_tournament(parse_config({"entrants": ["greedy", "random"], "games": 3, "seed": 5}), out=out,
-                   progress=False)
-    assert not checked and len(keys_in(out)) == 6
-    render(out)
-    assert sorted(checked) == sorted(keys_in(out))
-
-
 def test_a_line_changed_after_the_store_checked_it_is_checked_again(played, tmp_path):
     out = copy_of(played, tmp_path)
     store = Store(out)

@@ -15,7 +15,6 @@ from yacht_env.gc_pause import gc_paused
 from yacht_env.core.lockstep import PlayerError, Record, play, sheet_ranks
 
 from .play import make_record
-from .store import EngineRecords
 
 CHUNK = 4096   # games played at once
 
@@ -54,7 +53,7 @@ def play_batched(jobs, rules, agents: dict):
         if failed:
             yield jobs[lo:], None
             return
-        yield chunk, EngineRecords(records)
+        yield chunk, records
 
 
 def _records(jobs, state: State, logs) -> list[dict]:

@@ -147,12 +147,6 @@ def disk_error(what: str, err: OSError) -> ConfigError:
                         f"{hint}, then rerun the same command to resume")
 
 
-class EngineRecords(list):
-    """Records the engine wrote in this process for trusted (built-in) agents only (`tournaments.batched`):
-    no agent held the game and nothing outside the process touched them, so `Store.append` stamps them
-    without checking them against their move logs. Any other process that reads them checks them."""
-
-
 class Store:
     """A folder holding one tournament's games. `open(config)` before `append`; reading needs no lock."""
 
@@ -385,14 +379,14 @@ class Store:
 
     # ---- writing ---------------------------------------------------------------------------------
     def append(self, records) -> None:
-        """Append finished games (records as dicts or JSON lines) durably, each checked (but `EngineRecords`)
-        and stamped with the config hash: written in order, then one fsync for them all. A record that fails
-        its check is refused with `ConfigError` after the ones before it are written. Needs `open`."""
+        """Append finished games (records as dicts or JSON lines) durably, each checked and stamped with the
+        config hash: written in order, then one fsync for them all. A record that fails its check is
+        refused with `ConfigError` after the ones before it are written. Needs `open`."""
         if self._lock_fd is None:
             raise RuntimeError("Store.append needs the folder opened (Store.open) first")
         expected = self.expected()
         with gc_paused():
-            lines, refused = self._lines(records, expected, check=not isinstance(records, EngineRecords))
+            lines, refused = self._lines(records, expected)
         if lines:
             self._write(lines)
             self._good.update(line_digest(line) for line in lines)
@@ -400,13 +394,12 @@ class Store:
             raise refused
 
     @staticmethod
-    def _lines(records, expected, check: bool = True) -> tuple[list[bytes], ConfigError | None]:
-        """The checked (unless `check` is False), stamped JSON lines of records (UTF-8), up to the first
-        refused (and why)."""
+    def _lines(records, expected) -> tuple[list[bytes], ConfigError | None]:
+        """The checked, stamped JSON lines of records (UTF-8), up to the first refused (and why)."""
         lines, refused = [], None
         for record in records:
             rec = {**(record if isinstance(record, dict) else json.loads(record)), "config_hash": expected.config_hash}
-            problem = check_record(rec, expected) if check else None
+            problem = check_record(rec, expected)
             if problem:
                 refused = ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
                                       f"changed by an agent?")
