@@ -97,10 +97,7 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
     ax2.set_ylabel("% of games")
     ax2.grid(alpha=0.3)
     ax2.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    with atomic_writer(png_path, "learning curve plot") as f:
-        fig.savefig(f, format="png", dpi=100)
-    plt.close(fig)
+    _save(fig, png_path)
 
 
 def plot_against_wall(curves: dict, png_path, title: str, marks=(240.0, 245.0)) -> None:
@@ -125,6 +122,12 @@ def plot_against_wall(curves: dict, png_path, title: str, marks=(240.0, 245.0)) 
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
+    _save(fig, png_path)
+
+
+def _save(fig, png_path) -> None:
+    """Write a curve figure as a PNG (never through a planted link) and let it go."""
+    import matplotlib.pyplot as plt
     fig.tight_layout()
     with atomic_writer(png_path, "learning curve plot") as f:
         fig.savefig(f, format="png", dpi=100)
