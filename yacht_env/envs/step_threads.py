@@ -157,8 +157,11 @@ class SliceThreads:
 
     def run(self, fn, n: int, args: tuple) -> None:
         """fn(lo, hi, ctrl, *args) over every slice of range(n); returns once all slices are done."""
+        if self.num_threads == 1:
+            fn(0, n, self.ctrl, *args)
+            return
         edges = self.bounds(n)
-        if self.num_threads == 1 or edges[1] == n:
+        if edges[1] == n:
             fn(0, n, self.ctrl, *args)
             return
         self.gen += 1

@@ -193,6 +193,7 @@ class TableCore:
     def _bind(self) -> None:
         self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
                       self.final_total, *self.state.tables)
+        self._args = None         # (actions, the one-seat kernel's arguments with them): the single env's steps
 
     def _init_opponents(self, opponents) -> None:
         n, others = self.num_tables, self.num_players - 1
@@ -324,13 +325,17 @@ class TableCore:
         One seat: every table is stepped (rows must be None); fresh writes obs, mask and final_obs (zeros
         but for the games that ended) into new arrays, so the arrays of earlier steps stay as they were."""
         if self.solo:
-            head = self._head
             if fresh:
                 self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
                 self.final_obs = np.empty_like(self.final_obs)
                 self._bind()
-                head = self._fresh_head
-            self.threads.run(step_games, self.num_tables, (*head, actions, *self._tail))
+                args = (*self._fresh_head, actions, *self._tail)
+            elif self._args is not None and self._args[0] is actions:
+                args = self._args[1]          # the same arrays as the last step: the single env
+            else:
+                args = (*self._head, actions, *self._tail)
+                self._args = (actions, args)
+            self.threads.run(step_games, self.num_tables, args)
             return self.rewards, self.terminated, self.illegal
         if fresh:
             self.mask = self.mask.copy()
