@@ -184,12 +184,13 @@ def chunks(store, games: Games, size: int = CHUNK):
     """The full records of `games` (with their logs), read again from the store `size` at a time, in the
     order of `games`: the same chunks whatever order the file holds them in. Records `read` kept are given
     as they are, without reading the file (once: they are let go as they are given)."""
-    offsets = games.offset
-    full = getattr(games, "full", None)
-    if full is not None and len(games) <= size and all(at in full for at in offsets.tolist()):
-        games.full = None
-        yield [full[at] for at in offsets.tolist()]
-        return
+    offsets, full = games.offset, games.full
+    if full is not None and len(games) <= size:
+        ats = offsets.tolist()
+        if all(at in full for at in ats):
+            games.full = None
+            yield [full[at] for at in ats]
+            return
     with open_read(store.games_path, "games file") as f:
         for lo in range(0, len(games), size):
             out = []
