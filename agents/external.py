@@ -256,17 +256,24 @@ class ExternalAgent(Agent):
                 if left <= 0 or not select.select([], [fd], [], left)[1]:
                     raise TimeoutError("the bot does not read its input") from None
 
+    def _pull(self, fd: int) -> bool:
+        """Append what the bot's stdout holds now (one read) to the buffer; False if it holds nothing.
+
+        Raises EOFError when the bot has closed its stdout."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            raise EOFError(self._exit_cause())
+        self._buf += chunk
+        return True
+
     def _unasked(self) -> bytes:
         """What the bot wrote since its last reply without being asked (empty for a well-behaved bot)."""
         fd = self.proc.stdout.fileno()
-        while len(self._buf) <= MAX_LINE:
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                break
-            if not chunk:
-                raise EOFError(self._exit_cause())
-            self._buf += chunk
+        while len(self._buf) <= MAX_LINE and self._pull(fd):
+            pass
         if len(self._buf) > MAX_LINE:
             raise _Overflow(f"the bot wrote more than {MAX_LINE >> 20} MiB without being asked")
         data, self._buf = bytes(self._buf), bytearray()
@@ -283,13 +290,7 @@ class ExternalAgent(Agent):
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise TimeoutError("no reply")
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                raise EOFError(self._exit_cause())
-            self._buf += chunk
+            self._pull(fd)
         if end > MAX_LINE:
             raise _Overflow(f"reply line longer than {MAX_LINE >> 20} MiB")
         line = bytes(self._buf[:end])

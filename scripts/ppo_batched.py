@@ -37,6 +37,9 @@ from yacht_env.envs.obs import dice_of_obs
 from yacht_env.rules import load
 
 
+# The trainer is one file to read top to bottom (CleanRL's way), so it keeps its own settings under
+# CleanRL's names; agents.training.config.PPOConfig holds `yacht train`'s under SB3's names. The two
+# lists look alike on purpose.
 @dataclass
 class Args:
     seed: int = 0

@@ -323,7 +323,7 @@ def adaptive_blocks(a) -> list:
 
 
 def format_line(t) -> str:
-    """The format in words."""
+    """The format in words: one sentence a format (the branches read alike; each says its own rules)."""
     n = len(t["entrants"])
     if t.get("format") == "gauntlet":
         c = t["candidates"]

@@ -34,6 +34,7 @@ def add_parser(sub):
 
 def tree_rss(root: int) -> int:
     """Bytes resident in `root` and every process under it (each process's RSS, summed)."""
+    # Walks /proc like the hostile-bot tests' process finder, for another answer (a tree's memory).
     parent = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():

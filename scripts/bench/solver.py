@@ -25,6 +25,7 @@ from pathlib import Path
 REFERENCE = Path("/work/shared/reference/solve.c")
 
 
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
 def add_parser(sub):
     p = sub.add_parser("solver", help="solve time and optimal games/s against the C solver and yatzy-solver",
                        description=__doc__)

@@ -28,6 +28,7 @@ import urllib.request
 from pathlib import Path
 
 
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
 def add_parser(sub):
     p = sub.add_parser("web", help="web tables: move round trips, idle connections' memory, page size and paint",
                        description=__doc__)

@@ -39,6 +39,8 @@ MAX_NAME = 20
 MAX_BEST_FILE = 1 << 20           # bytes; a larger best.json is not one this program wrote
 
 
+# Each command module builds its own parser (`yacht COMMAND` imports only that module); the
+# add_parser functions share their shape, not their options.
 def add_parser(sub):
     p = sub.add_parser("play", help="play in the terminal against CPU agents or each other",
                        description="Play Yacht in the terminal: hold dice by position (hold 1 3 5), score a box "

@@ -8,6 +8,8 @@ from ..report import REPORT, REPORT_HTML, render, terminal_table
 from .options import CommandError, add_common, emit_json
 
 
+# Each command module builds its own parser (`yacht COMMAND` imports only that module); the
+# add_parser functions share their shape, not their options.
 def add_parser(sub):
     p = sub.add_parser("report", help="re-render a tournament report from its folder",
                        description="Rebuild report.md, report.html, results.json and the plots of a tournament "
