@@ -90,6 +90,14 @@ def test_pettingzoo_render_test_passes():
     from yacht_env.integrations.pettingzoo import env as yacht_aec
     render_test(lambda render_mode=None: yacht_aec(num_players=3, render_mode=render_mode))
     render_test(lambda render_mode=None: yacht_aec(num_players=4, teams=2, render_mode=render_mode))
+    text = yacht_aec(num_players=3, render_mode="ansi")
+    text.reset(seed=1)
+    sheets = text.render()
+    assert all(f"[player_{s}] turn 1/13" in sheets for s in range(3)) and sheets.count("\ndice ") == 3
+    picture = yacht_aec(num_players=4, teams=2, render_mode="rgb_array")
+    picture.reset(seed=1)
+    frame = picture.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3 and frame.std() > 0
 
 
 def test_held_marks_and_last_move():

@@ -14,6 +14,7 @@ import yacht_env  # registers the ids
 from yacht_env import Game, IllegalMove
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.env import YachtEnv
+from yacht_env.envs.obs import DICE, FACE_COUNTS, ROLLS_LEFT, TURNS_PLAYED, column_layout
 from yacht_env.rules import presets
 
 KNOBS = [{}, {"columns": 2}, {"rolls_per_turn": 1}, {"rolls_per_turn": 4}, {"joker": "free"},
@@ -99,7 +100,7 @@ def test_mask_and_dice_follow_the_game_model():
     done = False
     while not done:
         assert (info["action_mask"] == g.legal_mask()).all()
-        assert list(np.rint(obs[:5] * 6).astype(int)) == list(g.dice)
+        assert list(np.rint(obs[DICE] * 6).astype(int)) == list(g.dice)
         a = int(rng.choice(np.flatnonzero(info["action_mask"])))
         obs, _, done, _, info = env.step(a)
         g.apply(a)
@@ -129,7 +130,7 @@ def test_dice_are_sorted_and_obs_in_unit_box():
     rng = np.random.default_rng(5)
     done = False
     while not done:
-        dice = np.rint(obs[:5] * 6)
+        dice = np.rint(obs[DICE] * 6)
         assert (np.diff(dice) >= 0).all() and dice.min() >= 1
         assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
         obs, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
@@ -140,15 +141,15 @@ def test_observation_layout_matches_game_preview():
     obs, info = env.reset(seed=9)
     g = Game("yacht", 1, seed=info["game_seed"])
     g.roll()
-    n = len(env.rules.boxes)
+    lay = column_layout(env.rules, 0)
     preview = g.preview()
     scale = yacht_env.envs.obs.box_scale(env.rules)
     for b, name in enumerate(env.rules.boxes):
-        assert obs[13 + b] == 1.0
-        assert obs[13 + n + b] == pytest.approx(preview[(0, name)] / scale[b])
+        assert obs[lay.open][b] == 1.0
+        assert obs[lay.preview][b] == pytest.approx(preview[(0, name)] / scale[b])
     counts = np.bincount(g.dice, minlength=7)[1:]
-    assert np.allclose(obs[5:11], counts / 5)
-    assert obs[11] == pytest.approx(2 / 3)
+    assert np.allclose(obs[FACE_COUNTS], counts / 5)
+    assert obs[ROLLS_LEFT] == pytest.approx(2 / 3)
 
 
 def test_dict_observation():
@@ -212,7 +213,7 @@ def test_bad_arguments_have_clear_messages():
         with pytest.raises(ValueError, match=rf"an action must be an integer 0..43, got {shown}"):
             env.step(bad)
     obs, r, *_ = env.step(np.int64(43))                      # numpy integers are actions; nothing above counted
-    assert r > 0 and obs[12] == pytest.approx(1 / 13)
+    assert r > 0 and obs[TURNS_PLAYED] == pytest.approx(1 / 13)
 
 
 def test_seeds_and_reset_options_are_checked():
@@ -300,7 +301,7 @@ def test_rules_arguments():
 
 def chase_yachts(env, obs, info):
     """Hold the most common face; score a Yacht in the Yacht box, else the best other legal box."""
-    dice = [int(round(x * 6)) for x in obs[:5]]
+    dice = [int(round(x * 6)) for x in obs[DICE]]
     mask = info["action_mask"]
     face = max(set(dice), key=dice.count)
     n = len(env.rules.boxes)
@@ -311,7 +312,7 @@ def chase_yachts(env, obs, info):
     if dice.count(face) == 5 and mask[31 + y]:
         return 31 + y
     others = [a for a in legal if (a - 31) % n != y] or legal
-    return max(others, key=lambda a: obs[13 + n + (a - 31)])
+    return max(others, key=lambda a: obs[column_layout(env.rules, 0).preview][a - 31])
 
 
 @pytest.mark.parametrize("rules, knobs", [("yacht", {}), ("verhoeff", {}), ("kirakuken", {}),

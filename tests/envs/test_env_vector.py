@@ -12,6 +12,7 @@ from tests.envs.vector_play import assert_same_info, random_actions
 from yacht_env.core.dice_source import game_seed
 from yacht_env.rules import presets
 from yacht_env.envs.batch import random_legal
+from yacht_env.envs.obs import TURNS_PLAYED
 
 N = 6
 
@@ -152,7 +153,7 @@ def test_bad_arguments_have_clear_messages():
         with pytest.raises(ValueError, match=rf"action {shown} is not in 0..43"):
             envs.step(np.array(bad))
     obs, *_ = envs.step(np.array([43, 43]))  # the refused steps changed nothing
-    assert np.allclose(obs[:, 12], 1 / 13)        # one turn played in each game, not more
+    assert np.allclose(obs[:, TURNS_PLAYED], 1 / 13)        # one turn played in each game, not more
 
 
 def test_seeds_and_reset_options_are_checked():

@@ -133,10 +133,27 @@ def test_opponents_errors_are_clear():
 
 
 def test_sync_vectorization_works_too():
+    """Gymnasium's own sync vectorization plays its first copy as the single env seeded alike (autoreset on
+    the step after a game ends), across three games."""
     envs = gym.make_vec("YachtVs-v0", num_envs=2, vectorization_mode="sync", num_players=2, opponents="greedy")
+    single = gym.make("YachtVs-v0", num_players=2, opponents="greedy")
     obs, info = envs.reset(seed=3)
+    one, one_info = single.reset(seed=3)
+    ended, reset_next = np.zeros(2, int), False
     for _ in range(40):
-        obs, r, term, trunc, info = envs.step(last_legal(info["action_mask"]))
+        assert envs.observation_space.contains(obs)
+        np.testing.assert_array_equal(obs[0], one)
+        np.testing.assert_array_equal(info["action_mask"][0], one_info["action_mask"])
+        actions = last_legal(info["action_mask"])
+        obs, r, term, trunc, info = envs.step(actions)
+        if reset_next:
+            (one, one_info), one_r, one_term = single.reset(), 0.0, False
+        else:
+            one, one_r, one_term, _, one_info = single.step(actions[0])
+        assert (r[0], bool(term[0])) == (one_r, one_term) and not trunc.any()
+        reset_next = one_term
+        ended += term
+    assert (ended >= 2).all()
     envs.close()
 
 

@@ -31,7 +31,7 @@ def test_other_sheets_entries(rules, players, seat):
             n = obs_size(rules)
             assert x[n] == pytest.approx(min(d["totals"][0] / scale, 1.0))
             for k in range(1, sheets):
-                at = n + PER_OTHER * k - 3
+                at = n + 1 + PER_OTHER * (k - 1)     # after this sheet's total at n
                 upper = np.minimum(d["upper"][k] / t.upper_threshold, 1.0).mean() if t.upper_bonus else 0.0
                 want = [min(d["totals"][k] / scale, 1.0), d["filled"][k] / rules.rounds, upper,
                         d["yacht_open"][k] / rules.columns]

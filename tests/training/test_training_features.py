@@ -14,6 +14,8 @@ from agents.training.run import train
 from agents.training.warm import input_columns, warm_start
 from yacht_env import Game
 from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.obs import DICE as DICE_AT
+from yacht_env.envs.obs import obs_size
 from yacht_env.rules import load
 from yacht_env.integrations.sb3 import YachtVecEnv
 
@@ -21,23 +23,24 @@ STEPS = 1024
 DICE = {"dice_onehot": True}
 BOTH = {"dice_onehot": True, "upper_features": True}
 YACHT = load("yacht")
+OBS = obs_size(YACHT)   # the flat observation the features are appended to
 
 
 def test_layout_of_the_dice_features():
-    obs = np.zeros((2, 41), np.float32)
-    obs[0, :5] = np.array([2, 3, 3, 4, 6]) / 6
-    obs[1, :5] = np.array([1, 1, 1, 1, 1]) / 6
+    obs = np.zeros((2, OBS), np.float32)
+    obs[0, DICE_AT] = np.array([2, 3, 3, 4, 6]) / 6
+    obs[1, DICE_AT] = np.array([1, 1, 1, 1, 1]) / 6
     out = add_features(obs, DICE, YACHT)
-    assert out.shape == (2, 41 + N_EXTRA) and out.dtype == np.float32
-    assert np.array_equal(out[:, :41], obs)
-    onehot = out[:, 41:71].reshape(2, 5, 6)
+    assert out.shape == (2, OBS + N_EXTRA) and out.dtype == np.float32
+    assert np.array_equal(out[:, :OBS], obs)
+    onehot = out[:, OBS:OBS + 30].reshape(2, 5, 6)
     assert onehot[0].argmax(axis=1).tolist() == [1, 2, 2, 3, 5] and onehot.sum() == 10
-    assert out[0, 71:].tolist() == [0, 1, 0, 0] and out[1, 71:].tolist() == [1, 1, 1, 1]
+    assert out[0, OBS + 30:].tolist() == [0, 1, 0, 0] and out[1, OBS + 30:].tolist() == [1, 1, 1, 1]
 
 
 def test_wrapper_extends_observations_and_space():
     env = InputFeatures(YachtVecEnv(3, seed=0), BOTH, YACHT)
-    size = 41 + N_EXTRA + N_UPPER
+    size = OBS + N_EXTRA + N_UPPER
     obs = env.reset()
     assert obs.shape == (3, size) and env.observation_space.shape == (size,)
     assert env.observation_space.contains(obs[0])
@@ -93,9 +96,9 @@ def test_extra_inputs_must_be_booleans(key):
 
 def _flat(dice, upper, open_upper, rules=YACHT):
     """One flat observation of `rules` (one column): sorted dice, upper total, which upper faces are open."""
-    from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size
+    from yacht_env.envs.obs import FACE_COUNTS, column_layout
     obs = np.zeros((1, obs_size(rules)), np.float32)
-    obs[0, :5] = np.sort(dice) / 6
+    obs[0, DICE_AT] = np.sort(dice) / 6
     obs[0, FACE_COUNTS] = np.bincount(dice, minlength=7)[1:] / 5
     lay = column_layout(rules, 0)
     t = rules.tables

@@ -5,13 +5,13 @@ from agents.features import DISTINCT, narrow_masks
 from agents.features import rolls_of_obs
 from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice import HOLD_KEEP, roll_index
-from yacht_env.envs.obs import obs_size
+from yacht_env.envs.obs import DICE, obs_size
 from yacht_env.rules import load
 
 
 def _obs(dice):
     o = np.zeros((1, obs_size(load("yacht"))), np.float32)
-    o[0, :5] = np.array(dice) / 6.0
+    o[0, DICE] = np.array(dice) / 6.0
     return o
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from agents.features import upper_par_potential
 from agents.training.reward import ScaleReward, UpperParShaping
-from yacht_env.envs.obs import HEAD
+from yacht_env.envs.obs import column_layout, obs_size
 from yacht_env.rules import load
 from yacht_env.integrations.sb3 import YachtVecEnv
 
@@ -38,9 +38,10 @@ def test_scaled_return_is_proportional():
 
 def test_potential_reads_par():
     r = load("yacht")
-    obs = np.zeros((2, HEAD + 2 * 13 + 2), np.float32)
-    obs[:, HEAD:HEAD + 13] = 1.0                          # all open
-    obs[0, HEAD + 5] = 0.0                                # sixes filled ...
-    obs[0, HEAD + 26] = 24 / 63                           # ... with four sixes: 6 above par
-    obs[1, HEAD + 26] = 1.0                               # bonus already won: no potential
+    lay = column_layout(r, 0)
+    obs = np.zeros((2, obs_size(r)), np.float32)
+    obs[:, lay.open] = 1.0                                # all open
+    obs[0, lay.open.start + r.tables.face_box[6]] = 0.0   # sixes filled ...
+    obs[0, lay.upper] = 24 / 63                           # ... with four sixes: 6 above par
+    obs[1, lay.upper] = 1.0                               # bonus already won: no potential
     assert upper_par_potential(obs, r, 2.0).tolist() == [12.0, 0.0]
