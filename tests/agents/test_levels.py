@@ -13,7 +13,7 @@ from agents.base import play_game
 from agents.evaluation import mean_ci, solitaire
 from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, level, read_settings, setting,
                            settings_path, shipped_settings, temperature)
-from agents.registry import AgentSpecError, make_agent
+from agents.registry import make_agent
 from agents.strong import StrongAgent
 from tournaments.cli import main
 from yacht_env.core.actions import NUM_HOLDS
@@ -277,25 +277,6 @@ def test_unreachable_targets_and_unsolvable_rules():
     data["boxes"].append({"id": "pair", "kind": "of_a_kind", "count": 2, "points": "sum"})
     with pytest.raises(ValueError, match="the strength dial and the levels need the solver's table: .*at most 15"):
         level("normal", load(data))
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("easy?skill=0.5", "easy takes no 'skill': the skill knob was replaced by the strength dial: write "
-                       "strong?strength=S"),
-    ("strong?skill=1", "strong takes no 'skill'"),
-    ("normal?strength=0.5", "normal takes no 'strength': it is a point on the strength dial, found for each rule "
-                            "set; for a setting of your own write strong?strength=S"),
-    ("strong?strength=nan", "strength: must be in [0, 1]"),
-    ("strong?strength=-0.1", "strength: must be in [0, 1]"),
-    ("level", "level takes exactly one target"),
-    ("level?pct=90&win=0.3", "level takes exactly one target"),
-    ("level?win=inf", "win: must be a finite number"),
-    ("level?pct=0", "target pct=0: a percentage of the optimal expected score is in (0, 100]"),
-])
-def test_bad_specs(spec, message):
-    with pytest.raises(AgentSpecError) as e:
-        make_agent(spec)
-    assert message in str(e.value)
 
 
 @pytest.mark.parametrize("argv, message", [

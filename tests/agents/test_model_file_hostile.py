@@ -192,8 +192,18 @@ def test_the_rules_a_model_was_trained_under(tmp_path):
 
 # ---- bounded reading: zip bombs, shared storages, FIFOs and devices ------------------------------------
 
-def test_members_that_inflate_past_the_file_are_refused_before_any_is_read(tmp_path, raw):
+def peak_memory(run) -> int:
+    """The most memory Python held (bytes, as tracemalloc counts it) while `run()` ran."""
     import tracemalloc
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_members_that_inflate_past_the_file_are_refused_before_any_is_read(tmp_path, raw):
     import zipfile
     plain = tmp_path / "plain.pt"
     torch.save(raw, plain)
@@ -204,29 +214,24 @@ def test_members_that_inflate_past_the_file_are_refused_before_any_is_read(tmp_p
         prefix = src.namelist()[0].split("/")[0]
         dst.writestr(f"{prefix}/data/padding", b"\0" * (64 << 20))   # 64 MB in about 64 KB
     assert bomb.stat().st_size < 4 << 20
-    tracemalloc.start()
-    try:
+
+    def refused():
         for reader in (read_model, load_checkpoint):
             with pytest.raises(ModelFileError, match="decompress to 6[0-9,]+ bytes, more than a model file"):
                 reader(bomb)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = peak_memory(refused)
     assert peak < 16 << 20, peak
 
 
 def test_many_tensors_of_one_storage_cannot_multiply_memory(tmp_path, raw):
-    import tracemalloc
     shared = torch.zeros(1 << 20)                 # 4 MB, saved once
     path = crafted(tmp_path, raw, lambda d: {**d, "policy": {f"w{i}": shared[:] for i in range(1000)}})
     assert path.stat().st_size < 8 << 20          # unbounded, the reader would copy 4 GB
-    tracemalloc.start()
-    try:
+
+    def refused():
         with pytest.raises(ModelFileError, match="more memory than the file can hold"):
             read_model(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = peak_memory(refused)
     assert peak < 64 << 20, peak
 
 

@@ -1,5 +1,6 @@
 """The layering of the design card, and a core install without torch."""
 import ast
+import os
 import subprocess
 import sys
 import tomllib
@@ -45,38 +46,38 @@ def test_command_line_loads_no_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def without(tmp_path, package: str) -> dict:
+    """The environment of a child Python in which importing `package` fails as a package that is not installed
+    does (a fake one in tmp_path, first on its PYTHONPATH)."""
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\", "
+                                                    f"name='{package}')\n")
+    return {**os.environ, "PYTHONPATH": str(tmp_path)}
+
+
 def test_command_with_missing_extra_explains_itself(tmp_path):
     # a fake 'torch' that fails to import stands in for a core install without the [rl] extra
-    (tmp_path / "torch").mkdir()
-    (tmp_path / "torch" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", "
-                                                    "name='torch')\n")
+    env = without(tmp_path, "torch")
     code = ("import sys; from tournaments.cli import main; from tournaments import cli; "
             "cli.COMMANDS['needs_torch'] = 'torch'; sys.exit(main(['needs_torch', 'x']))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 2
     assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
 
 
 def test_missing_extra_at_run_time_explains_itself(tmp_path):
-    (tmp_path / "torch").mkdir()
-    (tmp_path / "torch" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", "
-                                                    "name='torch')\n")
+    env = without(tmp_path, "torch")
     code = "import sys; from tournaments.cli import main; sys.exit(main(['train', 'configs/train/smoke.yaml']))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 2, out.stderr
     assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
     assert "Traceback" not in out.stderr
 
 
 def test_serve_without_the_web_extra_names_it_in_one_line(tmp_path):
-    (tmp_path / "uvicorn").mkdir()
-    (tmp_path / "uvicorn" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'uvicorn'\", "
-                                                      "name='uvicorn')\n")
+    env = without(tmp_path, "uvicorn")
     code = "import sys; from tournaments.cli import main; sys.exit(main(['serve']))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == ["yacht serve: error: this command needs 'uvicorn', which is not "
                                                "installed; pip install 'yacht-arena[web]'"]

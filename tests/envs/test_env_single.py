@@ -190,6 +190,7 @@ def test_illegal_action_raise_names_the_legal_actions():
         env.step(43)
 
 
+# one refused argument a check: alike in shape to test_env_vector.py's, by design (other arguments)
 def test_bad_arguments_have_clear_messages():
     with pytest.raises(ValueError, match="obs_mode must be one of 'flat', 'dict', got 'image'"):
         make(obs_mode="image")

@@ -128,6 +128,7 @@ def test_list_of_seeds_and_determinism():
         a.reset(seed=[1, 2, 3])
 
 
+# one refused argument a check: alike in shape to test_env_single.py's, by design (other arguments)
 def test_bad_arguments_have_clear_messages():
     with pytest.raises(ValueError, match="obs_mode='flat' only"):
         make_vec(obs_mode="dict")

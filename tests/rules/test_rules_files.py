@@ -41,6 +41,7 @@ def test_load_from_path_and_extends(tmp_path):
     assert r.name == "mine" and r.rolls_per_turn == 2 and len(r.boxes) == 12
 
 
+# one bad rule file a row: the rows are alike by design (duplicates lists them as twins)
 @pytest.mark.parametrize("text,key,allowed", [
     ("extends: yacht\njoker: sometimes\n", "joker", "none, forced, free, verhoeff, kirakuken"),
     ("extends: yacht\nrolls_per_turn: 0\n", "rolls_per_turn", "whole number from 1 to 5"),

@@ -8,11 +8,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from tests.fake_agents import FACTORY, FAST, subprocess_env
-from tests.waiting import group_gone, until
+from tests.waiting import group_gone, lines_written, until
 
 from tournaments.config import parse_config
 from tournaments.executors import GameWorker, Setup, _worker_state
@@ -237,11 +236,7 @@ def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(out), "2"], env=env, start_new_session=True,
                             stderr=subprocess.PIPE, text=True)
     games = out / "games.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if games.exists() and games.read_bytes().count(b"\n") >= 4:
-            break
-        time.sleep(0.02)
+    lines_written(games, 4, proc)
     os.killpg(proc.pid, signal.SIGINT)                 # what a terminal sends on Ctrl-C: the whole group
     _, err = proc.communicate(timeout=60)
     if not group_gone(proc.pid):

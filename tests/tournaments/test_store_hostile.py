@@ -23,6 +23,7 @@ import yacht_env.safe_file as safe_file
 from tests.cli_errors import cli_error
 from tests.fake_agents import FACTORY, FAST, subprocess_env
 from tests.planted import SECRET, fifo, one_line
+from tests.waiting import lines_written
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
@@ -74,11 +75,7 @@ def test_second_run_is_refused_naming_the_first_and_a_killed_runs_lock_is_taken_
     out = tmp_path / "shared"
     proc = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(out)], env=subprocess_env(), start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if (out / GAMES).exists() and (out / GAMES).read_bytes().count(b"\n") >= 4:
-                break
-            time.sleep(0.05)
+        lines_written(out / GAMES, 4, proc)
         assert proc.poll() is None, "the first run should still be playing"
         before = (out / GAMES).read_bytes()
         with pytest.raises(ConfigError, match=rf"shared: another `yacht tournament` is writing this folder "
@@ -378,17 +375,10 @@ def test_generated_changes_to_a_record_are_refused_or_harmless(store_and_record,
                                                   else (p[0] != "log" or len(p) < 3))]
     path = data.draw(st.sampled_from(candidates))
     value = data.draw(JSON)
-    changed = copy.deepcopy(rec)
-    target = changed
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
+    changed = with_value(rec, path, value)
     (out / GAMES).write_bytes(original + json.dumps(changed).encode() + b"\n")
-    n = original.count(b"\n") + 1
-    try:
-        got = Store(out).records()
-    except ConfigError as e:
-        assert f"line {n}: " in str(e)
+    got = records_or_refused(out, original.count(b"\n") + 1)
+    if got is None:
         return
     # accepted: then it is a duplicate of a stored game (first one wins) and changed nothing checked
     assert len(got) == original.count(b"\n") and got[rec["key"]] == rec
@@ -401,6 +391,22 @@ def _at(value, path):
     return value
 
 
+def records_or_refused(out, line: int):
+    """The store's records, or None when it refused them naming line `line` (asserted)."""
+    try:
+        return Store(out).records()
+    except ConfigError as e:
+        assert f"line {line}: " in str(e)
+        return None
+
+
+def with_value(doc, path, value):
+    """A deep copy of the JSON value `doc` with `value` put at `path` (a path of `paths(doc)`, not its own)."""
+    changed = copy.deepcopy(doc)
+    _at(changed, path[:-1])[path[-1]] = value
+    return changed
+
+
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(line=JSON | st.binary(max_size=64).filter(lambda b: b"\n" not in b))
@@ -408,11 +414,8 @@ def test_generated_lines_are_never_games(store_and_record, line):
     out, original, _ = store_and_record
     raw = line if isinstance(line, bytes) else json.dumps(line).encode()
     (out / GAMES).write_bytes(original + raw + b"\n")
-    n = original.count(b"\n") + 1
-    try:
-        got = Store(out).records()
-    except ConfigError as e:
-        assert f"line {n}: " in str(e)
+    got = records_or_refused(out, original.count(b"\n") + 1)
+    if got is None:
         return
     assert not raw.strip() and len(got) == original.count(b"\n")   # only a blank line is accepted
 
@@ -552,11 +555,7 @@ def test_generated_tournament_json_is_used_or_one_clear_error(store_and_record, 
     meta = json.loads(good)
     path = data.draw(st.sampled_from([p for p in paths(meta) if p]))
     value = data.draw(JSON)
-    changed = copy.deepcopy(meta)
-    target = changed
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
+    changed = with_value(meta, path, value)
     meta_path.write_text(json.dumps(changed))
     try:
         got = Store(out).records()

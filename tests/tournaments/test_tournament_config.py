@@ -15,6 +15,7 @@ from yacht_env.config import ConfigError
 from yacht_env.core.dice_source import game_seed
 from yacht_env.rules import load, rules_hash
 
+from tests.config_files import check_bad_files
 from tests.fake_agents import make_agent
 
 BASE = {"entrants": ["first", "best", "random"], "games": 2}
@@ -134,23 +135,13 @@ def test_bad_entrants_and_names():
 
 
 def test_missing_and_invalid_files(tmp_path):
-    with pytest.raises(ConfigError, match="absent.yaml: no such tournament config$"):
-        load_config(tmp_path / "absent.yaml")
+    check_bad_files(load_config, tmp_path, "tournament config")
     with pytest.raises(ConfigError, match=r"^nope: config: no such tournament config; presets: default, four_seats"):
         load_config("nope")
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("entrants: [a\n")
-    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
-        load_config(bad)
-    bad.write_text("- just a list\n")
-    with pytest.raises(ConfigError, match="bad.yaml: top level: must be a mapping"):
-        load_config(bad)
-    bad.write_text("x: &a [1]\ny: *a\n")
-    with pytest.raises(ConfigError, match="bad.yaml: anchors and aliases"):
-        load_config(bad)
 
 
 def test_relative_rules_path_is_taken_from_the_config_folder(tmp_path, monkeypatch):
+    # the training config's twin: tests/training/test_training_config.py::test_set_and_rules_paths (same rule)
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "mine.yaml").write_text("extends: yacht\nname: mine\nrolls_per_turn: 2\n")
     (tmp_path / "cfg" / "t.yaml").write_text("entrants: [greedy, random]\nrules: mine.yaml\n")

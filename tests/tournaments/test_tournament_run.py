@@ -4,11 +4,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from tests.fake_agents import FACTORY, FAST, subprocess_env
-from tests.waiting import group_gone
+from tests.waiting import group_gone, lines_written
 
 from tournaments.config import parse_config
 from tournaments.report import render
@@ -116,11 +115,7 @@ def test_resume_after_sigkill(tmp_path, workers):
     proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(out), str(workers)], env=env,
                             start_new_session=True)
     games = out / "games.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if games.exists() and games.read_bytes().count(b"\n") >= 10:
-            break
-        time.sleep(0.05)
+    lines_written(games, 10, proc)
     # kill the tournament process alone: its pool workers must notice and go too
     proc.kill()
     proc.wait()

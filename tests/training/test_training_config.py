@@ -7,6 +7,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.config_files import check_bad_files
 
 from agents.training.config import (CHECKS, SECTIONS, BCConfig, ConfigError, PolicyConfig, PPOConfig, TrainConfig,
                                     load_config, parse_config)
@@ -88,21 +89,15 @@ def test_missing_name_and_not_a_mapping():
 
 
 def test_files(tmp_path):
-    with pytest.raises(ConfigError, match="nope.yaml: no such training config"):
-        load_config(tmp_path / "nope.yaml")
+    check_bad_files(load_config, tmp_path, "training config")
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: [unclosed\n")
-    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
-        load_config(bad)
-    bad.write_text("name: x\nppo: &p {n_steps: 8}\npolicy: *p\n")
-    with pytest.raises(ConfigError, match="bad.yaml: anchors and aliases"):
-        load_config(bad)
     bad.write_text("name: x\nn_envs: .nan\n")
     with pytest.raises(ConfigError, match=r"bad.yaml: n_envs: must be a whole number from 1 to 65,536, got nan"):
         load_config(bad)
 
 
 def test_set_and_rules_paths(tmp_path, monkeypatch):
+    # twin of tests/tournaments/test_tournament_config.py::test_relative_rules_path_is_taken_from_the_config_folder
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "r.yaml").write_text("extends: yacht\nrolls_per_turn: 2\n")
     (tmp_path / "cfg" / "t.yaml").write_text("name: t\nrules: r.yaml\nset: {joker: free}\n")
