@@ -94,7 +94,7 @@ def test_vs_bad_arguments_and_bad_opponents():
     with pytest.raises(ValueError, match="3 players cannot split into 2 teams"):
         YachtVsEnv(num_players=3, teams=2)
     env = YachtVsEnv(num_players=2, seat=1, opponents=lambda game: 99)   # reported, not raised: see
-    with pytest.warns(OpponentFault, match=r"faulted \(illegal\)"):        # tests/test_env_opponent_faults.py
+    with pytest.warns(OpponentFault, match=r"faulted \(illegal\)"):        # tests/envs/test_env_opponent_faults.py
         _, info = env.reset(seed=0)
     assert info["opponent_faults"][0]["cause"] == "illegal action 99" and info["opponent_faults"][0]["seat"] == 0
 

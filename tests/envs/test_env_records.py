@@ -3,7 +3,7 @@
 Each case plays a few envs with seeded random legal moves through resets, autoresets and episode
 ends, and digests everything the env returned: observations, rewards, terminated/truncated/dones and
 every info key the env had then. The digests were taken on the code before the shared core (commit
-6a78016, `python tests/test_env_records.py` prints them); keys added since are left out of the digest.
+6a78016, `python tests/envs/test_env_records.py` prints them); keys added since are left out of the digest.
 The `single-*` and `pz-*` digests (the single `Yacht-v0` and the PettingZoo env) were taken on commit
 a258820, before the one table core stepped them.
 """

@@ -1,6 +1,6 @@
 """The adaptive schedule (`schedule: adaptive`): it ranks a ladder in order, plays only where the order is
 uncertain, and stops at the first round its ranking reaches the target confidence. (Worker, executor
-and resume invariance: tests/test_tournament_formats.py, parametrized over the formats.)"""
+and resume invariance: tests/tournaments/test_tournament_formats.py, parametrized over the formats.)"""
 import pytest
 
 from tournaments.adaptive import AdaptiveReplay, ranking
