@@ -1,8 +1,10 @@
 """The test agents, one family behind one `make_agent(spec)` factory like the registry's: calm agents that
 answer at once (first, best, upper, random), agents that misbehave on a given decision (crash, hang, illegal
 actions, swallowed timeouts, blocked C calls, process exits, ...), and `external...` specs passed to the
-registry. A tournament names the factory by the FACTORY string (FAST: `slow` without its pauses; PER_GAME:
-the registry's agents one game at a time); a subprocess finds this module through `subprocess_env()`."""
+registry; besides them a batched player that answers illegal moves, and OneGameAtATime, which hides that an
+agent is batched. A tournament names the factory by the FACTORY string (FAST: `slow` without its pauses;
+PER_GAME: the registry's agents one game at a time); a subprocess finds this module through
+`subprocess_env()`."""
 import ctypes
 import os
 import signal
@@ -275,6 +277,14 @@ class Hang(Misbehaves):
     def misbehave(self, view):
         time.sleep(60)
         return FirstBox.act(self, view)
+
+
+class BatchedIllegal:
+    """A batched player (the lockstep runner's `act_batch`) that answers the last box, also when it is filled."""
+    batched = True
+
+    def act_batch(self, view):
+        return np.full(len(view), NUM_HOLDS + len(view.rules.boxes) - 1)
 
 AGENTS = {"first": FirstBox, "best": BestBox, "upper": UpperFirst, "random": Random, "crash": Crash, "illegal": Illegal,
           "hang": Hang, "slow": Slow, "swallow": Swallow, "late": Late, "blocked_sleep": BlockedSleep,

@@ -7,7 +7,7 @@ dial at a strength found per rule set) play under the configurations whose setti
 """
 import numpy as np
 import pytest
-from tests.fake_agents import OneGameAtATime
+from tests.fake_agents import BatchedIllegal, OneGameAtATime
 from tests.same_games import assert_same, both_ways
 from tests.solver_tables import temp_cache
 
@@ -88,20 +88,12 @@ def test_head_to_head_is_the_same_batched_or_not():
     assert head_to_head(OneGameAtATime(a), OneGameAtATime(b), rules, 30, seed=2, progress=False) == batched
 
 
-class Cheater:
-    """A batched player that answers with an illegal action."""
-    batched = True
-
-    def act_batch(self, view):
-        return np.full(len(view), 31 + len(view.rules.boxes) - 1)   # the last box, also when it is filled
-
-
 def test_an_illegal_batched_answer_is_refused_and_not_played():
     rules = load("yacht")
     state = State(rules, 3, 1)
     state.reset([1, 2, 3])
     with pytest.raises(PlayerError, match="illegal action"):
-        play(state, [Cheater()])
+        play(state, [BatchedIllegal()])
     assert (state.ints[:, 0] == 1).all()       # the first turn was played; the illegal second move was not
 
 
