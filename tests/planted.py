@@ -1,12 +1,15 @@
 """What a hostile user plants where the program reads or writes: a file of theirs that a link points to
 (`victim`, a fixture every test folder gets through tests/conftest.py), FIFOs, and the one-line check of a
-refusal."""
+refusal; text that would act on a terminal or a page (HOSTILE_TEXT)."""
 import os
 from pathlib import Path
 
 import pytest
 
 SECRET = b"a user's file that must survive\n"
+# text that would act on a terminal or a page: screen clears, title sets, carriage returns, bidi overrides,
+# NULs, C1 escapes, line separators
+HOSTILE_TEXT = ["\x1b[2J\x1b[H", "\x1b]0;pwned\x07", "a\rb", "\u202eevil", "nul\x00", "\x9b31m", "line\u2028break"]
 
 
 @pytest.fixture

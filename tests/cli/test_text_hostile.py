@@ -1,52 +1,18 @@
-"""Text from configs, specs, files, bots and people stays inert in every output: a Markdown code span holds
-whatever backticks its text has, no control or escape character reaches the terminal raw, and messages
-stay one printable line."""
-import html
+"""Text from configs, specs, files, bots and people stays inert on the terminal: no control or escape character
+reaches it raw, and messages stay one printable line. (In the report's Markdown and HTML and its file names:
+tests/tournaments/test_document_hostile.py.)"""
 import json
-import re
 import unicodedata
 
-import markdown
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.planted import HOSTILE_TEXT
 from tournaments.cli import main
 from tournaments.cli.options import InertOutput
-from tournaments.document import Code, md_text
 from yacht_env.config import printable
 
-HOSTILE = ["\x1b[2J\x1b[H", "\x1b]0;pwned\x07", "a\rb", "\u202eevil", "nul\x00", "\x9b31m", "line\u2028break"]
-
-
-def rendered_code(md: str) -> str:
-    """The text of the one <code> element Python-Markdown makes of `md`."""
-    out = markdown.markdown(md)
-    found = re.fullmatch(r"<p><code>(.*)</code></p>", out, re.DOTALL)
-    assert found, out
-    return html.unescape(found.group(1))
-
-
-@pytest.mark.parametrize("body", ["a`b", "``x`", "x ``` y", "`", "````", "`start", "end`", "a``b`c```d"])
-def test_a_code_span_holds_any_backticks(body):
-    assert rendered_code(md_text(Code(body))) == body
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(st.sampled_from("ab`| \\*_<>"), min_size=1, max_size=30).map(str.strip).filter(bool))
-def test_generated_code_spans_show_their_text_exactly(body):
-    md = md_text(Code(body))
-    fence = re.match(r"`+", md).group(0)
-    assert md.endswith(fence) and all(len(run) < len(fence) for run in re.findall(r"`+", md[len(fence):-len(fence)]))
-    assert rendered_code(md) == body
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=40))
-def test_markdown_of_any_text_has_no_raw_control_character_and_stays_on_its_line(text):
-    for md in (md_text(text), md_text(Code(text)), md_text(Code(text), in_table=True)):
-        assert "\n" not in md and "\r" not in md
-        assert printable(md) == md, md
 
 
 @settings(max_examples=200, deadline=None)
@@ -59,7 +25,7 @@ def test_printable_escapes_every_control_character_and_keeps_what_is_asked(text)
     assert shown.count("\n") == text.count("\n") and printable(text, 10).endswith("...") == (len(printable(text)) > 10)
 
 
-@pytest.mark.parametrize("text", HOSTILE)
+@pytest.mark.parametrize("text", HOSTILE_TEXT)
 def test_the_cli_output_stream_escapes_control_sequences(text):
     class Sink:
         def __init__(self):
@@ -84,7 +50,7 @@ def hostile_games(tmp_path, capsys):
     log = out / "games.jsonl"
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     for rec in lines:
-        rec["agents"] = ["".join(HOSTILE)]
+        rec["agents"] = ["".join(HOSTILE_TEXT)]
     log.write_text("".join(json.dumps(r) + "\n" for r in lines))
     return out
 
@@ -98,28 +64,3 @@ def test_names_from_a_games_file_never_reach_the_terminal_raw(hostile_games, cap
     for c in "\x1b\x07\r\x00\x9b\u202e\u2028":
         assert c not in out
         assert c == "\r" or c not in err                  # a progress bar's own carriage returns
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(min_size=1, max_size=64))
-def test_every_name_maps_to_a_file_name_that_fits_every_file_system(name):
-    from tournaments.report import histogram_name
-    from yacht_env.config import slug
-    file = histogram_name(name)
-    assert len(file.encode("utf-8")) <= 255 and "/" not in file and "\0" not in file
-    assert file not in (".", "..") and slug(name) == slug(name)
-
-
-def test_long_names_keep_distinct_slugs(tmp_path):
-    from tournaments.report import histogram_name
-    a, b = "名" * 63 + "a", "名" * 63 + "b"              # 190 bytes of UTF-8 each, the same first 100
-    assert histogram_name(a) != histogram_name(b)
-    for name in (a, b):
-        (tmp_path / histogram_name(name)).write_bytes(b"png")   # a real file system takes them
-
-
-@pytest.mark.parametrize("text", HOSTILE)
-def test_html_text_shows_control_characters_escaped(text):
-    from tournaments.html import html_text
-    for shown in (html_text(text), html_text(Code(text))):
-        assert not any(c in shown for c in "\x1b\x07\r\x00\x9b\u202e\u2028"), shown
