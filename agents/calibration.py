@@ -93,7 +93,7 @@ def search(rules, target: Target, shared: StrongAgent, opponent, deals: int = DE
     Every run plays the same games (seed): `deals` two-player deals against `opponent` for a win rate,
     `games` solitaire games for a mean or percentage; every dial agent tried plays from `shared`'s
     policies. The figure is non-decreasing in strength up to the noise of a finite run
-    (tests/test_levels.py), so the search brackets the target between strengths 0 and 1 and narrows
+    (tests/agents/test_levels.py), so the search brackets the target between strengths 0 and 1 and narrows
     the bracket by interpolation (Illinois' rule), at most `MAX_RUNS` runs. ValueError when the target
     is out of the dial's reach under these rules.
     """

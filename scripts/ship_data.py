@@ -7,8 +7,8 @@
     python scripts/ship_data.py classic knizia    # these presets' calibrations only
 
 Each is made from scratch, by the code a first run would otherwise use (`yacht_env.solver.solve`,
-`agents.levels.settings_with`), in an empty cache folder, and copied into the package. tests/test_levels.py
-and tests/test_solver_values.py check the shipped files against the current versions and rules and, in
+`agents.levels.settings_with`), in an empty cache folder, and copied into the package. tests/agents/test_levels.py
+and tests/solver/test_solver_values.py check the shipped files against the current versions and rules and, in
 slow tests, against a new calibration and a new solve. Rerun this when they say a file is stale. Minutes
 per preset.
 """

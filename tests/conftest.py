@@ -1,9 +1,16 @@
 """Test session set-up: one solver cache folder for the whole run, shared by pytest-xdist workers, and the
 agents' cache folder (solved tables, the levels' dial settings) for every test that does not pick its own,
-and Hypothesis without deadlines or speed checks (the suite runs on loaded machines)."""
+and Hypothesis without deadlines or speed checks (the suite runs on loaded machines); the `victim` fixture (a
+user's file a planted link points to, tests/planted.py) for every folder.
+
+The tests are packages (`tests`, `tests.core`, ...: an empty __init__.py in each folder), so pytest puts the
+project root on sys.path, a test module's name is its dotted path (two folders may each hold a test_x.py),
+and the shared helpers are imported as `tests.<helper>`."""
 import os
 import shutil
 import tempfile
+
+from tests.planted import victim  # noqa: F401 - a fixture, shared by the hostile-input tests of every folder
 
 CACHE_ENV = "YACHT_TEST_SOLVER_CACHE"
 

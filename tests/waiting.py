@@ -30,3 +30,15 @@ def group_gone(group: int, seconds: float = PATIENCE) -> bool:
             return True
         return False
     return until(gone, seconds, step=0.05)
+
+
+def lines_written(path, n: int, proc, seconds: float = PATIENCE) -> bool:
+    """Wait until the file `path` holds `n` whole lines or the process `proc` (a Popen) has ended; True when
+    the lines are there (a run killed in the middle waits for its first games this way)."""
+    def count() -> int:
+        try:
+            return path.read_bytes().count(b"\n")
+        except FileNotFoundError:
+            return 0
+    until(lambda: count() >= n or proc.poll() is not None, seconds, step=0.05)
+    return count() >= n

@@ -3,7 +3,7 @@
 Such states share their legal boxes and points and every keep index, so each loop over rolls and
 keeps does its arithmetic for all lanes in a short inner loop that the compiler vectorises. The
 operations and their order per lane are those of `widget`, so the values are bit-identical
-(tests/test_solver_lanes.py): the two are deliberate twins, the one-state form for the agents and
+(tests/solver/test_solver_lanes.py): the two are deliberate twins, the one-state form for the agents and
 small layers, the lane form for the solver's layers.
 """
 import numba as nb

@@ -1,0 +1,1 @@
+"""Tests of yacht_env.core: the game model, the engine and batched play, odds."""

@@ -1,0 +1,1 @@
+"""Tests of tournaments: formats, runs, matches, the store, statistics, reports."""
