@@ -196,7 +196,8 @@ class WinAgent(Agent):
     def prepare(self, rules, num_players) -> None:
         self._check(rules)
         self.strong.prepare(rules, num_players)
-        distribution_arrays(load(rules, columns=1) if rules.columns > 1 else rules, self.strong.cache)
+        distribution_arrays(rules, self.strong.cache)
+        self._own(rules, rules.teams or num_players)     # the own futures of this table's size, built or loaded
 
     def _check(self, rules) -> None:
         if rules.columns > 1:

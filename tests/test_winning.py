@@ -158,6 +158,18 @@ def test_distributions_are_loaded_from_the_cache(mini):
             assert np.array_equal(getattr(found, k), getattr(built, k)), (risk, k)
     assert not np.array_equal(load_distributions(mini, 0.03).lo, load_distributions(mini).lo)
     assert load_distributions(mini, 0.07) is None
+    # pmfs stored in another order (the longest not last, as under `yacht`): still read back (the same pmfs)
+    import dataclasses
+    from yacht_env.solver.cache import save_distributions
+    d = distributions_for(mini, progress=False)
+    states = np.flatnonzero(d.offset >= 0)
+    states = states[np.argsort(-d.length[states], kind="stable")]          # the longest first
+    offset = np.full_like(d.offset, -1)
+    offset[states] = np.r_[0, np.cumsum(d.length[states].astype(np.int64))[:-1]]
+    data = np.concatenate([d.data[d.offset[s]:d.offset[s] + d.length[s]] for s in states])
+    save_distributions(dataclasses.replace(d, offset=offset, data=data), mini)
+    found = load_distributions(mini)
+    assert found is not None and np.array_equal(found.offset, offset) and np.array_equal(found.data, data)
 
 
 def test_curve_between_whole_scores():
