@@ -21,7 +21,7 @@ from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solu
 from yacht_env.solver.plans import FIRST_HOLD, HOLD_OF
 from yacht_env.solver.policy import Policy
 from yacht_env.core.dice import NUM_ROLLS
-from yacht_env.solver.winning import pmf_mass, win_dial_moves, win_plans, win_tables
+from yacht_env.solver.winning import MAX_FUTURES, pmf_mass, win_dial_moves, win_plans, win_tables
 
 from .base import Agent, BatchView
 
@@ -97,9 +97,47 @@ _DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the
 SPREAD: dict[int, tuple[float, ...]] = {}
 
 
+# sheets at the table -> the risks of the exponential-utility policies whose futures the deciding sheet may also
+# play (`yacht_env.solver.risk`; `winning.chance_after`'s `own`: the best of the points future and these); a size
+# not listed: none. 8 sheets: risk 0.02 gained about 0.13 points of win share on tuning deals; at 4 sheets it
+# lost 0.09 (within the noise), so smaller tables are left as they were (BENCHMARKS.md, "Playing to win", s31).
+RISKS: dict[int, tuple[float, ...]] = {8: (0.02,)}
+
+
 def spread_for(sheets: int) -> np.ndarray:
     """The factors `strong?goal=win` scales its own future by at a table of `sheets` sheets (`SPREAD`)."""
     return np.array(SPREAD.get(sheets, (1.0,)), np.float64)
+
+
+def risks_for(sheets: int) -> tuple[float, ...]:
+    """The risks of the own futures `strong?goal=win` also weighs at a table of `sheets` sheets (`RISKS`)."""
+    return tuple(float(r) for r in RISKS.get(sheets, ()))
+
+
+_UNUSED = np.zeros(1, np.float32)
+_NO_FUTURES = (np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int64), np.zeros((0, 1)),
+               *(_UNUSED,) * MAX_FUTURES)
+_FUTURES: dict = {}   # (rules, risks, cache) -> the `own` argument of the kernels, once per process
+
+
+def own_futures(rules, risks, cache: bool = True, progress: bool = False):
+    """The kernels' `own` argument (`yacht_env.solver.winning.chance_after`): the score distributions of the
+    exponential-utility policies with these risks (built or loaded once per process; none: no futures)."""
+    risks = tuple(float(r) for r in risks)
+    if not risks:
+        return _NO_FUTURES
+    if len(risks) > MAX_FUTURES:
+        raise ValueError(f"at most {MAX_FUTURES} risks, got {len(risks)}")
+    key = (rules, risks, cache)
+    if key not in _FUTURES:
+        ds = [distributions_for(rules, use_cache=cache, progress=progress, risk=r) for r in risks]
+        mass = np.empty((len(ds), len(ds[0].offset)))
+        for f, d in enumerate(ds):
+            pmf_mass(np.asarray(d.offset), np.asarray(d.length), np.asarray(d.data), mass[f])
+        data = [np.asarray(d.data) for d in ds] + [_UNUSED] * (MAX_FUTURES - len(ds))
+        _FUTURES[key] = (np.stack([np.asarray(d.lo) for d in ds]), np.stack([np.asarray(d.length) for d in ds]),
+                         np.stack([np.asarray(d.offset) for d in ds]), mass, *data)
+    return _FUTURES[key]
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
@@ -124,13 +162,15 @@ class WinAgent(Agent):
     compiled; a game's moves depend only on its table, so they are the same played alone or in a batch.
     spread: the factors its own later turns are scaled by in the estimate (a number or several, the best counts:
     `winning.chance_after`); None: the measured default for the table's size (`spread_for`) under goal "win",
-    1 under goal "target".
+    1 under goal "target". risks: the exponential-utility policies whose futures it also weighs for its own later
+    turns (`own_futures`; the best counts); None: the default for the table's size (`risks_for`) under goal
+    "win", none under goal "target".
     """
 
     trusted = True
 
     def __init__(self, goal: str = "win", score: float | None = None, strong: StrongAgent | None = None,
-                 spread=None):
+                 spread=None, risks=None):
         if goal not in ("win", "target"):
             raise ValueError(f"goal must be win or target for WinAgent, got {goal!r}")
         if (goal == "target") != (score is not None):
@@ -142,6 +182,9 @@ class WinAgent(Agent):
         if self.spread is not None and not (len(self.spread) and np.isfinite(self.spread).all() and
                                             (self.spread > 0).all()):
             raise ValueError(f"spread must be finite numbers > 0, got {spread!r}")
+        self.risks = None if risks is None else tuple(float(r) for r in np.atleast_1d(risks))
+        if self.risks is not None and not all(np.isfinite(r) and r > 0 for r in self.risks):
+            raise ValueError(f"risks must be finite numbers > 0, got {risks!r}")
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
@@ -153,7 +196,8 @@ class WinAgent(Agent):
     def prepare(self, rules, num_players) -> None:
         self._check(rules)
         self.strong.prepare(rules, num_players)
-        distribution_arrays(load(rules, columns=1) if rules.columns > 1 else rules, self.strong.cache)
+        distribution_arrays(rules, self.strong.cache)
+        self._own(rules, rules.teams or num_players)     # the own futures of this table's size, built or loaded
 
     def _check(self, rules) -> None:
         if rules.columns > 1:
@@ -203,7 +247,7 @@ class WinAgent(Agent):
             new = np.ascontiguousarray(inputs[miss])
             chances = np.empty((len(at), policy.n_stages + 1, NUM_ROLLS))
             boxvals = np.empty((len(at), NUM_ROLLS, len(rules.boxes)))
-            win_tables(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+            win_tables(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, self._own(rules, k), span,
                        np.ascontiguousarray(new[:, :k]), np.ascontiguousarray(new[:, k:2 * k]),
                        np.ascontiguousarray(new[:, 2 * k]), np.full(len(at), self.target, np.int64),
                        self._spread(k), chances, boxvals)
@@ -228,11 +272,16 @@ class WinAgent(Agent):
         plans = np.empty((n, policy.n_stages + 1, NUM_ROLLS), np.uint8)
         chances = np.empty((n, policy.n_stages + 1, NUM_ROLLS))
         inputs = np.ascontiguousarray(inputs, np.int64)
-        win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, span,
+        win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, self._own(rules, k), span,
                   np.ascontiguousarray(inputs[:, :k]), np.ascontiguousarray(inputs[:, k:2 * k]),
                   np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), self._spread(k), HOLD_OF,
                   plans, chances)
         return plans, chances
+
+    def _own(self, rules, sheets: int):
+        """The own futures it weighs at a table of `sheets` sheets (see the class docstring)."""
+        risks = self.risks if self.risks is not None else risks_for(sheets) if self.goal == "win" else ()
+        return own_futures(rules, risks, self.strong.cache)
 
     def _spread(self, sheets: int) -> np.ndarray:
         """The factors of its own future at a table of `sheets` sheets (see the class docstring)."""

@@ -1,17 +1,18 @@
-"""Compare widenings of `strong?goal=win`'s own future (`yacht_env.solver.winning.chance_after`) on the same deals.
+"""Compare variants of `strong?goal=win`'s own future (`yacht_env.solver.winning.chance_after`) on the same deals.
 
     python scripts/win_spread.py --seats 8 --deals 1000 --seed 123 --spreads 1 1.15 1.3 1,1.3
+    python scripts/win_spread.py --seats 8 --deals 1000 --seed 123 --spreads 1 risk:0.01 risk:0.01,0.02
 
-Each spread (or comma-separated set, the best of which counts) plays `WinAgent(spread=S)` at one seat
-against `strong` at every other, every deal in every seat rotation, duplicate dice
-(`agents.evaluation.table_deals`): the same deals for every spread, so the difference to the first spread is
-taken deal by deal (a paired 95% interval over deals). For tuning only: use seeds you then never use for the
-recorded figures.
+Each variant plays `WinAgent` at one seat against `strong` at every other, every deal in every seat rotation,
+duplicate dice (`agents.evaluation.table_deals`): the same deals for every variant, so the difference to the
+first is taken deal by deal (a paired 95% interval over deals). A variant is a spread or comma-separated set of
+spreads (`WinAgent(spread=...)`, the best of which counts), or `risk:` and comma-separated risks
+(`WinAgent(risks=...)`: the exponential-utility futures it also weighs; `risk:` alone: none). For tuning only:
+use seeds you then never use for the recorded figures.
 """
 import argparse
 import sys
 import time
-
 
 
 def main(argv=None) -> int:
@@ -32,16 +33,18 @@ def main(argv=None) -> int:
     first = None
     for s in args.spreads:
         t = time.perf_counter()
-        spread = [float(x) for x in s.split(",")]
-        per = table_deals(WinAgent("win", strong=strong, spread=spread), strong, rules, args.deals, args.seats,
-                          args.seed, progress=False)
+        if s.startswith("risk:"):
+            agent = WinAgent("win", strong=strong, risks=[float(x) for x in s[5:].split(",") if x])
+        else:
+            agent = WinAgent("win", strong=strong, spread=[float(x) for x in s.split(",")], risks=())
+        per = table_deals(agent, strong, rules, args.deals, args.seats, args.seed, progress=False)
         rate, ci, _ = mean_ci(per)
-        line = f"spread {s}: {100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+        line = f"{s}: {100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
         if first is None:
             first = per
         else:
             d, dci, _ = mean_ci(per - first)
-            line += f"  minus spread {args.spreads[0]}: {100 * d:+.2f} [{100 * dci[0]:+.2f}, {100 * dci[1]:+.2f}]"
+            line += f"  minus {args.spreads[0]}: {100 * d:+.2f} [{100 * dci[0]:+.2f}, {100 * dci[1]:+.2f}]"
         print(f"{line}  ({args.deals} deals x {args.seats}, {time.perf_counter() - t:.0f} s)", flush=True)
     return 0
 

@@ -117,6 +117,61 @@ def test_the_lane_build_is_the_one_state_build(mini):
             assert np.array_equal(getattr(a, k), getattr(b, k)), (min_lanes, k)
 
 
+def test_risk_distributions_are_the_risk_policys(mini):
+    # the exponential-utility policy's distributions (`risk`): log E[exp(risk X)] / risk of every state's pmf is
+    # the certainty equivalent its solve gives (the build follows that policy), and a vanishing risk is the
+    # points policy (its values, its distributions)
+    from yacht_env.solver.distribution import build
+    from yacht_env.solver.risk import risk_values
+    solution, points = dist_of(mini)
+    for risk in (0.02, 0.05):
+        U = risk_values(mini, solution.space, risk)
+        d = build(mini, solution, risk=risk)
+        states = np.flatnonzero(d.offset >= 0)
+        assert (d.lost[states] < 1e-8).all()
+        for state in states[::53]:
+            lo, p = d.pmf(int(state))
+            x = lo + np.arange(len(p))
+            m = x[p > 0].max()
+            ce = m + np.log((p * np.exp(risk * (x - m))).sum() / p.sum()) / risk
+            assert abs(ce - U[state]) < 1e-3, (risk, state)
+        lo, p = d.pmf(0)
+        plo, pp = points.pmf(0)
+        s, sp = summary(lo, p), summary(plo, pp)
+        assert s["mean"] < sp["mean"] and s["std"] > sp["std"]          # it gives up points for spread
+    assert np.abs(risk_values(mini, solution.space, 1e-7) - solution.values).max() < 1e-3
+    s = summary(*build(mini, solution, risk=1e-9).pmf(0))
+    assert abs(s["mean"] - solution.expected_score) < 1e-4 and abs(s["std"] - solution.std) < 1e-4
+    with pytest.raises(ValueError, match="risk must be > 0"):
+        risk_values(mini, solution.space, 0.0)
+
+
+def test_distributions_are_loaded_from_the_cache(mini):
+    # the points distributions and each risk's are kept apart in the cache and read back as built
+    from yacht_env.solver.cache import load_distributions
+    dist_of(mini)
+    for risk in (0.0, 0.03):
+        built = distributions_for(mini, progress=False, risk=risk)
+        found = load_distributions(mini, risk)
+        assert found is not None and isinstance(found.data, np.memmap)
+        for k in ("offset", "length", "lo", "lost", "data"):
+            assert np.array_equal(getattr(found, k), getattr(built, k)), (risk, k)
+    assert not np.array_equal(load_distributions(mini, 0.03).lo, load_distributions(mini).lo)
+    assert load_distributions(mini, 0.07) is None
+    # pmfs stored in another order (the longest not last, as under `yacht`): still read back (the same pmfs)
+    import dataclasses
+    from yacht_env.solver.cache import save_distributions
+    d = distributions_for(mini, progress=False)
+    states = np.flatnonzero(d.offset >= 0)
+    states = states[np.argsort(-d.length[states], kind="stable")]          # the longest first
+    offset = np.full_like(d.offset, -1)
+    offset[states] = np.r_[0, np.cumsum(d.length[states].astype(np.int64))[:-1]]
+    data = np.concatenate([d.data[d.offset[s]:d.offset[s] + d.length[s]] for s in states])
+    save_distributions(dataclasses.replace(d, offset=offset, data=data), mini)
+    found = load_distributions(mini)
+    assert found is not None and np.array_equal(found.offset, offset) and np.array_equal(found.data, data)
+
+
 def test_curve_between_whole_scores():
     G = np.array([0.25, 0.5, 0.75])            # scores 100, 101, 102; 0 below, 1 above
     for y, g in [(98.0, 0.0), (99.5, 0.125), (100.0, 0.25), (100.5, 0.375), (102.5, 0.875), (103.0, 1.0),
@@ -182,6 +237,38 @@ def test_a_scaled_own_future_plays_the_same_games_batched_and_per_game(overrides
     monkeypatch.setitem(strong.SPREAD, 2 if rules.teams else 3, (1.0,))
     plain = both_ways(rules, specs, game_seeds(36, last=np.arange(5)))
     assert [g.log for g in games[0]] != [g.log for g in plain[0]]     # it changes the play
+
+
+RISK_CONFIGS = [("cheerio", {}), ("mini", {}), ("mini", {"teams": 2}), ("mini", {"rolls_per_turn": 2}),
+                ("mini", {"tiebreak": "sudden_death"})]
+
+
+@pytest.mark.parametrize("name,overrides", RISK_CONFIGS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'preset'}" for n, o in RISK_CONFIGS])
+def test_risk_futures_play_the_same_games_batched_and_per_game(name, overrides, mini, monkeypatch):
+    # the deciding sheet also weighs the futures of exponential-utility policies (`strong.risks_for`)
+    rules = load(mini if name == "mini" else name, **overrides)
+    dist_of(rules)
+    sheets = 2 if rules.teams else 3
+    specs = ["strong?goal=win", "strong", "random", "strong"] if rules.teams else \
+        ["strong?goal=win", "strong", "strong?goal=win"]
+    seeds = game_seeds(37, last=np.arange(4))
+    monkeypatch.setitem(strong.RISKS, sheets, (0.02, 0.05))
+    games = both_ways(rules, specs, seeds)
+    assert_same(*games)
+    if name == "mini" and not overrides:
+        dial = ["strong?strength=0.7&goal=win", "strong", "strong?goal=win"]
+        assert_same(*both_ways(rules, dial, game_seeds(38, last=np.arange(3))))
+        monkeypatch.setitem(strong.RISKS, sheets, ())
+        plain = both_ways(rules, specs, seeds)
+        assert [g.log for g in games[0]] != [g.log for g in plain[0]]     # it changes the play
+
+
+def test_bad_risks_say_what_is_wrong():
+    with pytest.raises(ValueError, match="risks must be finite numbers > 0"):
+        strong.WinAgent(risks=[0.01, -1])
+    with pytest.raises(ValueError, match="at most 3 risks"):
+        strong.own_futures(load("classic"), (0.01, 0.02, 0.03, 0.04))
 
 
 @pytest.mark.slow
@@ -328,13 +415,15 @@ def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
     assert doc["worst_win"] and all(m["agent"] != "win" for m in doc["worst_win"])
 
 
-def test_analysis_values_a_scaled_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
-    # the analysis reads the same factors (`strong.spread_for`) as the play: the win player gives up nothing
+def test_analysis_values_the_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
+    # the analysis reads the same factors (`strong.spread_for`) and own futures (`strong.risks_for`) as the play:
+    # the win player gives up nothing
     from agents.analysis import analyze_file, read_games
     from tournaments.config import parse_config
     from tournaments.run import run_tournament
     dist_of(mini)
     monkeypatch.setitem(strong.SPREAD, 3, (0.7,))
+    monkeypatch.setitem(strong.RISKS, 3, (0.03,))       # and the same own futures
     (tmp_path / "mini.yaml").write_text(MINI)
     cfg = parse_config({"rules": str(tmp_path / "mini.yaml"),
                         "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},

@@ -200,10 +200,12 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
 # and meta: versions, rules hash, state space, the data's length and the SHA-256 of the index arrays).
 # The index is checked whole; the data file by its header (dtype, shape); a mismatch is a miss.
 
-def distribution_paths(rules) -> tuple[Path, Path]:
-    """(data, index) files of the score distributions of `rules` (as a one-column solitaire game)."""
+def distribution_paths(rules, risk: float = 0.0) -> tuple[Path, Path]:
+    """(data, index) files of the score distributions of `rules` (as a one-column solitaire game); risk > 0:
+    of its exponential-utility policy with that risk (`risk`)."""
     stem = cache_path(rules).with_suffix("")
-    return stem.with_name(stem.name + ".dist.npy"), stem.with_name(stem.name + ".dist.npz")
+    name = stem.name + (f".risk{float(risk)!r}" if risk else "")
+    return stem.with_name(name + ".dist.npy"), stem.with_name(name + ".dist.npz")
 
 
 INDEX = ("offset", "length", "lo", "lost")
@@ -216,11 +218,12 @@ def _index_digest(arrays) -> str:
     return h.hexdigest()
 
 
-def save_distributions(dist, rules) -> None:
-    """Write the distributions of `rules` beside its values (data first, then the index that names it)."""
-    data_path, index_path = distribution_paths(rules)
+def save_distributions(dist, rules, risk: float = 0.0) -> None:
+    """Write the distributions of `rules` (risk > 0: of its exponential-utility policy) beside its values (data
+    first, then the index that names it)."""
+    data_path, index_path = distribution_paths(rules, risk)
     arrays = [getattr(dist, k) for k in INDEX]
-    meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION,
+    meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION, "risk": float(risk),
             "rules_key": rules_hash(solitaire_rules(rules)),
             "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "seconds": dist.seconds}
@@ -230,10 +233,11 @@ def save_distributions(dist, rules) -> None:
         np.savez(f, meta=np.array(json.dumps(meta)), **dict(zip(INDEX, arrays)))
 
 
-def load_distributions(rules):
-    """The cached distributions of `rules`, or None when missing or unusable."""
+def load_distributions(rules, risk: float = 0.0):
+    """The cached distributions of `rules` (risk > 0: of its exponential-utility policy), or None when missing
+    or unusable."""
     from .distribution import Distributions
-    data_path, index_path = distribution_paths(rules)
+    data_path, index_path = distribution_paths(rules, risk)
     space = StateSpace.of(solitaire_rules(rules).tables)
     try:
         with open_read(index_path, "score distributions' index", MAX_FILE_BYTES) as f, \
@@ -253,31 +257,33 @@ def load_distributions(rules):
     except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
-            meta.get("distribution_version") != DISTRIBUTION_VERSION or \
+            meta.get("distribution_version") != DISTRIBUTION_VERSION or meta.get("risk", 0.0) != float(risk) or \
             meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space.__dict__ or \
             meta.get("sha256") != _index_digest(arrays) or data.dtype != np.dtype("<f4") or \
             data.shape != (meta.get("entries"),) or any(a.shape != (space.size,) for a in arrays):
         return None
     offset, length, lo, lost = arrays
-    if offset.max(initial=0) + length.max(initial=0) > len(data):
+    if ((offset + length.astype(np.int64)).max(initial=0) > len(data) or (offset < -1).any() or
+            (length[offset >= 0] < 1).any()):   # every pmf within the data (-1: an unreachable state)
         return None
     return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data,
                          seconds=float(meta.get("seconds", 0.0)))
 
 
-def distributions_for(rules, use_cache: bool = True, progress: bool = True):
+def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk: float = 0.0):
     """The score distributions of a one-column rule set (`yacht_env.solver.distribution`): from the cache,
-    else built from its solved values (solved first if need be) and stored."""
+    else built from its solved values (solved first if need be) and stored. risk > 0: those of its
+    exponential-utility policy with that risk (`yacht_env.solver.risk`)."""
     from .distribution import build
     check_solvable(rules)
     rules = solitaire_rules(rules)
     if use_cache:
-        found = load_distributions(rules)
+        found = load_distributions(rules, risk)
         if found is not None:
             return found
-    dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress)
+    dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress, risk=risk)
     try:
-        save_distributions(dist, rules)
+        save_distributions(dist, rules, risk)
     except OSError:
         pass  # a read-only or full cache folder only costs a rebuild next time
     return dist

@@ -29,6 +29,7 @@ from tqdm import tqdm
 from ..core.dice import NUM_KEEPS, NUM_ROLLS
 from .space import StateSpace, reachable_upper
 from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes
+from .risk import risk_values, to_utility
 from .widget import box_table, final_roll_odds, prepare, reroll_stages, score_stage
 
 EPS = 1e-11          # tail entries below this are dropped (their mass is counted in `lost`)
@@ -129,12 +130,13 @@ def _mix(T, gain, u, opts, extra, odds, choice, NX, j, offset, length, lo, lost,
 
 
 @nb.njit(cache=True, parallel=True)
-def _chunk(T, V, space, prep, n_stages, min_lanes, gstart, masks, uppers, flags, offset, length, lo, lost, data, buf,
-           blo, blen, bstart, blost):
+def _chunk(T, V, space, prep, n_stages, min_lanes, risk, gstart, masks, uppers, flags, offset, length, lo, lost, data,
+           buf, blo, blen, bstart, blost):
     """The pmf of each state j of the chunk into buf[j, bstart[j]:bstart[j] + blen[j]] (score blo[j] at
     bstart[j]), trimmed; blost[j]: its lost-mass bound. States gstart[g]:gstart[g + 1] share their filled boxes
     and flag (at most `LANES` upper totals): the lane widget runs them together, the solver's way (`lanes`,
-    bit-identical to the one-state widget), or one at a time when fewer than `min_lanes`."""
+    bit-identical to the one-state widget), or one at a time when fewer than `min_lanes`. risk > 0: the policy is
+    the exponential-utility one of `risk.risk_values` (V its certainty equivalents; the lane widget only)."""
     gain = prep[0]
     nbox = T.n_boxes
     top = gain.shape[2]
@@ -173,6 +175,8 @@ def _chunk(T, V, space, prep, n_stages, min_lanes, gstart, masks, uppers, flags,
             mL = np.empty((NUM_ROLLS, LANES))
             massL = np.empty((NUM_KEEPS, LANES))
             score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
+            if risk > 0:
+                to_utility(S[0], n, risk, np.empty(LANES))
             reroll_lanes(S, K, kb, best, n_stages)
             odds_lanes(best, n_stages, odds, mL, massL)
             for j in range(n):
@@ -206,9 +210,11 @@ def lane_groups(masks, flags) -> np.ndarray:
     return np.r_[np.flatnonzero(new | (pos % LANES == 0)), len(key)].astype(np.int64)
 
 
-def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES) -> Distributions:
+def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, risk: float = 0.0) -> Distributions:
     """The distributions of a one-column rule set from its solved values (`Solution`). min_lanes: groups of
-    fewer states go through the one-state widget (the same figures either way; LANES + 1: all of them)."""
+    fewer states go through the one-state widget (the same figures either way; LANES + 1: all of them).
+    risk > 0: the distributions of the exponential-utility policy with that risk instead (`risk.risk_values`,
+    computed here from `solution`'s state space)."""
     T = rules.tables
     space = solution.space
     t0 = time.perf_counter()
@@ -216,6 +222,9 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES) -
     prep = prepare(T, space.n_upper)
     reach = reachable_upper(T, space)
     V = solution.values
+    if risk > 0:
+        V = risk_values(rules, space, risk)
+        min_lanes = 1
     n = 1 << T.n_boxes
     masks_all = np.arange(n, dtype=np.int64)
     popcount = np.zeros(n, dtype=np.int64)
@@ -270,8 +279,8 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES) -
             gstart = groups[(groups >= c0) & (groups <= c1)] - c0
             blo, blen, bstart = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
             blost = np.empty(k)
-            _chunk(T, V, dims, prep, rules.rolls_per_turn - 1, min_lanes, gstart, ms[sl], us[sl], fs[sl], offset,
-                   length, lo, lost, data, buf, blo, blen, bstart, blost)
+            _chunk(T, V, dims, prep, rules.rolls_per_turn - 1, min_lanes, float(risk), gstart, ms[sl], us[sl], fs[sl],
+                   offset, length, lo, lost, data, buf, blo, blen, bstart, blost)
             at = _append(states[sl], buf, bstart, blen, blo, blost, offset, length, lo, lost, data, at)
     return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data[:at],
                          seconds=time.perf_counter() - t0)

@@ -32,6 +32,7 @@ from .widget import keep_values, next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
+MAX_FUTURES = 3      # own futures `chance_after` can weigh besides the points one
 DECIDED = 1e-9       # moves whose chances differ by less are alike to the dial (`win_dial_moves`)
 
 
@@ -108,7 +109,21 @@ def curve_at(G, glo, n, y):
 
 
 @nb.njit(cache=True, inline="always")
-def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0, mean, spreads):
+def _window(G, glo, n, data, o, m, first):
+    """Sum over i < m of data[o + i] G(first + i) (G 0 below the curve, 1 above it)."""
+    i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
+    i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
+    d = first - glo
+    total = 0.0
+    for i in range(i0, i1):
+        total += data[o + i] * G[d + i]
+    for i in range(i1, m):
+        total += data[o + i]
+    return total
+
+
+@nb.njit(cache=True, inline="always")
+def chance_after(G, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, spreads):
     """Sum over i of D_s2[i] G(x0 + lo[s2] + i) / mass[s2]: the win chance after a move that ends the turn at
     s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
     certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves.
@@ -116,31 +131,36 @@ def chance_after(G, glo, n, lo, length, offset, data, mass, s2, x0, mean, spread
     spreads: the deciding sheet's own future scaled around its expected final score `mean` (x0 plus the
     state's value): with spread w the final score x is read as mean + w (x - mean), G taken between whole
     scores (`curve_at`); the chance is the best over the spreads given. [1.0]: the points player's future as
-    it is; the agent's factors per table size are `agents.strong.spread_for`."""
+    it is; the agent's factors per table size are `agents.strong.spread_for`.
+
+    own: more futures the deciding sheet could play, F <= `MAX_FUTURES` of them (lo, length, offset, mass of
+    shape (F, states), then `MAX_FUTURES` pmf arrays, future f's pmfs in the f-th, the others unused; F = 0:
+    none), the distributions of other whole policies (`risk`): the chance is the best over the points future
+    and these (each a strategy the sheet could commit to from s2; deciding again each turn only does better).
+    (Separate arrays, not a tuple of them: numba's parallel loops take no nested tuples.)"""
     first = x0 + lo[s2]
     o = offset[s2]
     m = length[s2]
     best = -1.0
     for q in range(spreads.shape[0]):
         w = spreads[q]
-        total = 0.0
         if w != 1.0 and n > 0:             # (no other sheet, or a target: nothing to widen for)
+            total = 0.0
             for i in range(m):
                 total += data[o + i] * curve_at(G, glo, n, mean + w * (first + i - mean))
         else:
-            i0 = min(max(glo - first, 0), m)         # entries below i0 score under glo: G = 0
-            i1 = min(max(glo + n - first, i0), m)    # entries from i1 on score above the curve: G = 1
-            d = first - glo
-            for i in range(i0, i1):
-                total += data[o + i] * G[d + i]
-            for i in range(i1, m):
-                total += data[o + i]
-        best = max(best, total)
-    return best / mass[s2]
+            total = _window(G, glo, n, data, o, m, first)
+        best = max(best, total / mass[s2])
+    olo, olength, ooffset, omass, data0, data1, data2 = own
+    for f in range(olo.shape[0]):
+        odata = data0 if f == 0 else (data1 if f == 1 else data2)
+        total = _window(G, glo, n, odata, ooffset[f, s2], olength[f, s2], x0 + olo[f, s2])
+        best = max(best, total / omass[f, s2])
+    return best
 
 
 @nb.njit(cache=True)
-def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, spreads, stages, opts, extra, Wv, done, S,
+def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, glo, n, spreads, stages, opts, extra, Wv, done, S,
                K, kb, best, choice, boxval):
     """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r];
     boxval[r, b] the chance after scoring roll r in box b (-inf where b is filled)."""
@@ -166,8 +186,8 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, spreads
                 nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
                                 p)
                 g = p + gain[b, u, p] + e
-                v = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, total + g, total + g + V[nx],
-                                  spreads) + TIE * (g + V[nx]))
+                v = (chance_after(G, glo, n, lo, length, offset, data, mass, own, nx, total + g,
+                                  total + g + V[nx], spreads) + TIE * (g + V[nx]))
                 if e == 0:
                     Wv[b, p] = v
                     done[b, p] = True
@@ -181,7 +201,7 @@ def win_widget(T, V, space, prep, dist, mask, u, flag, total, G, glo, n, spreads
 
 
 @nb.njit(cache=True)
-def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, spreads, stages, opts, extra, S, best,
+def table_widget(T, V, space, prep, dist, own, span, keys, totals, me, target, spreads, stages, opts, extra, S, best,
                  choice, boxval):
     """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
     with total totals[k] (target >= 0: play for a final score of at least `target` instead; spreads: see
@@ -203,13 +223,13 @@ def table_widget(T, V, space, prep, dist, span, keys, totals, me, target, spread
     done = np.empty((nbox, top), dtype=np.bool_)
     K = np.empty(NUM_KEEPS)
     kb = np.empty(NUM_KEEPS, dtype=np.int32)
-    win_widget(T, V, space, prep, dist, mask, u, flag, totals[me], G, glo, n, spreads, stages, opts, extra, Wv, done,
-               S, K, kb, best, choice, boxval)
+    win_widget(T, V, space, prep, dist, own, mask, u, flag, totals[me], G, glo, n, spreads, stages, opts, extra, Wv,
+               done, S, K, kb, best, choice, boxval)
     return glo, n, G
 
 
 @nb.njit(cache=True, parallel=True)
-def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, spreads, hold_of, plans, chances):
+def win_plans(T, V, space, prep, dist, own, span, keys, totals, mine, targets, spreads, hold_of, plans, chances):
     """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
     at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
@@ -224,13 +244,13 @@ def win_plans(T, V, space, prep, dist, span, keys, totals, mine, targets, spread
         best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
         boxval = np.empty((NUM_ROLLS, nbox))
-        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], spreads, stages, opts,
-                     extra, chances[j], best, choice, boxval)
+        table_widget(T, V, space, prep, dist, own, span, keys[j], totals[j], mine[j], targets[j], spreads, stages,
+                     opts, extra, chances[j], best, choice, boxval)
         write_plan(T, stages, hold_of, best, choice, plans[j])
 
 
 @nb.njit(cache=True, parallel=True)
-def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, spreads, stages, starts, roll, left, action,
+def win_decisions(T, V, space, prep, dist, own, span, keys, totals, mine, spreads, stages, starts, roll, left, action,
                   before, after):
     """The chance to win before and after each decision of stored games, by the estimate `win_plans` plays by.
 
@@ -251,8 +271,8 @@ def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, spreads, st
         K = np.empty(NUM_KEEPS)
         boxval = np.empty((NUM_ROLLS, nbox))
         me = mine[g]
-        glo, n, G = table_widget(T, V, space, prep, dist, span, keys[g], totals[g], me, -1, spreads, stages, opts,
-                                 extra, S, best, choice, boxval)
+        glo, n, G = table_widget(T, V, space, prep, dist, own, span, keys[g], totals[g], me, -1, spreads, stages,
+                                 opts, extra, S, best, choice, boxval)
         s = keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
@@ -270,12 +290,12 @@ def win_decisions(T, V, space, prep, dist, span, keys, totals, mine, spreads, st
                                 p)
                 x = p + gain[b, u, p] + extra[r]
                 x0 = totals[g, me] + x
-                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, nx, x0, x0 + V[nx], spreads)
-                            + TIE * (x + V[nx]))
+                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, own, nx, x0, x0 + V[nx],
+                                         spreads) + TIE * (x + V[nx]))
 
 
 @nb.njit(cache=True, parallel=True)
-def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, spreads, chances, boxvals):
+def win_tables(T, V, space, prep, dist, own, span, keys, totals, mine, targets, spreads, chances, boxvals):
     """The chances of every move of a turn at each table j (inputs as `win_plans`): chances[j, L, r] the best
     chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
     filled). A hold's chance is read from chances[j, L - 1] (`keep_values`)."""
@@ -286,8 +306,8 @@ def win_tables(T, V, space, prep, dist, span, keys, totals, mine, targets, sprea
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
         best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
         choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        table_widget(T, V, space, prep, dist, span, keys[j], totals[j], mine[j], targets[j], spreads, stages, opts,
-                     extra, chances[j], best, choice, boxvals[j])
+        table_widget(T, V, space, prep, dist, own, span, keys[j], totals[j], mine[j], targets[j], spreads, stages,
+                     opts, extra, chances[j], best, choice, boxvals[j])
 
 
 @nb.njit(cache=True)

@@ -1,0 +1,101 @@
+"""Risk-seeking solitaire play: the policy that maximises E[exp(risk * final score)] (exponential utility).
+
+For risk > 0 the policy prefers a wider spread of final scores to a higher mean, as far as `risk` says; it
+is a whole strategy a player could commit to, and `distribution.build(..., risk=risk)` gives the
+distribution of the score it leaves to come at every turn-start state (the "own futures" of
+`winning.chance_after`, which reads the best of several such policies).
+
+Values are kept as certainty equivalents: U[s] = log(E[exp(risk * future points)]) / risk, the points that
+would be worth as much for sure. A box is then chosen by its points + bonuses + U of the state it leads to
+(the exponential is monotone), and the re-roll stages take expectations of the utility
+exp(risk * (that - ref)), ref the best box value of the turn's rolls (so no exponent is positive and
+nothing overflows): `to_utility` between the widget's scoring stage and its re-roll stages, the solver's
+lane widget otherwise (`lanes`).
+"""
+import numba as nb
+import numpy as np
+
+from ..core.dice import NUM_KEEPS, NUM_ROLLS
+from .lanes import LANES, reroll_lanes, score_lanes, start_lanes
+from .space import reachable_upper
+from .widget import box_table, prepare
+
+CHUNK = 8
+
+
+@nb.njit(cache=True)
+def to_utility(S0, n, risk, ref):
+    """S0[r, j] (the scoring stage of lanes j < n: points + bonuses + certainty equivalent) becomes the utility
+    exp(risk * (S0[r, j] - ref[j])), ref[j] the lane's best S0 (so every entry is in (0, 1])."""
+    for j in range(n):
+        m = -1e300
+        for r in range(NUM_ROLLS):
+            m = max(m, S0[r, j])
+        ref[j] = m
+        for r in range(NUM_ROLLS):
+            S0[r, j] = np.exp(risk * (S0[r, j] - m))
+
+
+@nb.njit(cache=True, parallel=True)
+def _risk_layer(T, space, prep, masks, reach, n_stages, risk, U):
+    """Fill U (certainty equivalents) for every reachable state whose mask is in `masks`."""
+    n_upper, n_flag = space[0], space[1]
+    nbox = T.n_boxes
+    top = prep[0].shape[2]
+    for i in nb.prange(masks.shape[0] * n_flag):
+        mask = masks[i // n_flag]
+        flag = i % n_flag
+        if flag == 1 and not (mask >> T.yacht_box) & 1:
+            continue  # the flag is set only by filling the Yacht box
+        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
+        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        S = np.zeros((n_stages + 1, NUM_ROLLS, LANES))
+        best = np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32)
+        K = np.zeros((NUM_KEEPS, LANES))
+        kb = np.zeros((NUM_KEEPS, LANES), dtype=np.int32)
+        choice = np.zeros((NUM_ROLLS, LANES), dtype=np.int32)
+        W = np.zeros((nbox, top, LANES))
+        NX = np.zeros((nbox, top, LANES), dtype=np.int64)
+        start = np.empty(LANES)
+        ref = np.empty(LANES)
+        us = np.empty(LANES, dtype=np.int64)
+        box_table(T, mask, flag == 1, opts, extra)
+        u = 0
+        while u < n_upper:
+            n = 0
+            while u < n_upper and n < LANES:
+                if reach[mask, u]:
+                    us[n] = u
+                    n += 1
+                u += 1
+            if n == 0:
+                break
+            score_lanes(T, U, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
+            to_utility(S[0], n, risk, ref)
+            reroll_lanes(S, K, kb, best, n_stages)
+            start_lanes(S[n_stages], start)
+            for j in range(n):
+                U[(mask * n_upper + us[j]) * n_flag + flag] = ref[j] + np.log(start[j]) / risk
+
+
+def risk_values(rules, space, risk: float) -> np.ndarray:
+    """The certainty equivalents U of the exponential-utility policy with `risk` > 0, every reachable state of
+    a one-column rule set (`space`: its solver's state space; unreachable states hold 0)."""
+    if not risk > 0:
+        raise ValueError(f"risk must be > 0, got {risk!r}")
+    T = rules.tables
+    reach = reachable_upper(T, space)
+    n = 1 << T.n_boxes
+    masks = np.arange(n, dtype=np.int64)
+    popcount = np.zeros(n, dtype=np.int64)
+    for b in range(T.n_boxes):
+        popcount += (masks >> b) & 1
+    U = np.zeros(space.size)
+    prep = prepare(T, space.n_upper)
+    dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
+    order = np.random.default_rng(0).permutation(n)
+    for layer in range(T.n_boxes - 1, -1, -1):
+        with nb.parallel_chunksize(CHUNK):
+            _risk_layer(T, dims, prep, order[popcount[order] == layer], reach, rules.rolls_per_turn - 1,
+                        float(risk), U)
+    return U
