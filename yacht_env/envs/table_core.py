@@ -170,9 +170,14 @@ class TableCore:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        if "_direct" in state:
-            state["_direct"] = None     # compiled code does not pickle; the next step makes it again
+        for name in ("_direct", "obs0", "_mask0"):    # compiled code; views (they would unpickle as copies)
+            state.pop(name, None)
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.solo:
+            self._bind()
 
     # ---- construction ----------------------------------------------------------------------------
     def _init_solo(self, terminal_reward: bool, autoreset: bool) -> None:
