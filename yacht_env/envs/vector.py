@@ -222,9 +222,10 @@ class BatchedVectorEnv(VectorEnv):
         c, n = self.core, self.num_envs
         if c.solo:
             over_mask = np.zeros((n, c.num_actions), np.int8)
-            over_mask[done] = 1                   # a finished game marks every action legal
-            last = {"action_mask": over_mask, "total": np.where(done, c.final_total, 0),
-                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(n, np.bool_)}
+            over_mask[np.flatnonzero(done)] = 1   # a finished game marks every action legal
+            np.multiply(seeds_before, done, out=seeds_before)      # the step's own copy: 0 where not done
+            last = {"action_mask": over_mask, "total": c.final_total * done, "game_seed": seeds_before,
+                    "illegal_action": np.zeros(n, np.bool_)}
             return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
                     "_final_info": done.copy()}
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
