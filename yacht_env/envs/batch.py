@@ -76,7 +76,7 @@ def reset_games(inv_scale, rounds, which, streams, arrays, obs, mask, tables):
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
 def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, arrays, rewards, terminated, illegal,
-               obs, mask, final_obs, final_total, tables):
+               obs, mask, final_total, finals, tables):
     """Step games lo..hi-1 once.
 
     ctrl: the `step_threads.SliceThreads` counters (the step runs as one of its slices).
@@ -84,11 +84,15 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
     params = (terminal_reward, penalty, autoreset, clear_final): with terminal_reward the reward is
     the final total on the last move and 0 before; an illegal action gives -penalty and changes nothing;
     with autoreset a finished game's last observation goes to final_obs[i] and episode + 1 starts at
-    once; with clear_final the final_obs rows of the other games are zeroed. final_total[i] is set to
-    the score of every game that ends.
+    once. final_total[i] is set to the score of every game that ends.
+
+    finals = (final_obs, final_mask, final_seed, final_score), the rows of a step's final info, written
+    only with clear_final: a finished game's row has every action legal, its dice seed and its score
+    (and, with autoreset, its last observation); the rows of the other games are zeros.
     """
     post(ctrl)
     T, E = Tables(*tables), Arrays(*arrays)
+    final_obs, final_mask, final_seed, final_score = finals
     ints, totals = E.ints, E.totals
     terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0
     for i in range(lo, hi):
@@ -112,6 +116,15 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
             rewards[i] = gain
         if done:
             final_total[i] = totals[i, 0]
+        if clear_final:
+            for k in range(final_mask.shape[1]):
+                final_mask[i, k] = 1 if done else 0
+            if done:
+                final_seed[i] = E.seeds[i]
+                final_score[i] = totals[i, 0]
+            else:
+                final_seed[i] = 0
+                final_score[i] = 0
         if done and autoreset:
             _write(T, E, inv_scale, rounds, i, final_obs, mask)
             streams[i, EPISODE] += 1

@@ -190,6 +190,9 @@ class TableCore:
         self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
         self.obs = np.zeros((n, obs_size(self.rules)), np.float32)
         self.final_obs = np.zeros_like(self.obs)
+        self.final_mask = np.zeros_like(self.mask)              # the final info's rows (`step` with fresh)
+        self.final_seed = np.zeros(n, np.uint64)
+        self.final_score = np.zeros(n, np.int64)
         self._game = (self.streams, e.arrays)
         self._head = (self.inv_scale, e.ypts, self.rules.rounds, self.params)
         self._fresh_head = (self.inv_scale, e.ypts, self.rules.rounds, self._fresh_params)
@@ -198,8 +201,9 @@ class TableCore:
         self._bind()
 
     def _bind(self) -> None:
-        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
-                      self.final_total, self.state.table_fields)
+        finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score)
+        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total,
+                      finals, self.state.table_fields)
         self.obs0, self._mask0 = self.obs[0], self.mask[0]    # table 0's rows (the single env's), as views
         # steps on `own_actions` while every table runs on the calling thread (the single env): (the compiled
         # one-seat kernel for its arguments' types, the arguments), called without numba's type dispatch
@@ -333,8 +337,9 @@ class TableCore:
         illegal) for those rows, arrays the next step rewrites. An illegal action pays -illegal_penalty and
         changes nothing.
 
-        One seat: every table is stepped (rows must be None); fresh writes obs, mask and final_obs (zeros
-        but for the games that ended) into new arrays, so the arrays of earlier steps stay as they were."""
+        One seat: every table is stepped (rows must be None); fresh writes obs, mask and the final info's
+        rows (final_obs, final_mask, final_seed, final_score: zeros but for the games that ended;
+        `batch.step_games`) into new arrays, so the arrays of earlier steps stay as they were."""
         if self.solo:
             if actions is self.own_actions and self._direct is not None:
                 self._direct[0](*self._direct[1])
@@ -342,6 +347,8 @@ class TableCore:
             if fresh:
                 self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
                 self.final_obs = np.empty_like(self.final_obs)
+                self.final_mask = np.empty_like(self.final_mask)
+                self.final_seed, self.final_score = np.empty_like(self.final_seed), np.empty_like(self.final_score)
                 self._bind()
                 args = (*self._fresh_head, actions, *self._tail)
             else:

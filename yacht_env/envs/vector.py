@@ -166,7 +166,6 @@ class BatchedVectorEnv(VectorEnv):
             over = np.flatnonzero(self._ended).tolist()
             raise RuntimeError(f"games {over[:10]}{' ...' if len(over) > 10 else ''} are over (autoreset_mode="
                                f"DISABLED); restart them with reset(options={{'reset_mask': mask}}) before step()")
-        seeds_before = self._game_seeds().copy() if mode == AutoresetMode.SAME_STEP else None
         restart = self._ended.copy() if mode == AutoresetMode.NEXT_STEP and self._ended.any() else None
         rewards, terminated, illegal = self._play(a, None if restart is None else ~restart)
         if restart is not None:                   # their actions met a finished game: nothing was played
@@ -177,7 +176,7 @@ class BatchedVectorEnv(VectorEnv):
             self._ended = terminated.copy()
         final = {}
         if terminated.any():
-            final = self._autoreset(terminated, illegal, seeds_before) if mode == AutoresetMode.SAME_STEP \
+            final = self._autoreset(terminated, illegal) if mode == AutoresetMode.SAME_STEP \
                 else self._winners(terminated)
         info = self._marked(self.core.info(illegal), np.ones(self.num_envs, np.bool_))
         info.update(final)
@@ -200,9 +199,6 @@ class BatchedVectorEnv(VectorEnv):
         """The next episode of its stream where which[i]."""
         self.core.follow(np.flatnonzero(which), fresh=fresh)
 
-    def _game_seeds(self) -> np.ndarray:
-        return self.core.state.seeds
-
     def _play(self, actions, live):
         """One step (only where live[i] when live is given): copies of (rewards, terminated, illegal)."""
         c = self.core
@@ -216,15 +212,12 @@ class BatchedVectorEnv(VectorEnv):
         rewards[rows], terminated[rows], illegal[rows] = c.step(actions[rows], rows)
         return rewards, terminated, illegal
 
-    def _autoreset(self, done, illegal, seeds_before) -> dict:
+    def _autoreset(self, done, illegal) -> dict:
         """The `final_*` entries of a SAME_STEP step; afterwards the ended envs have started their next
-        episode (the one-seat kernel started it inside the step)."""
+        episode (the one-seat kernel started it inside the step, and wrote the final info's rows)."""
         c, n = self.core, self.num_envs
         if c.solo:
-            over_mask = np.zeros((n, c.num_actions), np.int8)
-            over_mask[np.flatnonzero(done)] = 1   # a finished game marks every action legal
-            np.multiply(seeds_before, done, out=seeds_before)      # the step's own copy: 0 where not done
-            last = {"action_mask": over_mask, "total": c.final_total * done, "game_seed": seeds_before,
+            last = {"action_mask": c.final_mask, "total": c.final_score, "game_seed": c.final_seed,
                     "illegal_action": np.zeros(n, np.bool_)}
             return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
                     "_final_info": done.copy()}
