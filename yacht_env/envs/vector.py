@@ -160,7 +160,7 @@ class BatchedVectorEnv(VectorEnv):
     def step(self, actions):
         """Play one action per env (see the class docstring for autoreset): (obs, rewards, terminated,
         truncated, info)."""
-        a = as_actions(actions, self.single_action_space.n, self.num_envs)
+        a = as_actions(actions, self.single_action_space.n, self.num_envs, out=self._actions)
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and self._ended.any():
             over = np.flatnonzero(self._ended).tolist()
@@ -203,7 +203,8 @@ class BatchedVectorEnv(VectorEnv):
         """One step (only where live[i] when live is given): copies of (rewards, terminated, illegal)."""
         c = self.core
         if c.solo or live is None:                # one seat: every game is stepped (a finished one does nothing)
-            np.copyto(self._actions, actions)
+            if actions is not self._actions:
+                np.copyto(self._actions, actions)
             rewards, terminated, illegal = c.step(self._actions, fresh=c.solo)
             return rewards.copy(), terminated.copy(), illegal.copy()
         rows = np.flatnonzero(live)               # NEXT_STEP: the tables whose game ended play nothing
