@@ -204,7 +204,8 @@ class TableCore:
         finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score)
         self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total,
                       finals, self.state.table_fields)
-        self.obs0, self._mask0 = self.obs[0], self.mask[0]    # table 0's rows (the single env's), as views
+        if self.num_tables:                                   # table 0's rows (the single env's), as views
+            self.obs0, self._mask0 = self.obs[0], self.mask[0]
         # steps on `own_actions` while every table runs on the calling thread (the single env): (the compiled
         # one-seat kernel for its arguments' types, the arguments), called without numba's type dispatch
         # (`yacht_env.core.dispatch`); made at the first such step, dropped when an array is replaced
