@@ -1,4 +1,5 @@
-"""scripts/bench.py env runs every contender it can and reports steps/s and ratios (tiny sizes)."""
+"""scripts/bench.py env runs every contender it can and reports steps/s and ratios, and bench.py dispatch
+reports every packing (tiny sizes)."""
 import re
 import subprocess
 import sys
@@ -17,6 +18,16 @@ def test_bench_env_reports_rates():
     assert re.search(r"Yacht-v0 batched N=8 \(bare kernel\)\s+[\d,]+\s+[\d,]+", out.stdout)
     assert re.search(r"Yacht-v0 batched N=8, 2 threads \(make_vec step\)\s+[\d,]+", out.stdout)
     assert re.search(r"gym-yahtzee \(YahtzeeSingleEnv\)\s+(n/a .*--gym-yahtzee-path DIR|[\d,]+)", out.stdout)
+
+
+
+def test_bench_dispatch_times_every_packing():
+    out = subprocess.run([sys.executable, str(BENCH), "dispatch", "--arrays", "3", "--calls", "5", "--rounds", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    for packing in ("3 arguments", "\\*args", "one tuple", "one named tuple", "3 arguments, direct"):
+        assert re.search(rf"3 arrays (as|in) {packing}\s+[\d.]+ us", out.stdout), packing
+    assert re.search(r"step_games, \d+ arguments, direct\s+[\d.]+ us", out.stdout)
 
 
 def test_bench_rejects_unknown_benchmark():

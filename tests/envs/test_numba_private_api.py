@@ -4,6 +4,8 @@
   reference counting; a numba that drops the option refuses it, one that ignores it is slower.
 - `numba.extending.intrinsic` with `numba.core.cgutils` and llvmlite's atomic load/store
   (yacht_env/envs/step_threads.py): the threads that step slices of a batch.
+- `Dispatcher.compile(signature)` returning the compiled function (yacht_env/core/dispatch.py): the single
+  `Yacht-v0` step calls it without numba's type dispatch.
 
 When one of these fails, the message says what to do: install a numba within pyproject.toml's bounds,
 or port the module named to the numba installed (and move the bounds).
@@ -60,3 +62,16 @@ def test_step_threads_intrinsics_compile_and_run():
         pytest.fail(advice(f"the intrinsic / cgutils / atomic load-store pieces of yacht_env/envs/step_threads.py "
                            f"({type(e).__name__}: {str(e)[:300]})"))
     assert ctrl[0] == 7
+
+
+def test_compile_returns_the_compiled_function_called_without_dispatch():
+    """`yacht_env.core.dispatch.direct`: `Dispatcher.compile(signature)` returns the compiled function,
+    which the single Yacht-v0 step calls directly."""
+    from yacht_env.core.dispatch import direct
+    fn = nb.njit(_nrt=False)(add_one)
+    try:
+        compiled = direct(fn, (np.int64(1),))
+        assert compiled(41) == 42
+    except Exception as e:  # noqa: BLE001 - any failure here is the dispatcher's compile API
+        pytest.fail(advice(f"a Dispatcher.compile(signature) returning the compiled function, which "
+                           f"yacht_env/core/dispatch.py uses ({type(e).__name__}: {str(e)[:300]})"))

@@ -115,9 +115,28 @@ def as_action(value, n: int) -> int:
     return int(value)
 
 
-def as_actions(values, n: int, size: int) -> np.ndarray:
+@nb.njit(cache=True, _nrt=False)
+def _copy_in_range(src, out, n):
+    """out[:] = src when every value is in 0..n-1 (returns -1); else the index of the first that is not
+    (out unchanged)."""
+    for j in range(src.shape[0]):
+        if src[j] < 0 or src[j] >= n:
+            return j
+    for j in range(src.shape[0]):
+        out[j] = src[j]
+    return -1
+
+
+def as_actions(values, n: int, size: int, out=None) -> np.ndarray:
     """`size` actions as an int64 array; ValueError for a wrong shape, a non-integer dtype or a value
-    outside 0..n-1."""
+    outside 0..n-1. With `out` (an int64 array of `size`, left unchanged on an error) the actions are
+    copied into it and it is returned: for an int64 array, one compiled pass checks and copies them."""
+    if (out is not None and type(values) is np.ndarray and values.dtype == np.int64 and values.shape == (size,)
+            and values.flags.c_contiguous and values.flags.writeable):
+        bad = _copy_in_range(values, out, n)
+        if bad >= 0:
+            raise ValueError(f"action {int(values[bad])} is not in 0..{n - 1}")
+        return out
     a = np.asarray(values)
     if a.shape != (size,):
         raise ValueError(f"expected {size} actions, got shape {a.shape}")
@@ -126,6 +145,9 @@ def as_actions(values, n: int, size: int) -> np.ndarray:
     if size and (a.min() < 0 or a.max() >= n):
         bad = a[(a < 0) | (a >= n)][0]
         raise ValueError(f"action {int(bad)} is not in 0..{n - 1}")
+    if out is not None:
+        np.copyto(out, a)
+        return out
     return a.astype(np.int64, copy=False)
 
 

@@ -26,10 +26,17 @@ filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
 Phases are read off the arrays: a table is over when TURN = rounds x sheets; otherwise the seat to
 move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0.
 
+In compiled code the nine arrays travel together as one `Arrays` (named tuple, `E`), the rule set's
+arrays as one `Tables` (`T`). Entry points called from Python take both as plain tuples (`State.arrays`,
+`State.table_fields`) and name them inside (`E = Arrays(*arrays)`): numba types a plain tuple at each call
+in its compiled dispatcher, but a named tuple in Python, about 2 us for nine arrays.
+
 Dice: `draw_faces` takes the k-th fresh die of (sheet, turn of that sheet, roll) from the table's
 seed, so the same seed gives every sheet the same dice whatever is held; a `Game` with another dice
 source passes the faces in.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -46,6 +53,19 @@ N_INTS = 4
 # cols[i, s, c] columns
 FILLED, UPPER, YACHT50, UPPER_BONUS, EXTRA_BONUS, EXTRA_YACHTS = 0, 1, 2, 3, 4, 5
 N_COLS = 6
+
+
+class Arrays(NamedTuple):
+    """The arrays of N tables (the module docstring), as compiled code passes them around."""
+    seeds: np.ndarray
+    ints: np.ndarray
+    dice: np.ndarray
+    faces: np.ndarray
+    scores: np.ndarray
+    cols: np.ndarray
+    totals: np.ndarray
+    preview: np.ndarray
+    extra: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
@@ -89,28 +109,29 @@ def place_dice(dice, hold, faces):
 
 
 @nb.njit(cache=True, inline="always")
-def roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra):
+def roll_dice(T, E, i, s, hold):
     """Roll table i's dice not held, with the fresh faces in faces[i]; refresh what every box would
     score on sheet s. The only function that changes the dice."""
-    r = place_dice(dice[i], hold, faces[i])
-    ints[i, ROLL] = r
-    ints[i, ROLLS_USED] += 1
-    for c in range(preview.shape[1]):
-        extra[i, c] = box_options(T, cols[i, s, c, FILLED], cols[i, s, c, YACHT50] != 0, r, preview[i, c])
+    r = place_dice(E.dice[i], hold, E.faces[i])
+    E.ints[i, ROLL] = r
+    E.ints[i, ROLLS_USED] += 1
+    for c in range(E.preview.shape[1]):
+        E.extra[i, c] = box_options(T, E.cols[i, s, c, FILLED], E.cols[i, s, c, YACHT50] != 0, r, E.preview[i, c])
     return r
 
 
 @nb.njit(cache=True, inline="always")
-def roll_seeded(T, i, s, num_sheets, hold, seeds, ints, dice, faces, cols, preview, extra):
+def roll_seeded(T, E, i, s, num_sheets, hold):
     """`roll_dice` with the table's seeded dice."""
-    draw_faces(seeds[i], s, ints[i, TURN] // num_sheets, ints[i, ROLLS_USED], hold, faces[i])
-    return roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra)
+    draw_faces(E.seeds[i], s, E.ints[i, TURN] // num_sheets, E.ints[i, ROLLS_USED], hold, E.faces[i])
+    return roll_dice(T, E, i, s, hold)
 
 
 @nb.njit(cache=True, inline="always")
-def score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra):
+def score_box(T, E, ypts, i, s, c, b):
     """Score the dice in hand in box b of column c of sheet s (the caller checked preview[i, c, b] >= 0);
     end the turn. Returns the points gained, bonuses included. The only function that writes a box."""
+    ints, cols, scores, totals, preview, extra = E.ints, E.cols, E.scores, E.totals, E.preview, E.extra
     pts = preview[i, c, b]
     bonus = upper_bonus_gain(T, cols[i, s, c, UPPER], pts, b)
     e = extra[i, c]
@@ -134,22 +155,22 @@ def score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra):
 
 
 @nb.njit(cache=True, inline="always")
-def play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals, preview,
-                extra):
+def play_action(T, E, ypts, num_players, num_sheets, i, a):
     """Play action a at table i (a decision of the seat to move). Returns the points gained, or -1 when
     the action is not legal now (nothing changes)."""
-    if ints[i, ROLLS_USED] == 0 or ints[i, TURN] == T.n_boxes * cols.shape[2] * num_sheets:
+    ints, preview = E.ints, E.preview
+    if ints[i, ROLLS_USED] == 0 or ints[i, TURN] == T.n_boxes * E.cols.shape[2] * num_sheets:
         return -1
     s = sheet_to_move(ints, i, num_players, num_sheets)
     if a < NUM_HOLDS:
         if a < 0 or ints[i, ROLLS_USED] >= T.rolls_per_turn:
             return -1
-        roll_seeded(T, i, s, num_sheets, a, seeds, ints, dice, faces, cols, preview, extra)
+        roll_seeded(T, E, i, s, num_sheets, a)
         return 0
     c, b = box_of_action(T.n_boxes, a)
     if c >= preview.shape[1] or preview[i, c, b] < 0:
         return -1
-    return score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra)
+    return score_box(T, E, ypts, i, s, c, b)
 
 
 @nb.njit(cache=True)
@@ -168,74 +189,70 @@ def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
 
 
 # ---- entry points (called from Python) -------------------------------------------------------------
-# The rule tables are passed field by field (much cheaper to call than the named tuple) and the
-# functions allocate nothing, so numba's reference counting is off (`_nrt=False`).
+# `arrays` and `tables` are plain tuples (`State.arrays`, `State.table_fields`: the module docstring), and
+# the functions allocate nothing, so numba's reference counting is off (`_nrt=False`).
 
 @nb.njit(cache=True, _nrt=False)
-def roll_one(i, hold, seeded, num_players, num_sheets, seeds, ints, dice, faces, cols, preview, extra, *tables):
+def roll_one(i, hold, seeded, num_players, num_sheets, arrays, tables):
     """Roll at table i for the seat to move: seeded dice, or (seeded = False) the faces already in faces[i]."""
-    T = Tables(*tables)
-    s = sheet_to_move(ints, i, num_players, num_sheets)
+    T, E = Tables(*tables), Arrays(*arrays)
+    s = sheet_to_move(E.ints, i, num_players, num_sheets)
     if seeded:
-        return roll_seeded(T, i, s, num_sheets, hold, seeds, ints, dice, faces, cols, preview, extra)
-    return roll_dice(T, i, s, hold, ints, dice, faces, cols, preview, extra)
+        return roll_seeded(T, E, i, s, num_sheets, hold)
+    return roll_dice(T, E, i, s, hold)
 
 
 @nb.njit(cache=True, _nrt=False)
-def score_one(i, c, b, ypts, num_players, num_sheets, ints, cols, scores, totals, preview, extra, *tables):
+def score_one(i, c, b, ypts, num_players, num_sheets, arrays, tables):
     """Score box b of column c at table i for the seat to move; -1 (and no change) when not allowed."""
-    T = Tables(*tables)
-    if ints[i, ROLLS_USED] == 0 or c >= preview.shape[1] or preview[i, c, b] < 0:
+    T, E = Tables(*tables), Arrays(*arrays)
+    if E.ints[i, ROLLS_USED] == 0 or c >= E.preview.shape[1] or E.preview[i, c, b] < 0:
         return -1
-    s = sheet_to_move(ints, i, num_players, num_sheets)
-    return score_box(T, ypts, i, s, c, b, ints, cols, scores, totals, preview, extra)
+    s = sheet_to_move(E.ints, i, num_players, num_sheets)
+    return score_box(T, E, ypts, i, s, c, b)
 
 
 @nb.njit(cache=True, _nrt=False)
-def refresh_one(i, num_players, num_sheets, ints, cols, preview, extra, *tables):
+def refresh_one(i, num_players, num_sheets, arrays, tables):
     """Recompute what every box would score for the dice in hand (after a sheet was set by hand)."""
-    T = Tables(*tables)
-    if ints[i, ROLLS_USED] == 0:
+    T, E = Tables(*tables), Arrays(*arrays)
+    if E.ints[i, ROLLS_USED] == 0:
         return
-    s = sheet_to_move(ints, i, num_players, num_sheets)
-    for c in range(preview.shape[1]):
-        extra[i, c] = box_options(T, cols[i, s, c, FILLED], cols[i, s, c, YACHT50] != 0, ints[i, ROLL],
-                                  preview[i, c])
+    s = sheet_to_move(E.ints, i, num_players, num_sheets)
+    for c in range(E.preview.shape[1]):
+        E.extra[i, c] = box_options(T, E.cols[i, s, c, FILLED], E.cols[i, s, c, YACHT50] != 0, E.ints[i, ROLL],
+                                    E.preview[i, c])
 
 
 @nb.njit(cache=True, _nrt=False)
-def roll_many(rows, num_sheets, num_players, seeds, ints, dice, faces, cols, preview, extra, *tables):
+def roll_many(rows, num_sheets, num_players, arrays, tables):
     """The first roll of the turn at every table in `rows` (seeded dice)."""
-    T = Tables(*tables)
+    T, E = Tables(*tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
-        s = sheet_to_move(ints, i, num_players, num_sheets)
-        roll_seeded(T, i, s, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+        roll_seeded(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets), num_sheets, 0)
 
 
 @nb.njit(cache=True, _nrt=False)
-def play_many(rows, actions, gains, ypts, num_players, num_sheets, seeds, ints, dice, faces, scores, cols, totals,
-              preview, extra, *tables):
+def play_many(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
     """Play actions[j] at table rows[j] for every j; gains[j] = points gained, or -1 where not legal."""
-    T = Tables(*tables)
+    T, E = Tables(*tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
-        gains[j] = play_action(T, ypts, num_players, num_sheets, rows[j], actions[j], seeds, ints, dice, faces,
-                               scores, cols, totals, preview, extra)
+        gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j])
 
 
 @nb.njit(cache=True, _nrt=False)
-def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, ints, dice, faces, cols, preview, extra,
-             *tables):
+def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, arrays, tables):
     """Put roll rolls[j] (an index of `sorted_rolls`, `yacht_env.core.dice.ROLLS`) in hand at table rows[j] as
     the rolls_used[j]-th roll of the turn: the roll's faces are rolled as fresh dice (`roll_dice`)."""
-    T = Tables(*tables)
+    T, E = Tables(*tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
-        s = sheet_to_move(ints, i, num_players, num_sheets)
+        s = sheet_to_move(E.ints, i, num_players, num_sheets)
         for k in range(5):
-            faces[i, k] = sorted_rolls[rolls[j], k]
-        ints[i, ROLLS_USED] = rolls_used[j] - 1
-        roll_dice(T, i, s, 0, ints, dice, faces, cols, preview, extra)
+            E.faces[i, k] = sorted_rolls[rolls[j], k]
+        E.ints[i, ROLLS_USED] = rolls_used[j] - 1
+        roll_dice(T, E, i, s, 0)
 
 
 ROLL_OFF = 7    # the `roll` index of roll-off dice (a turn's own rolls are 0 .. rolls_per_turn - 1)
@@ -288,6 +305,10 @@ class State:
         self.scores = np.full((n, s, c, b), -1, np.int32)
         self.cols = np.zeros((n, s, c, N_COLS), np.int64)
         self.totals = np.zeros((n, s), np.int64)
+        # what compiled entry points take (the module docstring); the arrays are only ever changed in place
+        self.arrays = tuple(Arrays(self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
+                                   self.preview, self.extra))
+        self.table_fields = tuple(self.tables)
 
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
@@ -335,16 +356,14 @@ class State:
     def roll(self, rows) -> None:
         """The first roll of the turn at every table in `rows` (seeded dice)."""
         rows = np.ascontiguousarray(rows, np.int64)
-        roll_many(rows, self.num_sheets, self.num_players, self.seeds, self.ints, self.dice, self.faces, self.cols,
-                  self.preview, self.extra, *self.tables)
+        roll_many(rows, self.num_sheets, self.num_players, self.arrays, self.table_fields)
 
     def play(self, rows, actions) -> np.ndarray:
         """Play actions[j] at table rows[j]; returns the points each gained (-1 where it was not legal)."""
         rows = np.ascontiguousarray(rows, np.int64)
         gains = np.empty(len(rows), np.int64)
         play_many(rows, np.ascontiguousarray(actions, np.int64), gains, self.ypts, self.num_players,
-                  self.num_sheets, self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
-                  self.preview, self.extra, *self.tables)
+                  self.num_sheets, self.arrays, self.table_fields)
         return gains
 
     def put_rolls(self, rows, rolls, rolls_used) -> None:
@@ -356,8 +375,7 @@ class State:
         used = np.ascontiguousarray(np.broadcast_to(rolls_used, rows.shape), np.int64)
         if ((rolls < 0) | (rolls >= NUM_ROLLS)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
             raise ValueError(f"rolls must be 0..{NUM_ROLLS - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
-        put_many(rows, rolls, used, ROLLS, self.num_players, self.num_sheets, self.ints, self.dice,
-                 self.faces, self.cols, self.preview, self.extra, *self.tables)
+        put_many(rows, rolls, used, ROLLS, self.num_players, self.num_sheets, self.arrays, self.table_fields)
 
     def solo(self, rows) -> "State":
         """A one-player State whose table j is the sheet to move at table rows[j] as it stands: its boxes,
@@ -403,5 +421,4 @@ class State:
         col[:, EXTRA_BONUS] = 0 if extra_bonus is None else extra_bonus
         col[:, EXTRA_YACHTS] = col[:, EXTRA_BONUS] // t.extra_bonus if t.extra_bonus else 0
         self.totals[i, sheet] = np.where(sc >= 0, sc, 0).sum() + col[:, UPPER_BONUS].sum() + col[:, EXTRA_BONUS].sum()
-        refresh_one(i, self.num_players, self.num_sheets, self.ints, self.cols, self.preview, self.extra,
-                    *self.tables)
+        refresh_one(i, self.num_players, self.num_sheets, self.arrays, self.table_fields)

@@ -212,8 +212,7 @@ class Game:
             if len(faces) != n or not all(isinstance(f, (int, np.integer)) and 1 <= f <= 6 for f in faces):
                 raise ValueError(f"the dice source gave {faces!r} for {n} dice (faces 1..6 are needed)")
             st.faces[self._i, :n] = faces
-        roll_one(self._i, mask, self._seeded, self.num_players, self.num_sheets, st.seeds, st.ints, st.dice,
-                 st.faces, st.cols, st.preview, st.extra, *st.tables)
+        roll_one(self._i, mask, self._seeded, self.num_players, self.num_sheets, st.arrays, st.table_fields)
         self._undo = None
         self.log.append({"seat": self.current_seat, "hold": mask, "dice": list(self.dice)})
         return self.dice
@@ -272,8 +271,8 @@ class Game:
         seat, s = self.current_seat, self.current_sheet
         self._undo = (s, st.ints[i].copy(), st.preview[i].copy(), st.extra[i].copy(), st.scores[i, s].copy(),
                       st.cols[i, s].copy(), int(st.totals[i, s]), len(self.log))
-        gain = int(score_one(i, int(column), b, st.ypts, self.num_players, self.num_sheets, st.ints, st.cols,
-                             st.scores, st.totals, st.preview, st.extra, *st.tables))
+        gain = int(score_one(i, int(column), b, st.ypts, self.num_players, self.num_sheets, st.arrays,
+                             st.table_fields))
         self.log.append({"seat": seat, "box": name, "column": int(column), "points": points, "bonus": gain - points})
         return gain
 

@@ -5,8 +5,9 @@ adapter) on these entry points. The games are the tables of a one-seat `yacht_en
 changed by the engine's transition (`play_action`, `roll_seeded`); a step here also writes what an
 environment needs around it in the same pass: the observation and mask, rewards, and (with autoreset)
 the next episode of the game's stream. The two entry points are compiled without numba's reference
-counting (`_nrt=False`: they allocate nothing and every array outlives the call), and the rule tables
-are passed field by field, which is much cheaper to dispatch than the named tuple.
+counting (`_nrt=False`: they allocate nothing and every array outlives the call); the engine's arrays
+and the rule tables come as the plain tuples `State.arrays` and `State.table_fields`
+(`yacht_env.core.engine`).
 
 Seeding: a game belongs to a *stream*; episode k of the stream seeded s deals the dice of
 `yacht_env.core.dice_source.game_seed(s, k)`, i.e. the same dice as `Game(rules, seed=game_seed(s, k))`
@@ -19,7 +20,7 @@ made at once, so every state the agent sees has dice to decide on.
 import numba as nb
 
 from ..core.actions import NUM_HOLDS, score_action_of
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, play_action, roll_seeded
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_action, roll_seeded
 from ..core.kernels import SEED_START, seed_step
 from .obs import write_obs
 from ..rules.tables import Tables
@@ -36,20 +37,21 @@ def stream_seed(stream, k):
 
 
 @nb.njit(cache=True, inline="always")
-def _new_game(T, i, streams, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+def _new_game(T, E, i, streams):
     """Start episode streams[i, EPISODE] of stream streams[i, STREAM] and make its first roll."""
-    seeds[i] = stream_seed(streams[i, STREAM], streams[i, EPISODE])
-    scores[i] = -1
-    cols[i] = 0
-    totals[i] = 0
-    ints[i, TURN] = 0
-    ints[i, ROLLS_USED] = 0
-    roll_seeded(T, i, 0, 1, 0, seeds, ints, dice, faces, cols, preview, extra)
+    E.seeds[i] = stream_seed(streams[i, STREAM], streams[i, EPISODE])
+    E.scores[i] = -1
+    E.cols[i] = 0
+    E.totals[i] = 0
+    E.ints[i, TURN] = 0
+    E.ints[i, ROLLS_USED] = 0
+    roll_seeded(T, E, i, 0, 1, 0)
 
 
 @nb.njit(cache=True, inline="always")
-def _write(T, inv_scale, rounds, i, ints, scores, preview, cols, obs, mask):
+def _write(T, E, inv_scale, rounds, i, obs, mask):
     """Observation and action mask of game i (all actions marked legal once the game is over)."""
+    ints, scores, preview, cols = E.ints, E.scores, E.preview, E.cols
     write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN], scores[i, 0], preview[i],
               cols[i, 0, :, UPPER], cols[i, 0, :, YACHT50], obs[i])
     over = ints[i, TURN] == rounds
@@ -63,38 +65,39 @@ def _write(T, inv_scale, rounds, i, ints, scores, preview, cols, obs, mask):
 
 
 @nb.njit(cache=True, _nrt=False)
-def reset_games(inv_scale, rounds, which, streams, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
-                obs, mask, *tables):
-    """Start a new game in every slot i with which[i] (episode streams[i, EPISODE] of its stream).
-
-    tables: the fields of the rule set's `Tables`, passed one by one (much faster to call than the tuple).
-    """
-    T = Tables(*tables)
+def reset_games(inv_scale, rounds, which, streams, arrays, obs, mask, tables):
+    """Start a new game in every slot i with which[i] (episode streams[i, EPISODE] of its stream)."""
+    T, E = Tables(*tables), Arrays(*arrays)
     for i in range(which.shape[0]):
         if which[i]:
-            _new_game(T, i, streams, seeds, ints, dice, faces, scores, cols, totals, preview, extra)
-            _write(T, inv_scale, rounds, i, ints, scores, preview, cols, obs, mask)
+            _new_game(T, E, i, streams)
+            _write(T, E, inv_scale, rounds, i, obs, mask)
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
-def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, seeds, ints, dice, faces, scores,
-               cols, totals, preview, extra, rewards, terminated, illegal, obs, mask, final_obs, final_total, *tables):
-    """Step games lo..hi-1 once (tables: the fields of the rule set's `Tables`, as for reset_games).
+def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, arrays, rewards, terminated, illegal,
+               obs, mask, final_total, finals, tables):
+    """Step games lo..hi-1 once.
 
     ctrl: the `step_threads.SliceThreads` counters (the step runs as one of its slices).
 
     params = (terminal_reward, penalty, autoreset, clear_final): with terminal_reward the reward is
     the final total on the last move and 0 before; an illegal action gives -penalty and changes nothing;
     with autoreset a finished game's last observation goes to final_obs[i] and episode + 1 starts at
-    once; with clear_final the final_obs rows of the other games are zeroed. final_total[i] is set to
-    the score of every game that ends.
+    once. final_total[i] is set to the score of every game that ends.
+
+    finals = (final_obs, final_mask, final_seed, final_score), the rows of a step's final info, written
+    only with clear_final: a finished game's row has every action legal, its dice seed and its score
+    (and, with autoreset, its last observation); the rows of the other games are zeros.
     """
     post(ctrl)
-    T = Tables(*tables)
+    T, E = Tables(*tables), Arrays(*arrays)
+    final_obs, final_mask, final_seed, final_score = finals
+    ints, totals = E.ints, E.totals
     terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0
     for i in range(lo, hi):
         a = actions[i]
-        gain = play_action(T, ypts, 1, 1, i, a, seeds, ints, dice, faces, scores, cols, totals, preview, extra)
+        gain = play_action(T, E, ypts, 1, 1, i, a)
         legal = gain >= 0
         done = False
         if legal and a >= NUM_HOLDS:
@@ -102,7 +105,7 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
                 done = True
                 ints[i, ROLLS_USED] = T.rolls_per_turn      # the last observation shows no rolls left
             else:
-                roll_seeded(T, i, 0, 1, 0, seeds, ints, dice, faces, cols, preview, extra)
+                roll_seeded(T, E, i, 0, 1, 0)
         illegal[i] = not legal
         terminated[i] = done
         if not legal:
@@ -113,13 +116,22 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
             rewards[i] = gain
         if done:
             final_total[i] = totals[i, 0]
+        if clear_final:
+            for k in range(final_mask.shape[1]):
+                final_mask[i, k] = 1 if done else 0
+            if done:
+                final_seed[i] = E.seeds[i]
+                final_score[i] = totals[i, 0]
+            else:
+                final_seed[i] = 0
+                final_score[i] = 0
         if done and autoreset:
-            _write(T, inv_scale, rounds, i, ints, scores, preview, cols, final_obs, mask)
+            _write(T, E, inv_scale, rounds, i, final_obs, mask)
             streams[i, EPISODE] += 1
-            _new_game(T, i, streams, seeds, ints, dice, faces, scores, cols, totals, preview, extra)
+            _new_game(T, E, i, streams)
         elif clear_final:
             final_obs[i] = 0.0
-        _write(T, inv_scale, rounds, i, ints, scores, preview, cols, obs, mask)
+        _write(T, E, inv_scale, rounds, i, obs, mask)
 
 
 @nb.njit(cache=True)

@@ -204,7 +204,6 @@ class YachtEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(self.core.num_actions)
         self._n = self.core.num_actions
         self.observation_space = flat_space(self.rules) if obs_mode == "flat" else dict_space(self.rules)
-        self._action = np.zeros(1, np.int64)
         self._over = True
         self._renderer = renderer(render_mode, self.rules, 1, self.metadata["render_fps"], "Yacht-v0")
         self._move = None
@@ -231,15 +230,16 @@ class YachtEnv(gym.Env):
         if self.illegal_action == "raise" and not b.mask[0, a]:
             raise IllegalMove(f"action {a} ({action_name(self.rules, a)}) is not legal now; "
                               f"legal: {legal_summary(self.rules, b.mask[0])}")
-        self._action[0] = a
+        b.own_actions[0] = a
         before = b.state.dice[0].copy() if self._renderer is not None else None
-        b.step(self._action)
+        b.step(b.own_actions)
         self._over = b.terminated.item(0)
-        if before is not None and not b.illegal.item(0):      # the last move, for the picture only
+        illegal = b.illegal.item(0)
+        if before is not None and not illegal:      # the last move, for the picture only
             self._move = last_move(self.rules, "you", before, a)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), b.rewards.item(0), self._over, False, self._info(b.illegal.item(0))
+        return self._obs(), b.rewards.item(0), self._over, False, b.info_of(0, illegal)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now, as bool (MaskablePPO's `action_masks` protocol).
@@ -252,7 +252,7 @@ class YachtEnv(gym.Env):
     def _obs(self):
         b = self.core
         if self.obs_mode == "flat":
-            return b.obs[0].copy()
+            return b.obs0.copy()
         e = b.state
         return dict_obs(self.rules, e.dice[0], e.ints[0, ROLLS_USED], e.ints[0, TURN], e.scores[0, 0],
                         e.preview[0], e.cols[0, 0, :, UPPER], e.cols[0, 0, :, YACHT50])

@@ -23,7 +23,8 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.dice import NUM_DICE, ROLL_COUNTS, ROLLS
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
+from ..rules.tables import Tables
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -106,9 +107,11 @@ def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upp
 
 
 @nb.njit(cache=True)
-def write_observations(T, inv_scale, rounds, num_players, num_sheets, rows, ints, scores, preview, cols, out):
+def write_observations(tables, inv_scale, rounds, num_players, num_sheets, rows, arrays, out):
     """out[j] = the flat observation of the sheet to move at table rows[j] of an engine state, as that
-    seat sees it while it decides."""
+    seat sees it while it decides (tables, arrays: `State.table_fields`, `State.arrays`)."""
+    T, E = Tables(*tables), Arrays(*arrays)
+    ints, scores, preview, cols = E.ints, E.scores, E.preview, E.cols
     for j in range(rows.shape[0]):
         i = rows[j]
         s = sheet_to_move(ints, i, num_players, num_sheets)
@@ -122,8 +125,8 @@ def observe(state, rows) -> np.ndarray:
     rows = np.ascontiguousarray(rows, np.int64)
     rules = state.rules
     out = np.empty((len(rows), obs_size(rules)), np.float32)
-    write_observations(state.tables, inv_box_scale(rules), rules.rounds, state.num_players, state.num_sheets, rows,
-                       state.ints, state.scores, state.preview, state.cols, out)
+    write_observations(state.table_fields, inv_box_scale(rules), rules.rounds, state.num_players, state.num_sheets,
+                       rows, state.arrays, out)
     return out
 
 

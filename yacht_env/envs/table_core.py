@@ -29,9 +29,10 @@ import numpy as np
 
 from ..core.actions import NUM_HOLDS, num_actions
 from ..core.dice_source import stream_seeds
-from ..core.engine import FIRST, ROLLS_USED, TURN, State, play_action, roll_seeded
+from ..core.dispatch import direct
+from ..core.engine import FIRST, ROLLS_USED, TURN, Arrays, State, play_action, roll_seeded
 from ..core.lockstep import play, seating_around, sheet_ranks
-from ..core.plan_source import planned
+from ..core.plan_source import PlanTables, planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from ..rules.tables import Tables
 from ..solver.play import advance_table
@@ -45,55 +46,47 @@ ALL = "all"
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True, inline="always")
-def _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets, turns,
-                         seeds, ints, dice, faces, scores, cols, totals, preview, extra):
-    """The opponents' moves at table i from their kept plans (side[i, seat] = 1 at an opponent's seat:
+def _opponents_then_roll(T, E, P, i, side, ypts, num_players, num_sheets, turns):
+    """The opponents' moves at table i from their kept plans P (side[i, seat] = 1 at an opponent's seat:
     `advance_table`), then the learner's first roll of its turn. False: an opponent reached a state
     without a kept plan (its dice are rolled; nothing else is played)."""
-    if not advance_table(T, i, 1, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players, num_sheets,
-                         turns, seeds, ints, dice, faces, scores, cols, totals, preview, extra):
+    if not advance_table(T, E, P, i, 1, side, ypts, num_players, num_sheets, turns):
         return False
+    ints = E.ints
     if ints[i, TURN] < turns and ints[i, ROLLS_USED] == 0:
         seat = (ints[i, FIRST] + ints[i, TURN]) % num_players
-        roll_seeded(T, i, seat % num_sheets, num_sheets, 0, seeds, ints, dice, faces, cols, preview, extra)
+        roll_seeded(T, E, i, seat % num_sheets, num_sheets, 0)
     return True
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
-def step_planned(lo, hi, ctrl, rows, actions, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
-                 num_sheets, turns, gains, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
-                 *tables):
+def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num_sheets, turns, gains, stuck, arrays,
+                 tables):
     """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves and
     the learner's next first roll (`_opponents_then_roll`). gains[j]: the learner's points (-1: illegal,
-    nothing played); stuck[j]: an opponent reached a state without a kept plan. Runs as one slice of
+    nothing played); stuck[j]: an opponent reached a state without a kept plan. plan, arrays, tables: the
+    plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`. Runs as one slice of
     `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
     post(ctrl)
-    T = Tables(*tables)
+    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
         i = rows[j]
         a = actions[j]
-        gains[j] = play_action(T, ypts, num_players, num_sheets, i, a, seeds, ints, dice, faces, scores, cols, totals,
-                               preview, extra)
+        gains[j] = play_action(T, E, ypts, num_players, num_sheets, i, a)
         stuck[j] = False
         if gains[j] < 0 or a < NUM_HOLDS:
             continue
-        stuck[j] = not _opponents_then_roll(T, i, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
-                                            num_sheets, turns, seeds, ints, dice, faces, scores, cols, totals,
-                                            preview, extra)
+        stuck[j] = not _opponents_then_roll(T, E, P, i, side, ypts, num_players, num_sheets, turns)
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
-def advance_planned_seats(lo, hi, ctrl, rows, side, n_upper, n_flag, threshold, slot, plans, ypts, num_players,
-                          num_sheets, turns, stuck, seeds, ints, dice, faces, scores, cols, totals, preview, extra,
-                          *tables):
-    """`_opponents_then_roll` at tables rows[lo:hi] (stuck[j] as in `step_planned`); one slice of
-    `step_threads.SliceThreads` (ctrl)."""
+def advance_planned_seats(lo, hi, ctrl, rows, side, plan, ypts, num_players, num_sheets, turns, stuck, arrays, tables):
+    """`_opponents_then_roll` at tables rows[lo:hi] (stuck[j] and the tuples as in `step_planned`); one
+    slice of `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    T = Tables(*tables)
+    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
-        stuck[j] = not _opponents_then_roll(T, rows[j], side, n_upper, n_flag, threshold, slot, plans, ypts,
-                                            num_players, num_sheets, turns, seeds, ints, dice, faces, scores, cols,
-                                            totals, preview, extra)
+        stuck[j] = not _opponents_then_roll(T, E, P, rows[j], side, ypts, num_players, num_sheets, turns)
 
 
 def check_seat_args(rules, num_players, seat) -> None:
@@ -127,7 +120,9 @@ class TableCore:
 
     After every `begin`, `follow` and `step`: `mask[i]` is table i's legal actions now (int8; all 1 once
     its game is over), `shown[i]` the dice the deciding seat last saw. `step` returns (rewards,
-    terminated, illegal) for the rows stepped.
+    terminated, illegal) for the rows stepped. One seat: `own_actions` is the core's own actions array;
+    `step(core.own_actions)` on one thread calls the compiled kernel without numba's type dispatch (the
+    single env's step, about 1 us less).
     """
 
     def __init__(self, rules, num_tables: int, num_players: int = 1, opponents=None, seat=0, reward: str = "points",
@@ -173,6 +168,17 @@ class TableCore:
             if not self.all_seats:
                 self._init_opponents(opponents)
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for name in ("_direct", "obs0", "_mask0"):    # compiled code; views (they would unpickle as copies)
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.solo:
+            self._bind()
+
     # ---- construction ----------------------------------------------------------------------------
     def _init_solo(self, terminal_reward: bool, autoreset: bool) -> None:
         """The one-seat kernel's arrays (`batch.step_games`): it writes obs, mask, rewards and, with
@@ -184,16 +190,26 @@ class TableCore:
         self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
         self.obs = np.zeros((n, obs_size(self.rules)), np.float32)
         self.final_obs = np.zeros_like(self.obs)
-        self._game = (self.streams, e.seeds, e.ints, e.dice, e.faces, e.scores, e.cols, e.totals, e.preview, e.extra)
+        self.final_mask = np.zeros_like(self.mask)              # the final info's rows (`step` with fresh)
+        self.final_seed = np.zeros(n, np.uint64)
+        self.final_score = np.zeros(n, np.int64)
+        self._game = (self.streams, e.arrays)
         self._head = (self.inv_scale, e.ypts, self.rules.rounds, self.params)
         self._fresh_head = (self.inv_scale, e.ypts, self.rules.rounds, self._fresh_params)
         self.shown = e.dice
+        self.own_actions = np.zeros(n, np.int64)   # the core's actions array: `step(core.own_actions)` is fastest
         self._bind()
 
     def _bind(self) -> None:
-        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_obs,
-                      self.final_total, *self.state.tables)
-        self._args = None         # (actions, the one-seat kernel's arguments with them): the single env's steps
+        finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score)
+        self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total,
+                      finals, self.state.table_fields)
+        if self.num_tables:                                   # table 0's rows (the single env's), as views
+            self.obs0, self._mask0 = self.obs[0], self.mask[0]
+        # steps on `own_actions` while every table runs on the calling thread (the single env): (the compiled
+        # one-seat kernel for its arguments' types, the arguments), called without numba's type dispatch
+        # (`yacht_env.core.dispatch`); made at the first such step, dropped when an array is replaced
+        self._direct = None
 
     def _init_opponents(self, opponents) -> None:
         n, others = self.num_tables, self.num_players - 1
@@ -261,7 +277,8 @@ class TableCore:
             if fresh:
                 self.obs = self.obs.copy()
                 self._bind()
-            reset_games(self.inv_scale, self.rules.rounds, which, *self._game, self.obs, self.mask, *self.state.tables)
+            reset_games(self.inv_scale, self.rules.rounds, which, *self._game, self.obs, self.mask,
+                        self.state.table_fields)
             return
         st, P = self.state, self.num_players
         st.reset(stream_seeds(self.streams[rows, STREAM], self.streams[rows, EPISODE].astype(np.int64)), rows=rows)
@@ -304,12 +321,11 @@ class TableCore:
         st = self.state
         todo = np.asarray(rows, np.int64)
         while len(todo):
-            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            plan = tuple(self.planned.plan_tables(self.rules))
             stuck = self._stuck[:len(todo)]
             self.threads.run(advance_planned_seats, len(todo), (
-                todo, self.side, n_upper, n_flag, threshold, slot, plans, st.ypts, st.num_players, st.num_sheets,
-                st.turns, stuck, st.seeds, st.ints, st.dice, st.faces, st.scores, st.cols, st.totals, st.preview,
-                st.extra, *st.tables))
+                todo, self.side, plan, st.ypts, st.num_players, st.num_sheets, st.turns, stuck, st.arrays,
+                st.table_fields))
             todo = todo[stuck]
             if len(todo):
                 self.planned.plan_seats(st, todo)
@@ -322,20 +338,26 @@ class TableCore:
         illegal) for those rows, arrays the next step rewrites. An illegal action pays -illegal_penalty and
         changes nothing.
 
-        One seat: every table is stepped (rows must be None); fresh writes obs, mask and final_obs (zeros
-        but for the games that ended) into new arrays, so the arrays of earlier steps stay as they were."""
+        One seat: every table is stepped (rows must be None); fresh writes obs, mask and the final info's
+        rows (final_obs, final_mask, final_seed, final_score: zeros but for the games that ended;
+        `batch.step_games`) into new arrays, so the arrays of earlier steps stay as they were."""
         if self.solo:
+            if actions is self.own_actions and self._direct is not None:
+                self._direct[0](*self._direct[1])
+                return self.rewards, self.terminated, self.illegal
             if fresh:
                 self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
                 self.final_obs = np.empty_like(self.final_obs)
+                self.final_mask = np.empty_like(self.final_mask)
+                self.final_seed, self.final_score = np.empty_like(self.final_seed), np.empty_like(self.final_score)
                 self._bind()
                 args = (*self._fresh_head, actions, *self._tail)
-            elif self._args is not None and self._args[0] is actions:
-                args = self._args[1]          # the same arrays as the last step: the single env
             else:
                 args = (*self._head, actions, *self._tail)
-                self._args = (actions, args)
             self.threads.run(step_games, self.num_tables, args)
+            if actions is self.own_actions and not fresh and self.threads.bounds(self.num_tables)[1] == self.num_tables:
+                full = (0, self.num_tables, self.threads.ctrl, *args)
+                self._direct = (direct(step_games, full), full)
             return self.rewards, self.terminated, self.illegal
         if fresh:
             self.mask = self.mask.copy()
@@ -352,12 +374,11 @@ class TableCore:
             if len(turned):
                 st.roll(turned)                   # the next seat's first roll
         elif self.planned is not None:
-            slot, plans, n_upper, n_flag, threshold = self.planned.plan_tables(self.rules)
+            plan = tuple(self.planned.plan_tables(self.rules))
             gains, stuck = self._gains[:len(rows)], self._stuck[:len(rows)]
             self.threads.run(step_planned, len(rows), (
-                rows, actions, self.side, n_upper, n_flag, threshold, slot, plans, st.ypts, st.num_players,
-                st.num_sheets, st.turns, gains, stuck, st.seeds, st.ints, st.dice, st.faces, st.scores, st.cols,
-                st.totals, st.preview, st.extra, *st.tables))
+                rows, actions, self.side, plan, st.ypts, st.num_players, st.num_sheets, st.turns, gains, stuck,
+                st.arrays, st.table_fields))
             if stuck.any():
                 self._advance(rows[stuck])
             illegal = gains < 0
@@ -473,7 +494,8 @@ class TableCore:
         the game is over."""
         st = self.state
         if self.solo:
-            return {"action_mask": self.mask[i].copy(), "total": int(st.totals[i, 0]), "game_seed": st.seeds[i],
+            mask = self._mask0 if i == 0 else self.mask[i]
+            return {"action_mask": mask.copy(), "total": st.totals.item(i, 0), "game_seed": st.seeds[i],
                     "illegal_action": illegal}
         sheets = np.arange(self.num_players) % self.num_sheets
         info = {"action_mask": self.mask[i].copy(), "seat": int(self.seat[i]),

@@ -22,8 +22,9 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
 from ..core.kernels import roll_of
+from ..rules.tables import Tables
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
 from .step_threads import SliceThreads, post
 
@@ -54,12 +55,14 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
 
 
 @nb.njit(cache=True, nogil=True)
-def write_seat_observations(lo, hi, ctrl, T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows, seats,
-                            shown, ints, scores, preview, cols, totals, no_preview, out):
+def write_seat_observations(lo, hi, ctrl, tables, inv_scale, rounds, scale, turns, num_players, num_sheets, rows,
+                            seats, shown, arrays, no_preview, out):
     """out[j] = the flat observation (module docstring) of seat seats[j] at table rows[j], for j in lo..hi-1;
-    shown[j] are the dice it sees when its sheet is not the one to move. A slice of
-    `step_threads.SliceThreads` (ctrl)."""
+    shown[j] are the dice it sees when its sheet is not the one to move (tables, arrays: `State.table_fields`,
+    `State.arrays`). A slice of `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
+    T, E = Tables(*tables), Arrays(*arrays)
+    ints, scores, preview, cols, totals = E.ints, E.scores, E.preview, E.cols, E.totals
     n = out.shape[1] - (1 + 4 * (num_sheets - 1))
     columns = scores.shape[2]
     cells = columns * scores.shape[3]
@@ -107,10 +110,9 @@ def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = 
     rules = state.rules
     rows = np.ascontiguousarray(rows, np.int64)
     out = np.empty((len(rows), obs_size(rules) + num_extra(state.num_sheets)), np.float32)
-    args = (state.tables, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns, state.num_players,
-            state.num_sheets, rows, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(shown, np.int8),
-            state.ints, state.scores, state.preview, state.cols, state.totals,
-            np.full(state.preview.shape[1:], -1, np.int32), out)
+    args = (state.table_fields, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns,
+            state.num_players, state.num_sheets, rows, np.ascontiguousarray(seats, np.int64),
+            np.ascontiguousarray(shown, np.int8), state.arrays, np.full(state.preview.shape[1:], -1, np.int32), out)
     (threads or ONE_THREAD).run(write_seat_observations, len(rows), args)
     return out
 

@@ -160,13 +160,12 @@ class BatchedVectorEnv(VectorEnv):
     def step(self, actions):
         """Play one action per env (see the class docstring for autoreset): (obs, rewards, terminated,
         truncated, info)."""
-        a = as_actions(actions, self.single_action_space.n, self.num_envs)
+        a = as_actions(actions, self.single_action_space.n, self.num_envs, out=self._actions)
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and self._ended.any():
             over = np.flatnonzero(self._ended).tolist()
             raise RuntimeError(f"games {over[:10]}{' ...' if len(over) > 10 else ''} are over (autoreset_mode="
                                f"DISABLED); restart them with reset(options={{'reset_mask': mask}}) before step()")
-        seeds_before = self._game_seeds().copy() if mode == AutoresetMode.SAME_STEP else None
         restart = self._ended.copy() if mode == AutoresetMode.NEXT_STEP and self._ended.any() else None
         rewards, terminated, illegal = self._play(a, None if restart is None else ~restart)
         if restart is not None:                   # their actions met a finished game: nothing was played
@@ -177,7 +176,7 @@ class BatchedVectorEnv(VectorEnv):
             self._ended = terminated.copy()
         final = {}
         if terminated.any():
-            final = self._autoreset(terminated, illegal, seeds_before) if mode == AutoresetMode.SAME_STEP \
+            final = self._autoreset(terminated, illegal) if mode == AutoresetMode.SAME_STEP \
                 else self._winners(terminated)
         info = self._marked(self.core.info(illegal), np.ones(self.num_envs, np.bool_))
         info.update(final)
@@ -200,14 +199,12 @@ class BatchedVectorEnv(VectorEnv):
         """The next episode of its stream where which[i]."""
         self.core.follow(np.flatnonzero(which), fresh=fresh)
 
-    def _game_seeds(self) -> np.ndarray:
-        return self.core.state.seeds
-
     def _play(self, actions, live):
         """One step (only where live[i] when live is given): copies of (rewards, terminated, illegal)."""
         c = self.core
         if c.solo or live is None:                # one seat: every game is stepped (a finished one does nothing)
-            np.copyto(self._actions, actions)
+            if actions is not self._actions:
+                np.copyto(self._actions, actions)
             rewards, terminated, illegal = c.step(self._actions, fresh=c.solo)
             return rewards.copy(), terminated.copy(), illegal.copy()
         rows = np.flatnonzero(live)               # NEXT_STEP: the tables whose game ended play nothing
@@ -216,15 +213,13 @@ class BatchedVectorEnv(VectorEnv):
         rewards[rows], terminated[rows], illegal[rows] = c.step(actions[rows], rows)
         return rewards, terminated, illegal
 
-    def _autoreset(self, done, illegal, seeds_before) -> dict:
+    def _autoreset(self, done, illegal) -> dict:
         """The `final_*` entries of a SAME_STEP step; afterwards the ended envs have started their next
-        episode (the one-seat kernel started it inside the step)."""
+        episode (the one-seat kernel started it inside the step, and wrote the final info's rows)."""
         c, n = self.core, self.num_envs
         if c.solo:
-            over_mask = np.zeros((n, c.num_actions), np.int8)
-            over_mask[done] = 1                   # a finished game marks every action legal
-            last = {"action_mask": over_mask, "total": np.where(done, c.final_total, 0),
-                    "game_seed": np.where(done, seeds_before, 0), "illegal_action": np.zeros(n, np.bool_)}
+            last = {"action_mask": c.final_mask, "total": c.final_score, "game_seed": c.final_seed,
+                    "illegal_action": np.zeros(n, np.bool_)}
             return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
                     "_final_info": done.copy()}
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)

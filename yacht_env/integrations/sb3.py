@@ -67,7 +67,7 @@ class MaskedVecEnv(VecEnv):
         a = np.asarray(actions)
         if a.shape == (self.num_envs, 1):
             a = a[:, 0]
-        np.copyto(self._actions, as_actions(a, self.env.single_action_space.n, self.num_envs))
+        as_actions(a, self.env.single_action_space.n, self.num_envs, out=self._actions)
 
     def step_wait(self):
         obs, rewards, terminated, _, info = self.env.step(self._actions)

@@ -149,11 +149,8 @@ class Policy:
         tables = self.plan_tables()
         if tables is None:
             return
-        slot, plans, n_upper, n_flag, threshold = tables
-        advance_planned(np.ascontiguousarray(rows, np.int64), me, seating, n_upper, n_flag, threshold,
-                        slot, plans, state.ypts, state.num_players, state.num_sheets, state.turns,
-                        state.seeds, state.ints, state.dice, state.faces, state.scores, state.cols, state.totals,
-                        state.preview, state.extra, *state.tables)
+        advance_planned(np.ascontiguousarray(rows, np.int64), me, seating, tuple(tables), state.ypts,
+                        state.num_players, state.num_sheets, state.turns, state.arrays, state.table_fields)
 
     def action(self, scores, upper, roll: int, rolls_left: int) -> int:
         """The best action for one sheet (columns x boxes scores, upper totals) and roll index `roll`."""

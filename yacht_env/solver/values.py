@@ -22,7 +22,7 @@ import numpy as np
 from ..core.actions import NUM_HOLDS, box_of_action, score_action_of
 from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50,
-                           roll_dice, score_box)
+                           Arrays, roll_dice, score_box)
 from ..core.kernels import upper_bonus_gain
 from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
 
@@ -93,6 +93,7 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
     scores = np.full((1, 8, columns, nbox), -1, dtype=np.int32)
     cols = np.zeros((1, 8, columns, N_COLS), dtype=np.int64)
     totals = np.zeros((1, 8), dtype=np.int64)
+    E = Arrays(np.zeros(1, dtype=np.uint64), ints, dice, faces, scores, cols, totals, preview, extra)
     held = np.zeros(7, dtype=np.int64)
     n = 0
     for i in range(starts.shape[0] - 1):
@@ -159,7 +160,7 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 if pending >= 0:
                     out_action[pending] = hold
                     out_move[pending] = at
-                roll = roll_dice(T, 0, sheet, hold, ints, dice, faces, cols, preview, extra)
+                roll = roll_dice(T, E, 0, sheet, hold)
                 out_rec[n] = i
                 out_seat[n] = seat
                 out_sheet[n] = sheet
@@ -197,7 +198,7 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
                 if bonus != due:
                     _fail(error, i, at, BONUS, due)
                     return n
-                score_box(T, yacht_points, 0, sheet, c, b, ints, cols, scores, totals, preview, extra)
+                score_box(T, E, yacht_points, 0, sheet, c, b)
                 out_action[pending] = score_action_of(nbox, c, b)
                 out_move[pending] = at
                 pending = -1
