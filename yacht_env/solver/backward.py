@@ -11,7 +11,8 @@ import numba as nb
 import numpy as np
 
 from ..core.dice import NUM_KEEPS, NUM_ROLLS
-from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes, start_lanes, stats_lanes
+from .lanes import (LANES, MIN_LANES, fill_lanes, lane_scratch, odds_lanes, reroll_lanes, score_lanes, start_lanes,
+                    stats_lanes)
 from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
 
 
@@ -55,15 +56,7 @@ def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
             continue  # the flag is set only by filling the Yacht box
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        S = np.zeros((n_stages + 1, NUM_ROLLS, LANES))
-        best = np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32)
-        K = np.zeros((NUM_KEEPS, LANES))
-        kb = np.zeros((NUM_KEEPS, LANES), dtype=np.int32)
-        choice = np.zeros((NUM_ROLLS, LANES), dtype=np.int32)
-        W = np.zeros((nbox, top, LANES))
-        NX = np.zeros((nbox, top, LANES), dtype=np.int64)
-        start = np.empty(LANES)
-        us = np.empty(LANES, dtype=np.int64)
+        S, best, K, kb, choice, W, NX, start, us = lane_scratch(nbox, top, n_stages)
         idx = np.empty(LANES, dtype=np.int64)
         oddsL = np.empty((NUM_ROLLS, LANES))
         mL = np.empty((NUM_ROLLS, LANES))
@@ -81,12 +74,7 @@ def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
         box_table(T, mask, flag == 1, opts, extra)
         u = 0
         while u < n_upper:
-            n = 0
-            while u < n_upper and n < LANES:
-                if reach[mask, u]:
-                    us[n] = u
-                    n += 1
-                u += 1
+            n, u = fill_lanes(reach, mask, u, n_upper, us)
             if n == 0:
                 break
             if n < MIN_LANES:  # too few states to fill the lanes: one at a time

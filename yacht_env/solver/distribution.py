@@ -27,7 +27,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..core.dice import NUM_KEEPS, NUM_ROLLS
-from .space import StateSpace, reachable_upper
+from .space import StateSpace, masks_by_layer, reachable_upper
 from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes
 from .risk import risk_values, to_utility
 from .widget import box_table, final_roll_odds, prepare, reroll_stages, score_stage
@@ -225,17 +225,13 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
     if risk > 0:
         V = risk_values(rules, space, risk)
         min_lanes = 1
-    n = 1 << T.n_boxes
-    masks_all = np.arange(n, dtype=np.int64)
-    popcount = np.zeros(n, dtype=np.int64)
-    for b in range(T.n_boxes):
-        popcount += (masks_all >> b) & 1
+    layers = masks_by_layer(T.n_boxes)
     offset = np.full(space.size, -1, np.int64)
     length = np.zeros(space.size, np.int32)
     lo = np.zeros(space.size, np.int32)
     lost = np.zeros(space.size)
     data = np.empty(1 << 22, np.float32)
-    full = masks_all[popcount == T.n_boxes]
+    full = layers[T.n_boxes]
     u_all = np.arange(space.n_upper)
     # the last layer: nothing still to come
     at = 0
@@ -252,7 +248,7 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
     bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"distributions {rules.name}", unit="layer",
                disable=not progress, leave=False)
     for layer in bar:
-        lm = masks_all[popcount == layer]
+        lm = layers[layer]
         mm, uu = np.nonzero(reach[lm])
         mm = lm[mm]
         items = [(mm, uu, np.zeros_like(mm))]

@@ -7,12 +7,34 @@ operations and their order per lane are those of `widget`, so the values are bit
 small layers, the lane form for the solver's layers.
 """
 import numba as nb
+import numpy as np
 
 from ..core.dice import KEEP_ADD, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
 from .widget import SMALL, SUB_COUNT, SUB_LIST, _SIXTH, next_state
 
 LANES = 8
 MIN_LANES = 3  # fewer states than this go through the one-state widget
+
+
+@nb.njit(cache=True)
+def fill_lanes(reach, mask, u, n_upper, us):
+    """Put the reachable upper totals of `mask` from `u` on into us[:n], n <= LANES; returns (n, the next u)."""
+    n = 0
+    while u < n_upper and n < LANES:
+        if reach[mask, u]:
+            us[n] = u
+            n += 1
+        u += 1
+    return n, u
+
+
+@nb.njit(cache=True)
+def lane_scratch(nbox, top, n_stages):
+    """One thread's work arrays for the lane widget: (S, best, K, kb, choice, W, NX) zeroed, (start, us) empty."""
+    return (np.zeros((n_stages + 1, NUM_ROLLS, LANES)), np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32),
+            np.zeros((NUM_KEEPS, LANES)), np.zeros((NUM_KEEPS, LANES), dtype=np.int32),
+            np.zeros((NUM_ROLLS, LANES), dtype=np.int32), np.zeros((nbox, top, LANES)),
+            np.zeros((nbox, top, LANES), dtype=np.int64), np.empty(LANES), np.empty(LANES, dtype=np.int64))
 
 
 @nb.njit(cache=True)

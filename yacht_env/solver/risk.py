@@ -15,9 +15,9 @@ lane widget otherwise (`lanes`).
 import numba as nb
 import numpy as np
 
-from ..core.dice import NUM_KEEPS, NUM_ROLLS
-from .lanes import LANES, reroll_lanes, score_lanes, start_lanes
-from .space import reachable_upper
+from ..core.dice import NUM_ROLLS
+from .lanes import LANES, fill_lanes, lane_scratch, reroll_lanes, score_lanes, start_lanes
+from .space import masks_by_layer, reachable_upper
 from .widget import box_table, prepare
 
 CHUNK = 8
@@ -38,7 +38,10 @@ def to_utility(S0, n, risk, ref):
 
 @nb.njit(cache=True, parallel=True)
 def _risk_layer(T, space, prep, masks, reach, n_stages, risk, U):
-    """Fill U (certainty equivalents) for every reachable state whose mask is in `masks`."""
+    """Fill U (certainty equivalents) for every reachable state whose mask is in `masks`.
+
+    The loop over (mask, flag) and lanes is `backward.solve_layer`'s, with the utility taken between the
+    scoring stage and the re-roll stages; the two are kept apart so the value solve stays as measured."""
     n_upper, n_flag = space[0], space[1]
     nbox = T.n_boxes
     top = prep[0].shape[2]
@@ -49,25 +52,12 @@ def _risk_layer(T, space, prep, masks, reach, n_stages, risk, U):
             continue  # the flag is set only by filling the Yacht box
         opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
         extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        S = np.zeros((n_stages + 1, NUM_ROLLS, LANES))
-        best = np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32)
-        K = np.zeros((NUM_KEEPS, LANES))
-        kb = np.zeros((NUM_KEEPS, LANES), dtype=np.int32)
-        choice = np.zeros((NUM_ROLLS, LANES), dtype=np.int32)
-        W = np.zeros((nbox, top, LANES))
-        NX = np.zeros((nbox, top, LANES), dtype=np.int64)
-        start = np.empty(LANES)
+        S, best, K, kb, choice, W, NX, start, us = lane_scratch(nbox, top, n_stages)
         ref = np.empty(LANES)
-        us = np.empty(LANES, dtype=np.int64)
         box_table(T, mask, flag == 1, opts, extra)
         u = 0
         while u < n_upper:
-            n = 0
-            while u < n_upper and n < LANES:
-                if reach[mask, u]:
-                    us[n] = u
-                    n += 1
-                u += 1
+            n, u = fill_lanes(reach, mask, u, n_upper, us)
             if n == 0:
                 break
             score_lanes(T, U, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
@@ -85,17 +75,12 @@ def risk_values(rules, space, risk: float) -> np.ndarray:
         raise ValueError(f"risk must be > 0, got {risk!r}")
     T = rules.tables
     reach = reachable_upper(T, space)
-    n = 1 << T.n_boxes
-    masks = np.arange(n, dtype=np.int64)
-    popcount = np.zeros(n, dtype=np.int64)
-    for b in range(T.n_boxes):
-        popcount += (masks >> b) & 1
     U = np.zeros(space.size)
     prep = prepare(T, space.n_upper)
     dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
-    order = np.random.default_rng(0).permutation(n)
+    layers = masks_by_layer(T.n_boxes, spread=True)
     for layer in range(T.n_boxes - 1, -1, -1):
         with nb.parallel_chunksize(CHUNK):
-            _risk_layer(T, dims, prep, order[popcount[order] == layer], reach, rules.rolls_per_turn - 1,
+            _risk_layer(T, dims, prep, layers[layer], reach, rules.rolls_per_turn - 1,
                         float(risk), U)
     return U

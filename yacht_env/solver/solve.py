@@ -9,7 +9,7 @@ from ..rules import rules_hash
 from .backward import solve_layer
 from .widget import prepare
 from .solution import Solution
-from .space import StateSpace, check_solvable, reachable_upper
+from .space import StateSpace, check_solvable, masks_by_layer, reachable_upper
 
 CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
@@ -21,21 +21,16 @@ def solve(rules, progress: bool = True) -> Solution:
     space = StateSpace.of(T)
     t0 = time.perf_counter()
     reach = reachable_upper(T, space)
-    n = 1 << T.n_boxes
-    masks = np.arange(n, dtype=np.int64)
-    popcount = np.zeros(n, dtype=np.int64)
-    for b in range(T.n_boxes):
-        popcount += (masks >> b) & 1
     V = np.zeros(space.size)
     moments = np.zeros((space.size, 4))  # E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come
     prep = prepare(T, space.n_upper)
     dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
     bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {rules.name}", unit="layer", disable=not progress,
                leave=False)
-    order = np.random.default_rng(0).permutation(n)  # spread costly masks (many upper totals) over the threads
+    layers = masks_by_layer(T.n_boxes, spread=True)
     for layer in bar:
         with nb.parallel_chunksize(CHUNK):
-            solve_layer(T, dims, prep, order[popcount[order] == layer], reach, rules.rolls_per_turn - 1, V,
+            solve_layer(T, dims, prep, layers[layer], reach, rules.rolls_per_turn - 1, V,
                         moments, True)
     seconds = time.perf_counter() - t0
     e = float(V[0])

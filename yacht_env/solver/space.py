@@ -30,6 +30,19 @@ def check_solvable(rules) -> None:
                          f"{MAX_BOXES} (2^boxes fill patterns)")
 
 
+def masks_by_layer(n_boxes: int, spread: bool = False) -> list[np.ndarray]:
+    """Every fill pattern of `n_boxes` boxes, by layer: entry k holds the masks with k boxes filled.
+
+    `spread`: each layer in one fixed shuffled order (seed 0) rather than ascending, which spreads the costly
+    masks (many upper totals) over a parallel loop's threads."""
+    n = 1 << n_boxes
+    masks = np.random.default_rng(0).permutation(n) if spread else np.arange(n, dtype=np.int64)
+    filled = np.zeros(n, dtype=np.int64)
+    for b in range(n_boxes):
+        filled += (masks >> b) & 1
+    return [masks[filled == k] for k in range(n_boxes + 1)]
+
+
 @dataclass(frozen=True)
 class StateSpace:
     """Shape of the value table for one sheet column of a rule set."""

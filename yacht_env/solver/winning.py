@@ -298,7 +298,8 @@ def win_decisions(T, V, space, prep, dist, own, span, keys, totals, mine, spread
 def win_tables(T, V, space, prep, dist, own, span, keys, totals, mine, targets, spreads, chances, boxvals):
     """The chances of every move of a turn at each table j (inputs as `win_plans`): chances[j, L, r] the best
     chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
-    filled). A hold's chance is read from chances[j, L - 1] (`keep_values`)."""
+    filled). A hold's chance is read from chances[j, L - 1] (`keep_values`). The twin of `win_plans` for the
+    analysis: the same widget per table, keeping every box's chance where play keeps only the plan."""
     nbox = T.n_boxes
     stages = chances.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
