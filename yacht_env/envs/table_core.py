@@ -17,7 +17,10 @@ Who decides through `step`:
   seat step makes them in three compiled passes with numpy between; the state, streams, info and
   autoreset are the core's all the same.
 - `seat` an int or "rotate" (2-8 seats): the learner at seat[i]; the opponents play the other seats
-  inside the step (one opponent that plays from kept plans, as `strong` does, in compiled code: `step_planned`).
+  inside the step. One opponent that plays from kept plans, as `strong` does, plays in compiled code:
+  `step_planned` makes the learner's move, the opponents' moves, the learner's reward, mask and
+  observation in one pass per table (the core keeps those observations, `obs`); only the tables that
+  reach a state without a kept plan come back to Python for it.
 - `seat="all"`: every seat decides through `step` (the seat to move); no opponents.
 
 Seeding, once for every env: table i plays a *stream* of episodes (`streams[i, STREAM]`); episode k of
