@@ -41,7 +41,7 @@ from ..solver.play import advance_table
 from .batch import EPISODE, STREAM, reset_games, step_games
 from .obs import inv_box_scale, obs_size
 from .step_threads import SliceThreads, post
-from .table_obs import num_extra, seat_obs_args, seat_observations, write_seat_obs
+from .table_obs import seat_obs_args, seat_observations, write_seat_obs
 
 SOLO_REWARDS, TABLE_REWARDS = ("points", "terminal"), ("points", "win")
 ALL = "all"
@@ -277,7 +277,7 @@ class TableCore:
         """The planned opponent's path keeps the learner's observations (`obs`, written by the step's own
         kernel); `observations()` hands `obs` itself out, so a later write into it copies it first."""
         n = self.num_tables
-        self.obs = np.zeros((n, obs_size(self.rules) + num_extra(self.num_sheets)), np.float32)
+        self.obs = seat_observations(self.state, self.rows, self.seat, self.shown, args=self._obs_args)  # not begun
         self._obs_out = False        # obs was handed out: copy before writing into it
         self._rewards = np.zeros(n, np.float32)
         self._over = np.zeros(n, np.bool_)
