@@ -46,6 +46,7 @@ class StrongAgent(Agent):
         self.cache = cache
         self.progress = progress
         self._policies = {}
+        self._last = None      # (rules, policy) of the last call: the planned path asks every step
 
     def check_rules(self, rules, num_players) -> None:
         """The solver's table must exist for the rules' one column (several columns play column-additively)."""
@@ -59,6 +60,8 @@ class StrongAgent(Agent):
 
     def policy_for(self, rules) -> Policy:
         """The policy of a rule set (its one-column table solved or loaded once per agent)."""
+        if self._last is not None and self._last[0] is rules:     # no hash of the rules (a deep one)
+            return self._last[1]
         if rules not in self._policies:
             policy = _POLICIES.get((rules, self.cache))
             if policy is None:
@@ -69,7 +72,8 @@ class StrongAgent(Agent):
                     raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None
                 policy = _POLICIES[rules, self.cache] = Policy(rules, solution)
             self._policies[rules] = policy
-        return self._policies[rules]
+        self._last = (rules, self._policies[rules])
+        return self._last[1]
 
     def act_batch(self, view: BatchView):
         return self.policy_for(view.rules).act_batch(view)

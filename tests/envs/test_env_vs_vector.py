@@ -96,6 +96,26 @@ def test_two_threads_step_the_same_games(opponents):
         e.close()
 
 
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+def test_returned_observations_stay_as_they_were(mode):
+    """With one planned opponent the table core keeps the learner's observations between steps and hands
+    them out: a later step, autoreset or partial reset writes into a copy, never into an array returned."""
+    env = gym.make_vec("YachtVs-v0", num_envs=4, vectorization_mode="vector_entry_point", num_players=2,
+                       opponents="strong", autoreset_mode=mode)
+    obs, info = env.reset(seed=5)
+    kept = [(obs, obs.copy())]
+    rng = np.random.default_rng(1)
+    for step in range(80):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, _, _, _, info = env.step(actions)
+        kept.append((obs, obs.copy()))
+        if step % 20 == 10:
+            obs, info = env.reset(options={"reset_mask": np.array([True, False, True, False])})
+            kept.append((obs, obs.copy()))
+    assert all(np.array_equal(returned, copy) for returned, copy in kept)
+    env.close()
+
+
 def test_points_returns_are_the_final_totals_and_strong_beats_random():
     vec = gym.make_vec("YachtVs-v0", num_envs=64, vectorization_mode="vector_entry_point", num_players=2,
                        opponents=["strong"])

@@ -173,19 +173,24 @@ def play_action(T, E, ypts, num_players, num_sheets, i, a):
     return score_box(T, E, ypts, i, s, c, b)
 
 
+@nb.njit(cache=True, inline="always")
+def write_mask(i, rolls_per_turn, turns, ints, preview, out):
+    """out (one row) = the legal-action mask of table i (all zero where no decision is due)."""
+    nc, nb_ = preview.shape[1], preview.shape[2]
+    deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
+    hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
+    for h in range(NUM_HOLDS):
+        out[h] = hold
+    for c in range(nc):
+        for b in range(nb_):
+            out[score_action_of(nb_, c, b)] = 1 if deciding and preview[i, c, b] >= 0 else 0
+
+
 @nb.njit(cache=True)
 def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
-    """out[j] = the legal-action mask of table rows[j] (all zero where no decision is due)."""
-    nc, nb_ = preview.shape[1], preview.shape[2]
+    """out[j] = the legal-action mask of table rows[j] (`write_mask`)."""
     for j in range(rows.shape[0]):
-        i = rows[j]
-        deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
-        hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
-        for h in range(NUM_HOLDS):
-            out[j, h] = hold
-        for c in range(nc):
-            for b in range(nb_):
-                out[j, score_action_of(nb_, c, b)] = 1 if deciding and preview[i, c, b] >= 0 else 0
+        write_mask(rows[j], rolls_per_turn, turns, ints, preview, out[j])
 
 
 # ---- entry points (called from Python) -------------------------------------------------------------

@@ -17,7 +17,10 @@ Who decides through `step`:
   seat step makes them in three compiled passes with numpy between; the state, streams, info and
   autoreset are the core's all the same.
 - `seat` an int or "rotate" (2-8 seats): the learner at seat[i]; the opponents play the other seats
-  inside the step (one opponent that plays from kept plans, as `strong` does, in compiled code: `step_planned`).
+  inside the step. One opponent that plays from kept plans, as `strong` does, plays in compiled code:
+  `step_planned` makes the learner's move, the opponents' moves, the learner's reward, mask and
+  observation in one pass per table (the core keeps those observations, `obs`); only the tables that
+  reach a state without a kept plan come back to Python for it.
 - `seat="all"`: every seat decides through `step` (the seat to move); no opponents.
 
 Seeding, once for every env: table i plays a *stream* of episodes (`streams[i, STREAM]`); episode k of
@@ -30,7 +33,7 @@ import numpy as np
 from ..core.actions import NUM_HOLDS, num_actions
 from ..core.dice_source import stream_seeds
 from ..core.dispatch import direct
-from ..core.engine import FIRST, ROLLS_USED, TURN, Arrays, State, play_action, roll_seeded
+from ..core.engine import FIRST, ROLLS_USED, TURN, Arrays, State, play_action, roll_seeded, write_mask
 from ..core.lockstep import play, seating_around, sheet_ranks
 from ..core.plan_source import PlanTables, planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
@@ -39,7 +42,7 @@ from ..solver.play import advance_table
 from .batch import EPISODE, STREAM, reset_games, step_games
 from .obs import inv_box_scale, obs_size
 from .step_threads import SliceThreads, post
-from .table_obs import seat_observations
+from .table_obs import seat_obs_args, seat_observations, write_seat_obs
 
 SOLO_REWARDS, TABLE_REWARDS = ("points", "terminal"), ("points", "win")
 ALL = "all"
@@ -59,13 +62,40 @@ def _opponents_then_roll(T, E, P, i, side, ypts, num_players, num_sheets, turns)
     return True
 
 
+@nb.njit(cache=True, _nrt=False, nogil=True, inline="always")
+def _settle(T, E, i, j, reward, rewards, over, seats, sheets, banked, final_total, shown, mask, obs, inv_scale,
+            rounds, scale, no_preview, num_players, num_sheets, turns):
+    """Table i once the learner is to move again (or its game is over), as the learner sees it: over[j],
+    the learner's points since it last decided (rewards[j], when `reward`; banked[i] is its total then),
+    final_total[i] at a game's end, the dice shown, the mask (all 1 once over) and the observation."""
+    ints, totals = E.ints, E.totals
+    ended = ints[i, TURN] >= turns
+    total = totals[i, sheets[i]]
+    if reward:
+        rewards[j] = total - banked[i]
+        over[j] = ended
+        if ended:
+            final_total[i] = total
+    banked[i] = total
+    if ended:
+        mask[i, :] = 1
+    else:
+        for k in range(5):
+            shown[i, k] = E.dice[i, k]
+        write_mask(i, T.rolls_per_turn, turns, ints, E.preview, mask[i])
+    write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, i, seats[i], shown[i], ints, E.scores,
+                   E.preview, E.cols, totals, no_preview, obs[i])
+
+
 @nb.njit(cache=True, _nrt=False, nogil=True)
-def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num_sheets, turns, gains, stuck, arrays,
-                 tables):
+def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num_sheets, turns, gains, stuck, rewards,
+                 over, seats, sheets, banked, final_total, shown, mask, obs, inv_scale, rounds, scale, no_preview,
+                 arrays, tables):
     """The learner's action at tables rows[lo:hi], then, where its turn ended, the opponents' moves and
-    the learner's next first roll (`_opponents_then_roll`). gains[j]: the learner's points (-1: illegal,
-    nothing played); stuck[j]: an opponent reached a state without a kept plan. plan, arrays, tables: the
-    plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`. Runs as one slice of
+    the learner's next first roll (`_opponents_then_roll`), then what the learner sees (`_settle`).
+    gains[j]: the learner's points (-1: illegal, nothing played); stuck[j]: an opponent reached a state
+    without a kept plan (nothing settled: the caller plays on and calls `settle_seats`). plan, arrays,
+    tables: the plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`. Runs as one slice of
     `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
     post(ctrl)
     T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
@@ -74,9 +104,23 @@ def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num
         a = actions[j]
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, i, a)
         stuck[j] = False
-        if gains[j] < 0 or a < NUM_HOLDS:
-            continue
-        stuck[j] = not _opponents_then_roll(T, E, P, i, side, ypts, num_players, num_sheets, turns)
+        if gains[j] >= 0 and a >= NUM_HOLDS:
+            stuck[j] = not _opponents_then_roll(T, E, P, i, side, ypts, num_players, num_sheets, turns)
+        if not stuck[j]:
+            _settle(T, E, i, j, True, rewards, over, seats, sheets, banked, final_total, shown, mask, obs, inv_scale,
+                    rounds, scale, no_preview, num_players, num_sheets, turns)
+
+
+@nb.njit(cache=True, _nrt=False, nogil=True)
+def settle_seats(lo, hi, ctrl, rows, reward, rewards, over, seats, sheets, banked, final_total, shown, mask, obs,
+                 inv_scale, rounds, scale, no_preview, num_players, num_sheets, turns, arrays, tables):
+    """`_settle` at tables rows[lo:hi] (rewards[j], over[j] for rows[j] when `reward`); one slice of
+    `step_threads.SliceThreads` (ctrl)."""
+    post(ctrl)
+    T, E = Tables(*tables), Arrays(*arrays)
+    for j in range(lo, hi):
+        _settle(T, E, rows[j], j, reward, rewards, over, seats, sheets, banked, final_total, shown, mask, obs,
+                inv_scale, rounds, scale, no_preview, num_players, num_sheets, turns)
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
@@ -165,8 +209,11 @@ class TableCore:
             self.side = np.zeros((n, num_players), np.int64)     # 1 at the opponents' seats
             self.banked = np.zeros(n, np.int64)
             self.seat_rewards = np.zeros((n, num_players), np.float32)
+            self._obs_args = seat_obs_args(self.state)
             if not self.all_seats:
                 self._init_opponents(opponents)
+            if self.planned is not None:
+                self._init_planned()
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -241,6 +288,15 @@ class TableCore:
         for g in self.guards:
             g.seating, g.index = self.seating, self.players.index(g)
 
+    def _init_planned(self) -> None:
+        """The planned opponent's path keeps the learner's observations (`obs`, written by the step's own
+        kernel); `observations()` hands `obs` itself out, so a later write into it copies it first."""
+        n = self.num_tables
+        self.obs = seat_observations(self.state, self.rows, self.seat, self.shown, args=self._obs_args)  # not begun
+        self._obs_out = False        # obs was handed out: copy before writing into it
+        self._rewards = np.zeros(n, np.float32)
+        self._over = np.zeros(n, np.bool_)
+
     # ---- episodes (seeding) ----------------------------------------------------------------------
     def begin(self, rows, streams, fresh: bool = False) -> None:
         """Start episode 0 of stream streams[j] at table rows[j] (streams: integers, taken mod 2**64).
@@ -297,6 +353,9 @@ class TableCore:
                 if hasattr(p, "start"):
                     p.start(st, rows)
             self._advance(rows)
+            if self.planned is not None:
+                self._settle_rows(rows)
+                return
         self.banked[rows] = self.learner_totals(rows)
         self._masks(rows)
 
@@ -329,8 +388,24 @@ class TableCore:
             todo = todo[stuck]
             if len(todo):
                 self.planned.plan_seats(st, todo)
-        waiting = rows[~st.over(rows)]
-        self.shown[waiting] = st.dice[waiting]
+
+    def _own_obs(self) -> None:
+        """Copy `obs` before writing into it if it was handed out."""
+        if self._obs_out:
+            self.obs, self._obs_out = self.obs.copy(), False
+
+    def _settle_rows(self, rows, rewards=None, over=None) -> None:
+        """`settle_seats` at tables `rows` (the learner to move or its game over): the dice shown, masks,
+        observations, banked totals; with `rewards` (and `over`, arrays of len(rows)) the rewards too."""
+        self._own_obs()
+        st, a = self.state, self._obs_args
+        reward = rewards is not None
+        if not reward:
+            rewards, over = self._rewards[:0], self._over[:0]
+        self.threads.run(settle_seats, len(rows), (
+            np.ascontiguousarray(rows, np.int64), reward, rewards, over, self.seat, self.sheet, self.banked,
+            self.final_total, self.shown, self.mask, self.obs, a.inv_scale, a.rounds, a.scale, a.no_preview,
+            st.num_players, st.num_sheets, st.turns, st.arrays, st.table_fields))
 
     # ---- stepping --------------------------------------------------------------------------------
     def step(self, actions, rows=None, fresh: bool = False):
@@ -361,6 +436,8 @@ class TableCore:
             return self.rewards, self.terminated, self.illegal
         if fresh:
             self.mask = self.mask.copy()
+        if self.planned is not None:
+            return self._step_planned(actions, rows)
         rows = self.rows if rows is None else np.asarray(rows, np.int64)
         actions = np.ascontiguousarray(actions, np.int64)
         st = self.state
@@ -373,15 +450,6 @@ class TableCore:
             turned = turned[~st.over(turned)]
             if len(turned):
                 st.roll(turned)                   # the next seat's first roll
-        elif self.planned is not None:
-            plan = tuple(self.planned.plan_tables(self.rules))
-            gains, stuck = self._gains[:len(rows)], self._stuck[:len(rows)]
-            self.threads.run(step_planned, len(rows), (
-                rows, actions, self.side, plan, st.ypts, st.num_players, st.num_sheets, st.turns, gains, stuck,
-                st.arrays, st.table_fields))
-            if stuck.any():
-                self._advance(rows[stuck])
-            illegal = gains < 0
         else:
             # `shown` changes only where the opponents moved (`_advance`): at a game's end the learner's
             # observation shows the first roll of its last turn here (the other paths: the dice it scored)
@@ -391,7 +459,7 @@ class TableCore:
             ended = ended[~st.over(ended)]
             if len(ended):
                 self._advance(ended)
-        if self.all_seats or self.planned is not None:
+        if self.all_seats:
             waiting = rows[~st.over(rows)]
             self.shown[waiting] = st.dice[waiting]
         over = st.over(rows)
@@ -410,6 +478,40 @@ class TableCore:
         rewards[illegal] = -self.illegal_penalty
         self.final_total[rows[over]] = self.learner_totals(rows[over])
         self._masks(rows)
+        return rewards, over, illegal
+
+    def _step_planned(self, actions, rows):
+        """`step` with one planned opponent: the learner's move, the opponents' and what the learner sees
+        next in one compiled pass (`step_planned`); the tables stuck at a state without a kept plan play on
+        here (`_advance`) and are settled after. rewards and over are arrays the next step rewrites."""
+        st, a = self.state, self._obs_args
+        if rows is None:
+            rows = self.rows
+            self.obs, self._obs_out = np.empty_like(self.obs), False     # every row is written
+        else:
+            rows = np.asarray(rows, np.int64)
+            self._own_obs()
+        actions = np.ascontiguousarray(actions, np.int64)
+        m = len(rows)
+        gains, stuck, rewards, over = self._gains[:m], self._stuck[:m], self._rewards[:m], self._over[:m]
+        plan = tuple(self.planned.plan_tables(self.rules))
+        self.threads.run(step_planned, m, (
+            rows, actions, self.side, plan, st.ypts, st.num_players, st.num_sheets, st.turns, gains, stuck, rewards,
+            over, self.seat, self.sheet, self.banked, self.final_total, self.shown, self.mask, self.obs, a.inv_scale,
+            a.rounds, a.scale, a.no_preview, st.arrays, st.table_fields))
+        if stuck.any():
+            at = np.flatnonzero(stuck)            # `_advance` reuses the stuck buffer
+            late = rows[at]
+            self._advance(late)
+            r, o = np.zeros(len(late), np.float32), np.zeros(len(late), np.bool_)
+            self._settle_rows(late, r, o)
+            rewards[at], over[at] = r, o
+        illegal = gains < 0
+        if self.reward_mode == "win":
+            rewards[:] = 0.0
+            if over.any():
+                rewards[over] = self.outcomes(rows[over])
+        rewards[illegal] = -self.illegal_penalty
         return rewards, over, illegal
 
     def _seat_rewards(self, rows, before, over) -> None:
@@ -433,9 +535,14 @@ class TableCore:
         `obs` array itself), or of seats[j] at table rows[j]."""
         if self.solo:
             return self.obs if rows is None else self.obs[rows]
+        if self.planned is not None and seats is None:     # the step's own
+            if rows is None:
+                self._obs_out = True
+                return self.obs
+            return self.obs[np.asarray(rows, np.int64)]
         rows = self.rows if rows is None else np.asarray(rows, np.int64)
         seats = self.seat[rows] if seats is None else seats
-        return seat_observations(self.state, rows, seats, self.shown[rows], self.threads)
+        return seat_observations(self.state, rows, seats, self.shown[rows], self.threads, self._obs_args)
 
     def take_faults(self) -> list[dict]:
         """The opponents' faults since last taken (`yacht_env.core.players.Forfeiting`), in the order they
@@ -449,8 +556,8 @@ class TableCore:
 
     def seat_totals(self, rows=None) -> np.ndarray:
         """(len(rows), num_players) int64: every seat's total (teammates share their sheet's)."""
-        rows = self.rows if rows is None else np.asarray(rows, np.int64)
-        return self.state.totals[rows][:, np.arange(self.num_players) % self.num_sheets].astype(np.int64)
+        totals = self.state.totals if rows is None else self.state.totals[np.asarray(rows, np.int64)]
+        return totals[:, np.arange(self.num_players) % self.num_sheets].astype(np.int64)
 
     def winners(self, rows=None) -> np.ndarray:
         """(len(rows), num_players) bool: the seats in first place at finished tables `rows`."""
@@ -484,7 +591,10 @@ class TableCore:
             rows = slice(None) if rows is None else np.asarray(rows, np.int64)
             return {"action_mask": mask, "total": st.totals[rows, 0].copy(), "game_seed": st.seeds[rows].copy(),
                     "illegal_action": illegal}
-        rows = self.rows if rows is None else np.asarray(rows, np.int64)
+        if rows is None:                          # every table: whole-array copies
+            return {"action_mask": self.mask.copy(), "seat": self.seat.copy(), "total": self.learner_totals(),
+                    "totals": self.seat_totals(), "game_seed": st.seeds.copy(), "illegal_action": illegal}
+        rows = np.asarray(rows, np.int64)
         return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": self.learner_totals(rows),
                 "totals": self.seat_totals(rows), "game_seed": st.seeds[rows], "illegal_action": illegal}
 

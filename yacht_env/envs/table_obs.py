@@ -18,6 +18,8 @@ this sheet first, to `yacht_env.envs.obs`'s Dict.
 Everything is read from the engine's arrays (`yacht_env.core.engine.State`): `seat_observations` for many
 tables at once, `seat_obs` / `seat_dict_obs` for one `Game`.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 from gymnasium import spaces
@@ -54,66 +56,91 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
     return spaces.Dict(d)
 
 
+@nb.njit(cache=True, inline="always")
+def write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, i, seat, shown, ints, scores, preview,
+                   cols, totals, no_preview, out):
+    """out (one row) = the flat observation (module docstring) of seat `seat` at table i; `shown` are the
+    dice it sees when its sheet is not the one to move."""
+    n = out.shape[0] - (1 + 4 * (num_sheets - 1))
+    columns = scores.shape[2]
+    cells = columns * scores.shape[3]
+    me = seat % num_sheets
+    to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns and sheet_to_move(ints, i, num_players,
+                                                                                   num_sheets) == me
+    filled = 0
+    for c in range(scores.shape[2]):
+        for b in range(scores.shape[3]):
+            if scores[i, me, c, b] >= 0:
+                filled += 1
+    if to_move:
+        write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], preview[i],
+                  cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out)
+    else:
+        write_obs(T, inv_scale, rounds, roll_of(shown), T.rolls_per_turn, filled, scores[i, me], no_preview,
+                  cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out)
+    out[n] = min(totals[i, me] / scale, 1.0)
+    for k in range(1, num_sheets):
+        other = (me + k) % num_sheets
+        count = 0
+        for c in range(scores.shape[2]):
+            for b in range(scores.shape[3]):
+                if scores[i, other, c, b] >= 0:
+                    count += 1
+        upper = 0.0
+        yacht_open = 0
+        for c in range(columns):
+            if T.upper_bonus > 0:
+                upper += min(cols[i, other, c, UPPER] / T.upper_threshold, 1.0)
+            if T.yacht_box >= 0 and scores[i, other, c, T.yacht_box] < 0:
+                yacht_open += 1
+        at = n + 4 * k - 3
+        out[at] = min(totals[i, other] / scale, 1.0)
+        out[at + 1] = count / cells
+        out[at + 2] = upper / columns
+        out[at + 3] = yacht_open / columns
+
+
 @nb.njit(cache=True, nogil=True)
 def write_seat_observations(lo, hi, ctrl, tables, inv_scale, rounds, scale, turns, num_players, num_sheets, rows,
                             seats, shown, arrays, no_preview, out):
-    """out[j] = the flat observation (module docstring) of seat seats[j] at table rows[j], for j in lo..hi-1;
+    """out[j] = the flat observation (`write_seat_obs`) of seat seats[j] at table rows[j], for j in lo..hi-1;
     shown[j] are the dice it sees when its sheet is not the one to move (tables, arrays: `State.table_fields`,
     `State.arrays`). A slice of `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
     T, E = Tables(*tables), Arrays(*arrays)
-    ints, scores, preview, cols, totals = E.ints, E.scores, E.preview, E.cols, E.totals
-    n = out.shape[1] - (1 + 4 * (num_sheets - 1))
-    columns = scores.shape[2]
-    cells = columns * scores.shape[3]
     for j in range(lo, hi):
-        i = rows[j]
-        me = seats[j] % num_sheets
-        to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns and sheet_to_move(ints, i, num_players,
-                                                                                       num_sheets) == me
-        filled = 0
-        for c in range(scores.shape[2]):
-            for b in range(scores.shape[3]):
-                if scores[i, me, c, b] >= 0:
-                    filled += 1
-        if to_move:
-            write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], preview[i],
-                      cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out[j])
-        else:
-            write_obs(T, inv_scale, rounds, roll_of(shown[j]), T.rolls_per_turn, filled, scores[i, me], no_preview,
-                      cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out[j])
-        out[j, n] = min(totals[i, me] / scale, 1.0)
-        for k in range(1, num_sheets):
-            other = (me + k) % num_sheets
-            count = 0
-            for c in range(scores.shape[2]):
-                for b in range(scores.shape[3]):
-                    if scores[i, other, c, b] >= 0:
-                        count += 1
-            upper = 0.0
-            yacht_open = 0
-            for c in range(columns):
-                if T.upper_bonus > 0:
-                    upper += min(cols[i, other, c, UPPER] / T.upper_threshold, 1.0)
-                if T.yacht_box >= 0 and scores[i, other, c, T.yacht_box] < 0:
-                    yacht_open += 1
-            at = n + 4 * k - 3
-            out[j, at] = min(totals[i, other] / scale, 1.0)
-            out[j, at + 1] = count / cells
-            out[j, at + 2] = upper / columns
-            out[j, at + 3] = yacht_open / columns
+        write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows[j], seats[j], shown[j], E.ints,
+                       E.scores, E.preview, E.cols, E.totals, no_preview, out[j])
 
 
-def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = None) -> np.ndarray:
-    """(len(rows), size) flat observations of seat seats[j] at table rows[j] of an engine state;
-    shown[j]: the dice it sees while its sheet is not to move. `threads` split the rows between them."""
+class SeatObsArgs(NamedTuple):
+    """What `write_seat_obs` takes besides the tables' arrays, computed once per engine state
+    (`seat_obs_args`): the box scale, the rounds, the totals' scale and the preview of a sheet not to move."""
+    inv_scale: np.ndarray
+    rounds: int
+    scale: float
+    no_preview: np.ndarray
+
+
+def seat_obs_args(state) -> SeatObsArgs:
     rules = state.rules
+    return SeatObsArgs(inv_box_scale(rules), rules.rounds, float(max_total(rules)),
+                       np.full(state.preview.shape[1:], -1, np.int32))
+
+
+def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = None,
+                      args: SeatObsArgs | None = None) -> np.ndarray:
+    """(len(rows), size) flat observations of seat seats[j] at table rows[j] of an engine state;
+    shown[j]: the dice it sees while its sheet is not to move. `threads` split the rows between them;
+    `args`: `seat_obs_args(state)`, when the caller keeps it."""
+    rules = state.rules
+    a = seat_obs_args(state) if args is None else args
     rows = np.ascontiguousarray(rows, np.int64)
     out = np.empty((len(rows), obs_size(rules) + num_extra(state.num_sheets)), np.float32)
-    args = (state.table_fields, inv_box_scale(rules), rules.rounds, float(max_total(rules)), state.turns,
-            state.num_players, state.num_sheets, rows, np.ascontiguousarray(seats, np.int64),
-            np.ascontiguousarray(shown, np.int8), state.arrays, np.full(state.preview.shape[1:], -1, np.int32), out)
-    (threads or ONE_THREAD).run(write_seat_observations, len(rows), args)
+    call = (state.table_fields, a.inv_scale, a.rounds, a.scale, state.turns, state.num_players, state.num_sheets,
+            rows, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(shown, np.int8), state.arrays,
+            a.no_preview, out)
+    (threads or ONE_THREAD).run(write_seat_observations, len(rows), call)
     return out
 
 

@@ -222,14 +222,18 @@ class BatchedVectorEnv(VectorEnv):
                     "illegal_action": np.zeros(n, np.bool_)}
             return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
                     "_final_info": done.copy()}
+        rows = np.flatnonzero(done)               # every final entry is zero but on the ended rows
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
-        final[done] = c.observations(np.flatnonzero(done))
-        out = {"final_obs": final, "_final_obs": done.copy(), "final_total": np.where(done, c.learner_totals(), 0)}
-        last = self._marked(c.info(illegal), np.ones(n, np.bool_))
-        last["action_mask"][:] = 1                # a finished game marks every action legal
+        final[rows] = c.observations(rows)
+        final_total = np.zeros(n, np.int64)
+        final_total[rows] = c.learner_totals(rows)
+        out = {"final_obs": final, "_final_obs": done.copy(), "final_total": final_total}
+        last = {}
+        for key, value in c.info(illegal[rows], rows).items():
+            last[key] = np.zeros((n, *value.shape[1:]), value.dtype)
+            last[key][rows] = 1 if key == "action_mask" else value    # a finished game marks every action legal
         last.update(self._winners(done))
         for key in [k for k in last if not k.startswith("_")]:
-            last[key][~done] = 0
             last[f"_{key}"] = done.copy()
         out["final_info"], out["_final_info"] = last, done.copy()
         self._follow(done, fresh=False)
