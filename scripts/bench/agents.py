@@ -20,6 +20,7 @@ Ratios are to yatzy-solver's games/s of the same size in the same run.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -59,7 +60,9 @@ def add_parser(sub):
     p.add_argument("--per-game", type=int, default=200, help="games per agent on the per-game path")
     p.add_argument("--baseline", default=None, help="a checkout of an earlier commit for the per-game path")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--skip", nargs="*", default=[], choices=("strong", "learned", "tournament", "vs", "per-game"))
+    p.add_argument("--skip", nargs="*", default=[],
+                   choices=("strong", "learned", "tournament", "vs", "per-game", "yatzy-solver"),
+                   help="contenders to leave out (yatzy-solver: the peer's rows and the ratios to it)")
     return p
 
 
@@ -136,6 +139,10 @@ def per_game(tree: Path, specs) -> dict:
 
 
 def run(args):
+    if "yatzy-solver" not in args.skip and importlib.util.find_spec("yatzy_solver") is None:
+        print("bench.py agents: yatzy_solver is not importable (pip install yatzy-solver), or leave it out with "
+              "--skip yatzy-solver", file=sys.stderr)
+        return 2
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     yacht("evaluate", "strong", "--games", "10", "--no-progress")           # warm caches: solver table, numba
     yacht("evaluate", f"learned:{args.model}", "--games", "10", "--no-progress")
@@ -147,8 +154,9 @@ def run(args):
 
     extra = {}
     for _ in range(args.repeat):
-        for n, g in yatzy_rates(sizes).items():
-            note(f"yatzy {n}", g)
+        if "yatzy-solver" not in args.skip:
+            for n, g in yatzy_rates(sizes).items():
+                note(f"yatzy {n}", g)
         if "strong" not in args.skip:
             note("strong", evaluate("strong", args.strong_games))
         if "learned" not in args.skip:
