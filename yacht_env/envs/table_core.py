@@ -417,7 +417,7 @@ class TableCore:
         rows (final_obs, final_mask, final_seed, final_score: zeros but for the games that ended;
         `batch.step_games`) into new arrays, so the arrays of earlier steps stay as they were."""
         if self.solo:
-            if actions is self.own_actions and self._direct is not None:
+            if actions is self.own_actions and not fresh and self._direct is not None:
                 self._direct[0](*self._direct[1])
                 return self.rewards, self.terminated, self.illegal
             if fresh:
