@@ -453,22 +453,6 @@ def test_render_modes():
         make_vec("vector_entry_point", render_mode="ansi")
 
 
-def test_pettingzoo_seeds_and_render_mode():
-    from pettingzoo.test import api_test
-
-    from yacht_env.integrations.pettingzoo import env as pz_env
-
-    e = pz_env(num_players=2)
-    for bad in (-1, 2 ** 64, 1.5):
-        with pytest.raises(ValueError, match=r"a seed must be an integer 0 \.\. 2\*\*64 - 1"):
-            e.reset(seed=bad)
-    e.reset(seed=2 ** 64 - 1)
-    assert e.unwrapped.game.seed == game_seed(2 ** 64 - 1, 0)
-    with pytest.raises(ValueError, match="render_mode must be one of None, 'human', 'rgb_array', 'ansi', got 'video'"):
-        pz_env(render_mode="video")
-    api_test(pz_env(num_players=3, render_mode="ansi", rules="cheerio"), num_cycles=200)
-
-
 # ---- docstrings ---------------------------------------------------------------------------------------
 
 SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Starting State", "Episode End",
@@ -515,4 +499,3 @@ def test_docstring_space_formulas_match_the_spaces(rules, columns):
     if env.rules.max_players >= 4:
         seat = raw_env(num_players=4, rules=rules, columns=columns).observation_space("player_0")
         assert seat["observation"].shape == (13 + columns * (2 * n_boxes + 2) + 4 * 4 - 3,)
-

@@ -1,14 +1,12 @@
-"""YachtVs-v0 and the PettingZoo AEC env: API checks, returns, win rewards, opponents, errors."""
+"""YachtVs-v0: API checks, returns, win rewards, opponents, errors."""
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
 
 import yacht_env  # noqa: F401 - registers the ids
 from yacht_env import IllegalMove
 from yacht_env.core.dice_source import game_seed
-from yacht_env.integrations.pettingzoo import env as pz_env
 from yacht_env.core.players import OpponentFault
 from yacht_env.rules import presets
 from yacht_env.envs.vs_env import YachtVsEnv
@@ -115,46 +113,3 @@ def test_vs_render_ansi():
     env.reset(seed=0)
     text = env.render()
     assert text.startswith("[you] turn 1/13") and "[seat 1] turn 1/13" in text
-
-
-def test_pettingzoo_api_and_seed():
-    api_test(pz_env(num_players=2), num_cycles=100)
-    api_test(pz_env(num_players=4, rules="classic", teams=2, reward="win"), num_cycles=100)
-    api_test(pz_env(num_players=1), num_cycles=40)
-    seed_test(lambda render_mode=None: pz_env(num_players=3), num_cycles=100)
-
-
-def test_pettingzoo_returns_are_final_totals():
-    e = pz_env(num_players=3, rules="kirakuken")
-    e.reset(seed=4)
-    returns = {a: 0.0 for a in e.possible_agents}
-    rng = np.random.default_rng(0)
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        returns[agent] += reward
-        if term:
-            e.step(None)
-            continue
-        assert obs["action_mask"].any()
-        others = [a for a in e.agents if a != agent]
-        assert not any(e.observe(a)["action_mask"].any() for a in others)
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert e.unwrapped.game.seed == game_seed(4, 0)
-    assert [returns[a] for a in e.possible_agents] == info["totals"]
-
-
-def test_pettingzoo_illegal_action_and_bad_arguments():
-    e = pz_env(num_players=2, rolls_per_turn=1)
-    e.reset(seed=0)
-    with pytest.raises(IllegalMove, match=r"player_0: action 0 \(roll all\) is not legal now; legal: 31 score"):
-        e.step(0)
-    with pytest.raises(ValueError, match="rules 'yacht' allow 1 to 8 players, got 9"):
-        pz_env(num_players=9)
-    with pytest.raises(ValueError, match="reward must be one of 'points', 'win', got 'x'"):
-        pz_env(reward="x")
-
-
-def test_pettingzoo_render():
-    e = pz_env(num_players=2, render_mode="ansi")
-    e.reset(seed=0)
-    assert e.render().startswith("[player_0] turn 1/13")

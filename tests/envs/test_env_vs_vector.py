@@ -5,6 +5,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from tests.envs.vector_play import first_legal
 from tests.solver_tables import solve_once, temp_cache
 
 import yacht_env  # noqa: F401 - registers the ids
@@ -26,10 +27,6 @@ def cache():
 
 def last_legal(mask):
     return np.array([np.flatnonzero(m)[-1] for m in mask], np.int64)
-
-
-def first_legal(mask):
-    return np.array([np.flatnonzero(m)[0] for m in mask], np.int64)
 
 
 def assert_same_info(info, i, single):
@@ -234,18 +231,3 @@ def test_seeds_are_checked_and_reset_continues_the_streams():
     assert again["game_seed"][1] == second["game_seed"] != first["game_seed"][1]
     _, part = env.reset(options={"reset_mask": np.array([True, False])})
     assert part["_game_seed"].tolist() == [True, False]
-
-
-def test_sb3_terminal_infos_carry_the_game_seed():
-    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
-    for env in (YachtVsVecEnv(2, opponents="greedy", seed=8), YachtVecEnv(2, seed=8)):
-        obs = env.reset()
-        seeds = [None, None]
-        while None in seeds:
-            _, _, dones, infos = env.step(first_legal(env.action_masks()))
-            for i in np.flatnonzero(dones):
-                seeds[i] = infos[i]["game_seed"]
-        single = gym.make("YachtVs-v0" if isinstance(env, YachtVsVecEnv) else "Yacht-v0")
-        assert seeds == [int(single.reset(seed=8 + i)[1]["game_seed"]) for i in range(2)]
-        env.close()
-        assert obs.shape[0] == 2

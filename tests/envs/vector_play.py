@@ -1,4 +1,4 @@
-"""What the vector-env tests share: random legal actions, info comparison and a hang guard."""
+"""What the vector-env tests share: random or first legal actions, info comparison and a hang guard."""
 import threading
 
 import numpy as np
@@ -12,6 +12,11 @@ def random_actions(mask, rng) -> np.ndarray:
     out = np.zeros(len(mask), np.int64)
     random_legal(np.asarray(mask, np.int8), rng.random(len(mask)), out)
     return out
+
+
+def first_legal(mask) -> np.ndarray:
+    """The lowest legal action of each row of an (N, A) mask."""
+    return np.array([np.flatnonzero(m)[0] for m in mask], np.int64)
 
 
 def assert_same_info(a: dict, b: dict, path: str = "info") -> None:
