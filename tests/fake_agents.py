@@ -1,7 +1,8 @@
 """The test agents, one family behind one `make_agent(spec)` factory like the registry's: calm agents that
 answer at once (first, best, upper, random), agents that misbehave on a given decision (crash, hang, illegal
 actions, swallowed timeouts, blocked C calls, process exits, ...), and `external...` specs passed to the
-registry; besides them a batched player that answers illegal moves, and OneGameAtATime, which hides that an
+registry; besides them batched players that misbehave (BatchedIllegal answers illegal moves, Flaky raises then
+answers illegal moves at one table, Junk answers what its plan says), and OneGameAtATime, which hides that an
 agent is batched. A tournament names the factory by the FACTORY string (FAST: `slow` without its pauses;
 PER_GAME: the registry's agents one game at a time); a subprocess finds this module through
 `subprocess_env()`."""
@@ -285,6 +286,43 @@ class BatchedIllegal:
 
     def act_batch(self, view):
         return np.full(len(view), NUM_HOLDS + len(view.rules.boxes) - 1)
+
+
+class Flaky:
+    """A batched agent that raises at its third call, and from its sixth answers 99 (illegal) at table 1."""
+    batched = True
+
+    def __init__(self):
+        self.calls = 0
+
+    def act_batch(self, view):
+        self.calls += 1
+        if self.calls == 3:
+            raise RuntimeError("boom")
+        return np.array([99 if i == 1 and self.calls >= 6 else np.flatnonzero(view.mask[j])[0]
+                         for j, i in enumerate(view.rows.tolist())], np.int64)
+
+
+JUNK = ["legal", "illegal", "floats", "short", "raise", "bools", "none", "huge"]
+
+
+class Junk:
+    """A batched opponent answering each call as the next item of `plan` (kinds of JUNK, cycling) says: the
+    first legal actions, or an illegal action, floats, one answer short, a MemoryError, bools, None, 2**62."""
+    batched = True
+
+    def __init__(self, plan):
+        self.plan, self.calls = plan, 0
+
+    def act_batch(self, view):
+        kind = self.plan[self.calls % len(self.plan)]
+        self.calls += 1
+        if kind == "raise":
+            raise MemoryError("junk")
+        legal = np.array([np.flatnonzero(m)[0] for m in view.mask], np.int64)
+        return {"legal": legal, "illegal": legal * 0 + 10**6, "floats": legal.astype(float), "short": legal[:-1],
+                "bools": legal > 0, "none": None, "huge": np.full(len(view.rows), 2**62)}[kind]
+
 
 AGENTS = {"first": FirstBox, "best": BestBox, "upper": UpperFirst, "random": Random, "crash": Crash, "illegal": Illegal,
           "hang": Hang, "slow": Slow, "swallow": Swallow, "late": Late, "blocked_sleep": BlockedSleep,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.fake_agents import JUNK, Flaky, Junk
 
 from agents.registry import make_agent
 from agents.training import evaluate as evaluation
@@ -75,21 +76,6 @@ def test_a_crashing_bot_is_reported_and_its_seat_forfeits_the_game(tmp_path):
         assert [f["kind"] for f in faults] == ["crash"]
     finally:
         env.close()
-
-
-class Flaky:
-    """A batched agent that raises at its third call, and from its sixth answers 99 (illegal) at table 1."""
-    batched = True
-
-    def __init__(self):
-        self.calls = 0
-
-    def act_batch(self, view):
-        self.calls += 1
-        if self.calls == 3:
-            raise RuntimeError("boom")
-        return np.array([99 if i == 1 and self.calls >= 6 else np.flatnonzero(view.mask[j])[0]
-                         for j, i in enumerate(view.rows.tolist())], np.int64)
 
 
 def test_a_raising_opponent_is_not_asked_again_until_the_next_game():
@@ -196,26 +182,6 @@ def test_a_forfeit_plays_the_same_games_in_the_single_and_the_batched_env(tmp_pa
         vec.close()
         for e in singles:
             e.close()
-
-
-JUNK = ["legal", "illegal", "floats", "short", "raise", "bools", "none", "huge"]
-
-
-class Junk:
-    """A batched opponent answering each call as the next item of `plan` says (cycling)."""
-    batched = True
-
-    def __init__(self, plan):
-        self.plan, self.calls = plan, 0
-
-    def act_batch(self, view):
-        kind = self.plan[self.calls % len(self.plan)]
-        self.calls += 1
-        n = len(view.rows)
-        legal = np.array([np.flatnonzero(m)[0] for m in view.mask], np.int64)
-        return {"legal": legal, "illegal": legal * 0 + 10**6, "floats": legal.astype(float),
-                "short": legal[:-1], "bools": legal > 0, "none": None, "huge": np.full(n, 2**62)}.get(kind) \
-            if kind != "raise" else (_ for _ in ()).throw(MemoryError("junk"))
 
 
 @settings(max_examples=25, deadline=None)
