@@ -5,10 +5,14 @@ registry; besides them batched players that misbehave (BatchedIllegal answers il
 answers illegal moves at one table, Junk answers what its plan says), and OneGameAtATime, which hides that an
 agent is batched. A tournament names the factory by the FACTORY string (FAST: `slow` without its pauses;
 PER_GAME: the registry's agents one game at a time); a subprocess finds this module through
-`subprocess_env()`."""
+`subprocess_env()`, and `tournament_process` plays a tournament of these agents in a child process (to be
+killed or interrupted in the middle)."""
 import ctypes
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent
+from tests.waiting import lines_written
 from yacht_env.core.actions import NUM_HOLDS, score_action
 
 FACTORY = "tests.fake_agents:make_agent"
@@ -28,6 +33,34 @@ def subprocess_env() -> dict:
     """The environment of a child Python that imports this module by the FACTORY strings (the project root
     on its PYTHONPATH)."""
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+CHILD_RUN = f"""
+import json
+import signal
+import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)   # as in a terminal, also in a background suite
+from tournaments.config import parse_config
+from tournaments.run import run_tournament
+cfg = parse_config(json.loads(sys.argv[2]))
+try:
+    run_tournament(cfg, out=sys.argv[1], progress=False, factory="{FACTORY}", workers=int(sys.argv[3]))
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def tournament_process(config: dict, out, workers: int = 1, games: int = 0, **popen) -> subprocess.Popen:
+    """A child Python playing the tournament `config` (a config mapping) into the folder `out` with the
+    test agents (FACTORY) on `workers` workers, in a session of its own (its process group is its pid, for
+    `os.killpg`); returned once its games.jsonl holds `games` records, or once it has ended. A SIGINT to it
+    stops the run as Ctrl-C stops `yacht tournament` in a terminal: "interrupted" on stderr, exit code 130.
+    `popen`: further Popen arguments (stderr=subprocess.PIPE, text=True)."""
+    proc = subprocess.Popen([sys.executable, "-c", CHILD_RUN, str(out), json.dumps(config), str(workers)],
+                            env=subprocess_env(), start_new_session=True, **popen)
+    lines_written(Path(out) / "games.jsonl", games, proc)
+    return proc
 
 
 class Calm(Agent):

@@ -7,11 +7,10 @@ import json
 import os
 import signal
 import subprocess
-import sys
 
 import pytest
-from tests.fake_agents import FACTORY, FAST, subprocess_env
-from tests.waiting import group_gone, lines_written, until
+from tests.fake_agents import FACTORY, FAST, tournament_process
+from tests.waiting import group_gone, until
 
 from tournaments.config import parse_config
 from tournaments.executors import GameWorker, Setup, _worker_state
@@ -213,30 +212,13 @@ def test_in_process_a_ctrl_c_stops_the_game(foreground):
 
 
 # ---- a Ctrl-C from the user stops the whole run cleanly; resume completes it -----------------------
-INTERRUPTED_RUN = """
-import signal
-import sys
-signal.signal(signal.SIGINT, signal.default_int_handler)   # as in a terminal, also in a background suite
-from tournaments.config import parse_config
-from tournaments.run import run_tournament
-cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 4, "seed": 9, "move_timeout": None})
-try:
-    run_tournament(cfg, out=sys.argv[1], progress=False, factory="tests.fake_agents:make_agent",
-                   workers=int(sys.argv[2]))
-except KeyboardInterrupt:
-    print("interrupted", file=sys.stderr)
-    sys.exit(130)
-"""
-
-
 @pytest.mark.slow
 def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
     out = tmp_path / "interrupted"
-    env = subprocess_env()
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(out), "2"], env=env, start_new_session=True,
-                            stderr=subprocess.PIPE, text=True)
+    # no move limit here or in the resumed run: the records compared must not depend on the machine's load
+    config = {"entrants": ["slow", "best", "first"], "games": 4, "seed": 9, "move_timeout": None}
+    proc = tournament_process(config, out, workers=2, games=4, stderr=subprocess.PIPE, text=True)
     games = out / "games.jsonl"
-    lines_written(games, 4, proc)
     os.killpg(proc.pid, signal.SIGINT)                 # what a terminal sends on Ctrl-C: the whole group
     _, err = proc.communicate(timeout=60)
     if not group_gone(proc.pid):
@@ -245,8 +227,7 @@ def test_ctrl_c_stops_the_run_cleanly_and_resume_completes_it(tmp_path):
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
     n_before = games.read_bytes().count(b"\n")
     assert 4 <= n_before < 24, "the run should be stopped in the middle"
-    # no move limit here or in the interrupted run: the records compared must not depend on the machine's load
-    cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 4, "seed": 9, "move_timeout": None})
+    cfg = parse_config(config)
     run_tournament(cfg, out=out, progress=False, factory=FAST)
     keys = [json.loads(x)["key"] for x in games.read_bytes().split(b"\n") if x]
     assert len(keys) == len(set(keys)) == 24

@@ -9,7 +9,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,9 +20,8 @@ from hypothesis import strategies as st
 import tournaments.store as store_module
 import yacht_env.safe_file as safe_file
 from tests.cli_errors import cli_error
-from tests.fake_agents import FACTORY, FAST, subprocess_env
+from tests.fake_agents import FACTORY, FAST, tournament_process
 from tests.planted import SECRET, fifo, one_line
-from tests.waiting import lines_written
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
@@ -59,23 +57,13 @@ def copy_of(played, tmp_path) -> Path:
 
 # ---- one writer per folder -----------------------------------------------------------------------
 
-SLOW_RUN = """
-import sys
-from tournaments.config import parse_config
-from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
-from tournaments.run import run_tournament
-cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
-run_tournament(cfg, out=sys.argv[1], progress=False, factory="tests.fake_agents:make_agent", workers=1)
-"""
-
-
 @pytest.mark.slow
 def test_second_run_is_refused_naming_the_first_and_a_killed_runs_lock_is_taken_over(tmp_path):
-    cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
+    config = {"entrants": ["slow", "best", "first"], "games": 8, "seed": 9}
+    cfg = parse_config(config)
     out = tmp_path / "shared"
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(out)], env=subprocess_env(), start_new_session=True)
+    proc = tournament_process(config, out, games=4)
     try:
-        lines_written(out / GAMES, 4, proc)
         assert proc.poll() is None, "the first run should still be playing"
         before = (out / GAMES).read_bytes()
         with pytest.raises(ConfigError, match=rf"shared: another `yacht tournament` is writing this folder "

@@ -2,12 +2,11 @@
 import json
 import os
 import signal
-import subprocess
 import sys
 
 import pytest
-from tests.fake_agents import FACTORY, FAST, subprocess_env
-from tests.waiting import group_gone, lines_written
+from tests.fake_agents import FACTORY, FAST, tournament_process
+from tests.waiting import group_gone
 
 from tournaments.config import parse_config
 from tournaments.report import render
@@ -97,25 +96,14 @@ def test_other_config_in_same_folder_is_refused(tmp_path):
         run(parse_config({"entrants": ["first", "best"], "games": 2}), tmp_path)
 
 
-KILLED_RUN = """
-import sys
-from tournaments.config import parse_config
-from tournaments.run import run_tournament
-cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
-run_tournament(cfg, out=sys.argv[1], progress=False, factory="tests.fake_agents:make_agent", workers=int(sys.argv[2]))
-"""
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_sigkill(tmp_path, workers):
-    cfg = parse_config({"entrants": ["slow", "best", "first"], "games": 8, "seed": 9})
+    config = {"entrants": ["slow", "best", "first"], "games": 8, "seed": 9}
+    cfg = parse_config(config)
     out = tmp_path / "killed"
-    env = subprocess_env()
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(out), str(workers)], env=env,
-                            start_new_session=True)
+    proc = tournament_process(config, out, workers=workers, games=10)
     games = out / "games.jsonl"
-    lines_written(games, 10, proc)
     # kill the tournament process alone: its pool workers must notice and go too
     proc.kill()
     proc.wait()
