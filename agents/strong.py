@@ -20,6 +20,7 @@ from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
 from yacht_env.solver.plans import FIRST_HOLD, HOLD_OF
 from yacht_env.solver.policy import Policy
+from yacht_env.solver.risk import check_risk
 from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.winning import MAX_FUTURES, pmf_mass, win_dial_moves, win_plans, win_tables
 
@@ -186,9 +187,7 @@ class WinAgent(Agent):
         if self.spread is not None and not (len(self.spread) and np.isfinite(self.spread).all() and
                                             (self.spread > 0).all()):
             raise ValueError(f"spread must be finite numbers > 0, got {spread!r}")
-        self.risks = None if risks is None else tuple(float(r) for r in np.atleast_1d(risks))
-        if self.risks is not None and not all(np.isfinite(r) and r > 0 for r in self.risks):
-            raise ValueError(f"risks must be finite numbers > 0, got {risks!r}")
+        self.risks = None if risks is None else tuple(check_risk(float(r)) for r in np.atleast_1d(risks))
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables

@@ -142,7 +142,7 @@ def test_risk_distributions_are_the_risk_policys(mini):
     assert np.abs(risk_values(mini, solution.space, 1e-7) - solution.values).max() < 1e-3
     s = summary(*build(mini, solution, risk=1e-9).pmf(0))
     assert abs(s["mean"] - solution.expected_score) < 1e-4 and abs(s["std"] - solution.std) < 1e-4
-    with pytest.raises(ValueError, match="risk must be > 0"):
+    with pytest.raises(ValueError, match="risk must be a number from 1e-09 to 1, got 0.0"):
         risk_values(mini, solution.space, 0.0)
 
 
@@ -265,8 +265,11 @@ def test_risk_futures_play_the_same_games_batched_and_per_game(name, overrides, 
 
 
 def test_bad_risks_say_what_is_wrong():
-    with pytest.raises(ValueError, match="risks must be finite numbers > 0"):
+    with pytest.raises(ValueError, match="risk must be a number from 1e-09 to 1, got -1.0"):
         strong.WinAgent(risks=[0.01, -1])
+    for bad in (float("nan"), float("inf"), 1.5):
+        with pytest.raises(ValueError, match="risk must be a number from 1e-09 to 1, got "):
+            strong.WinAgent(risks=bad)
     with pytest.raises(ValueError, match="at most 3 risks"):
         strong.own_futures(load("classic"), (0.01, 0.02, 0.03, 0.04))
 
@@ -345,6 +348,45 @@ def test_solve_distribution_command(capsys):
     assert main(["solve", "--rules", "classic", "--distribution", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "percentiles" in out and "50%:" in out
+
+
+def test_solve_distribution_of_a_risk_seeking_policy(tmp_path, capsys):
+    # `--risk R`: the distribution of the policy maximising E[exp(R X)], the table the win agent reads; the
+    # points policy has the highest mean, the risk policy the highest E[exp(R X)] (each is optimal for its own)
+    from tests.cli_errors import cli_error, error_line
+    from tournaments.cli import main
+    from yacht_env.solver.cache import distribution_paths
+    path = tmp_path / "mini.yaml"
+    path.write_text(MINI)
+    argv = ["solve", "--rules", str(path), "--distribution", "--json", "--no-progress"]
+    assert main(argv) == 0
+    points = json.loads(capsys.readouterr().out)["distribution"]
+    assert main([*argv, "--risk", "0.05"]) == 0
+    risky = json.loads(capsys.readouterr().out)["distribution"]
+    assert (points["risk"], risky["risk"]) == (0.0, 0.05)
+    assert abs(sum(risky["pmf"]) - 1) < 1e-5
+    assert risky["mean"] < points["mean"] - 10 and risky["std"] > points["std"] + 5     # 112.3 (41.5), 130.8 (32.1)
+
+    def certainty_equivalent(d, r=0.05):
+        x = d["lowest"] + np.arange(len(d["pmf"]))
+        return x.max() + np.log(np.dot(d["pmf"], np.exp(r * (x - x.max())))) / r
+    assert certainty_equivalent(risky) > certainty_equivalent(points)
+    rules = load(str(path))
+    assert distribution_paths(rules, 0.05)[0].is_file()           # cached where the agent looks
+    lo, p = distributions_for(rules, progress=False, risk=0.05).pmf(0)
+    assert risky["lowest"] == lo and np.allclose(risky["pmf"], p)
+    assert risky["percentiles"] == summary(lo, p)["percentiles"]
+    assert main(["solve", "--rules", str(path), "--distribution", "--no-progress", "--risk", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "Final score of the risk-seeking policy, risk 0.05 (its distribution):" in out and "99%:" in out
+    for bad in ("nan", "inf", "0", "-0.02", "1.5", "1e-12", "x"):
+        with pytest.raises(SystemExit) as e:                       # a usage error, as argparse reports one
+            main([*argv, "--risk", bad])
+        line = error_line(capsys)
+        assert e.value.code == 2 and line.startswith(
+            f"yacht solve: error: argument --risk: risk must be a number from 1e-09 to 1, got '{bad}'"), line
+    assert "--risk picks the policy whose distribution --distribution shows" in cli_error(
+        capsys, ["solve", "--rules", str(path), "--risk", "0.05"])
 
 
 def test_independent_win_share_counts_ties_as_shared():

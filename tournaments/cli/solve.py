@@ -1,6 +1,9 @@
 """`yacht solve`: the optimal expected score of a rule set, with its spread and bonus odds."""
+import argparse
+
 from yacht_env.rules import rules_label
 from yacht_env.solver import Unsolvable, cache_path, distributions_for, solution_for
+from yacht_env.solver.risk import MAX_RISK, MIN_RISK, check_risk
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -16,9 +19,23 @@ def add_parser(sub):
     p.add_argument("--distribution", action="store_true",
                    help="also the distribution of the final score of optimal play (mean, SD, percentiles; with "
                    "--json every probability); built once from the values and cached beside them")
+    p.add_argument("--risk", type=risk_arg, default=None, metavar="R",
+                   help=f"with --distribution: that of the risk-seeking policy instead, the one that maximises "
+                   f"E[exp(R x final score)], R from {MIN_RISK:g} to {MAX_RISK:g}; built once and cached beside the "
+                   "values (the table strong?goal=win reads for that risk)")
+
+
+def risk_arg(text: str) -> float:
+    """A `--risk` value: a number from MIN_RISK to MAX_RISK (`yacht_env.solver.risk.check_risk`)."""
+    try:
+        return check_risk(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def run(args):
+    if args.risk is not None and not args.distribution:
+        raise CommandError("--risk picks the policy whose distribution --distribution shows; give both")
     rules = rules_from_args(args)
     try:
         cached = not args.no_cache and cache_path(rules).exists()
@@ -45,7 +62,8 @@ def run(args):
     if args.distribution:
         d = doc["distribution"]
         pct = "  ".join(f"{q}%: {v}" for q, v in d["percentiles"].items())
-        print("Final score of optimal play (its distribution):")
+        policy = "optimal play" if args.risk is None else f"the risk-seeking policy, risk {args.risk:g}"
+        print(f"Final score of {policy} (its distribution):")
         print(f"  mean, SD                {d['mean']:10.4f} {d['std']:9.4f}")
         print(f"  range                   {d['min']:6d} .. {d['max']}")
         print(f"  percentiles             {pct}")
@@ -54,11 +72,14 @@ def run(args):
 
 
 def _distribution(rules, args) -> dict:
-    """The start state's final-score distribution: its summary, and with --json every probability."""
+    """The start state's final-score distribution (of optimal play; with --risk, of the risk-seeking policy): its
+    summary, and with --json every probability."""
     from yacht_env.solver.distribution import summary
-    dist = distributions_for(rules, use_cache=not args.no_cache, progress=not args.no_progress)
+    risk = args.risk or 0.0
+    dist = distributions_for(rules, use_cache=not args.no_cache, progress=not args.no_progress, risk=risk)
     lo, p = dist.pmf(0)
-    out = {**summary(lo, p), "lost": float(dist.lost[0]), "seconds": dist.seconds, "bytes": dist.nbytes}
+    out = {**summary(lo, p), "risk": risk, "lost": float(dist.lost[0]), "seconds": dist.seconds,
+           "bytes": dist.nbytes}
     if args.json:
         out["lowest"] = lo
         out["pmf"] = [float(x) for x in p]
