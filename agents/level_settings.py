@@ -6,11 +6,10 @@ processes; the package ships the named levels' settings for every preset (`shipp
 """
 import json
 import os
-from contextlib import contextmanager
 from importlib.resources import files
 
 from yacht_env.rules import rules_hash
-from yacht_env.safe_file import FileRefused, open_rw, read_text, write_atomic
+from yacht_env.safe_file import FileRefused, build_lock, read_text, write_atomic
 from yacht_env.solver import SOLVER_VERSION, cache_dir
 
 from .calibration import CALIBRATION_SEED, DEALS, GAMES, Calibration, calibration_rules
@@ -81,19 +80,7 @@ def write_settings(rules, settings: dict, path=None) -> bool:
     return True
 
 
-@contextmanager
 def locked(rules):
-    """Hold the rule set's settings lock (one process calibrates, the others wait and read its result)."""
-    path = settings_path(rules).with_suffix(".lock")
-    try:
-        import fcntl
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = open_rw(path, "calibration lock")      # never a planted link, FIFO or shared file
-    except (ImportError, OSError, FileRefused):
-        yield           # no lock to be had (read-only folder): calibrating twice only costs time
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    """Hold the rule set's settings lock (one process calibrates, the others wait and read its result;
+    `yacht_env.safe_file.build_lock`)."""
+    return build_lock(settings_path(rules).with_suffix(".lock"), "calibration lock")

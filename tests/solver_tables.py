@@ -1,7 +1,6 @@
 """Solved tables shared by the solver tests: each rule set is solved once per test run, in a temp cache that
 every xdist worker shares (tests/conftest.py); a lock file per rule set keeps two workers from solving it twice."""
 import atexit
-import fcntl
 import functools
 import os
 import shutil
@@ -10,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from yacht_env.rules import load, rules_hash
+from yacht_env.safe_file import build_lock
 from yacht_env.solver import solution_for
 
 CACHE_DIR = os.environ.get("YACHT_TEST_SOLVER_CACHE") or tempfile.mkdtemp(prefix="yacht-solver-tests-")
@@ -33,8 +33,7 @@ def temp_cache():
 
 def solve_once(rules):
     """The rules' Solution from the shared cache, solved by whichever worker asks first."""
-    with temp_cache(), open(Path(CACHE_DIR) / f"{rules_hash(rules)}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with temp_cache(), build_lock(Path(CACHE_DIR) / f"{rules_hash(rules)}.lock", "test solve lock"):
         return solution_for(rules, progress=False)
 
 

@@ -340,6 +340,31 @@ def release_lock(fd: int) -> None:
     os.close(fd)
 
 
+@contextmanager
+def build_lock(path, what: str = "lock"):
+    """Hold an exclusive `flock` on the lock file `path` for the body, waiting while another process holds it:
+    one process builds a cached file and the others wait, then find what it built (the body looks again
+    once it holds the lock). The kernel drops a lock when its holder's descriptor closes or its process dies,
+    so a lock left by a killed process is never waited on. Without a lock to be had (the folder cannot be
+    made or written, the name is a link, FIFO or shared file `open_rw` refuses, a filesystem without locks)
+    the body runs unlocked: building twice only costs time."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fd = open_rw(path, what)
+    except (OSError, FileRefused):
+        fd = None
+    try:
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                pass        # no locks on this filesystem: unlocked, as above
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def writing_elsewhere(folder, command: str, holder: str) -> str:
     """The one line for a folder whose lock another run of `command` holds."""
     return (f"{folder}: another `{command}` is writing this folder ({holder}); wait for it to finish, or stop it "

@@ -19,6 +19,7 @@ from yacht_env.safe_file import (
     NoSuchFile,
     atomic_writer,
     bounded_lines,
+    build_lock,
     ensure_folder,
     is_temporary,
     open_append,
@@ -146,6 +147,38 @@ def test_in_place_writers_refuse_a_folder(folder):
     (folder / "curve.csv").mkdir()
     with pytest.raises(FileRefused, match="folder"):
         open_append(folder / "curve.csv")
+
+
+@pytest.mark.parametrize("plant", ["symlink", "fifo", "folder"])
+def test_a_build_lock_that_cannot_be_had_runs_the_body_unlocked_and_writes_nothing_through(folder, victim, plant):
+    target = folder / "table.dist.lock"
+    if plant == "symlink":
+        target.symlink_to(victim)
+    elif plant == "fifo":
+        fifo(target)
+    else:
+        target.mkdir()
+    ran = []
+    with build_lock(target):        # no lock to be had: building twice only costs time; no hang, no error
+        ran.append(True)
+    assert ran and victim.read_bytes() == SECRET
+
+
+def test_a_build_lock_is_held_for_its_body_and_made_with_its_folder(folder):
+    import fcntl
+    target = folder / "new" / "table.dist.lock"
+    with build_lock(target):
+        fd = os.open(target, os.O_RDWR)      # another open file description: flock sees another holder
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    fd = os.open(target, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # released when the body ends
+    finally:
+        os.close(fd)
 
 
 def test_open_append_creates_and_appends(folder):

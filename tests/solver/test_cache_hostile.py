@@ -214,6 +214,78 @@ def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
     assert np.array_equal(read_file(file, rules).values, reference.values)
 
 
+# a process asking for the risk-0.02 distributions of the rules file argv[1], noting in the file argv[2] each
+# cache miss and each build; it prints the distributions' checksum
+COUNTED = """
+import sys
+import numpy as np
+import yacht_env.solver.cache as cache
+import yacht_env.solver.distribution as distribution
+from yacht_env.rules import load
+
+def note(word):
+    with open(sys.argv[2], "a") as f:
+        f.write(word + "\\n")
+
+real_build, real_load = distribution.build, cache.load_distributions
+
+def build(*args, **kwargs):
+    note("build")
+    return real_build(*args, **kwargs)
+
+def load_distributions(*args, **kwargs):
+    found = real_load(*args, **kwargs)
+    if found is None:
+        note("miss")
+    return found
+
+distribution.build, cache.load_distributions = build, load_distributions
+d = cache.distributions_for(load(sys.argv[1]), progress=False, risk=0.02)
+print(float(np.asarray(d.data, np.float64).sum()), int(d.offset.max()))
+"""
+
+
+def cold_cache(tiny, tmp_path, monkeypatch):
+    """(rules file, the risk-0.02 distributions' lock file, the log file) with an empty cache folder."""
+    from yacht_env.solver.cache import distribution_paths
+    path, rules, _ = tiny
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cold"))
+    return path, distribution_paths(rules, 0.02)[0].with_suffix(".lock"), tmp_path / "log"
+
+
+@pytest.mark.slow
+def test_two_processes_on_a_cold_cache_build_the_distributions_once(tiny, tmp_path, monkeypatch):
+    from tests.waiting import PATIENCE, until
+    from yacht_env.safe_file import build_lock
+    path, lock, log = cold_cache(tiny, tmp_path, monkeypatch)
+    with build_lock(lock):          # held until both have missed the cache: they then meet at the lock
+        procs = [subprocess.Popen([sys.executable, "-c", COUNTED, str(path), str(log)], stdout=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+        assert until(lambda: log.is_file() and log.read_text().count("miss") == 2)
+    outs = [p.communicate(timeout=PATIENCE)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and outs[0] == outs[1]
+    # the first to take the lock looks again (a miss), builds and writes; the second finds what it wrote
+    assert sorted(log.read_text().split()) == ["build", "miss", "miss", "miss"]
+
+
+@pytest.mark.slow
+def test_a_lock_left_by_a_killed_process_is_not_waited_on(tiny, tmp_path, monkeypatch):
+    from tests.waiting import PATIENCE, until
+    path, lock, log = cold_cache(tiny, tmp_path, monkeypatch)
+    held = tmp_path / "held"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from yacht_env.safe_file import build_lock\n"
+                               "with build_lock(sys.argv[1]):\n    open(sys.argv[2], 'w').close()\n"
+                               "    time.sleep(3600)", str(lock), str(held)])
+    assert until(held.is_file)
+    holder.kill()
+    holder.wait()
+    assert lock.is_file()           # the file stays; the kernel dropped the killed process's lock on it
+    done = subprocess.run([sys.executable, "-c", COUNTED, str(path), str(log)], capture_output=True, text=True,
+                          timeout=PATIENCE)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().split() == ["miss", "miss", "build"]
+
+
 def test_a_link_planted_at_the_cache_path_is_never_written_through(tiny, capsys):
     path, rules, reference = tiny
     cached = cache_path(rules)

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.lib.format as npy
 
 from ..rules import rules_hash
-from ..safe_file import FileRefused, NoSuchFile, atomic_writer, open_read
+from ..safe_file import FileRefused, NoSuchFile, atomic_writer, build_lock, open_read
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
@@ -197,7 +197,8 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
 # ---- score distributions ------------------------------------------------------------------------
 # Beside a table's values: ``<stem>.dist.npy`` (the float32 pmfs, opened memory-mapped so the processes
 # of a run share one copy) and ``<stem>.dist.npz`` (per-state offset, length, lowest score, lost mass,
-# and meta: versions, rules hash, state space, the data's length and the SHA-256 of the index arrays).
+# and meta: versions, rules hash, state space, the data's length and the SHA-256 of the index arrays), and
+# ``<stem>.dist.lock``, held by the one process building them.
 # The index is checked whole; the data file by its header (dtype, shape); a mismatch is a miss.
 
 def distribution_paths(rules, risk: float = 0.0) -> tuple[Path, Path]:
@@ -273,7 +274,9 @@ def load_distributions(rules, risk: float = 0.0):
 def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk: float = 0.0):
     """The score distributions of a one-column rule set (`yacht_env.solver.distribution`): from the cache,
     else built from its solved values (solved first if need be) and stored. risk > 0: those of its
-    exponential-utility policy with that risk (`yacht_env.solver.risk`)."""
+    exponential-utility policy with that risk (`yacht_env.solver.risk`). A build holds the lock file beside
+    the files (`<stem>.dist.lock`, `safe_file.build_lock`): processes that miss the cache together build
+    once, the others wait and read what it wrote."""
     from .distribution import build
     check_solvable(rules)
     rules = solitaire_rules(rules)
@@ -281,9 +284,16 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
         found = load_distributions(rules, risk)
         if found is not None:
             return found
-    dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress, risk=risk)
-    try:
-        save_distributions(dist, rules, risk)
-    except OSError:
-        pass  # a read-only or full cache folder only costs a rebuild next time
+    data_path, _ = distribution_paths(rules, risk)
+    with build_lock(data_path.with_suffix(".lock"), "score distributions' lock"):
+        if use_cache:
+            found = load_distributions(rules, risk)      # built by another process while this one waited
+            if found is not None:
+                return found
+        dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress,
+                     risk=risk)
+        try:
+            save_distributions(dist, rules, risk)
+        except OSError:
+            pass  # a read-only or full cache folder only costs a rebuild next time
     return dist
