@@ -1,15 +1,13 @@
 """Solved tables shared by the solver tests: each rule set is solved once per test run, in a temp cache that
-every xdist worker shares (tests/conftest.py); a lock file per rule set keeps two workers from solving it twice."""
+every xdist worker shares (tests/conftest.py); `solution_for`'s build lock keeps two workers from solving it twice."""
 import atexit
 import functools
 import os
 import shutil
 import tempfile
 from contextlib import contextmanager
-from pathlib import Path
 
-from yacht_env.rules import load, rules_hash
-from yacht_env.safe_file import build_lock
+from yacht_env.rules import load
 from yacht_env.solver import solution_for
 
 CACHE_DIR = os.environ.get("YACHT_TEST_SOLVER_CACHE") or tempfile.mkdtemp(prefix="yacht-solver-tests-")
@@ -32,8 +30,9 @@ def temp_cache():
 
 
 def solve_once(rules):
-    """The rules' Solution from the shared cache, solved by whichever worker asks first."""
-    with temp_cache(), build_lock(Path(CACHE_DIR) / f"{rules_hash(rules)}.lock", "test solve lock"):
+    """The rules' Solution from the shared cache, solved by whichever worker asks first (`solution_for`'s
+    build lock)."""
+    with temp_cache():
         return solution_for(rules, progress=False)
 
 

@@ -37,6 +37,11 @@ def tiny(tmp_path, monkeypatch):
     return path, rules, reference
 
 
+def table_files(folder) -> list[str]:
+    """The names in a cache folder but its build locks (`solution_for` leaves `<stem>.lock` beside the table)."""
+    return sorted(p.name for p in folder.iterdir() if p.suffix != ".lock")
+
+
 def npz(**arrays) -> bytes:
     buf = io.BytesIO()
     np.savez(buf, **arrays)
@@ -134,7 +139,7 @@ def test_a_damaged_cache_file_is_detected_solved_again_and_replaced(tiny, capsys
     back = read_file(cached, rules)
     assert np.array_equal(back.values, reference.values)
     assert back.summary()["expected_score"] == reference.expected_score
-    assert sorted(p.name for p in cached.parent.iterdir()) == [cached.name], "no temporary file left"
+    assert table_files(cached.parent) == [cached.name], "no temporary file left"
 
 
 def test_evaluate_strong_repairs_a_cut_off_cache(tiny, capsys):
@@ -153,7 +158,7 @@ def test_a_cache_path_that_cannot_be_written_costs_only_a_solve(tiny, capsys):
     cached.mkdir()           # a folder where the file should be: unreadable and unreplaceable
     assert main(["solve", "--rules", str(path), "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["expected_score"] == reference.expected_score
-    assert cached.is_dir() and [p.name for p in cached.parent.iterdir()] == [cached.name]
+    assert cached.is_dir() and table_files(cached.parent) == [cached.name]
 
 
 def test_a_failed_save_leaves_the_old_file_and_no_temporary_file(tiny, monkeypatch):
@@ -167,7 +172,7 @@ def test_a_failed_save_leaves_the_old_file_and_no_temporary_file(tiny, monkeypat
     monkeypatch.setattr(np, "savez", full)
     with pytest.raises(OSError):
         save(reference, cached)
-    assert cached.read_bytes() == before and [p.name for p in cached.parent.iterdir()] == [cached.name]
+    assert cached.read_bytes() == before and table_files(cached.parent) == [cached.name]
 
 
 WRITER = """
@@ -210,8 +215,54 @@ def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
              for _ in range(2)]
     outs = [p.communicate(timeout=300)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs) and {float(o) for o in outs} == {reference.expected_score}
-    (file,) = cache.iterdir()
+    (name,) = table_files(cache)
+    file = cache / name
     assert np.array_equal(read_file(file, rules).values, reference.values)
+
+
+# a process asking for the solved table of the rules file argv[1], noting in the file argv[2] each miss of the
+# cache's file and each solve; it prints the expected score
+SOLVE_COUNTED = """
+import sys
+import yacht_env.solver.cache as cache
+from yacht_env.rules import load
+
+def note(word):
+    with open(sys.argv[2], "a") as f:
+        f.write(word + "\\n")
+
+real_solve, real_load = cache.solve, cache.load_file
+
+def solve(*args, **kwargs):
+    note("solve")
+    return real_solve(*args, **kwargs)
+
+def load_file(path, rules):
+    found = real_load(path, rules)
+    if found is None and path == cache.cache_path(rules):
+        note("miss")
+    return found
+
+cache.solve, cache.load_file = solve, load_file
+print(cache.solution_for(load(sys.argv[1]), progress=False).expected_score)
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_on_a_cold_cache_solve_once(tiny, tmp_path, monkeypatch):
+    from tests.waiting import PATIENCE, until
+    from yacht_env.safe_file import build_lock
+    path, rules, reference = tiny
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cold"))
+    log = tmp_path / "log"
+    with build_lock(cache_path(rules).with_suffix(".lock")):    # held until both have missed the cache
+        procs = [subprocess.Popen([sys.executable, "-c", SOLVE_COUNTED, str(path), str(log)],
+                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        assert until(lambda: log.is_file() and log.read_text().count("miss") == 2)
+    outs = [p.communicate(timeout=PATIENCE)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and {float(o) for o in outs} == {reference.expected_score}
+    # the first to take the lock looks again (a miss), solves and stores; the second reads what it stored
+    assert sorted(log.read_text().split()) == ["miss", "miss", "miss", "solve"]
 
 
 # a process asking for the risk-0.02 distributions of the rules file argv[1], noting in the file argv[2] each

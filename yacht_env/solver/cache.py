@@ -178,7 +178,9 @@ def load_file(path: Path, rules=None) -> Solution | None:
 
 def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Solution:
     """The solved table of a one-column rule set: from the cache, else the one the package ships, else solved
-    now and stored in the cache (replacing a damaged file)."""
+    now and stored in the cache (replacing a damaged file). A solve holds the lock file beside the table
+    (`<stem>.lock`, `safe_file.build_lock`): processes that miss the cache together solve once, and the others
+    read what it stored."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     path = cache_path(rules)
@@ -186,11 +188,16 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
         found = load_file(path, rules) or load_file(shipped_path(rules), rules)
         if found is not None:
             return found
-    solution = solve(rules, progress=progress)
-    try:
-        save(solution, path)
-    except (OSError, FileRefused):
-        pass  # a read-only or full cache folder, or a planted link, only costs a re-solve next time
+    with build_lock(path.with_suffix(".lock"), "solver table's lock"):
+        if use_cache:
+            found = load_file(path, rules)      # stored by the process that held the lock before
+            if found is not None:
+                return found
+        solution = solve(rules, progress=progress)
+        try:
+            save(solution, path)
+        except (OSError, FileRefused):
+            pass  # a read-only or full cache folder, or a planted link, only costs a re-solve next time
     return solution
 
 
