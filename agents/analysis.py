@@ -415,7 +415,7 @@ def add_win_chances(a: Analysis) -> None:
     decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
     `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
     decision. Several columns, or only games of one sheet: left as None."""
-    from .strong import StrongAgent, distribution_arrays, own_futures, risks_for, spread_for
+    from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
     from yacht_env.solver.winning import win_decisions
 
     if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
@@ -466,7 +466,7 @@ def add_win_chances(a: Analysis) -> None:
         starts = np.r_[0, np.cumsum([len(g) for g in groups])].astype(np.int64)
         b, f = np.empty(len(at)), np.empty(len(at))
         win_decisions(policy.tables, policy.solution.values, policy.dims, policy.prep, dist,
-                      own_futures(a.rules, risks_for(ns)), span,
+                      own_futures(a.rules, risks_for(ns), oracle=oracle_for(ns)), span,
                       np.array(keys, np.int64), np.array(totals, np.int64), np.array(mine, np.int64),
                       spread_for(ns), policy.n_stages, starts, a.roll[at], a.left[at], a.played[at], b, f)
         before[at], after[at] = b, f

@@ -109,6 +109,12 @@ SPREAD: dict[int, tuple[float, ...]] = {}
 RISKS: dict[int, tuple[float, ...]] = {8: (0.02,)}
 
 
+# sheets at the table -> the oracle weight beta of the estimate with own futures (`winning.chance_after`: the chance
+# moves from the best single future, a lower bound of adaptive play, by beta towards the oracle's, which picks
+# its future knowing the field's best score); a size not listed: 0.
+ORACLE: dict[int, float] = {}
+
+
 def spread_for(sheets: int) -> np.ndarray:
     """The factors `strong?goal=win` scales its own future by at a table of `sheets` sheets (`SPREAD`)."""
     return np.array(SPREAD.get(sheets, (1.0,)), np.float64)
@@ -119,15 +125,21 @@ def risks_for(sheets: int) -> tuple[float, ...]:
     return tuple(float(r) for r in RISKS.get(sheets, ()))
 
 
+def oracle_for(sheets: int) -> float:
+    """The oracle weight of `strong?goal=win`'s estimate at a table of `sheets` sheets (`ORACLE`)."""
+    return float(ORACLE.get(sheets, 0.0))
+
+
 _UNUSED = np.zeros(1, np.float32)
 _NO_FUTURES = (np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int64), np.zeros((0, 1)),
-               *(_UNUSED,) * MAX_FUTURES)
+               *(_UNUSED,) * MAX_FUTURES, 0.0)
 _FUTURES: dict = {}   # (rules, risks, cache) -> the `own` argument of the kernels, once per process
 
 
-def own_futures(rules, risks, cache: bool = True, progress: bool = False):
+def own_futures(rules, risks, cache: bool = True, progress: bool = False, oracle: float = 0.0):
     """The kernels' `own` argument (`yacht_env.solver.winning.chance_after`): the score distributions of the
-    exponential-utility policies with these risks (built or loaded once per process; none: no futures)."""
+    exponential-utility policies with these risks (built or loaded once per process; none: no futures) and the
+    oracle weight."""
     risks = tuple(float(r) for r in risks)
     if not risks:
         return _NO_FUTURES
@@ -142,7 +154,7 @@ def own_futures(rules, risks, cache: bool = True, progress: bool = False):
         data = [np.asarray(d.data) for d in ds] + [_UNUSED] * (MAX_FUTURES - len(ds))
         _FUTURES[key] = (np.stack([np.asarray(d.lo) for d in ds]), np.stack([np.asarray(d.length) for d in ds]),
                          np.stack([np.asarray(d.offset) for d in ds]), mass, *data)
-    return _FUTURES[key]
+    return (*_FUTURES[key], float(oracle))
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
@@ -169,13 +181,14 @@ class WinAgent(Agent):
     `winning.chance_after`); None: the measured default for the table's size (`spread_for`) under goal "win",
     1 under goal "target". risks: the exponential-utility policies whose futures it also weighs for its own later
     turns (`own_futures`; the best counts); None: the default for the table's size (`risks_for`) under goal
-    "win", none under goal "target".
+    "win", none under goal "target". oracle: the oracle weight of the estimate (`winning.chance_after`); None:
+    the default for the table's size (`oracle_for`) under goal "win", 0 under goal "target".
     """
 
     trusted = True
 
     def __init__(self, goal: str = "win", score: float | None = None, strong: StrongAgent | None = None,
-                 spread=None, risks=None):
+                 spread=None, risks=None, oracle=None):
         if goal not in ("win", "target"):
             raise ValueError(f"goal must be win or target for WinAgent, got {goal!r}")
         if (goal == "target") != (score is not None):
@@ -188,6 +201,9 @@ class WinAgent(Agent):
                                             (self.spread > 0).all()):
             raise ValueError(f"spread must be finite numbers > 0, got {spread!r}")
         self.risks = None if risks is None else tuple(check_risk(float(r)) for r in np.atleast_1d(risks))
+        if oracle is not None and not 0.0 <= float(oracle) <= 1.0:
+            raise ValueError(f"oracle must be a weight in [0, 1], got {oracle!r}")
+        self.oracle = None if oracle is None else float(oracle)
         self.strong = strong if strong is not None else StrongAgent()
         self.name = "strong?goal=win" if goal == "win" else f"strong?goal=target&score={score:g}"
         self._kept = weakref.WeakKeyDictionary()   # engine state -> `_TurnPlans` of its tables
@@ -284,7 +300,8 @@ class WinAgent(Agent):
     def _own(self, rules, sheets: int):
         """The own futures it weighs at a table of `sheets` sheets (see the class docstring)."""
         risks = self.risks if self.risks is not None else risks_for(sheets) if self.goal == "win" else ()
-        return own_futures(rules, risks, self.strong.cache)
+        oracle = self.oracle if self.oracle is not None else oracle_for(sheets) if self.goal == "win" else 0.0
+        return own_futures(rules, risks, self.strong.cache, oracle=oracle)
 
     def _spread(self, sheets: int) -> np.ndarray:
         """The factors of its own future at a table of `sheets` sheets (see the class docstring)."""

@@ -2,12 +2,14 @@
 
     python scripts/win_spread.py --seats 8 --deals 1000 --seed 123 --spreads 1 1.15 1.3 1,1.3
     python scripts/win_spread.py --seats 8 --deals 1000 --seed 123 --spreads 1 risk:0.01 risk:0.01,0.02
+    python scripts/win_spread.py --seats 8 --deals 1000 --seed 123 --spreads risk:0.02 risk:0.02@0.5 risk:0.02@1
 
 Each variant plays `WinAgent` at one seat against `strong` at every other, every deal in every seat rotation,
 duplicate dice (`agents.evaluation.table_deals`): the same deals for every variant, so the difference to the
 first is taken deal by deal (a paired 95% interval over deals). A variant is a spread or comma-separated set of
 spreads (`WinAgent(spread=...)`, the best of which counts), or `risk:` and comma-separated risks
-(`WinAgent(risks=...)`: the exponential-utility futures it also weighs; `risk:` alone: none). For tuning only:
+(`WinAgent(risks=...)`: the exponential-utility futures it also weighs; `risk:` alone: none), with `@beta` after
+them the oracle weight (`WinAgent(oracle=...)`; without it 0). For tuning only:
 use seeds you then never use for the recorded figures.
 """
 import argparse
@@ -34,7 +36,9 @@ def main(argv=None) -> int:
     for s in args.spreads:
         t = time.perf_counter()
         if s.startswith("risk:"):
-            agent = WinAgent("win", strong=strong, risks=[float(x) for x in s[5:].split(",") if x])
+            risks, _, oracle = s[5:].partition("@")
+            agent = WinAgent("win", strong=strong, risks=[float(x) for x in risks.split(",") if x],
+                             oracle=float(oracle) if oracle else 0.0)
         else:
             agent = WinAgent("win", strong=strong, spread=[float(x) for x in s.split(",")], risks=())
         per = table_deals(agent, strong, rules, args.deals, args.seats, args.seed, progress=False)

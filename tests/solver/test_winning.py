@@ -21,7 +21,7 @@ from yacht_env.solver import distributions_for
 from yacht_env.solver.distribution import summary
 from yacht_env.solver.simulate import simulate
 from agents import strong
-from yacht_env.solver.winning import curve_at, win_curve
+from yacht_env.solver.winning import chance_after, curve_at, win_curve
 
 MINI = """\
 extends: yacht
@@ -186,19 +186,47 @@ def test_win_curve_shares_ties():
     offset = np.zeros(1, np.int64)
     data = np.ones(1, np.float32)
     G = np.empty(8)
-    glo, n = win_curve(lo, length, offset, data, np.zeros(3, np.int64), np.array([0, 100, 100]), 0, G)
+    H = np.empty((2, 8))
+    glo, n = win_curve(lo, length, offset, data, np.zeros(3, np.int64), np.array([0, 100, 100]), 0, G, H)
     assert (glo, n) == (100, 1) and G[0] == pytest.approx(1 / 3)   # a three-way tie: a third each
+    assert np.allclose(H[:, 0], [1.0, 1 / 3])       # the field's best is 100; a tie there is worth a third
     # one opponent at 100 or 102 with probability 1/2 each
     lo2 = np.array([0, 0], np.int32)
     length2 = np.array([1, 3], np.int32)
     offset2 = np.array([0, 1], np.int64)
     data2 = np.array([1.0, 0.5, 0.0, 0.5], np.float32)
-    glo, n = win_curve(lo2, length2, offset2, data2, np.array([0, 1]), np.array([0, 100]), 0, G)
+    glo, n = win_curve(lo2, length2, offset2, data2, np.array([0, 1]), np.array([0, 100]), 0, G, H)
     assert glo == 100 and np.allclose(G[:n], [0.25, 0.5, 0.75])
+    assert np.allclose(H[0, :n], [0.5, 0.0, 0.5]) and np.allclose(H[1, :n], [0.25, 0.0, 0.25])
     # a sheet that cannot reach the others' lowest score counts as beaten (its pmf is read, nothing past it)
     data3 = np.array([1.0, 0.2, 0.3, 0.5, 7.0, 7.0], np.float32)      # 7.0: another state's entries
-    glo, n = win_curve(lo2, length2, offset2, data3, np.array([0, 0, 1]), np.array([0, 100, 50]), 0, G)
+    glo, n = win_curve(lo2, length2, offset2, data3, np.array([0, 0, 1]), np.array([0, 100, 50]), 0, G, H)
     assert (glo, n) == (100, 1) and G[0] == pytest.approx(0.5)
+
+
+def test_the_oracle_picks_a_future_per_field_score():
+    # the field: one other sheet, finished at 100 or 102 (1/2 each); two own futures from the same state (key 0,
+    # total 0): A ends at 101 for sure, B at 99 or 103 (1/2 each). A wins 1/2, B wins 1/2; the oracle plays A
+    # when the field ends at 100 and B when it ends at 102: 3/4.
+    lo = np.array([101, 0], np.int32)
+    length = np.array([1, 3], np.int32)
+    offset = np.array([0, 1], np.int64)
+    data = np.array([1.0, 0.5, 0.0, 0.5], np.float32)     # A's pmf; the field's sheet (state 1)
+    G, H = np.empty(8), np.empty((2, 8))
+    glo, n = win_curve(lo, length, offset, data, np.array([0, 1]), np.array([0, 100]), 0, G, H)
+    mass = np.ones(2)
+    olo, olength, ooffset = np.array([[99, 0]], np.int32), np.array([[5, 0]], np.int32), np.array([[0, 0]], np.int64)
+    other = np.array([0.5, 0.0, 0.0, 0.0, 0.5], np.float32)
+    unused = np.zeros(1, np.float32)
+    acc = np.empty(8)
+    for beta, want in [(0.0, 0.5), (1.0, 0.75), (0.4, 0.6)]:
+        own = (olo, olength, ooffset, np.ones((1, 2)), other, unused, unused, beta)
+        got = chance_after(G, H, glo, n, lo, length, offset, data, mass, own, 0, 0, 101.0, np.ones(1), acc)
+        assert got == pytest.approx(want)
+    # a single future: the oracle is the chance itself
+    none = (np.zeros((0, 2), np.int32), np.zeros((0, 2), np.int32), np.zeros((0, 2), np.int64), np.zeros((0, 2)),
+            unused, unused, unused, 1.0)
+    assert chance_after(G, H, glo, n, lo, length, offset, data, mass, none, 0, 0, 101.0, np.ones(1), acc) == 0.5
 
 
 WIN_CONFIGS = [("classic", {}), ("cheerio", {}), ("knizia", {}), ("mini", {}),
@@ -254,6 +282,7 @@ def test_risk_futures_play_the_same_games_batched_and_per_game(name, overrides, 
         ["strong?goal=win", "strong", "strong?goal=win"]
     seeds = game_seeds(37, last=np.arange(4))
     monkeypatch.setitem(strong.RISKS, sheets, (0.02, 0.05))
+    monkeypatch.setitem(strong.ORACLE, sheets, 0.5)     # and the oracle weight (`strong.oracle_for`)
     games = both_ways(rules, specs, seeds)
     assert_same(*games)
     if name == "mini" and not overrides:
@@ -458,14 +487,15 @@ def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
 
 
 def test_analysis_values_the_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
-    # the analysis reads the same factors (`strong.spread_for`) and own futures (`strong.risks_for`) as the play:
-    # the win player gives up nothing
+    # the analysis reads the same factors (`strong.spread_for`), own futures (`strong.risks_for`) and oracle weight
+    # (`strong.oracle_for`) as the play: the win player gives up nothing
     from agents.analysis import analyze_file, read_games
     from tournaments.config import parse_config
     from tournaments.run import run_tournament
     dist_of(mini)
     monkeypatch.setitem(strong.SPREAD, 3, (0.7,))
     monkeypatch.setitem(strong.RISKS, 3, (0.03,))       # and the same own futures
+    monkeypatch.setitem(strong.ORACLE, 3, 0.5)          # and the same oracle weight
     (tmp_path / "mini.yaml").write_text(MINI)
     cfg = parse_config({"rules": str(tmp_path / "mini.yaml"),
                         "entrants": {"win": "strong?goal=win", "a": "strong", "b": "strong"},

@@ -48,9 +48,11 @@ def pmf_mass(offset, length, data, out):
 
 
 @nb.njit(cache=True)
-def win_curve(lo, length, offset, data, keys, totals, me, G):
+def win_curve(lo, length, offset, data, keys, totals, me, G, H):
     """Fill G[:n] with the win share of sheet `me` as a function of its final score, from the other sheets'
-    totals and turn-start states keys[k]; returns (glo, n): G[i] is for final score glo + i."""
+    totals and turn-start states keys[k]; returns (glo, n): G[i] is for final score glo + i. Also the field's
+    best score B (the highest of the other sheets): H[0, i] = P(B = glo + i), H[1, i] = G[i] - P(B < glo + i),
+    the share of the ties at glo + i (what a final score of glo + i wins when B is that score)."""
     m = 0
     start = np.empty(MAX_SHEETS, dtype=np.int64)
     stop = np.empty(MAX_SHEETS, dtype=np.int64)
@@ -93,6 +95,11 @@ def win_curve(lo, length, offset, data, keys, totals, me, G):
         for t in range(m + 1):
             g += c[t] / (t + 1)
         G[i] = g
+        H[1, i] = g - c[0]
+        H[0, i] = -c[0]                            # P(B < x); P(B = x) = P(B < x + 1) - P(B < x) below
+    for i in range(n - 1):
+        H[0, i] -= H[0, i + 1]
+    H[0, n - 1] += 1.0                             # P(B < ghi) = 1
     return glo, n
 
 
@@ -123,7 +130,23 @@ def _window(G, glo, n, data, o, m, first):
 
 
 @nb.njit(cache=True, inline="always")
-def chance_after(G, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, spreads):
+def _field_terms(H, glo, n, data, o, m, first, mass, acc, fold):
+    """The oracle's terms of one own future (pmf data[o:o + m] for final scores first, first + 1, ...; its sum
+    `mass`): a(t) = (P(B = t) P(own > t) + H[1, t] P(own = t)) / mass for t = glo + i, i < n, B the field's
+    best score (`win_curve`'s H). fold: acc[i] = max(acc[i], a(t)); else acc[i] = a(t)."""
+    tail = 0.0
+    for i in range(max(glo + n - first, 0), m):          # own scores above the field's highest
+        tail += data[o + i]
+    for i in range(n - 1, -1, -1):
+        j = glo + i - first
+        p = data[o + j] if 0 <= j < m else 0.0
+        a = (H[0, i] * tail + H[1, i] * p) / mass
+        acc[i] = max(acc[i], a) if fold else a
+        tail += p
+
+
+@nb.njit(cache=True, inline="always")
+def chance_after(G, H, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, spreads, acc):
     """Sum over i of D_s2[i] G(x0 + lo[s2] + i) / mass[s2]: the win chance after a move that ends the turn at
     s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
     certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves.
@@ -135,8 +158,13 @@ def chance_after(G, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, s
 
     own: more futures the deciding sheet could play, F <= `MAX_FUTURES` of them (lo, length, offset, mass of
     shape (F, states), then `MAX_FUTURES` pmf arrays, future f's pmfs in the f-th, the others unused; F = 0:
-    none), the distributions of other whole policies (`risk`): the chance is the best over the points future
-    and these (each a strategy the sheet could commit to from s2; deciding again each turn only does better).
+    none), the distributions of other whole policies (`risk`), and the oracle weight beta: the chance is the
+    best over the points future and these (each a strategy the sheet could commit to from s2; deciding again
+    each turn only does better), a lower bound of what adaptive play reaches. With beta > 0 (and F > 0, and
+    other sheets) it moves towards the oracle's chance, sum over t of max over the futures of
+    P(B = t) P(own > t) + (the tie share) P(own = t), B the field's best score (H, `win_curve`): a future
+    chosen knowing where the field ends, an upper-style estimate; the chance is lower + beta (oracle - lower).
+    With a single future both are the same. acc: scratch of at least n.
     (Separate arrays, not a tuple of them: numba's parallel loops take no nested tuples.)"""
     first = x0 + lo[s2]
     o = offset[s2]
@@ -151,17 +179,26 @@ def chance_after(G, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, s
         else:
             total = _window(G, glo, n, data, o, m, first)
         best = max(best, total / mass[s2])
-    olo, olength, ooffset, omass, data0, data1, data2 = own
+    olo, olength, ooffset, omass, data0, data1, data2, beta = own
     for f in range(olo.shape[0]):
         odata = data0 if f == 0 else (data1 if f == 1 else data2)
         total = _window(G, glo, n, odata, ooffset[f, s2], olength[f, s2], x0 + olo[f, s2])
         best = max(best, total / omass[f, s2])
+    if beta > 0.0 and n > 0 and olo.shape[0] > 0:
+        _field_terms(H, glo, n, data, o, m, first, mass[s2], acc, False)
+        for f in range(olo.shape[0]):
+            odata = data0 if f == 0 else (data1 if f == 1 else data2)
+            _field_terms(H, glo, n, odata, ooffset[f, s2], olength[f, s2], x0 + olo[f, s2], omass[f, s2], acc, True)
+        oracle = 0.0
+        for i in range(n):
+            oracle += acc[i]
+        best += beta * (oracle - best)
     return best
 
 
 @nb.njit(cache=True)
-def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, glo, n, spreads, stages, opts, extra, Wv, done, S,
-               K, kb, best, choice, boxval):
+def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, H, glo, n, spreads, stages, opts, extra, Wv, done,
+               S, K, kb, best, choice, boxval, acc):
     """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r];
     boxval[r, b] the chance after scoring roll r in box b (-inf where b is filled)."""
     n_upper, n_flag, threshold, yacht_points = space
@@ -186,8 +223,8 @@ def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, glo, n, sp
                 nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
                                 p)
                 g = p + gain[b, u, p] + e
-                v = (chance_after(G, glo, n, lo, length, offset, data, mass, own, nx, total + g,
-                                  total + g + V[nx], spreads) + TIE * (g + V[nx]))
+                v = (chance_after(G, H, glo, n, lo, length, offset, data, mass, own, nx, total + g,
+                                  total + g + V[nx], spreads, acc) + TIE * (g + V[nx]))
                 if e == 0:
                     Wv[b, p] = v
                     done[b, p] = True
@@ -206,15 +243,18 @@ def table_widget(T, V, space, prep, dist, own, span, keys, totals, me, target, s
     """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
     with total totals[k] (target >= 0: play for a final score of at least `target` instead; spreads: see
     `chance_after`). Fills S[L, r] (the best chance with L re-rolls left and roll r), best, choice, boxval, and
-    opts / extra (the box table of every roll), as `win_widget`."""
+    opts / extra (the box table of every roll), as `win_widget`. Returns (glo, n, G, H, acc): the curve and the
+    field's best score (`win_curve`) and the oracle's scratch (`chance_after`), for more chances of this turn."""
     n_upper, n_flag = space[0], space[1]
     nbox, top = T.n_boxes, prep[0].shape[2]
     lo, length, offset, data, mass = dist
     G = np.empty(span + 1)
+    H = np.empty((2, span + 1))
+    acc = np.empty(span + 1)
     if target >= 0:
         glo, n = target, 0
     else:
-        glo, n = win_curve(lo, length, offset, data, keys, totals, me, G)
+        glo, n = win_curve(lo, length, offset, data, keys, totals, me, G, H)
     s = keys[me]
     flag = s % n_flag
     u = (s // n_flag) % n_upper
@@ -223,9 +263,9 @@ def table_widget(T, V, space, prep, dist, own, span, keys, totals, me, target, s
     done = np.empty((nbox, top), dtype=np.bool_)
     K = np.empty(NUM_KEEPS)
     kb = np.empty(NUM_KEEPS, dtype=np.int32)
-    win_widget(T, V, space, prep, dist, own, mask, u, flag, totals[me], G, glo, n, spreads, stages, opts, extra, Wv,
-               done, S, K, kb, best, choice, boxval)
-    return glo, n, G
+    win_widget(T, V, space, prep, dist, own, mask, u, flag, totals[me], G, H, glo, n, spreads, stages, opts, extra, Wv,
+               done, S, K, kb, best, choice, boxval, acc)
+    return glo, n, G, H, acc
 
 
 @nb.njit(cache=True, parallel=True)
@@ -271,8 +311,8 @@ def win_decisions(T, V, space, prep, dist, own, span, keys, totals, mine, spread
         K = np.empty(NUM_KEEPS)
         boxval = np.empty((NUM_ROLLS, nbox))
         me = mine[g]
-        glo, n, G = table_widget(T, V, space, prep, dist, own, span, keys[g], totals[g], me, -1, spreads, stages,
-                                 opts, extra, S, best, choice, boxval)
+        glo, n, G, H, acc = table_widget(T, V, space, prep, dist, own, span, keys[g], totals[g], me, -1, spreads,
+                                         stages, opts, extra, S, best, choice, boxval)
         s = keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
@@ -290,8 +330,8 @@ def win_decisions(T, V, space, prep, dist, own, span, keys, totals, mine, spread
                                 p)
                 x = p + gain[b, u, p] + extra[r]
                 x0 = totals[g, me] + x
-                after[d] = (chance_after(G, glo, n, lo, length, offset, data, mass, own, nx, x0, x0 + V[nx],
-                                         spreads) + TIE * (x + V[nx]))
+                after[d] = (chance_after(G, H, glo, n, lo, length, offset, data, mass, own, nx, x0, x0 + V[nx],
+                                         spreads, acc) + TIE * (x + V[nx]))
 
 
 @nb.njit(cache=True, parallel=True)
