@@ -576,9 +576,11 @@ class TableCore:
         return self.state.totals[rows, self.sheet[rows]]
 
     def seat_totals(self, rows=None) -> np.ndarray:
-        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's)."""
+        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's), a new array."""
         totals = self.state.totals if rows is None else self.state.totals[np.asarray(rows, np.int64)]
-        return totals[:, np.arange(self.num_players) % self.num_sheets].astype(np.int64)
+        if self.num_sheets == self.num_players:
+            return totals.copy() if rows is None else totals
+        return totals[:, np.arange(self.num_players) % self.num_sheets]
 
     def winners(self, rows=None) -> np.ndarray:
         """(len(rows), num_players) bool: the seats in first place at finished tables `rows`."""
@@ -612,11 +614,15 @@ class TableCore:
             rows = slice(None) if rows is None else np.asarray(rows, np.int64)
             return {"action_mask": mask, "total": st.totals[rows, 0].copy(), "game_seed": st.seeds[rows].copy(),
                     "illegal_action": illegal}
+        # the learner's total is `banked`, which every step and start sets to it (the learner is to move or its
+        # game is over); with every seat deciding there is no learner and sheet 0's total is given
         if rows is None:                          # every table: whole-array copies
-            return {"action_mask": self.mask.copy(), "seat": self.seat.copy(), "total": self.learner_totals(),
+            total = self.learner_totals() if self.all_seats else self.banked.copy()
+            return {"action_mask": self.mask.copy(), "seat": self.seat.copy(), "total": total,
                     "totals": self.seat_totals(), "game_seed": st.seeds.copy(), "illegal_action": illegal}
         rows = np.asarray(rows, np.int64)
-        return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": self.learner_totals(rows),
+        total = self.learner_totals(rows) if self.all_seats else self.banked[rows]
+        return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": total,
                 "totals": self.seat_totals(rows), "game_seed": st.seeds[rows], "illegal_action": illegal}
 
     def step_info(self) -> dict:

@@ -233,7 +233,7 @@ class BatchedVectorEnv(VectorEnv):
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
         final[rows] = c.observations(rows)
         final_total = np.zeros(n, np.int64)
-        final_total[rows] = c.learner_totals(rows)
+        final_total[rows] = c.final_total[rows]
         out = {"final_obs": final, "_final_obs": done.copy(), "final_total": final_total}
         last = {}
         for key, value in c.info(illegal[rows], rows).items():
