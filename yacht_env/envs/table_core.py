@@ -437,9 +437,10 @@ class TableCore:
         illegal) for those rows, arrays the next step rewrites. An illegal action pays -illegal_penalty and
         changes nothing.
 
-        One seat: every table is stepped (rows must be None); fresh writes obs, mask and the final info's
-        rows (final_obs, final_mask, final_seed, final_score: zeros but for the games that ended;
-        `batch.step_games`) into new arrays, so the arrays of earlier steps stay as they were."""
+        One seat: every table is stepped (rows must be None); fresh writes obs, mask, the returned arrays,
+        the info's total and game_seed (`step_info`) and the final info's rows (final_obs, final_mask,
+        final_seed, final_score: zeros but for the games that ended; `batch.step_games`) into new arrays,
+        so the arrays of earlier steps stay as they were (`_fresh_step`)."""
         if self.solo:
             if fresh:
                 self._fresh_step(actions)
