@@ -325,3 +325,46 @@ def test_the_batch_keeps_stepping_its_own_arrays_after_a_vector_reset():
         random_legal(batch.mask, rng.random(64), actions)
         batch.step(actions)
         assert not batch.illegal.any()
+
+
+def _arrays(out, path="step") -> dict:
+    """Every numpy array in a step's return (obs, rewards, flags, info and final info), by path."""
+    found = {}
+    for key, value in (out.items() if isinstance(out, dict) else enumerate(out)):
+        if isinstance(value, (dict, tuple)):
+            found.update(_arrays(value, f"{path}[{key!r}]"))
+        elif isinstance(value, np.ndarray):
+            found[f"{path}[{key!r}]"] = value
+    return found
+
+
+def test_same_step_autoreset_returns_arrays_of_its_own():
+    """A SAME_STEP step that ends games returns arrays no other returned array shares memory with, that later
+    steps and resets leave as they were; the final info is zero but on the ended rows, its `_key` arrays are
+    `terminated`, and the step's info `_key` arrays all True."""
+    n = 64
+    envs = make_vec(n=n, num_threads=2)
+    _, info = envs.reset(seed=5)
+    rng = np.random.default_rng(1)
+    term = np.zeros(n, bool)
+    while not term.any():
+        out = envs.step(random_actions(info["action_mask"], rng))
+        _, _, term, _, info = out
+    arrays = _arrays(out)
+    kept = {path: a.copy() for path, a in arrays.items()}
+    paths = sorted(arrays)
+    for j, p in enumerate(paths):
+        for q in paths[j + 1:]:
+            assert not np.shares_memory(arrays[p], arrays[q]), (p, q)
+    last = info["final_info"]
+    for key in ("action_mask", "total", "game_seed", "illegal_action"):
+        assert np.array_equal(last[f"_{key}"], term) and info[f"_{key}"].all()
+        assert not np.asarray(last[key])[~term].any(), key
+    assert np.array_equal(info["_final_obs"], term) and np.array_equal(info["_final_info"], term)
+    assert not info["final_obs"][~term].any() and last["action_mask"][term].all()
+    for _ in range(60):
+        _, _, _, _, info = envs.step(random_actions(info["action_mask"], rng))
+    envs.reset()
+    for path, a in arrays.items():
+        assert np.array_equal(a, kept[path]), path
+    envs.close()

@@ -279,6 +279,23 @@ def roll_off(rules, num_players: int, dice_source) -> tuple[int, list[list[int]]
     return tied[0], rounds
 
 
+@nb.njit(cache=True, _nrt=False)
+def reset_rows(rows, seeds, firsts, arrays):
+    """A new game at tables rows[j] (`State.reset`): dice seed seeds[j], first seat firsts[j], empty sheets,
+    no dice rolled yet."""
+    E = Arrays(*arrays)
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        E.seeds[i] = seeds[j]
+        E.ints[i, :] = 0
+        E.ints[i, FIRST] = firsts[j]
+        E.preview[i] = -1
+        E.extra[i] = 0
+        E.scores[i] = -1
+        E.cols[i] = 0
+        E.totals[i] = 0
+
+
 def first_seats(rules, num_players: int, seeds) -> np.ndarray:
     """The first seat of the game of each seed (`roll_off` with seeded dice), for batches of tables."""
     if rules.first_player != "roll_off" or num_players == 1:
@@ -325,14 +342,9 @@ class State:
         if seeds.shape != self.seeds[rows].shape:
             raise ValueError(f"expected {self.seeds[rows].shape[0]} seeds, got {seeds.shape[0]}")
         first_seats_ = first_seats(self.rules, self.num_players, seeds) if first is None else first
-        self.seeds[rows] = seeds
-        self.ints[rows] = 0
-        self.ints[rows, FIRST] = first_seats_
-        self.preview[rows] = -1
-        self.extra[rows] = 0
-        self.scores[rows] = -1
-        self.cols[rows] = 0
-        self.totals[rows] = 0
+        rows = np.arange(self.num_tables) if isinstance(rows, slice) else rows
+        firsts = np.broadcast_to(np.asarray(first_seats_, np.int64), rows.shape).copy()
+        reset_rows(rows, seeds, firsts, self.arrays)
 
     # ---- reading ------------------------------------------------------------------------------
     def seat_to_move(self, rows=slice(None)) -> np.ndarray:

@@ -86,13 +86,14 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
     with autoreset a finished game's last observation goes to final_obs[i] and episode + 1 starts at
     once. final_total[i] is set to the score of every game that ends.
 
-    finals = (final_obs, final_mask, final_seed, final_score), the rows of a step's final info, written
-    only with clear_final: a finished game's row has every action legal, its dice seed and its score
-    (and, with autoreset, its last observation); the rows of the other games are zeros.
+    finals = (final_obs, final_mask, final_seed, final_score, total, seed): the rows of a step's info,
+    written only with clear_final. The final info: a finished game's row has every action legal, its dice
+    seed and its score (and, with autoreset, its last observation); the rows of the other games are zeros.
+    total[i], seed[i]: game i's score and dice seed after the step (the step's info).
     """
     post(ctrl)
     T, E = Tables(*tables), Arrays(*arrays)
-    final_obs, final_mask, final_seed, final_score = finals
+    final_obs, final_mask, final_seed, final_score, total, seed = finals
     ints, totals = E.ints, E.totals
     terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0
     for i in range(lo, hi):
@@ -132,6 +133,9 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
         elif clear_final:
             final_obs[i] = 0.0
         _write(T, E, inv_scale, rounds, i, obs, mask)
+        if clear_final:
+            total[i] = totals[i, 0]
+            seed[i] = E.seeds[i]
 
 
 @nb.njit(cache=True)

@@ -217,13 +217,14 @@ class TableCore:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for name in ("_direct", "obs0", "_mask0"):    # compiled code; views (they would unpickle as copies)
+        for name in ("_direct", "_fresh_call", "obs0", "_mask0"):   # compiled code; views (unpickled as copies)
             state.pop(name, None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         if self.solo:
+            self._fresh_call = None
             self._bind()
 
     # ---- construction ----------------------------------------------------------------------------
@@ -240,23 +241,46 @@ class TableCore:
         self.final_mask = np.zeros_like(self.mask)              # the final info's rows (`step` with fresh)
         self.final_seed = np.zeros(n, np.uint64)
         self.final_score = np.zeros(n, np.int64)
+        self.step_total, self.step_seed = np.zeros(n, np.int64), np.zeros(n, np.uint64)
         self._game = (self.streams, e.arrays)
         self._head = (self.inv_scale, e.ypts, self.rules.rounds, self.params)
         self._fresh_head = (self.inv_scale, e.ypts, self.rules.rounds, self._fresh_params)
+        self._fresh_call = None        # (the compiled kernel for a fresh step's types, called without dispatch)
         self.shown = e.dice
         self.own_actions = np.zeros(n, np.int64)   # the core's actions array: `step(core.own_actions)` is fastest
         self._bind()
 
     def _bind(self) -> None:
-        finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score)
+        finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total, self.step_seed)
         self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total,
                       finals, self.state.table_fields)
+        self._bound = True
         if self.num_tables:                                   # table 0's rows (the single env's), as views
             self.obs0, self._mask0 = self.obs[0], self.mask[0]
         # steps on `own_actions` while every table runs on the calling thread (the single env): (the compiled
         # one-seat kernel for its arguments' types, the arguments), called without numba's type dispatch
         # (`yacht_env.core.dispatch`); made at the first such step, dropped when an array is replaced
         self._direct = None
+
+    def _fresh_step(self, actions) -> None:
+        """One-seat `step` with fresh: every array the step writes (`step_games` with clear_final) is new."""
+        n, f, a = self.num_tables, self.obs.shape[1], self.num_actions
+        self.obs, self.final_obs = np.empty((n, f), np.float32), np.empty((n, f), np.float32)
+        self.mask, self.final_mask = np.empty((n, a), np.int8), np.empty((n, a), np.int8)
+        self.rewards = np.empty(n, np.float32)
+        self.terminated, self.illegal = np.empty(n, np.bool_), np.empty(n, np.bool_)
+        self.step_total, self.final_score = np.empty(n, np.int64), np.empty(n, np.int64)
+        self.step_seed, self.final_seed = np.empty(n, np.uint64), np.empty(n, np.uint64)
+        finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total, self.step_seed)
+        args = (*self._fresh_head, actions, *self._game, self.rewards, self.terminated, self.illegal, self.obs,
+                self.mask, self.final_total, finals, self.state.table_fields)
+        self._bound = False          # _tail, obs0 and _mask0 hold the arrays before: `_bind` before using them
+        if actions is not self.own_actions:
+            self.threads.run(step_games, n, args)
+            return
+        if self._fresh_call is None:                # own arrays only: every fresh step has these types
+            self._fresh_call = direct(step_games, (0, n, self.threads.ctrl, *args))
+        self.threads.run(self._fresh_call, n, args)
 
     def _init_opponents(self, opponents) -> None:
         n, others = self.num_tables, self.num_players - 1
@@ -413,24 +437,22 @@ class TableCore:
         illegal) for those rows, arrays the next step rewrites. An illegal action pays -illegal_penalty and
         changes nothing.
 
-        One seat: every table is stepped (rows must be None); fresh writes obs, mask and the final info's
-        rows (final_obs, final_mask, final_seed, final_score: zeros but for the games that ended;
-        `batch.step_games`) into new arrays, so the arrays of earlier steps stay as they were."""
+        One seat: every table is stepped (rows must be None); fresh writes obs, mask, the returned arrays,
+        the info's total and game_seed (`step_info`) and the final info's rows (final_obs, final_mask,
+        final_seed, final_score: zeros but for the games that ended; `batch.step_games`) into new arrays,
+        so the arrays of earlier steps stay as they were (`_fresh_step`)."""
         if self.solo:
-            if actions is self.own_actions and not fresh and self._direct is not None:
+            if fresh:
+                self._fresh_step(actions)
+                return self.rewards, self.terminated, self.illegal
+            if not self._bound:
+                self._bind()
+            if actions is self.own_actions and self._direct is not None:
                 self._direct[0](*self._direct[1])
                 return self.rewards, self.terminated, self.illegal
-            if fresh:
-                self.obs, self.mask = np.empty_like(self.obs), np.empty_like(self.mask)
-                self.final_obs = np.empty_like(self.final_obs)
-                self.final_mask = np.empty_like(self.final_mask)
-                self.final_seed, self.final_score = np.empty_like(self.final_seed), np.empty_like(self.final_score)
-                self._bind()
-                args = (*self._fresh_head, actions, *self._tail)
-            else:
-                args = (*self._head, actions, *self._tail)
+            args = (*self._head, actions, *self._tail)
             self.threads.run(step_games, self.num_tables, args)
-            if actions is self.own_actions and not fresh and self.threads.bounds(self.num_tables)[1] == self.num_tables:
+            if actions is self.own_actions and self.threads.bounds(self.num_tables)[1] == self.num_tables:
                 full = (0, self.num_tables, self.threads.ctrl, *args)
                 self._direct = (direct(step_games, full), full)
             return self.rewards, self.terminated, self.illegal
@@ -555,9 +577,11 @@ class TableCore:
         return self.state.totals[rows, self.sheet[rows]]
 
     def seat_totals(self, rows=None) -> np.ndarray:
-        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's)."""
+        """(len(rows), num_players) int64: every seat's total (teammates share their sheet's), a new array."""
         totals = self.state.totals if rows is None else self.state.totals[np.asarray(rows, np.int64)]
-        return totals[:, np.arange(self.num_players) % self.num_sheets].astype(np.int64)
+        if self.num_sheets == self.num_players:
+            return totals.copy() if rows is None else totals
+        return totals[:, np.arange(self.num_players) % self.num_sheets]
 
     def winners(self, rows=None) -> np.ndarray:
         """(len(rows), num_players) bool: the seats in first place at finished tables `rows`."""
@@ -591,12 +615,22 @@ class TableCore:
             rows = slice(None) if rows is None else np.asarray(rows, np.int64)
             return {"action_mask": mask, "total": st.totals[rows, 0].copy(), "game_seed": st.seeds[rows].copy(),
                     "illegal_action": illegal}
+        # the learner's total is `banked`, which every step and start sets to it (the learner is to move or its
+        # game is over); with every seat deciding there is no learner and sheet 0's total is given
         if rows is None:                          # every table: whole-array copies
-            return {"action_mask": self.mask.copy(), "seat": self.seat.copy(), "total": self.learner_totals(),
+            total = self.learner_totals() if self.all_seats else self.banked.copy()
+            return {"action_mask": self.mask.copy(), "seat": self.seat.copy(), "total": total,
                     "totals": self.seat_totals(), "game_seed": st.seeds.copy(), "illegal_action": illegal}
         rows = np.asarray(rows, np.int64)
-        return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": self.learner_totals(rows),
+        total = self.learner_totals(rows) if self.all_seats else self.banked[rows]
+        return {"action_mask": self.mask[rows], "seat": self.seat[rows], "total": total,
                 "totals": self.seat_totals(rows), "game_seed": st.seeds[rows], "illegal_action": illegal}
+
+    def step_info(self) -> dict:
+        """`info` of every table right after a one-seat `step` with fresh, from the arrays that step wrote
+        (new arrays, none copied)."""
+        return {"action_mask": self.mask, "total": self.step_total, "game_seed": self.step_seed,
+                "illegal_action": self.illegal}
 
     def info_of(self, i: int, illegal: bool) -> dict:
         """`info` of table i as the single env gives it: Python scalars and lists, game_seed a numpy
@@ -604,7 +638,7 @@ class TableCore:
         the game is over."""
         st = self.state
         if self.solo:
-            mask = self._mask0 if i == 0 else self.mask[i]
+            mask = self._mask0 if i == 0 and self._bound else self.mask[i]
             return {"action_mask": mask.copy(), "total": st.totals.item(i, 0), "game_seed": st.seeds[i],
                     "illegal_action": illegal}
         sheets = np.arange(self.num_players) % self.num_sheets

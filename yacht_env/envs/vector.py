@@ -113,7 +113,6 @@ class BatchedVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = None
         self._actions = np.zeros(self.num_envs, np.int64)
-        self._truncated = np.zeros(self.num_envs, np.bool_)
         self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: env i ended, not restarted
 
     def reset(self, *, seed=None, options=None):
@@ -178,15 +177,19 @@ class BatchedVectorEnv(VectorEnv):
         if terminated.any():
             final = self._autoreset(terminated, illegal) if mode == AutoresetMode.SAME_STEP \
                 else self._winners(terminated)
-        info = self._marked(self.core.info(illegal), np.ones(self.num_envs, np.bool_))
+        # one seat: the step wrote the info's rows into new arrays (unless NEXT_STEP restarted games after it)
+        info = self.core.step_info() if self.core.solo and restart is None else self.core.info(illegal)
+        info = self._marked(info, None)
         info.update(final)
         self._faults(info)
-        return self.core.observations(), rewards, terminated, self._truncated.copy(), info
+        return self.core.observations(), rewards, terminated, np.zeros(self.num_envs, np.bool_), info
 
     def _marked(self, info: dict, rows) -> dict:
-        """info plus Gymnasium's `_key` arrays, True on `rows`."""
-        for key in self.INFO_KEYS:
-            info[f"_{key}"] = rows.copy()
+        """info plus Gymnasium's `_key` arrays (one per key of INFO_KEYS), True on `rows` (None: every env)."""
+        marks = np.ones((len(self.INFO_KEYS), self.num_envs), np.bool_) if rows is None \
+            else np.broadcast_to(rows, (len(self.INFO_KEYS), self.num_envs)).copy()
+        for key, m in zip(self.INFO_KEYS, marks):
+            info[f"_{key}"] = m
         return info
 
     # ---- over the table core -----------------------------------------------------------------------
@@ -200,12 +203,14 @@ class BatchedVectorEnv(VectorEnv):
         self.core.follow(np.flatnonzero(which), fresh=fresh)
 
     def _play(self, actions, live):
-        """One step (only where live[i] when live is given): copies of (rewards, terminated, illegal)."""
+        """One step (only where live[i] when live is given): (rewards, terminated, illegal), new arrays."""
         c = self.core
-        if c.solo or live is None:                # one seat: every game is stepped (a finished one does nothing)
+        if c.solo:                                # every game is stepped (a finished one does nothing)
             if actions is not self._actions:
                 np.copyto(self._actions, actions)
-            rewards, terminated, illegal = c.step(self._actions, fresh=c.solo)
+            return c.step(self._actions, fresh=True)
+        if live is None:
+            rewards, terminated, illegal = c.step(actions)
             return rewards.copy(), terminated.copy(), illegal.copy()
         rows = np.flatnonzero(live)               # NEXT_STEP: the tables whose game ended play nothing
         rewards, terminated, illegal = (np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, np.bool_),
@@ -220,13 +225,15 @@ class BatchedVectorEnv(VectorEnv):
         if c.solo:
             last = {"action_mask": c.final_mask, "total": c.final_score, "game_seed": c.final_seed,
                     "illegal_action": np.zeros(n, np.bool_)}
-            return {"final_obs": c.final_obs, "_final_obs": done.copy(), "final_info": self._marked(last, done),
-                    "_final_info": done.copy()}
+            marks = np.broadcast_to(done, (len(self.INFO_KEYS) + 2, n)).copy()   # the `_key` arrays, one copy
+            for key, m in zip(self.INFO_KEYS, marks):
+                last[f"_{key}"] = m
+            return {"final_obs": c.final_obs, "_final_obs": marks[-2], "final_info": last, "_final_info": marks[-1]}
         rows = np.flatnonzero(done)               # every final entry is zero but on the ended rows
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
         final[rows] = c.observations(rows)
         final_total = np.zeros(n, np.int64)
-        final_total[rows] = c.learner_totals(rows)
+        final_total[rows] = c.final_total[rows]
         out = {"final_obs": final, "_final_obs": done.copy(), "final_total": final_total}
         last = {}
         for key, value in c.info(illegal[rows], rows).items():
@@ -353,6 +360,7 @@ class YachtVectorEnv(BatchedVectorEnv):
         self.rules = resolve_rules(rules, overrides)
         self.core = TableCore(self.rules, self.num_envs, 1, reward=reward, illegal_penalty=illegal_penalty,
                               num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)
+        self._actions = self.core.own_actions     # the core's own: its fresh step skips numba's type dispatch
         self.single_observation_space = flat_space(self.rules)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
