@@ -220,53 +220,9 @@ def test_two_processes_solving_the_same_rules_at_once(tiny, tmp_path):
     assert np.array_equal(read_file(file, rules).values, reference.values)
 
 
-# a process asking for the solved table of the rules file argv[1], noting in the file argv[2] each miss of the
-# cache's file and each solve; it prints the expected score
-SOLVE_COUNTED = """
-import sys
-import yacht_env.solver.cache as cache
-from yacht_env.rules import load
-
-def note(word):
-    with open(sys.argv[2], "a") as f:
-        f.write(word + "\\n")
-
-real_solve, real_load = cache.solve, cache.load_file
-
-def solve(*args, **kwargs):
-    note("solve")
-    return real_solve(*args, **kwargs)
-
-def load_file(path, rules):
-    found = real_load(path, rules)
-    if found is None and path == cache.cache_path(rules):
-        note("miss")
-    return found
-
-cache.solve, cache.load_file = solve, load_file
-print(cache.solution_for(load(sys.argv[1]), progress=False).expected_score)
-"""
-
-
-@pytest.mark.slow
-def test_two_processes_on_a_cold_cache_solve_once(tiny, tmp_path, monkeypatch):
-    from tests.waiting import PATIENCE, until
-    from yacht_env.safe_file import build_lock
-    path, rules, reference = tiny
-    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cold"))
-    log = tmp_path / "log"
-    with build_lock(cache_path(rules).with_suffix(".lock")):    # held until both have missed the cache
-        procs = [subprocess.Popen([sys.executable, "-c", SOLVE_COUNTED, str(path), str(log)],
-                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
-        assert until(lambda: log.is_file() and log.read_text().count("miss") == 2)
-    outs = [p.communicate(timeout=PATIENCE)[0] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0] and {float(o) for o in outs} == {reference.expected_score}
-    # the first to take the lock looks again (a miss), solves and stores; the second reads what it stored
-    assert sorted(log.read_text().split()) == ["miss", "miss", "miss", "solve"]
-
-
-# a process asking for the risk-0.02 distributions of the rules file argv[1], noting in the file argv[2] each
-# cache miss and each build; it prints the distributions' checksum
+# a process asking for the solved table (argv[3] "values") or the risk-0.02 distributions (argv[3]
+# "distributions") of the rules file argv[1], noting in the file argv[2] each miss of the cache's file and each
+# solve or build; it prints the expected score or the distributions' checksum
 COUNTED = """
 import sys
 import numpy as np
@@ -278,21 +234,30 @@ def note(word):
     with open(sys.argv[2], "a") as f:
         f.write(word + "\\n")
 
-real_build, real_load = distribution.build, cache.load_distributions
+def building(real, word):
+    def counted(*args, **kwargs):
+        note(word)
+        return real(*args, **kwargs)
+    return counted
 
-def build(*args, **kwargs):
-    note("build")
-    return real_build(*args, **kwargs)
+def loading(real, missed):
+    def counted(*args):
+        found = real(*args)
+        if found is None and missed(*args):
+            note("miss")
+        return found
+    return counted
 
-def load_distributions(*args, **kwargs):
-    found = real_load(*args, **kwargs)
-    if found is None:
-        note("miss")
-    return found
-
-distribution.build, cache.load_distributions = build, load_distributions
-d = cache.distributions_for(load(sys.argv[1]), progress=False, risk=0.02)
-print(float(np.asarray(d.data, np.float64).sum()), int(d.offset.max()))
+rules = load(sys.argv[1])
+if sys.argv[3] == "values":
+    cache.solve = building(cache.solve, "solve")
+    cache.load_file = loading(cache.load_file, lambda path, rules: path == cache.cache_path(rules))
+    print(cache.solution_for(rules, progress=False).expected_score)
+else:
+    distribution.build = building(distribution.build, "build")
+    cache.load_distributions = loading(cache.load_distributions, lambda *args: True)
+    d = cache.distributions_for(rules, progress=False, risk=0.02)
+    print(float(np.asarray(d.data, np.float64).sum()), int(d.offset.max()))
 """
 
 
@@ -305,13 +270,30 @@ def cold_cache(tiny, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_two_processes_on_a_cold_cache_solve_once(tiny, tmp_path, monkeypatch):
+    from tests.waiting import PATIENCE, until
+    from yacht_env.safe_file import build_lock
+    path, rules, reference = tiny
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cold"))
+    log = tmp_path / "log"
+    with build_lock(cache_path(rules).with_suffix(".lock")):    # held until both have missed the cache
+        procs = [subprocess.Popen([sys.executable, "-c", COUNTED, str(path), str(log), "values"],
+                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        assert until(lambda: log.is_file() and log.read_text().count("miss") == 2)
+    outs = [p.communicate(timeout=PATIENCE)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and {float(o) for o in outs} == {reference.expected_score}
+    # the first to take the lock looks again (a miss), solves and stores; the second reads what it stored
+    assert sorted(log.read_text().split()) == ["miss", "miss", "miss", "solve"]
+
+
+@pytest.mark.slow
 def test_two_processes_on_a_cold_cache_build_the_distributions_once(tiny, tmp_path, monkeypatch):
     from tests.waiting import PATIENCE, until
     from yacht_env.safe_file import build_lock
     path, lock, log = cold_cache(tiny, tmp_path, monkeypatch)
     with build_lock(lock):          # held until both have missed the cache: they then meet at the lock
-        procs = [subprocess.Popen([sys.executable, "-c", COUNTED, str(path), str(log)], stdout=subprocess.PIPE,
-                                  text=True) for _ in range(2)]
+        procs = [subprocess.Popen([sys.executable, "-c", COUNTED, str(path), str(log), "distributions"],
+                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
         assert until(lambda: log.is_file() and log.read_text().count("miss") == 2)
     outs = [p.communicate(timeout=PATIENCE)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0] and outs[0] == outs[1]
@@ -331,8 +313,8 @@ def test_a_lock_left_by_a_killed_process_is_not_waited_on(tiny, tmp_path, monkey
     holder.kill()
     holder.wait()
     assert lock.is_file()           # the file stays; the kernel dropped the killed process's lock on it
-    done = subprocess.run([sys.executable, "-c", COUNTED, str(path), str(log)], capture_output=True, text=True,
-                          timeout=PATIENCE)
+    done = subprocess.run([sys.executable, "-c", COUNTED, str(path), str(log), "distributions"],
+                          capture_output=True, text=True, timeout=PATIENCE)
     assert done.returncode == 0, done.stderr
     assert log.read_text().split() == ["miss", "miss", "build"]
 
