@@ -1,5 +1,7 @@
 """The batched env: make_vec, same games as the single env, autoreset, step threads, pickling."""
 
+import weakref
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -368,3 +370,35 @@ def test_same_step_autoreset_returns_arrays_of_its_own():
     for path, a in arrays.items():
         assert np.array_equal(a, kept[path]), path
     envs.close()
+
+
+def test_step_arrays_dropped_by_the_caller_are_written_again_and_kept_ones_never():
+    """The batched step reuses the arrays of a step once the caller holds nothing of it (`envs.frames`):
+    a row kept from a step (a view) never changes, a step into reused arrays gives the same obs, masks
+    and final info (zero but on the ended rows) as one into new arrays, and the final info is read-only."""
+    n = 16
+    reused, fresh = make_vec(n=n), make_vec(n=n)
+    _, info = reused.reset(seed=9)
+    _, info_new = fresh.reset(seed=9)
+    rng = np.random.default_rng(3)
+    kept, earlier, every, reuses = [], [], [], 0
+    for k in range(80):
+        actions = random_actions(info["action_mask"], rng)
+        out = reused.step(actions)
+        every.append(fresh.step(actions))            # every step's arrays held: never reused
+        obs, _, term, _, info = out
+        reuses += any(r() is obs for r in earlier)     # the very array an earlier step returned
+        earlier.append(weakref.ref(obs))
+        assert np.array_equal(obs, every[-1][0]) and np.array_equal(info["action_mask"], every[-1][4]["action_mask"])
+        if term.any():
+            assert np.array_equal(info["final_obs"], every[-1][4]["final_obs"])
+            assert not info["final_obs"][~term].any() and not info["final_info"]["total"][~term].any()
+            with pytest.raises(ValueError, match="read-only"):
+                info["final_obs"][term] = 1.0       # the env clears only the rows it wrote when it uses them again
+        if k % 10 == 0:
+            kept.append((obs[3], obs[3].copy()))
+        del out, obs
+    assert all(np.array_equal(view, copy) for view, copy in kept)
+    assert reuses > 60                              # dropped steps' arrays were written again
+    reused.close()
+    fresh.close()

@@ -16,6 +16,7 @@ from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
                      roll_off, roll_one, score_one)
+from .view import read_only
 from ..rules import RuleSet, load
 
 
@@ -32,18 +33,13 @@ class Sheet:
     def __init__(self, state: State, table: int, sheet: int):
         self._state, self._i, self._s = state, table, sheet
 
-    def _view(self, a) -> np.ndarray:
-        v = a.view()
-        v.flags.writeable = False
-        return v
-
     @property
     def scores(self) -> np.ndarray:
         """(columns, boxes) box scores, -1 = open."""
-        return self._view(self._state.scores[self._i, self._s])
+        return read_only(self._state.scores[self._i, self._s])
 
     def _col(self, k) -> np.ndarray:
-        return self._view(self._state.cols[self._i, self._s, :, k])
+        return read_only(self._state.cols[self._i, self._s, :, k])
 
     @property
     def upper(self) -> np.ndarray:

@@ -16,6 +16,13 @@ from .engine import FILLED, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, State
 from ..rules import RuleSet
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A view of `a` that cannot be written through (the engine's arrays, a step's kept arrays)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
 class View:
     """What the seat to move of one game sees (phase 'decide'), read when first asked for.
 

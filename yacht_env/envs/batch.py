@@ -89,7 +89,9 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
     finals = (final_obs, final_mask, final_seed, final_score, total, seed): the rows of a step's info,
     written only with clear_final. The final info: a finished game's row has every action legal, its dice
     seed and its score (and, with autoreset, its last observation); the rows of the other games are zeros.
-    total[i], seed[i]: game i's score and dice seed after the step (the step's info).
+    The final arrays come in as an earlier step left them (zeros, or the final info of that step: a row
+    with final_mask[i, 0] set is one it wrote), so only those rows are cleared. total[i], seed[i]: game
+    i's score and dice seed after the step (the step's info).
     """
     post(ctrl)
     T, E = Tables(*tables), Arrays(*arrays)
@@ -117,20 +119,20 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
             rewards[i] = gain
         if done:
             final_total[i] = totals[i, 0]
-        if clear_final:
-            for k in range(final_mask.shape[1]):
-                final_mask[i, k] = 1 if done else 0
-            if done:
-                final_seed[i] = E.seeds[i]
-                final_score[i] = totals[i, 0]
-            else:
-                final_seed[i] = 0
-                final_score[i] = 0
+        dirty = clear_final and final_mask[i, 0] != 0     # the row of a game that ended when the arrays were last used
+        if clear_final and done:
+            final_mask[i] = 1
+            final_seed[i] = E.seeds[i]
+            final_score[i] = totals[i, 0]
+        elif dirty:
+            final_mask[i] = 0
+            final_seed[i] = 0
+            final_score[i] = 0
         if done and autoreset:
             _write(T, E, inv_scale, rounds, i, final_obs, mask)
             streams[i, EPISODE] += 1
             _new_game(T, E, i, streams)
-        elif clear_final:
+        elif dirty:
             final_obs[i] = 0.0
         _write(T, E, inv_scale, rounds, i, obs, mask)
         if clear_final:

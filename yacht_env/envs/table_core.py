@@ -40,6 +40,7 @@ from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from ..rules.tables import Tables
 from ..solver.play import advance_table
 from .batch import EPISODE, STREAM, reset_games, step_games
+from .frames import Frames
 from .obs import inv_box_scale, obs_size
 from .step_threads import SliceThreads, post
 from .table_obs import seat_obs_args, seat_observations, write_seat_obs
@@ -217,7 +218,7 @@ class TableCore:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for name in ("_direct", "_fresh_call", "obs0", "_mask0"):   # compiled code; views (unpickled as copies)
+        for name in ("_direct", "_fresh_call", "obs0", "_mask0", "_frames"):   # compiled code; views; a method
             state.pop(name, None)
         return state
 
@@ -225,6 +226,7 @@ class TableCore:
         self.__dict__.update(state)
         if self.solo:
             self._fresh_call = None
+            self._frames = Frames(self._new_frame)
             self._bind()
 
     # ---- construction ----------------------------------------------------------------------------
@@ -235,7 +237,7 @@ class TableCore:
         self.inv_scale = inv_box_scale(self.rules)
         self.params = np.array([float(terminal_reward), self.illegal_penalty, float(autoreset), 0.0])
         self._fresh_params = self.params.copy()
-        self._fresh_params[3] = 1.0   # fresh final_obs arrays come uninitialised: the step zeroes them
+        self._fresh_params[3] = 1.0   # a fresh step writes the final info (`batch.step_games`: clear_final)
         self.obs = np.zeros((n, obs_size(self.rules)), np.float32)
         self.final_obs = np.zeros_like(self.obs)
         self.final_mask = np.zeros_like(self.mask)              # the final info's rows (`step` with fresh)
@@ -248,6 +250,7 @@ class TableCore:
         self._fresh_call = None        # (the compiled kernel for a fresh step's types, called without dispatch)
         self.shown = e.dice
         self.own_actions = np.zeros(n, np.int64)   # the core's actions array: `step(core.own_actions)` is fastest
+        self._frames = Frames(self._new_frame)      # the fresh step's arrays
         self._bind()
 
     def _bind(self) -> None:
@@ -262,15 +265,20 @@ class TableCore:
         # (`yacht_env.core.dispatch`); made at the first such step, dropped when an array is replaced
         self._direct = None
 
+    def _new_frame(self) -> tuple:
+        """The arrays a fresh one-seat step writes, in `_fresh_step`'s order: the final info's zeroed (the step
+        clears only the rows it wrote there, `batch.step_games`), the others written whole by every step."""
+        n, f, a = self.num_tables, obs_size(self.rules), self.num_actions
+        return (np.empty((n, f), np.float32), np.zeros((n, f), np.float32), np.empty((n, a), np.int8),
+                np.zeros((n, a), np.int8), np.empty(n, np.float32), np.empty(n, np.bool_), np.empty(n, np.bool_),
+                np.empty(n, np.int64), np.zeros(n, np.int64), np.empty(n, np.uint64), np.zeros(n, np.uint64))
+
     def _fresh_step(self, actions) -> None:
-        """One-seat `step` with fresh: every array the step writes (`step_games` with clear_final) is new."""
-        n, f, a = self.num_tables, self.obs.shape[1], self.num_actions
-        self.obs, self.final_obs = np.empty((n, f), np.float32), np.empty((n, f), np.float32)
-        self.mask, self.final_mask = np.empty((n, a), np.int8), np.empty((n, a), np.int8)
-        self.rewards = np.empty(n, np.float32)
-        self.terminated, self.illegal = np.empty(n, np.bool_), np.empty(n, np.bool_)
-        self.step_total, self.final_score = np.empty(n, np.int64), np.empty(n, np.int64)
-        self.step_seed, self.final_seed = np.empty(n, np.uint64), np.empty(n, np.uint64)
+        """One-seat `step` with fresh: every array the step writes (`step_games` with clear_final) is one
+        no earlier step handed out that anybody still holds (`frames.Frames`)."""
+        n = self.num_tables
+        (self.obs, self.final_obs, self.mask, self.final_mask, self.rewards, self.terminated, self.illegal,
+         self.step_total, self.final_score, self.step_seed, self.final_seed) = self._frames.take()
         finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total, self.step_seed)
         args = (*self._fresh_head, actions, *self._game, self.rewards, self.terminated, self.illegal, self.obs,
                 self.mask, self.final_total, finals, self.state.table_fields)

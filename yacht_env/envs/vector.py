@@ -12,6 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core.actions import as_actions
+from ..core.view import read_only
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .obs import flat_space
 from .table_core import TableCore
@@ -86,7 +87,9 @@ class BatchedVectorEnv(VectorEnv):
       but row i of the observation is already the first one of the env's next episode. The last
       observation is `info["final_obs"][i]`, the last step's info is in `info["final_info"]` (rows marked
       by `info["_final_obs"]` and `info["_final_info"]`; `final_obs` is one float32 array with zero rows
-      for the envs that did not end); `final_totals(info)` gives the learner's final totals.
+      for the envs that did not end); `final_totals(info)` gives the learner's final totals. One seat:
+      `final_obs` and the arrays of `final_info` are read-only (the env writes its arrays again once
+      nobody holds them, clearing only the rows it wrote: `yacht_env.envs.frames`).
     - `NEXT_STEP` (Gymnasium's default for `"sync"`/`"async"`): the terminal step returns the last
       observation and info; the next step ignores env i's action, starts its next episode and returns
       its first observation with reward 0 and `terminated[i] = False`.
@@ -186,8 +189,8 @@ class BatchedVectorEnv(VectorEnv):
 
     def _marked(self, info: dict, rows) -> dict:
         """info plus Gymnasium's `_key` arrays (one per key of INFO_KEYS), True on `rows` (None: every env)."""
-        marks = np.ones((len(self.INFO_KEYS), self.num_envs), np.bool_) if rows is None \
-            else np.broadcast_to(rows, (len(self.INFO_KEYS), self.num_envs)).copy()
+        marks = np.empty((len(self.INFO_KEYS), self.num_envs), np.bool_)
+        marks[:] = True if rows is None else rows
         for key, m in zip(self.INFO_KEYS, marks):
             info[f"_{key}"] = m
         return info
@@ -223,12 +226,15 @@ class BatchedVectorEnv(VectorEnv):
         episode (the one-seat kernel started it inside the step, and wrote the final info's rows)."""
         c, n = self.core, self.num_envs
         if c.solo:
-            last = {"action_mask": c.final_mask, "total": c.final_score, "game_seed": c.final_seed,
-                    "illegal_action": np.zeros(n, np.bool_)}
-            marks = np.broadcast_to(done, (len(self.INFO_KEYS) + 2, n)).copy()   # the `_key` arrays, one copy
+            # read-only: the core writes these arrays again once nobody holds them, clearing only the rows it wrote
+            last = {"action_mask": read_only(c.final_mask), "total": read_only(c.final_score),
+                    "game_seed": read_only(c.final_seed), "illegal_action": np.zeros(n, np.bool_)}
+            marks = np.empty((len(self.INFO_KEYS) + 2, n), np.bool_)            # the `_key` arrays, one allocation
+            marks[:] = done
             for key, m in zip(self.INFO_KEYS, marks):
                 last[f"_{key}"] = m
-            return {"final_obs": c.final_obs, "_final_obs": marks[-2], "final_info": last, "_final_info": marks[-1]}
+            return {"final_obs": read_only(c.final_obs), "_final_obs": marks[-2], "final_info": last,
+                    "_final_info": marks[-1]}
         rows = np.flatnonzero(done)               # every final entry is zero but on the ended rows
         final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
         final[rows] = c.observations(rows)
