@@ -87,9 +87,9 @@ class BatchedVectorEnv(VectorEnv):
       but row i of the observation is already the first one of the env's next episode. The last
       observation is `info["final_obs"][i]`, the last step's info is in `info["final_info"]` (rows marked
       by `info["_final_obs"]` and `info["_final_info"]`; `final_obs` is one float32 array with zero rows
-      for the envs that did not end); `final_totals(info)` gives the learner's final totals. One seat:
-      `final_obs` and the arrays of `final_info` are read-only (the env writes its arrays again once
-      nobody holds them, clearing only the rows it wrote: `yacht_env.envs.frames`).
+      for the envs that did not end); `final_totals(info)` gives the learner's final totals. `final_obs`
+      and the arrays of `final_info` are read-only (the env writes its arrays again once nobody holds
+      them, clearing only the rows it wrote: `yacht_env.envs.frames`).
     - `NEXT_STEP` (Gymnasium's default for `"sync"`/`"async"`): the terminal step returns the last
       observation and info; the next step ignores env i's action, starts its next episode and returns
       its first observation with reward 0 and `terminated[i] = False`.
@@ -235,22 +235,35 @@ class BatchedVectorEnv(VectorEnv):
                 last[f"_{key}"] = m
             return {"final_obs": read_only(c.final_obs), "_final_obs": marks[-2], "final_info": last,
                     "_final_info": marks[-1]}
-        rows = np.flatnonzero(done)               # every final entry is zero but on the ended rows
-        final = np.zeros((n, self.single_observation_space.shape[0]), np.float32)
+        # every final entry is zero but on the ended rows: arrays an earlier step wrote (`_final_frame`) with
+        # the rows it wrote zeroed, handed out read-only
+        rows = np.flatnonzero(done)
+        *arrays, written = self._final_frames.take()
+        for a in arrays:
+            a[written[1:1 + written[0]]] = 0
+        written[0], written[1:1 + len(rows)] = len(rows), rows
+        final, final_total, winners, *values = arrays
         final[rows] = c.observations(rows)
-        final_total = np.zeros(n, np.int64)
         final_total[rows] = c.final_total[rows]
-        out = {"final_obs": final, "_final_obs": done.copy(), "final_total": final_total}
-        last = {}
-        for key, value in c.info(illegal[rows], rows).items():
-            last[key] = np.zeros((n, *value.shape[1:]), value.dtype)
-            last[key][rows] = 1 if key == "action_mask" else value    # a finished game marks every action legal
-        last.update(self._winners(done))
-        for key in [k for k in last if not k.startswith("_")]:
+        winners[rows] = c.winners(rows)
+        last = dict(zip(self.INFO_KEYS, map(read_only, values)))
+        for value, (key, now) in zip(values, c.info(illegal[rows], rows).items()):
+            value[rows] = 1 if key == "action_mask" else now    # a finished game marks every action legal
+        last["winners"] = read_only(winners)
+        for key in [*self.INFO_KEYS, "winners"]:
             last[f"_{key}"] = done.copy()
-        out["final_info"], out["_final_info"] = last, done.copy()
         self._follow(done, fresh=False)
-        return out
+        return {"final_obs": read_only(final), "_final_obs": done.copy(), "final_total": read_only(final_total),
+                "final_info": last, "_final_info": done.copy()}
+
+    def _final_frame(self) -> tuple:
+        """Zeroed arrays of a SAME_STEP step's final entries (several seats): final_obs, final_total, winners,
+        the info's keys in INFO_KEYS order, and the rows written (`[count, *rows]`)."""
+        c, n = self.core, self.num_envs
+        none = np.zeros(0, np.int64)               # the info of no table: each key's dtype and row shape
+        values = [np.zeros((n, *v.shape[1:]), v.dtype) for v in c.info(none.astype(np.bool_), none).values()]
+        return (np.zeros((n, self.single_observation_space.shape[0]), np.float32), np.zeros(n, np.int64),
+                np.zeros((n, c.num_players), np.bool_), *values, np.zeros(n + 1, np.int64))
 
     def _winners(self, done) -> dict:
         """`winners` ((N, num_players) bool, the seats in first place) where done[i], for several seats."""
