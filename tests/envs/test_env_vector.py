@@ -409,3 +409,25 @@ def test_step_arrays_dropped_by_the_caller_are_written_again_and_kept_ones_never
     assert ended > 5 and final_reuses > ended // 2 and (reuses > 90 or env_id != "Yacht-v0")
     reused.close()
     fresh.close()
+
+
+def test_steps_in_place_between_vector_steps_leave_the_final_info_zero_off_the_ended_rows():
+    """The core stepped in place (`batch.step`, which writes the last observation of an ended game into the
+    arrays it is bound to) between vector steps: a vector step's final info stays zero but on its ended rows."""
+    n = 32
+    envs = make_vec(n=n)
+    _, info = envs.reset(seed=4)
+    batch, rng, actions, checked = envs.unwrapped.batch, np.random.default_rng(2), np.zeros(n, np.int64), 0
+    for k in range(300):
+        if k % 7 in (3, 4):
+            random_legal(batch.mask, rng.random(n), actions)
+            batch.step(actions)
+            info = {"action_mask": batch.mask}
+            continue
+        _, _, term, _, info = envs.step(random_actions(info["action_mask"], rng))
+        if term.any():
+            checked += 1
+            assert not info["final_obs"][~term].any() and not info["final_info"]["action_mask"][~term].any()
+            assert info["final_info"]["action_mask"][term].all()
+    assert checked > 20
+    envs.close()

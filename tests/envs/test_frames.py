@@ -33,3 +33,11 @@ def test_only_keep_frames_are_kept():
     kept = [id(a) for f in frames.frames for a in f]
     del held
     assert all(id(a) in kept for a in frames.take()) and len(frames.frames) == 2
+
+
+def test_a_forgotten_frame_is_not_given_again():
+    frames = _frames()
+    first = [id(a) for a in frames.take()]
+    frames.forget()
+    again = frames.take()
+    assert not any(id(a) in first for a in again) and len(frames.frames) == 1

@@ -53,3 +53,8 @@ class Frames:
         if len(frames) > self.keep:
             del frames[0]
         return frame
+
+    def forget(self) -> None:
+        """Keep no frame: the caller is about to write into a frame's arrays outside the step that keeps
+        track of them."""
+        self.frames.clear()

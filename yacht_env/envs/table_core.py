@@ -254,6 +254,9 @@ class TableCore:
         self._bind()
 
     def _bind(self) -> None:
+        # steps in place write into these arrays (with autoreset, final_obs rows that `step_games` does not mark
+        # in final_mask): no frame holding them may be taken again
+        self._frames.forget()
         finals = (self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total, self.step_seed)
         self._tail = (*self._game, self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total,
                       finals, self.state.table_fields)
