@@ -96,10 +96,12 @@ def widget_at(T, V, space, prep, n_stages, masks, uppers, flags, opts, extra, W,
 @nb.njit(cache=True)
 def plan_state(T, V, space, prep, n_stages, masks, uppers, flags, hold_of, plans, first, opts, extra, W, NX, S0c,
                choice_c, K, kb, S, best, choice):
-    """plans[first] = the plan at one sheet state (see `plan_states`), with `Scratch` arrays."""
-    turn_widget(T, V, space, prep, masks[0], uppers[0], flags[0], n_stages, opts, extra, W, NX, S0c, choice_c, K, kb,
-                S, best, choice)
-    write_plan(T, n_stages, hold_of, best, choice, plans[first])
+    """plans[first + k] = the plan at sheet state k (see `plan_states`), one state after another on the same
+    `Scratch` arrays: for a few states, where starting `plan_states`' threads costs more than it gains."""
+    for k in range(masks.shape[0]):
+        turn_widget(T, V, space, prep, masks[k], uppers[k], flags[k], n_stages, opts, extra, W, NX, S0c, choice_c, K,
+                    kb, S, best, choice)
+        write_plan(T, n_stages, hold_of, best, choice, plans[first + k])
 
 
 @nb.njit(cache=True, parallel=True)
@@ -122,10 +124,11 @@ def plan_states(T, V, space, prep, n_stages, masks, uppers, flags, hold_of, plan
 @nb.njit(cache=True)
 def stage_state(T, V, space, prep, n_stages, masks, uppers, flags, stages, first, opts, extra, W, NX, S0c, choice_c,
                 K, kb, best, choice):
-    """stages[first] = the stage values S[0 .. n_stages - 1] of the turn widget at one sheet state (see
-    `stage_states`), with `Scratch` arrays for n_stages - 1 re-roll stages."""
-    turn_widget(T, V, space, prep, masks[0], uppers[0], flags[0], n_stages - 1, opts, extra, W, NX, S0c, choice_c, K,
-                kb, stages[first], best, choice)
+    """stages[first + k] = the stage values S[0 .. n_stages - 1] of the turn widget at sheet state k (see
+    `stage_states`), one state after another on `Scratch` arrays for n_stages - 1 re-roll stages."""
+    for k in range(masks.shape[0]):
+        turn_widget(T, V, space, prep, masks[k], uppers[k], flags[k], n_stages - 1, opts, extra, W, NX, S0c, choice_c,
+                    K, kb, stages[first + k], best, choice)
 
 
 @nb.njit(cache=True, parallel=True)

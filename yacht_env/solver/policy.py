@@ -113,9 +113,7 @@ class Policy:
         if len(keys) >= MANY:
             plan_states(*args, masks, uppers, flags, HOLD_OF, plans, first)
         else:
-            for k in range(len(keys)):
-                plan_state(*args, masks[k:k + 1], uppers[k:k + 1], flags[k:k + 1], HOLD_OF, plans, first + k,
-                           *self._scratch.arrays)
+            plan_state(*args, masks, uppers, flags, HOLD_OF, plans, first, *self._scratch.arrays)
 
     def actions(self, keys, rolls, rolls_left) -> np.ndarray:
         """The optimal action of every game: sheet states `keys` (games, columns), roll indices, re-rolls left."""
@@ -173,9 +171,7 @@ class Policy:
         if self._stage_scratch is None:
             self._stage_scratch = Scratch(self.tables.n_boxes, self.n_stages - 1, self.gain.shape[2]).arrays
         sc = self._stage_scratch
-        for k in range(len(keys)):
-            stage_state(*args, masks[k:k + 1], uppers[k:k + 1], flags[k:k + 1], stages, first + k, *sc[:8],
-                        sc[9], sc[10])
+        stage_state(*args, masks, uppers, flags, stages, first, *sc[:8], sc[9], sc[10])
 
     def _stage_inputs(self, keys, rolls, rolls_left):
         """(keys, rolls, re-rolls left, stage rows, stage values) as the dial's kernels take them."""
