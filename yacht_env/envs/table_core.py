@@ -38,7 +38,7 @@ from ..core.lockstep import play, seating_around, sheet_ranks
 from ..core.plan_source import PlanTables, planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from ..rules.tables import Tables
-from ..solver.play import advance_table, prefetch_next
+from ..solver.play import AHEAD, advance_table, prefetch_plan
 from .batch import EPISODE, STREAM, reset_games, step_games
 from .obs import inv_box_scale, obs_size
 from .step_threads import SliceThreads, post
@@ -46,7 +46,6 @@ from .table_obs import seat_obs_args, seat_observations, write_seat_obs
 
 SOLO_REWARDS, TABLE_REWARDS = ("points", "terminal"), ("points", "win")
 ALL = "all"
-AHEAD = 4    # tables between asking for an opponent's plan rows and playing them (`step_planned`)
 
 
 @nb.njit(cache=True, _nrt=False, nogil=True, inline="always")
@@ -101,12 +100,11 @@ def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num
     post(ctrl)
     T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
-        # the opponent's plan of a table a few ahead, where the learner's action ends its turn, asked for in two
-        # hops (slot entry, then plan rows) so the memory reads overlap this table's work
-        if j + 2 * AHEAD < hi and actions[j + 2 * AHEAD] >= NUM_HOLDS:
-            prefetch_next(E, P, rows[j + 2 * AHEAD], 1, side, num_players, num_sheets, False)
-        if j + AHEAD < hi and actions[j + AHEAD] >= NUM_HOLDS:
-            prefetch_next(E, P, rows[j + AHEAD], 1, side, num_players, num_sheets, True)
+        for ahead in (2 * AHEAD, AHEAD):     # the next seat's plan where the learner's action ends its turn
+            if j + ahead < hi and actions[j + ahead] >= NUM_HOLDS:
+                i = rows[j + ahead]
+                prefetch_plan(E, P, i, (E.ints[i, FIRST] + E.ints[i, TURN] + 1) % num_players, 1, side, num_sheets,
+                              ahead == AHEAD)
         i = rows[j]
         a = actions[j]
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, i, a)

@@ -5,11 +5,12 @@ from a `yacht_env.core.plan_source.PlanSource` (`PlanTables`).
 
 import numba as nb
 
-from ..core.engine import (FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_action, refresh,
-                           roll_seeded)
+from ..core.engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_on, refresh, roll_seeded
 from ..core.kernels import prefetch
 from ..core.plan_source import PlanTables
 from ..rules.tables import Tables
+
+AHEAD = 4    # tables between asking for a plan's rows and playing them (`prefetch_plan`)
 
 
 @nb.njit(cache=True, inline="always")
@@ -22,11 +23,12 @@ def plan_state(E, P, i, s):
 
 
 @nb.njit(cache=True, inline="always")
-def prefetch_next(E, P, i, me, seating, num_players, num_sheets, rows):
-    """Ask the CPU for what the next seat's turn at table i will read, if that seat is player me's:
-    its slot entry, or (rows=True, the slot entry having been asked for earlier) its plan's rows. Only a
-    hint for the caches: what the turn plays does not depend on it."""
-    seat = (E.ints[i, FIRST] + E.ints[i, TURN] + 1) % num_players
+def prefetch_plan(E, P, i, seat, me, seating, num_sheets, rows):
+    """Ask the CPU for what a turn of seat `seat` at table i will read, if that seat is player me's: the
+    slot entry of its sheet's state, or (rows=True, that entry having been asked for a little earlier) its
+    plan's rows. A hint for the caches only: nothing read or played depends on it. Callers ask for the
+    tables AHEAD and 2 * AHEAD places further on in their loop (`advance_planned`), so that the memory
+    reads of those (random rows of large arrays) overlap the work on the tables between."""
     if seating[i, seat] != me:
         return
     state = plan_state(E, P, i, seat % num_sheets)
@@ -63,8 +65,9 @@ def advance_table(T, E, P, i, me, seating, ypts, num_players, num_sheets, turns)
         if p < 0:
             refresh(T, E, i, s)
             return False
-        a = plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]]
-        play_action(T, E, ypts, num_players, num_sheets, i, a, False)
+        while ints[i, ROLLS_USED] > 0:        # the turn's decisions, up to its scoring move
+            play_on(T, E, ypts, s, num_sheets, i, plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]],
+                    False)
     return True
 
 
@@ -73,5 +76,11 @@ def advance_planned(rows, me, seating, plan, ypts, num_players, num_sheets, turn
     """`advance_table` at every table of `rows` (a state without a kept plan is left to the caller's next pass);
     plan, arrays, tables: the plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`."""
     T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
-    for j in range(rows.shape[0]):
+    ints, n = E.ints, rows.shape[0]
+    for j in range(n):
+        for ahead in (2 * AHEAD, AHEAD):
+            if j + ahead < n:
+                i = rows[j + ahead]
+                prefetch_plan(E, P, i, (ints[i, FIRST] + ints[i, TURN]) % num_players, me, seating, num_sheets,
+                              ahead == AHEAD)
         advance_table(T, E, P, rows[j], me, seating, ypts, num_players, num_sheets, turns)
