@@ -11,11 +11,14 @@ processes taking the core between do not count):
 
 - learner: the learner's `play_action` at every table;
 - opponent: where the learner's turn ended, the opponent's moves (`advance_table`) and the learner's next
-  first roll (`_opponents_then_roll`), on the state the learner's moves left;
+  first roll (`_opponents_then_roll`), on the state the learner's moves left (without `step_planned`'s
+  prefetching of the plans: cold, it shows the memory latency that hides);
 - settle: the dice shown, the mask and the observation (`_settle`) on the state the opponents left.
 
-Figures are ns per table-step (the kernel's time / tables), the minimum and median over the kept states
-times `--repeats`; plus how many opponent turns a table-step plays on average.
+Each part is timed warm (the caches as the previous call left them) and cold (a 64 MB array written
+through first: the plans and the rule tables out of the caches, as after a step's Python). Figures are ns
+per table-step (the call's CPU time / tables): minimum, 25th percentile and median over the kept states
+times `--repeats`; plus how often the learner's move ended its turn and how many opponent turns followed.
 
 `--base` names another checkout of the project: its `yacht_env` is imported as `yacht_base` (its own numba
 cache folder) and its `step_planned` is timed on the same kept states, alternating call by call with this
@@ -120,17 +123,14 @@ def play_steps(core: TableCore, rng, actions, steps: int, keep: list | None = No
             core.follow(np.flatnonzero(over))
 
 
-_SWEEP = np.zeros(64 << 20, np.uint8)    # written through before a cold call: the last level cache (32 MB) emptied
-
-
-def timed(fn, args, put_back, before, repeats: int, n: int, cold: bool) -> list[float]:
+def timed(fn, args, put_back, before, repeats: int, n: int, sweep=None) -> list[float]:
     """ns per table of fn(*args), `repeats` times, each on the kept state put back and the calls `before`
-    ((function, args) pairs) made; cold: the caches swept first, so that only the kept state's arrays are
-    cached (as between steps), not the plans."""
+    ((function, args) pairs) made; with `sweep` (an array larger than the last level cache) the caches are
+    swept first (cold), so that only the kept state's arrays are cached (as between steps), not the plans."""
     out = []
     for _ in range(repeats):
-        if cold:
-            np.add(_SWEEP, 1, out=_SWEEP)
+        if sweep is not None:
+            np.add(sweep, 1, out=sweep)
         put_back()
         for f, f_args in before:
             f(*f_args)
@@ -159,6 +159,7 @@ def run(args):
     plan = tuple(core.planned.plan_tables(rules))
     head = (st.ypts, st.num_players, st.num_sheets)
     outputs = [gains, stuck, rewards, over]
+    sweeps = {"cold": np.zeros(64 << 20, np.uint8), "warm": None}    # 64 MB: twice this machine's L3
     parts: dict[str, list[float]] = {}
     counts = np.zeros(3)
     for k in kept:
@@ -189,8 +190,7 @@ def run(args):
                 for r in range(args.repeats):
                     for kernel in ((step_planned, base) if r % 2 == 0 else (base, step_planned)):
                         key = f"{'this tree' if kernel is step_planned else 'base'} {how}"
-                        parts.setdefault(key, []).extend(timed(kernel, whole, k.put_back, [], 1, n,
-                                                               how == "cold"))
+                        parts.setdefault(key, []).extend(timed(kernel, whole, k.put_back, [], 1, n, sweeps[how]))
             continue
         for how in ("cold", "warm"):
             for name, fn, call, before_ in (("whole", step_planned, whole, []),
@@ -199,7 +199,7 @@ def run(args):
                                             ("settle", _settling, settling,
                                              [(_learner, learner), (_opponents, opponents)])):
                 parts.setdefault(f"{name} {how}", []).extend(
-                    timed(fn, call, k.put_back, before_, args.repeats, n, how == "cold"))
+                    timed(fn, call, k.put_back, before_, args.repeats, n, sweeps[how]))
     m = len(kept) * n
     print(f"{n} tables, {len(kept)} kept steps after {args.warmup}, {args.repeats} timed calls each, one thread")
     print(f"per table-step: learner scored {counts[0] / m:.3f}, opponent turns {counts[1] / m:.3f}, "
