@@ -15,7 +15,9 @@ filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
     dice[i]              int8    the five dice, sorted (stale while no dice are in hand)
     faces[i]             int8    the faces of the last roll's fresh dice, in the order drawn
     preview[i, c, b]     int32   points of the dice in hand in box b of column c of the sheet to move;
-                                 -1 where the box is filled or the joker rule forbids it
+                                 -1 where the box is filled or the joker rule forbids it (all -1 while
+                                 no dice are in hand; inside a compiled turn played from kept plans it
+                                 may lag behind the dice until that turn scores or stops: `play_action`)
     extra[i, c]          int64   the extra-Yacht bonus that scoring the dice in hand in column c pays
     scores[i, s, c, b]   int32   box scores, -1 = open
     cols[i, s, c, k]     int64   FILLED (bit b = box b filled), UPPER (upper-section total), YACHT50
@@ -109,22 +111,33 @@ def place_dice(dice, hold, faces):
 
 
 @nb.njit(cache=True, inline="always")
-def roll_dice(T, E, i, s, hold):
+def refresh(T, E, i, s):
+    """preview[i] and extra[i] = what every box of sheet s would score with the dice in hand."""
+    r = E.ints[i, ROLL]
+    for c in range(E.preview.shape[1]):
+        E.extra[i, c] = box_options(T, E.cols[i, s, c, FILLED], E.cols[i, s, c, YACHT50] != 0, r, E.preview[i, c])
+
+
+@nb.njit(cache=True, inline="always")
+def roll_dice(T, E, i, s, hold, seen=True):
     """Roll table i's dice not held, with the fresh faces in faces[i]; refresh what every box would
-    score on sheet s. The only function that changes the dice."""
+    score on sheet s (`refresh`). The only function that changes the dice.
+
+    seen=False leaves preview[i] and extra[i] as they were: a roll that only compiled code playing from
+    kept plans looks at (`play_action` with seen=False), whose scoring move refreshes them first."""
     r = place_dice(E.dice[i], hold, E.faces[i])
     E.ints[i, ROLL] = r
     E.ints[i, ROLLS_USED] += 1
-    for c in range(E.preview.shape[1]):
-        E.extra[i, c] = box_options(T, E.cols[i, s, c, FILLED], E.cols[i, s, c, YACHT50] != 0, r, E.preview[i, c])
+    if seen:
+        refresh(T, E, i, s)
     return r
 
 
 @nb.njit(cache=True, inline="always")
-def roll_seeded(T, E, i, s, num_sheets, hold):
+def roll_seeded(T, E, i, s, num_sheets, hold, seen=True):
     """`roll_dice` with the table's seeded dice."""
     draw_faces(E.seeds[i], s, E.ints[i, TURN] // num_sheets, E.ints[i, ROLLS_USED], hold, E.faces[i])
-    return roll_dice(T, E, i, s, hold)
+    return roll_dice(T, E, i, s, hold, seen)
 
 
 @nb.njit(cache=True, inline="always")
@@ -155,18 +168,31 @@ def score_box(T, E, ypts, i, s, c, b):
 
 
 @nb.njit(cache=True, inline="always")
-def play_action(T, E, ypts, num_players, num_sheets, i, a):
+def play_action(T, E, ypts, num_players, num_sheets, i, a, seen=True):
     """Play action a at table i (a decision of the seat to move). Returns the points gained, or -1 when
-    the action is not legal now (nothing changes)."""
+    the action is not legal now (nothing changes).
+
+    seen=False: a re-roll leaves the preview alone (`roll_dice`) and a scoring action refreshes it first,
+    so every move, and the state after every scoring action, is the same as with seen=True; between, the
+    preview may be that of earlier dice (`refresh` it before anything else reads it)."""
+    if E.ints[i, ROLLS_USED] == 0 or E.ints[i, TURN] == T.n_boxes * E.cols.shape[2] * num_sheets:
+        return -1
+    return play_on(T, E, ypts, sheet_to_move(E.ints, i, num_players, num_sheets), num_sheets, i, a, seen)
+
+
+@nb.njit(cache=True, inline="always")
+def play_on(T, E, ypts, s, num_sheets, i, a, seen=True):
+    """`play_action` for a caller that knows s, the sheet of the seat to move."""
     ints, preview = E.ints, E.preview
     if ints[i, ROLLS_USED] == 0 or ints[i, TURN] == T.n_boxes * E.cols.shape[2] * num_sheets:
         return -1
-    s = sheet_to_move(ints, i, num_players, num_sheets)
     if a < NUM_HOLDS:
         if a < 0 or ints[i, ROLLS_USED] >= T.rolls_per_turn:
             return -1
-        roll_seeded(T, E, i, s, num_sheets, a)
+        roll_seeded(T, E, i, s, num_sheets, a, seen)
         return 0
+    if not seen:
+        refresh(T, E, i, s)
     c, b = box_of_action(T.n_boxes, a)
     if c >= preview.shape[1] or preview[i, c, b] < 0:
         return -1
@@ -223,10 +249,7 @@ def refresh_one(i, num_players, num_sheets, arrays, tables):
     T, E = Tables(*tables), Arrays(*arrays)
     if E.ints[i, ROLLS_USED] == 0:
         return
-    s = sheet_to_move(E.ints, i, num_players, num_sheets)
-    for c in range(E.preview.shape[1]):
-        E.extra[i, c] = box_options(T, E.cols[i, s, c, FILLED], E.cols[i, s, c, YACHT50] != 0, E.ints[i, ROLL],
-                                    E.preview[i, c])
+    refresh(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets))
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -6,6 +6,10 @@ in loops.
 """
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .dice import ROLL_INDEX
 
@@ -148,3 +152,36 @@ def upper_bonus_gain(T, upper_before, points, box):
     if upper_before < T.upper_threshold <= upper_before + points:
         return T.upper_bonus
     return 0
+
+
+@intrinsic
+def prefetch(typingctx, arr, index):
+    """Ask the CPU to bring the cache line of arr[index] (index: an integer, or a tuple of one per
+    dimension) into its caches ahead of a read; changes nothing else."""
+    if not isinstance(arr, types.Array):
+        return None
+    if isinstance(index, types.Integer):
+        if arr.ndim != 1:
+            return None
+        count = 1
+    elif isinstance(index, types.BaseTuple) and len(index) == arr.ndim and \
+            all(isinstance(t, types.Integer) for t in index):
+        count = arr.ndim
+    else:
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        if count == 1 and isinstance(idxty, types.Integer):
+            idx = [context.cast(builder, args[1], idxty, types.intp)]
+        else:
+            idx = [context.cast(builder, builder.extract_value(args[1], k), idxty[k], types.intp)
+                   for k in range(count)]
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])   # read, keep in all levels, data
+        return context.get_dummy_value()
+    return types.void(arr, index), codegen

@@ -38,7 +38,7 @@ from ..core.lockstep import play, seating_around, sheet_ranks
 from ..core.plan_source import PlanTables, planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
 from ..rules.tables import Tables
-from ..solver.play import advance_table
+from ..solver.play import AHEAD, advance_table, prefetch_plan
 from .batch import EPISODE, STREAM, reset_games, step_games
 from .frames import Frames
 from .obs import inv_box_scale, obs_size
@@ -101,6 +101,11 @@ def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num
     post(ctrl)
     T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
+        for ahead in (2 * AHEAD, AHEAD):     # the next seat's plan where the learner's action ends its turn
+            if j + ahead < hi and actions[j + ahead] >= NUM_HOLDS:
+                i = rows[j + ahead]
+                prefetch_plan(E, P, i, (E.ints[i, FIRST] + E.ints[i, TURN] + 1) % num_players, 1, side, num_sheets,
+                              ahead == AHEAD)
         i = rows[j]
         a = actions[j]
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, i, a)
