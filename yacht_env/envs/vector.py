@@ -14,6 +14,7 @@ from gymnasium.vector.utils import batch_space
 from ..core.actions import as_actions
 from ..core.view import read_only
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
+from .frames import Frames
 from .obs import flat_space
 from .table_core import TableCore
 
@@ -117,6 +118,7 @@ class BatchedVectorEnv(VectorEnv):
         self.render_mode = None
         self._actions = np.zeros(self.num_envs, np.int64)
         self._ended = np.zeros(self.num_envs, np.bool_)        # NEXT_STEP / DISABLED: env i ended, not restarted
+        self._final_frames = Frames(self._final_frame)          # several seats: the final info's arrays
 
     def reset(self, *, seed=None, options=None):
         """Start episodes (see the class docstring, Starting State): returns (obs, info)."""
@@ -246,11 +248,12 @@ class BatchedVectorEnv(VectorEnv):
         final[rows] = c.observations(rows)
         final_total[rows] = c.final_total[rows]
         winners[rows] = c.winners(rows)
-        last = dict(zip(self.INFO_KEYS, map(read_only, values)))
+        last = {}
         for value, (key, now) in zip(values, c.info(illegal[rows], rows).items()):
             value[rows] = 1 if key == "action_mask" else now    # a finished game marks every action legal
+            last[key] = read_only(value)
         last["winners"] = read_only(winners)
-        for key in [*self.INFO_KEYS, "winners"]:
+        for key in list(last):
             last[f"_{key}"] = done.copy()
         self._follow(done, fresh=False)
         return {"final_obs": read_only(final), "_final_obs": done.copy(), "final_total": read_only(final_total),
@@ -258,7 +261,7 @@ class BatchedVectorEnv(VectorEnv):
 
     def _final_frame(self) -> tuple:
         """Zeroed arrays of a SAME_STEP step's final entries (several seats): final_obs, final_total, winners,
-        the info's keys in INFO_KEYS order, and the rows written (`[count, *rows]`)."""
+        the info's keys in the order `TableCore.info` gives them, and the rows written (`[count, *rows]`)."""
         c, n = self.core, self.num_envs
         none = np.zeros(0, np.int64)               # the info of no table: each key's dtype and row shape
         values = [np.zeros((n, *v.shape[1:]), v.dtype) for v in c.info(none.astype(np.bool_), none).values()]

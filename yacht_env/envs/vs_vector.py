@@ -20,7 +20,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .env import check_choice, resolve_rules
-from .frames import Frames
 from .table_obs import seat_space
 from .vector import BatchedVectorEnv, check_batched_args
 from .table_core import TableCore
@@ -87,7 +86,6 @@ class YachtVsVectorEnv(BatchedVectorEnv):
         self.core = TableCore(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads,
                               illegal_penalty=illegal_penalty)
         self.illegal_penalty = float(illegal_penalty)
-        self._final_frames = Frames(self._final_frame)
         self.single_observation_space = seat_space(self.rules, self.core.num_sheets)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
