@@ -1,6 +1,6 @@
 """What a hostile user plants where the program reads or writes: a file of theirs that a link points to
-(`victim`, a fixture every test folder gets through tests/conftest.py), FIFOs, and the one-line check of a
-refusal; text that would act on a terminal or a page (HOSTILE_TEXT)."""
+(`victim`, a fixture every test folder gets through tests/conftest.py), FIFOs and other non-files (`plant`),
+and the one-line check of a refusal; text that would act on a terminal or a page (HOSTILE_TEXT)."""
 import os
 from pathlib import Path
 
@@ -23,6 +23,22 @@ def victim(tmp_path) -> Path:
 
 def fifo(path: Path) -> Path:
     os.mkfifo(path)
+    return path
+
+
+def plant(path: Path, kind: str, victim: Path | None = None) -> Path:
+    """Put something other than a regular file of the program's at `path`: a "fifo", a "folder", a
+    "device" (a link to /dev/zero, endless to read) or a "symlink" to `victim`."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "symlink":
+        path.symlink_to(victim)
+    else:
+        raise ValueError(f"no such plant: {kind!r}")
     return path
 
 

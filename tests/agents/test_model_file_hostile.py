@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 from agents.training.checkpoint import (MAX_FILE_BYTES, ModelFileError, check_model, check_rules,  # noqa: E402
                                         load_checkpoint, model_rules, policy_shapes)
 from agents.model_file import read_model  # noqa: E402
+from tests.planted import plant  # noqa: E402
 from tournaments.cli import main  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
 
@@ -237,13 +238,7 @@ def test_many_tensors_of_one_storage_cannot_multiply_memory(tmp_path, raw):
 
 @pytest.mark.parametrize("make", ["fifo", "device", "folder"])
 def test_a_model_path_that_is_not_a_regular_file_is_refused_without_hanging(tmp_path, capsys, make):
-    path = tmp_path / "model.pt"
-    if make == "fifo":
-        os.mkfifo(path)
-    elif make == "device":
-        path.symlink_to("/dev/zero")
-    else:
-        path.mkdir()
+    path = plant(tmp_path / "model.pt", make)
     want = {"fifo": "FIFO", "device": "device", "folder": "folder"}[make]
     for reader in (read_model, load_checkpoint):
         with pytest.raises(ModelFileError, match=want):

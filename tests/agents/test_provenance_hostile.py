@@ -10,6 +10,7 @@ import pytest
 
 from agents.provenance import MAX_RUN_RECORD_BYTES, changed, check_replace, check_unchanged, digests, spec_files
 from tests.cli_errors import error_line
+from tests.planted import plant
 from tournaments.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
@@ -139,25 +140,21 @@ def test_training_records_its_rules_file(tmp_path):
 
 
 
-@pytest.mark.parametrize("plant, message", [
+@pytest.mark.parametrize("kind, message", [
     ("fifo", "is a FIFO"), ("folder", "is a folder"), ("huge", "may have at most"), ("truncated", "is damaged"),
     ("device", "device"),
     ("not an object", "is damaged"), ("bad files", "files: must be a mapping"),
 ])
-def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, plant, message):
+def test_a_planted_or_damaged_run_record_is_one_line_never_a_hang(tmp_path, kind, message):
     record = tmp_path / "evaluate.json"
-    if plant == "fifo":
-        os.mkfifo(record)
-    elif plant == "folder":
-        record.mkdir()
-    elif plant == "device":
-        record.symlink_to("/dev/zero")                   # endless: read, it would never end
-    elif plant == "huge":
+    if kind in ("fifo", "folder", "device"):            # a device is endless: read, it would never end
+        plant(record, kind)
+    elif kind == "huge":
         with open(record, "wb") as f:
             f.truncate(MAX_RUN_RECORD_BYTES + 1)          # sparse: no disk used
     else:
         record.write_text({"truncated": '{"agent": "greedy", "fi', "not an object": "[1, 2]",
-                           "bad files": '{"agent": "greedy", "files": ["a"]}'}[plant])
+                           "bad files": '{"agent": "greedy", "files": ["a"]}'}[kind])
     with pytest.raises(ConfigError) as e:
         check_replace(record, {"agent": "greedy"}, {})
     assert message in str(e.value) and "\n" not in str(e.value), str(e.value)

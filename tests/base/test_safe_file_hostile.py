@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.planted import SECRET, fifo, one_line
+from tests.planted import SECRET, fifo, one_line, plant
 from yacht_env.config import ConfigError
 from yacht_env.safe_file import (
     FileRefused,
@@ -149,15 +149,9 @@ def test_in_place_writers_refuse_a_folder(folder):
         open_append(folder / "curve.csv")
 
 
-@pytest.mark.parametrize("plant", ["symlink", "fifo", "folder"])
-def test_a_build_lock_that_cannot_be_had_runs_the_body_unlocked_and_writes_nothing_through(folder, victim, plant):
-    target = folder / "table.dist.lock"
-    if plant == "symlink":
-        target.symlink_to(victim)
-    elif plant == "fifo":
-        fifo(target)
-    else:
-        target.mkdir()
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
+def test_a_build_lock_that_cannot_be_had_runs_the_body_unlocked_and_writes_nothing_through(folder, victim, kind):
+    target = plant(folder / "table.dist.lock", kind, victim)
     ran = []
     with build_lock(target):        # no lock to be had: building twice only costs time; no hang, no error
         ran.append(True)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.planted import plant
 from tournaments.cli import main
 from yacht_env.rules import load
 from yacht_env.solver import cache_path, solution_for
@@ -337,10 +338,7 @@ def test_a_fifo_or_a_device_at_the_cache_path_is_a_miss_without_hanging(tiny, ma
     _, rules, reference = tiny
     cached = cache_path(rules)
     cached.unlink()
-    if make == "fifo":
-        os.mkfifo(cached)
-    else:
-        cached.symlink_to("/dev/zero")
+    plant(cached, make)
     with pytest.raises(DamagedCache, match="FIFO" if make == "fifo" else "device"):
         read_file(cached, rules)
     assert load_file(cached, rules) is None
