@@ -175,8 +175,6 @@ def play_action(T, E, ypts, num_players, num_sheets, i, a, seen=True):
     seen=False: a re-roll leaves the preview alone (`roll_dice`) and a scoring action refreshes it first,
     so every move, and the state after every scoring action, is the same as with seen=True; between, the
     preview may be that of earlier dice (`refresh` it before anything else reads it)."""
-    if E.ints[i, ROLLS_USED] == 0 or E.ints[i, TURN] == T.n_boxes * E.cols.shape[2] * num_sheets:
-        return -1
     return play_on(T, E, ypts, sheet_to_move(E.ints, i, num_players, num_sheets), num_sheets, i, a, seen)
 
 

@@ -14,8 +14,8 @@ AHEAD = 4    # tables between asking for a plan's rows and playing them (`prefet
 
 
 @nb.njit(cache=True, inline="always")
-def plan_state(E, P, i, s):
-    """The state index of sheet s at table i (`PlanTables`: slot[state] is its plan's row)."""
+def sheet_state(E, P, i, s):
+    """The solver-state index of sheet s at table i (`PlanTables`: slot[state] is its plan's row)."""
     cols = E.cols
     u = min(cols[i, s, 0, UPPER], P.threshold) if P.n_upper > 1 else 0
     f = cols[i, s, 0, YACHT50] if P.n_flag > 1 else 0
@@ -31,7 +31,7 @@ def prefetch_plan(E, P, i, seat, me, seating, num_sheets, rows):
     reads of those (random rows of large arrays) overlap the work on the tables between."""
     if seating[i, seat] != me:
         return
-    state = plan_state(E, P, i, seat % num_sheets)
+    state = sheet_state(E, P, i, seat % num_sheets)
     if not rows:
         prefetch(P.slot, state)
         return
@@ -61,7 +61,7 @@ def advance_table(T, E, P, i, me, seating, ypts, num_players, num_sheets, turns)
         s = seat % num_sheets
         if ints[i, ROLLS_USED] == 0:
             roll_seeded(T, E, i, s, num_sheets, 0, False)
-        p = slot[plan_state(E, P, i, s)]
+        p = slot[sheet_state(E, P, i, s)]
         if p < 0:
             refresh(T, E, i, s)
             return False
