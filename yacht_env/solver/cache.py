@@ -188,17 +188,27 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
         found = load_file(path, rules) or load_file(shipped_path(rules), rules)
         if found is not None:
             return found
-    with build_lock(path.with_suffix(".lock"), "solver table's lock"):
+    # a read-only or full cache folder, or a planted link, only costs a re-solve next time
+    return _built_once(path.with_suffix(".lock"), "solver table's lock", use_cache, lambda: load_file(path, rules),
+                       lambda: solve(rules, progress=progress), lambda solution: save(solution, path),
+                       (OSError, FileRefused))
+
+
+def _built_once(lock, what: str, use_cache: bool, look, build, store, forgiven: tuple):
+    """What `build()` makes, holding the build lock `lock` (`safe_file.build_lock`), unless `look()` finds it
+    once the lock is held (another process built it while this one waited; with use_cache). The result is
+    `store`d; an error in `forgiven` while storing only costs a rebuild next time."""
+    with build_lock(lock, what):
         if use_cache:
-            found = load_file(path, rules)      # stored by the process that held the lock before
+            found = look()
             if found is not None:
                 return found
-        solution = solve(rules, progress=progress)
+        made = build()
         try:
-            save(solution, path)
-        except (OSError, FileRefused):
-            pass  # a read-only or full cache folder, or a planted link, only costs a re-solve next time
-    return solution
+            store(made)
+        except forgiven:
+            pass
+    return made
 
 
 # ---- score distributions ------------------------------------------------------------------------
@@ -292,15 +302,9 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
         if found is not None:
             return found
     data_path, _ = distribution_paths(rules, risk)
-    with build_lock(data_path.with_suffix(".lock"), "score distributions' lock"):
-        if use_cache:
-            found = load_distributions(rules, risk)      # built by another process while this one waited
-            if found is not None:
-                return found
-        dist = build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress,
-                     risk=risk)
-        try:
-            save_distributions(dist, rules, risk)
-        except OSError:
-            pass  # a read-only or full cache folder only costs a rebuild next time
-    return dist
+    # a read-only or full cache folder only costs a rebuild next time
+    return _built_once(data_path.with_suffix(".lock"), "score distributions' lock", use_cache,
+                       lambda: load_distributions(rules, risk),
+                       lambda: build(rules, solution_for(rules, use_cache=use_cache, progress=progress),
+                                     progress=progress, risk=risk),
+                       lambda dist: save_distributions(dist, rules, risk), (OSError,))
