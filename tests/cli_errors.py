@@ -1,5 +1,5 @@
 """The one-line error every bad input gets on the command line: exit status 2 and one line on stderr."""
-from tournaments.cli import main
+from yacht_arena.cli import main
 
 
 def error_line(capsys) -> str:

@@ -316,7 +316,7 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
 
 def record_of(job: Job, game: Game, faults) -> dict:
     """The store record of `job` played to the end as `game` (faults: per seat None or {error, move});
-    tournaments and the web tables (`tournaments.web`) store their games through it."""
+    tournaments and the web tables (`yacht_arena.web`) store their games through it."""
     sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
     return make_record(job, sheet_of, [int(t) for t in game.totals()],
                        placements(game, [f is not None for f in faults]),

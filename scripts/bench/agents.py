@@ -84,7 +84,7 @@ def yacht(*argv, tree: Path | None = None) -> tuple[float, str]:
     tree = tree or ROOT
     env = {**os.environ, "PYTHONPATH": str(tree)}
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "tournaments.cli", *argv], capture_output=True, text=True, check=True,
+    out = subprocess.run([sys.executable, "-m", "yacht_arena.cli", *argv], capture_output=True, text=True, check=True,
                          cwd=tree, env=env).stdout
     return time.perf_counter() - t, out
 

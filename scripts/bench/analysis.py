@@ -28,7 +28,7 @@ def run(args):
 
     folder = Path(args.dir)
     if not (folder / "games.jsonl").is_file():
-        subprocess.run([sys.executable, "-m", "tournaments.cli", "tournament", "--out", str(folder), "--quiet",
+        subprocess.run([sys.executable, "-m", "yacht_arena.cli", "tournament", "--out", str(folder), "--quiet",
                         "--no-analysis"], check=True)
     games = read_games(folder)
     solution = solution_of(games.rules, progress=True)
@@ -43,7 +43,7 @@ def run(args):
         analyse_s.append(time.perf_counter() - t)
         analyse_cpu.append(time.process_time() - c)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tournaments.cli", "analyze", str(folder), "--json"], check=True,
+    subprocess.run([sys.executable, "-m", "yacht_arena.cli", "analyze", str(folder), "--json"], check=True,
                    stdout=subprocess.DEVNULL)
     process = time.perf_counter() - t
     n = int(result.own.sum())

@@ -83,7 +83,7 @@ def run(args):
         numba = tmp / "numba"
         env = {**os.environ, "NUMBA_CACHE_DIR": str(numba), "PYTHONPATH": os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-        yacht = [sys.executable, "-m", "tournaments.cli", "tournament", "--quiet", "--workers", str(args.workers)]
+        yacht = [sys.executable, "-m", "yacht_arena.cli", "tournament", "--quiet", "--workers", str(args.workers)]
         parts_cmd = [sys.executable, "-c", PARTS]
         print(f"{'scenario':<10}{'command s':>10}{'CPU s':>8}{'load':>17}   parts (s), load")
         for k, scenario in enumerate(("cold", "compiled", "warm")):

@@ -90,7 +90,7 @@ def run(args):
         root = Path(args.out or tmp)
         for n in args.games:
             out = root / f"memory-{n}"
-            argv = [sys.executable, "-m", "tournaments.cli", "tournament", "--games", str(n), "--out", str(out),
+            argv = [sys.executable, "-m", "yacht_arena.cli", "tournament", "--games", str(n), "--out", str(out),
                     "--quiet", *args.args.split()]
             m = measure(argv, args.every, f"{args.trace}-{n}.tsv" if args.trace else None)
             print(f"{n:>7}{20 * n:>9,}{m['peak'] / 1e6:>9.0f}{m['seconds']:>9.1f}{m['samples']:>9}"

@@ -66,7 +66,7 @@ def time_yatzy_solver() -> tuple[float, float]:
 
 def time_ours(cache: Path) -> tuple[float, float, float]:
     """(solve seconds reported, whole process seconds, expected score)."""
-    wall, out = _wall([sys.executable, "-m", "tournaments.cli", "solve", "--rules", "yacht", "--no-cache", "--json",
+    wall, out = _wall([sys.executable, "-m", "yacht_arena.cli", "solve", "--rules", "yacht", "--no-cache", "--json",
                        "--no-progress"], {"YACHT_CACHE_DIR": str(cache)})
     doc = json.loads(out)
     return doc["seconds"], wall, doc["expected_score"]

@@ -73,7 +73,7 @@ def startup(spec: str, copies: int, workers: int, executor: str) -> float:
 
 
 def run(args):
-    from tournaments.cli.options import USER_ERRORS
+    from yacht_arena.cli.options import USER_ERRORS
 
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     print(f"{'agent':<12}{'workers':>8}{'games':>7}{'seconds':>9}{'games/s':>9}{'speed-up':>10}"

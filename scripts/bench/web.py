@@ -149,7 +149,7 @@ def read_records(data: Path) -> list[dict]:
 
 
 def page_phase(srv, made, browser: bool) -> dict:
-    from tournaments.web.app import STATIC
+    from yacht_arena.web.app import STATIC
     sizes = {p.name: len(p.read_bytes()) for p in STATIC.iterdir() if p.is_file()}
     out = {"front end bytes": sum(sizes.values()), "files": sizes}
     t = time.perf_counter()
@@ -187,7 +187,7 @@ def page_phase(srv, made, browser: bool) -> dict:
 
 
 def run(args):
-    from tournaments.web.child import serving
+    from yacht_arena.web.child import serving
 
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data") as srv:
         # warm-up: one table's strong CPU solves or loads the rules' tables once

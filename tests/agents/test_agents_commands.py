@@ -7,7 +7,7 @@ import pytest
 
 from agents.evaluation import head_to_head, solitaire
 from agents.registry import make_agent
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.rules import load
 
 EVALUATE_KEYS = {"agent", "rules", "seed", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
@@ -54,8 +54,8 @@ def test_text_names_the_overrides_with_the_rule_set(capsys):
     assert main(["evaluate", "random", "--games", "5", "--no-progress", "--set", "rolls_per_turn=2",
                  "--set", "extra_yacht_bonus=false"]) == 0
     assert "random under yacht with rolls_per_turn=2, extra_yacht_bonus=false: 5 games" in capsys.readouterr().out
-    from tournaments.cli import build_parser
-    from tournaments.cli.options import rules_block_from_args
+    from yacht_arena.cli import build_parser
+    from yacht_arena.cli.options import rules_block_from_args
     from yacht_env.rules import rules_label
     args = build_parser().parse_args(["solve", "--rules", "classic", "--set", "joker=free"])
     assert rules_label(rules_block_from_args(args)) == "classic with joker=free"
@@ -100,7 +100,7 @@ def test_levels_json_and_files(tmp_path, capsys):
 
 
 def test_levels_skips_an_unavailable_ladder_agent_with_a_warning(capsys, monkeypatch):
-    monkeypatch.setattr("tournaments.cli.levels.LADDER", ("random", "greedy", "learned:/no/such/model.zip"))
+    monkeypatch.setattr("yacht_arena.cli.levels.LADDER", ("random", "greedy", "learned:/no/such/model.zip"))
     assert main(["levels", "--games", "2", "--no-progress"]) == 0
     captured = capsys.readouterr()
     assert "warning: skipping 'learned:/no/such/model.zip'" in captured.err

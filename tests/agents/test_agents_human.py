@@ -5,10 +5,10 @@ import re
 import pytest
 
 from agents.base import View
-from tournaments.cli.play import play
+from yacht_arena.cli.play import play
 from agents.human import CommandHelp, HumanAgent, HumanQuit, parse_command, scorecard
 from agents.simple import GreedyAgent
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.core.dice_source import ScriptedDice
 from yacht_env.core.game import Game
 
@@ -154,7 +154,7 @@ def test_play_argument_errors(argv, message, capsys):
 
 import json  # noqa: E402
 
-from tournaments.cli.play import BestScores, data_dir  # noqa: E402
+from yacht_arena.cli.play import BestScores, data_dir  # noqa: E402
 from agents.human import COMMANDS, VERBS, help_text  # noqa: E402
 
 NO_JOKER = ["--set", "extra_yacht_bonus=false"]    # every open box can be scored: scripts stay in step
@@ -403,8 +403,8 @@ def test_json_help_says_what_it_writes(capsys):
 
 
 def test_run_with_scripted_streams_keeps_screen_and_events_apart():
-    from tournaments.cli.play import run
-    from tournaments.cli import build_parser
+    from yacht_arena.cli.play import run
+    from yacht_arena.cli import build_parser
     args = build_parser().parse_args(["play", "--json", "--humans", "ann", "--vs", "greedy", "--seed", "2"])
     screen, events = io.StringIO(), io.StringIO()
     assert run(args, inp=io.StringIO("roll\nchance\nundo\nchance\n\nquit\n"), out=screen, events=events) == 0

@@ -1,7 +1,7 @@
 """A person at the terminal who is not there: stdin at its end before the first move."""
 import io
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 
 
 def test_play_with_no_input_is_one_clear_error(monkeypatch, capsys):

@@ -17,7 +17,7 @@ import gymnasium as gym  # noqa: E402
 import yacht_env  # noqa: E402,F401
 from agents.registry import AgentSpecError, make_agent  # noqa: E402
 from agents.sb3_zip import read_sb3_zip  # noqa: E402
-from tournaments.cli import main  # noqa: E402
+from yacht_arena.cli import main  # noqa: E402
 from tournaments.config import parse_config  # noqa: E402
 from tournaments.run import run_tournament  # noqa: E402
 from tournaments.store import Store  # noqa: E402

@@ -15,7 +15,7 @@ from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, 
                            settings_path, shipped_settings, temperature)
 from agents.registry import make_agent
 from agents.strong import StrongAgent
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.engine import State

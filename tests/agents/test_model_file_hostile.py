@@ -12,7 +12,7 @@ from agents.training.checkpoint import (MAX_FILE_BYTES, ModelFileError, check_mo
                                         load_checkpoint, model_rules, policy_shapes)
 from agents.model_file import read_model  # noqa: E402
 from tests.planted import plant  # noqa: E402
-from tournaments.cli import main  # noqa: E402
+from yacht_arena.cli import main  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "bc-strong.pt"

@@ -11,7 +11,7 @@ import pytest
 from agents.provenance import MAX_RUN_RECORD_BYTES, changed, check_replace, check_unchanged, digests, spec_files
 from tests.cli_errors import error_line
 from tests.planted import plant
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, META
@@ -194,7 +194,7 @@ def test_recorded_files_that_are_fifos_folders_or_links_never_hang_and_are_named
 
 def test_a_model_file_changed_while_evaluate_plays_is_refused_and_nothing_written(tmp_path, capsys, monkeypatch):
     import agents.evaluation as evaluation
-    import tournaments.cli.evaluate as command
+    import yacht_arena.cli.evaluate as command
     model = tmp_path / "m.pt"
     shutil.copyfile(SHIPPED, model)
     real = evaluation.solitaire

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 
 
 @pytest.mark.parametrize("spec, message", [

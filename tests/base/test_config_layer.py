@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agents.registry import AgentSpecError
 from agents.training.errors import ModelFileError
-from tournaments.cli.options import USER_ERRORS
+from yacht_arena.cli.options import USER_ERRORS
 from yacht_env.config import (MAX_DEPTH, MAX_FILE_BYTES, ConfigError, choice, flag, items, mapping,
                               names_a_file, number, parse_yaml, read_yaml, slug, text, whole)
 from yacht_env.rules import RuleError, load

@@ -41,7 +41,7 @@ def test_importing_yacht_env_loads_no_torch():
 
 
 def test_command_line_loads_no_torch():
-    code = ("import sys; from tournaments.cli import build_parser; build_parser(); "
+    code = ("import sys; from yacht_arena.cli import build_parser; build_parser(); "
             "assert 'torch' not in sys.modules, 'building the yacht CLI imported torch'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -58,7 +58,7 @@ def without(tmp_path, package: str) -> dict:
 def test_command_with_missing_extra_explains_itself(tmp_path):
     # a fake 'torch' that fails to import stands in for a core install without the [rl] extra
     env = without(tmp_path, "torch")
-    code = ("import sys; from tournaments.cli import main; from tournaments import cli; "
+    code = ("import sys; from yacht_arena.cli import main; from yacht_arena import cli; "
             "cli.COMMANDS['needs_torch'] = 'torch'; sys.exit(main(['needs_torch', 'x']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 2
@@ -67,7 +67,7 @@ def test_command_with_missing_extra_explains_itself(tmp_path):
 
 def test_missing_extra_at_run_time_explains_itself(tmp_path):
     env = without(tmp_path, "torch")
-    code = "import sys; from tournaments.cli import main; sys.exit(main(['train', 'configs/train/smoke.yaml']))"
+    code = "import sys; from yacht_arena.cli import main; sys.exit(main(['train', 'configs/train/smoke.yaml']))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 2, out.stderr
     assert "needs 'torch', which is not installed; pip install 'yacht-arena[rl]'" in out.stderr
@@ -76,7 +76,7 @@ def test_missing_extra_at_run_time_explains_itself(tmp_path):
 
 def test_serve_without_the_web_extra_names_it_in_one_line(tmp_path):
     env = without(tmp_path, "uvicorn")
-    code = "import sys; from tournaments.cli import main; sys.exit(main(['serve']))"
+    code = "import sys; from yacht_arena.cli import main; sys.exit(main(['serve']))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == ["yacht serve: error: this command needs 'uvicorn', which is not "
@@ -87,7 +87,7 @@ def test_stable_baselines3_is_imported_only_for_training():
     """Only the training code and the SB3 VecEnv adapter import SB3; playing a learned model needs neither it nor
     torch (`agents.model_file` reads the file)."""
     allowed = {ROOT / "yacht_env" / "integrations" / "sb3.py"}
-    for package in ("yacht_env", "agents", "tournaments"):
+    for package in ("yacht_env", "agents", "tournaments", "yacht_arena"):
         for path in (ROOT / package).rglob("*.py"):
             if "training" in path.relative_to(ROOT).parts or path in allowed:
                 continue

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

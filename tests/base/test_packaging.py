@@ -27,7 +27,7 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def test_no_symlinks_in_the_packages():
-    for package in ("yacht_env", "agents", "tournaments"):
+    for package in ("yacht_env", "agents", "tournaments", "yacht_arena"):
         assert not [p for p in (ROOT / package).rglob("*") if p.is_symlink()]
 
 
@@ -43,9 +43,9 @@ def test_wheel_holds_every_preset(wheel):
     assert len(shipped) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
     assert [n for n in names if n.startswith("yacht_env/solver/tables/")] == [
         f"yacht_env/solver/tables/{p.name}" for p in (ROOT / "yacht_env/solver/tables").glob("*.npz")]
-    static = {p.name for p in (ROOT / "tournaments/web/static").iterdir()}
+    static = {p.name for p in (ROOT / "yacht_arena/web/static").iterdir()}
     assert {"index.html", "app.js", "style.css"} <= static
-    assert {f"tournaments/web/static/{n}" for n in static} <= names      # yacht serve's front end
+    assert {f"yacht_arena/web/static/{n}" for n in static} <= names      # yacht serve's front end
 
 
 @pytest.mark.slow

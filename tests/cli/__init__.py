@@ -1,1 +1,1 @@
-"""Tests of the `yacht` command line (tournaments/cli): shared options, advise, analyze/show, text output."""
+"""Tests of the `yacht` command line (yacht_arena/cli): shared options, advise, analyze/show, text output."""

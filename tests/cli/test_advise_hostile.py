@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.solver_tables import solved, temp_cache
 
-from tournaments.cli import main
-from tournaments.cli.advise import _sheet
+from yacht_arena.cli import main
+from yacht_arena.cli.advise import _sheet
 from yacht_env.core.game import Game
 from yacht_env.rules import load
 

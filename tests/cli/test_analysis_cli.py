@@ -8,7 +8,7 @@ from tests.solver_tables import solved, temp_cache
 
 from agents.base import play_game
 from agents.registry import make_agent
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 from yacht_env.core.game import Game

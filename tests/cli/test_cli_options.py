@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.cli import COMMANDS, main
+from yacht_arena.cli import COMMANDS, main
 
 SHARED = ("--rules/--set", "--seed", "--json", "--out")
 
@@ -69,8 +69,8 @@ def test_usage_errors_are_one_line(capsys):
 
 
 def test_python_dash_m_runs_the_command():
-    """`python -m tournaments.cli` is the `yacht` command (the benchmarks start it that way)."""
-    out = subprocess.run([sys.executable, "-m", "tournaments.cli", "rules", "--json"], capture_output=True, text=True,
+    """`python -m yacht_arena.cli` is the `yacht` command (the benchmarks start it that way)."""
+    out = subprocess.run([sys.executable, "-m", "yacht_arena.cli", "rules", "--json"], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[2])
     assert json.loads(out.stdout)["name"] == "yacht"
 

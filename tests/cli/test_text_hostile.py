@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.planted import HOSTILE_TEXT
-from tournaments.cli import main
-from tournaments.cli.options import InertOutput
+from yacht_arena.cli import main
+from yacht_arena.cli.options import InertOutput
 from yacht_env.config import printable
 
 

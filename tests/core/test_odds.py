@@ -1,7 +1,7 @@
 """`yacht odds` reproduces seed 000's odds table and its two turn facts."""
 import json
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combination_odds
 from yacht_env.rules import load
 

@@ -6,7 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.rules import RuleError, load, parse_sets, presets, rules_block, rules_hash
 
 

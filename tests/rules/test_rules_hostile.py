@@ -2,7 +2,7 @@
 degenerate but legal rule sets play, analyse and report."""
 import pytest
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 
 
 @pytest.mark.parametrize("override, message", [

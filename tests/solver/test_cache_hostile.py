@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.planted import plant
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.rules import load
 from yacht_env.solver import cache_path, solution_for
 from yacht_env.solver.cache import DamagedCache, load_file, read_file, save

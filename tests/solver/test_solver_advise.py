@@ -4,7 +4,7 @@ import json
 import pytest
 from tests.solver_tables import solved, temp_cache
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.core.dice import roll_index
 from yacht_env.solver.policy import Policy
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from tests.solver_tables import solved, temp_cache
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.rules import load, presets
 from yacht_env.solver import StateSpace, Unsolvable, cache_path, check_solvable, solution_for, solve
 from yacht_env.solver.cache import load_file, save, shipped_path

@@ -368,7 +368,7 @@ def test_win_agent_plays_as_an_env_opponent():
 
 
 def test_solve_distribution_command(capsys):
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     assert main(["solve", "--rules", "classic", "--distribution", "--json", "--no-progress"]) == 0
     doc = json.loads(capsys.readouterr().out)
     d = doc["distribution"]
@@ -383,7 +383,7 @@ def test_solve_distribution_of_a_risk_seeking_policy(tmp_path, capsys):
     # `--risk R`: the distribution of the policy maximising E[exp(R X)], the table the win agent reads; the
     # points policy has the highest mean, the risk policy the highest E[exp(R X)] (each is optimal for its own)
     from tests.cli_errors import cli_error, error_line
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     from yacht_env.solver.cache import distribution_paths
     path = tmp_path / "mini.yaml"
     path.write_text(MINI)
@@ -507,7 +507,7 @@ def test_analysis_values_the_own_future_as_the_win_player_plays_it(mini, tmp_pat
 
 
 def test_analyze_and_show_print_the_chance_to_win(table_games, capsys):
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     solve_once(load("classic"))
     dist_of(load("classic"))
     assert main(["analyze", str(table_games), "--worst", "3"]) == 0
@@ -543,7 +543,7 @@ def test_the_win_dial_weakens_with_the_strength():
 
 def test_levels_at_a_table(capsys):
     from agents.evaluation import head_to_head, table_share
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     rules = load("classic")
     dist_of(rules)
     a, b = make_agent("strong?goal=win"), make_agent("greedy")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tests.fake_agents import FACTORY
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.match import match_config, run_match
 from tournaments.sprt import NELO, SPRT, estimates, logistic_elo, logistic_score, parse_sprt
 from tournaments.store import Store

@@ -8,7 +8,7 @@ import pytest
 
 from tests.cli_errors import error_line
 from tests.fake_agents import FACTORY
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, META, Store, check_record

@@ -22,12 +22,12 @@ import yacht_env.safe_file as safe_file
 from tests.cli_errors import cli_error
 from tests.fake_agents import FACTORY, FAST, tournament_process
 from tests.planted import SECRET, fifo, one_line
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
 from tournaments.run import run_tournament
 from tournaments.store import GAMES, LOCK, META, Store
-from tournaments.cli.options import USER_ERRORS
+from yacht_arena.cli.options import USER_ERRORS
 from yacht_env.config import ConfigError
 
 CONFIG = {"entrants": ["first", "best", "random"], "games": 2, "seed": 5}

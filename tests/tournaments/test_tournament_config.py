@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import (MAX_GAMES, check_agents, load_config, parse_config, presets)
 from tournaments.schedule import schedule, tables
 from tournaments.store import Store

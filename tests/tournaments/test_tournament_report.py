@@ -8,7 +8,7 @@ import pytest
 from tests.fake_agents import FACTORY
 
 from tournaments import games as compact_games
-from tournaments.cli import main
+from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.report import histogram_name, render
 from tournaments.run import run_tournament

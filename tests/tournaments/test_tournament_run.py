@@ -136,7 +136,7 @@ def test_external_bot_faults_are_forfeits(tmp_path):
 
 
 def test_cli_tournament_then_report(tmp_path, capsys):
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     cfg = tmp_path / "t.yaml"
     cfg.write_text("name: tiny\nentrants: [greedy, random]\ngames: 2\n")
     out = tmp_path / "out"
@@ -155,7 +155,7 @@ def test_cli_tournament_then_report(tmp_path, capsys):
 
 
 def test_a_resumed_run_says_what_it_kept_and_counts_the_whole_run(tmp_path, capsys, monkeypatch):
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     cfg = tmp_path / "t.yaml"
     cfg.write_text("name: tiny\nentrants: [greedy, random]\ngames: 2\n")
     out = tmp_path / "out"
@@ -174,7 +174,7 @@ def test_a_resumed_run_says_what_it_kept_and_counts_the_whole_run(tmp_path, caps
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr("tournaments.cli.tournament.run_tournament", interrupted)
+    monkeypatch.setattr("yacht_arena.cli.tournament.run_tournament", interrupted)
     assert main(argv) == 130
     assert capsys.readouterr().err == (f"yacht tournament: interrupted; the games played are kept in {out}; rerun the "
                                        f"same command to resume\n")

@@ -7,7 +7,7 @@ from agents.base import play_game
 from agents.learned import LearnedAgent
 from agents.training.config import ConfigError, parse_config
 from agents.training.imitate import canonical_hold
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 

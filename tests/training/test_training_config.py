@@ -11,7 +11,7 @@ from tests.config_files import check_bad_files
 
 from agents.training.config import (CHECKS, SECTIONS, BCConfig, ConfigError, PolicyConfig, PPOConfig, TrainConfig,
                                     load_config, parse_config)
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env.rules import load, rules_hash
 
 GOOD = {"name": "t", "total_timesteps": 1000, "n_envs": 4, "ppo": {"n_steps": 16, "batch_size": 32}}

@@ -11,7 +11,7 @@ from agents.training.checkpoint import ModelFileError, load_checkpoint
 from agents.training.config import ConfigError, load_config
 from agents.training.evaluate import evaluate_model
 from agents.training.run import train
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.envs.table_core import TableCore
 from yacht_env.core.dice_source import game_seed
@@ -150,7 +150,7 @@ def test_sigterm_stops_training_with_a_checkpoint(tmp_path):
     import sys
     import time
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "train", "configs/train/smoke.yaml",
+    proc = subprocess.Popen([sys.executable, "-m", "yacht_arena.cli", "train", "configs/train/smoke.yaml",
                              "--timesteps", "50000000", "--out", str(out), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 240

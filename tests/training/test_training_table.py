@@ -15,7 +15,7 @@ from agents.training.config import ConfigError, load_config, parse_config
 from agents.training.evaluate import evaluate_model, evaluate_table
 from agents.training.run import train
 from agents.training.warm import input_columns, warm_start
-from tournaments.cli import main
+from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.dice_source import game_seed
 from yacht_env.core.engine import ROLL, State

@@ -1,1 +1,1 @@
-"""Tests of `yacht serve` (tournaments/web): the tables and the browser front end."""
+"""Tests of `yacht serve` (yacht_arena/web): the tables and the browser front end."""

@@ -8,7 +8,7 @@ from yacht_env.safe_file import FileRefused
 
 def test_web_tables_are_never_written_through_links_and_never_read_from_fifos(tmp_path, victim):
     pytest.importorskip("starlette")
-    from tournaments.web.tables import Seat, Table
+    from yacht_arena.web.tables import Seat, Table
     table = Table.create("yacht", {}, [Seat("Ann"), Seat("Bob")], pace=0)
     path = tmp_path / f"{table.id}.json"
     path.symlink_to(victim)                                   # planted where the table file goes

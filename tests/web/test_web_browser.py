@@ -14,7 +14,7 @@ pytest.importorskip("uvicorn")
 
 from tests.browser import MISSING, chrome
 
-from tournaments.web.child import serving
+from yacht_arena.web.child import serving
 
 pytestmark = pytest.mark.slow
 WAIT = 300.0            # seconds for one step (the first strong CPU solves its tables on a cold cache)

@@ -13,9 +13,9 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from agents.analysis import analyze_game, read_games  # noqa: E402
 from tournaments.report import results  # noqa: E402
 from tournaments.store import Store  # noqa: E402
-from tournaments.web.app import MAX_FRAME, Menu, Server  # noqa: E402
-from tournaments.web.child import serving  # noqa: E402
-from tournaments.web.tables import Seat, Table, TableError, store_game  # noqa: E402
+from yacht_arena.web.app import MAX_FRAME, Menu, Server  # noqa: E402
+from yacht_arena.web.child import serving  # noqa: E402
+from yacht_arena.web.tables import Seat, Table, TableError, store_game  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
 
 WAIT = 120.0       # seconds a test waits for the server's answer (a first strong CPU solves its tables)
@@ -214,7 +214,7 @@ def test_a_solo_game_is_an_evaluate_folder(tmp_path):
 
 
 def test_the_menu_offers_what_the_registry_accepts_and_refuses_the_rest():
-    from tournaments.web.app import accepted
+    from yacht_arena.web.app import accepted
     menu = Menu.of()
     assert {"easy", "normal", "strong"} <= set(menu.entries)
     assert ("strong-win" in menu.entries) == accepted("strong?goal=win")    # offered once the registry has it
@@ -239,7 +239,7 @@ def test_the_server_reloads_its_tables_and_stores_a_game_a_kill_left_unstored(tm
 
 
 def test_a_full_server_closes_finished_tables_nobody_watches(tmp_path):
-    from tournaments.web.app import Limits, ServeConfig
+    from yacht_arena.web.app import Limits, ServeConfig
     server = Server(tmp_path, ServeConfig(limits=Limits(tables=2)))
     solo = {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}], "pace": 0}
     first, second = server.open_table(solo)["id"], server.open_table(solo)["id"]
@@ -370,7 +370,7 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
 def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys):
     import socket
 
-    from tournaments.cli import main
+    from yacht_arena.cli import main
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -16,7 +16,7 @@ from yacht_env.safe_file import write_atomic
 
 from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, figure, read_games
 
-from ..stats import standings
+from tournaments.stats import standings
 
 
 def add_parser(sub):

@@ -3,9 +3,9 @@ import os
 
 from yacht_env.rules import parse_sets
 
-from ..executors import EXECUTORS
-from ..match import BATCH, match_config, run_match
-from ..sprt import parse_sprt
+from tournaments.executors import EXECUTORS
+from tournaments.match import BATCH, match_config, run_match
+from tournaments.sprt import parse_sprt
 from .options import CommandError, add_common, emit_json
 
 DEFAULT_MAX = 20_000

@@ -4,7 +4,7 @@ import webbrowser
 from pathlib import Path
 
 
-from ..report import REPORT, REPORT_HTML, render, terminal_table
+from tournaments.report import REPORT, REPORT_HTML, render, terminal_table
 from .options import CommandError, add_common, emit_json
 
 

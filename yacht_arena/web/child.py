@@ -27,7 +27,7 @@ class Served:
     def __init__(self, data: Path, config: Path | None = None, port: int | None = None):
         self.data, self.port = Path(data), port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "tournaments.cli", "serve", "--port", str(self.port), "--data", str(self.data)]
+        cmd = [sys.executable, "-m", "yacht_arena.cli", "serve", "--port", str(self.port), "--data", str(self.data)]
         if config is not None:
             cmd += ["--config", str(config)]
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}

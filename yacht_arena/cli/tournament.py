@@ -5,10 +5,10 @@ import sys
 
 from yacht_env.rules import parse_sets
 
-from ..config import MAX_GAMES, load_config, presets
-from ..executors import EXECUTORS
-from ..report import terminal_table
-from ..run import default_out, run_tournament
+from tournaments.config import MAX_GAMES, load_config, presets
+from tournaments.executors import EXECUTORS
+from tournaments.report import terminal_table
+from tournaments.run import default_out, run_tournament
 from .options import add_common, emit_json
 
 

@@ -2,7 +2,7 @@
 
 Library code raises `yacht_env.config.ConfigError` (bad input: rule files, configs, stores, model files,
 values) or `tournaments.errors.RunError` (a run that cannot go on); command modules raise `CommandError`
-(a command-line problem). `tournaments.cli.main` alone prints them, as one line `yacht CMD: error: ...`,
+(a command-line problem). `yacht_arena.cli.main` alone prints them, as one line `yacht CMD: error: ...`,
 and exits with status 2.
 """
 import argparse
@@ -12,7 +12,7 @@ import sys
 from yacht_env.config import MAX_SEED, ConfigError, printable
 from yacht_env.rules import load, parse_sets, rules_block
 
-from ..errors import RunError
+from tournaments.errors import RunError
 
 RULES_HELP = ("rule set: a preset name (yacht, classic, ...: `yacht rules --list`) or a rules file named "
               "with a path or a .yaml suffix (./mine.yaml)")

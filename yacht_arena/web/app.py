@@ -39,7 +39,7 @@ from .tables import (
     store_game,
 )
 
-STATIC = files("tournaments.web") / "static"
+STATIC = files("yacht_arena.web") / "static"
 MAX_FRAME = 4096                 # bytes of one client message
 MAX_BODY = 8192                  # bytes of a request body (opening a table)
 RATE = 20.0                      # messages per second per connection, with bursts of BURST
@@ -199,13 +199,13 @@ class Server:
             self._offer_best(table)
 
     def _offer_best(self, table: Table) -> None:
-        from tournaments.cli.play import BestScores
+        from yacht_arena.cli.play import BestScores
         name = table.seats[0].name
         BestScores(self.data).offer(f"{table.rules_key}:{name}", table.game.totals()[0],
                                     table.rules.name, name)
 
     def best(self, rules_hash: str, name: str) -> dict | None:
-        from tournaments.cli.play import BestScores
+        from yacht_arena.cli.play import BestScores
         return BestScores(self.data).get(f"{rules_hash}:{name}")
 
     # ---- opening tables --------------------------------------------------------------------------

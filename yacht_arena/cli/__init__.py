@@ -10,7 +10,7 @@ from .options import USER_ERRORS, InertOutput, Parser
 DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
-COMMANDS = {name: f"tournaments.cli.{name}" for name in (
+COMMANDS = {name: f"yacht_arena.cli.{name}" for name in (
     "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "match",
     "report", "train", "serve")}
 
@@ -52,7 +52,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         try:
             module = _module(name)
         except ModuleNotFoundError as err:
-            if err.name and err.name.split(".")[0] in ("yacht_env", "agents", "tournaments"):
+            if err.name and err.name.split(".")[0] in ("yacht_env", "agents", "tournaments", "yacht_arena"):
                 raise
             _unavailable(sub, name, err)
             continue

@@ -1,7 +1,7 @@
 """Web tables: a `Game` with seats and tokens, every message checked against it, kept on disk.
 
 A `Table` holds one game at a time (a rematch starts the next one) and knows nothing of sockets: the
-server (`tournaments.web.app`) hands it messages and sends back what it returns. Every message is a
+server (`yacht_arena.web.app`) hands it messages and sends back what it returns. Every message is a
 JSON object; `Table.handle(seats_held, message)` either changes the table and returns None, or leaves
 it unchanged and returns an error text (unknown type, a seat the sender does not hold, out of turn,
 an illegal move). The protocol is documented in docs/web.md.

@@ -1,6 +1,0 @@
-"""`python -m tournaments.cli ...` runs the `yacht` command."""
-import sys
-
-from . import main
-
-sys.exit(main())
