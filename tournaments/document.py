@@ -7,7 +7,7 @@ HTML page in `tournaments.html`, so both always say the same things.
 import re
 from dataclasses import dataclass, field
 
-from yacht_env.config import printable
+from yacht_env.errors import printable
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def code_span(body: str, in_table: bool = False) -> str:
     """A Markdown code span showing `body` as written, whatever backticks it holds: the fence is one
     backtick longer than the longest run in it, and a body that starts or ends with a backtick or a space
     is padded with one space (CommonMark strips one from each side). Line breaks become spaces, other
-    control characters are shown escaped (`yacht_env.config.printable`), a `|` in a table cell is escaped."""
+    control characters are shown escaped (`yacht_env.errors.printable`), a `|` in a table cell is escaped."""
     body = printable(body.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
     if in_table:
         body = body.replace("|", "\\|")

@@ -10,7 +10,7 @@ import html
 import math
 import re
 
-from yacht_env.config import printable
+from yacht_env.errors import printable
 
 from .document import Cell, Code, Image, Section, Strong, Table, Text, plain
 

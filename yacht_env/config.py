@@ -13,20 +13,26 @@ naming the file, the key and what is allowed:
     games = whole(path, "games", data.get("games", 10), 1, 1_000_000)
     timeout = number(path, "move_timeout", data["move_timeout"], 0, 86_400, above=True)
 
-Library code raises `ConfigError` (or a subclass, like `yacht_env.rules.RuleError`); only the
-command line turns it into `yacht CMD: error: ...` and exit status 2.
+Library code raises `ConfigError` (`yacht_env.errors`, a leaf below this module and the safe file
+functions; or a subclass, like `yacht_env.rules.RuleError`); only the command line turns it into
+`yacht CMD: error: ...` and exit status 2.
 
 A name on the command line or in a config is a preset when it is bare (`yacht`, `default`) and a
 file when it is a path: it contains a `/` or `\\`, or ends in `.yaml` / `.yml` (`./yacht.yaml`,
 `rules/mine.yaml`). So a stray file or folder in the working folder never shadows a preset.
 """
+import hashlib
 import math
+import os
 import re
 import unicodedata
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import yaml
+
+from .errors import ConfigError
+from .safe_file import read_bytes
 
 MAX_FILE_BYTES = 1_000_000     # config and rule files are a few kilobytes
 MAX_DEPTH = 32                 # nesting levels of mappings and lists
@@ -36,46 +42,6 @@ PRESET_NAME = re.compile(r"[\w.-]{1,100}")
 
 # keys that were renamed: old -> new (the error for the old key says what to write instead)
 RENAMED = {"overrides": "set"}
-
-
-class ConfigError(ValueError):
-    """Bad user input: a config or rule file, one of its keys, a value, a command-line value.
-
-    `ConfigError(problem)`, `ConfigError(source, problem)` or `ConfigError(source, key, problem)`;
-    the message is the parts joined by ": ", e.g. `t.yaml: games: must be a whole number ...`.
-    """
-
-    def __init__(self, *parts):
-        super().__init__(*parts)
-        self.problem = str(parts[-1]) if parts else ""
-        self.source = str(parts[0]) if len(parts) > 1 else ""
-        self.key = str(parts[1]) if len(parts) > 2 else ""
-
-    def __str__(self) -> str:
-        """One line: control characters in any part are escaped, a source or key over 200 characters cut."""
-        parts = [printable(p, 200 if i < len(self.args) - 1 else None)
-                 for i, p in enumerate(self.args) if p not in (None, "")]
-        return ": ".join(parts)
-
-
-def _unprintable(c: str) -> bool:
-    category = unicodedata.category(c)
-    return category[0] == "C" or category in ("Zl", "Zp")
-
-
-def printable(part, limit: int | None = None, keep: str = "") -> str:
-    """`part` as inert text for a terminal or a one-line message: every control, format or unassigned
-    character (Unicode category C: escape sequences, bidi overrides, NUL) and the line and paragraph
-    separators are shown escaped (`\\x1b`, `\\u202e`), except those in `keep` (e.g. "\\n\\t" for a page of
-    text); cut to `limit` characters with "..." when given."""
-    text = str(part)
-    plain = text
-    for c in keep:
-        plain = plain.replace(c, "")
-    if not plain.isprintable():    # the fast path: almost every text is printable as it is
-        text = "".join(c.encode("unicode_escape").decode()
-                       if c not in keep and _unprintable(c) else c for c in text)
-    return text if limit is None or len(text) <= limit else text[:limit] + "..."
 
 
 # --- the reader ------------------------------------------------------------------------------------
@@ -170,9 +136,6 @@ def read_yaml(path, what: str = "file"):
     Refuses what is not a regular file, files over `MAX_FILE_BYTES`, text that is not UTF-8 and
     everything `parse_yaml` refuses; `what` names the file in the error for a missing one.
     """
-    # the one file reader; imported here because it imports this module for ConfigError
-    from .safe_file import read_bytes
-
     source = str(path)
     if not isinstance(path, Traversable):
         path = Path(path)
@@ -208,7 +171,6 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     try:
-        import os
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
@@ -222,7 +184,6 @@ def check_memory(source, key, need: int, what: str, have: int | None = None) -> 
     machine has less available (`have`, default `available_memory()`): a `ConfigError` naming the option,
     both amounts and what to change, instead of a MemoryError or the machine swapping to a halt. The
     environment variable YACHT_MEMORY_CHECK=off lifts the check (the estimates are upper bounds)."""
-    import os
     if os.environ.get(MEMORY_OVERRIDE, "").strip().lower() == "off":
         return
     have = available_memory() if have is None else have
@@ -357,7 +318,6 @@ def slug(name: str) -> str:
     every file system). Names that must not share a file (tournament entrants) must have distinct slugs."""
     s = re.sub(r"[\W_]+", "_", unicodedata.normalize("NFKC", name).casefold()).strip("_") or "_"
     if len(s.encode("utf-8")) > MAX_SLUG_BYTES:
-        import hashlib
         tag = hashlib.sha256(s.encode("utf-8")).hexdigest()[:10]
         cut = s.encode("utf-8")[:MAX_SLUG_BYTES - 11].decode("utf-8", "ignore")
         s = f"{cut}_{tag}"

@@ -36,7 +36,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .config import ConfigError
+from .errors import ConfigError
 
 FILE_MODE = 0o644
 

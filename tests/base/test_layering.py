@@ -111,7 +111,7 @@ def test_a_learned_model_plays_without_torch():
 
 # yacht_env's layers, lowest first: a module may import only from its own layer or the ones below.
 # The dice combinatorics sit below the rules, which compile their tables from them.
-LAYERS = [("yacht_env.config", "yacht_env.safe_file", "yacht_env.jit_cache", "yacht_env.gc_pause"),
+LAYERS = [("yacht_env.errors", "yacht_env.config", "yacht_env.safe_file", "yacht_env.jit_cache", "yacht_env.gc_pause"),
           ("yacht_env.core.dice",), ("yacht_env.rules",), ("yacht_env.core",), ("yacht_env.solver",),
           ("yacht_env.envs",), ("yacht_env.integrations",), ("yacht_env",)]
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.planted import HOSTILE_TEXT
 from yacht_arena.cli import main
 from yacht_arena.cli.options import InertOutput
-from yacht_env.config import printable
+from yacht_env.errors import printable
 
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.planted import HOSTILE_TEXT
 
 from tournaments.document import Code, md_text
-from yacht_env.config import printable
+from yacht_env.errors import printable
 
 
 def rendered_code(md: str) -> str:

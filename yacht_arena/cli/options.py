@@ -9,7 +9,8 @@ import argparse
 import json
 import sys
 
-from yacht_env.config import MAX_SEED, ConfigError, printable
+from yacht_env.config import MAX_SEED, ConfigError
+from yacht_env.errors import printable
 from yacht_env.rules import load, parse_sets, rules_block
 
 from tournaments.errors import RunError
@@ -81,7 +82,7 @@ def rules_block_from_args(args) -> dict:
 
 class InertOutput:
     """A text stream that writes to `stream` with every control or escape character escaped (see
-    `yacht_env.config.printable`; newlines and tabs are kept), so no name, spec, file or bot text can move
+    `yacht_env.errors.printable`; newlines and tabs are kept), so no name, spec, file or bot text can move
     the cursor, recolour, retitle or clear the terminal. Everything else is the stream's own."""
 
     def __init__(self, stream):

@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 from .actions import fallback_actions
-from ..config import printable
+from ..errors import printable
 from .dice_source import decision_uniforms
 from .game import Game
 from .view import BatchView, View
