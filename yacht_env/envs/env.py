@@ -13,7 +13,7 @@ from ..core.actions import action_name, as_action, legal_summary
 from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
 from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
-from .render import RENDER_MODES, last_move, renderer
+from .render import RENDER_MODES, last_move, render_sheet, renderer
 from ..rules import RuleSet, load
 from .table_core import TableCore
 
@@ -275,25 +275,3 @@ class YachtEnv(gym.Env):
         if self._renderer is not None:
             self._renderer.close()
 
-
-def render_sheet(rules: RuleSet, dice, rolls_left: int, turn: int, scores, preview, total: int,
-                 over: bool = False, title: str = "") -> str:
-    """Text picture of the dice and one score sheet: filled boxes show points, open boxes [what they'd score]."""
-    head = f"{title}turn {min(turn + 1, rules.rounds)}/{rules.rounds}  total {total}"
-    lines = [head + ("  (game over)" if over else f"  rolls left {rolls_left}"),
-             "dice  " + " ".join(str(int(d)) for d in dice)]
-    width = max(len(n) for n in rules.boxes)
-    cols = scores.shape[0]
-    if cols > 1:
-        lines.append(" " * width + "".join(f"{f'col {c + 1}':>8}" for c in range(cols)))
-    for b, name in enumerate(rules.boxes):
-        cells = []
-        for c in range(cols):
-            if scores[c, b] >= 0:
-                cells.append(f"{int(scores[c, b]):>8}")
-            elif preview[c, b] >= 0:
-                cells.append(f"{f'[{int(preview[c, b])}]':>8}")
-            else:
-                cells.append(f"{'.':>8}")
-        lines.append(f"{name:<{width}}" + "".join(cells))
-    return "\n".join(lines) + "\n"

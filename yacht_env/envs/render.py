@@ -9,13 +9,15 @@ are marked "held"), whose turn it is and the rolls left, the last move, and ever
 sheet to move with what they would score now in grey, the upper bonus and the total). `Yacht-v0`,
 `YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.core.game.Game` view of
 their table; a frame's size depends only on the rules and the number of sheets, so frames make a video.
-`Move` is what an env remembers of the last move it played (`last_move`); it needs no pygame.
+`Move` is what an env remembers of the last move it played (`last_move`); it and `render_sheet`, the text
+picture of render_mode="ansi", need no pygame.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.actions import NUM_HOLDS, action_name
+from ..core.engine import UPPER
 
 EXTRA = "render"
 RENDER_MODES = ("human", "rgb_array", "ansi")
@@ -64,6 +66,29 @@ def held_marks(dice, move: Move | None) -> list[bool]:
             left.remove(int(d))
             marks[i] = True
     return marks
+
+
+def render_sheet(rules, dice, rolls_left: int, turn: int, scores, preview, total: int,
+                 over: bool = False, title: str = "") -> str:
+    """Text picture of the dice and one score sheet: filled boxes show points, open boxes [what they'd score]."""
+    head = f"{title}turn {min(turn + 1, rules.rounds)}/{rules.rounds}  total {total}"
+    lines = [head + ("  (game over)" if over else f"  rolls left {rolls_left}"),
+             "dice  " + " ".join(str(int(d)) for d in dice)]
+    width = max(len(n) for n in rules.boxes)
+    cols = scores.shape[0]
+    if cols > 1:
+        lines.append(" " * width + "".join(f"{f'col {c + 1}':>8}" for c in range(cols)))
+    for b, name in enumerate(rules.boxes):
+        cells = []
+        for c in range(cols):
+            if scores[c, b] >= 0:
+                cells.append(f"{int(scores[c, b]):>8}")
+            elif preview[c, b] >= 0:
+                cells.append(f"{f'[{int(preview[c, b])}]':>8}")
+            else:
+                cells.append(f"{'.':>8}")
+        lines.append(f"{name:<{width}}" + "".join(cells))
+    return "\n".join(lines) + "\n"
 
 
 class Picture:
@@ -134,7 +159,6 @@ class Picture:
                         self.text(surface, f"[{int(preview[c, b])}]", (x, y + 3), GREY, right=True)
         y = y0 + (len(rules.boxes) + 1) * ROW_H
         pg.draw.line(surface, INK, (PAD, y), (self.size[0] - PAD, y), 2)
-        from ..core.engine import UPPER
         totals = game.sheet_totals()
         for k, name in enumerate(("upper", "total")):
             self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k else None)

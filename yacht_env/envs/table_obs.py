@@ -28,6 +28,7 @@ from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_
 from ..core.kernels import roll_of
 from ..rules.tables import Tables
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
+from .render import render_sheet
 from .step_threads import SliceThreads, post
 
 ONE_THREAD = SliceThreads(1)   # the calling thread alone
@@ -181,7 +182,6 @@ def seat_dict_obs(game, seat: int, dice) -> dict:
 
 def render_table(game, dice, label) -> str:
     """Every sheet of a table as text; label(seats) names the seats writing on a sheet."""
-    from .env import render_sheet
     out = []
     for sheet in range(game.num_sheets):
         d, used, turn, scores, preview, _, _ = sheet_state(game, sheet, dice)
