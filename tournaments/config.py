@@ -13,7 +13,7 @@ format: round_robin     # round_robin (default) | gauntlet | swiss (see tourname
 candidates: [greedy]    # gauntlet only: the entrants that play against all the others
 rounds: 9               # swiss: rounds of tables paired by standings; adaptive: at most this many rounds
 schedule: fixed         # fixed (default) | adaptive: a round robin's field ranked where its order is least
-                        # certain, stopping at `confidence` (see tournaments.adaptive)
+                        # certain, stopping at `confidence` (see tournaments.formats.adaptive)
 confidence: 0.95        # adaptive only: every pair of neighbours in the ranking ordered at least this surely
 ```
 
@@ -35,8 +35,8 @@ from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file
                               read_yaml, slug, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load, rules_block, rules_hash
 
-from .formats import FORMATS, SCHEDULES, table_count
-from .schedule import games_per_deal
+from .formats import check_format, kind_of
+from .seating import games_per_deal
 
 KEYS = ("name", "rules", "set", "entrants", "seats", "games", "seed", "move_timeout", "format", "candidates",
         "rounds", "schedule", "confidence")
@@ -48,8 +48,6 @@ PRESETS = files("tournaments") / "presets"
 DEFAULT = "default"
 MAX_GAMES = 1_000_000          # games a tournament may schedule (every record is kept: ~4 KB each on disk)
 MAX_ENTRANTS = 10_000         # a round robin is bounded by MAX_GAMES long before
-MAX_ROUNDS = 1000             # Swiss rounds, adaptive rounds
-CONFIDENCE = (0.5, 0.9999)    # an adaptive schedule's target confidence: above the first, at most the second
 MAX_MOVE_TIMEOUT = 86_400.0    # seconds
 MAX_NAME = 64                  # characters of an entrant's name
 
@@ -89,18 +87,23 @@ class TournamentConfig:
         return rules_block(self.ruleset, self.set)
 
     @property
+    def kind(self):
+        """Its format's class (`tournaments.formats`)."""
+        return kind_of(self.format, self.schedule)
+
+    @property
     def total_games(self) -> int:
-        """Games the tournament schedules: tables x deals x arrangements per deal."""
-        tables = table_count(self.format, len(self.entrants), self.seats, len(self.candidates), self.rounds or 0,
-                             self.schedule)
-        return tables * self.games * games_per_deal(self.seats, self.ruleset.teams)
+        """Games the tournament schedules (for a format that may stop early, the most it may play): tables x
+        deals x arrangements per deal."""
+        return self.kind.of(self).table_count * self.games * games_per_deal(self.seats, self.ruleset.teams)
 
     def to_dict(self) -> dict:
-        """Every field; a fixed schedule leaves out `schedule` and `confidence` (so the folders of round robins,
-        gauntlets and Swiss tournaments read as they did before adaptive schedules)."""
+        """Every field but those its format leaves out of the record (a fixed schedule: `schedule` and
+        `confidence`, so the folders of round robins, gauntlets and Swiss tournaments read as they did before
+        adaptive schedules)."""
         d = asdict(self)
-        if self.schedule == "fixed":
-            del d["schedule"], d["confidence"]
+        for key in self.kind.record_omits:
+            del d[key]
         return d
 
     @property
@@ -108,10 +111,7 @@ class TournamentConfig:
         """Hash of everything that decides the games (the rules by meaning, not by file name)."""
         d = {"entrants": self.entrants, "rules": rules_hash(self.ruleset), "seats": self.seats,
              "games": self.games, "seed": self.seed, "move_timeout": self.move_timeout}
-        if self.format != "round_robin":          # round robins keep the hash they had before formats
-            d.update(format=self.format, candidates=self.candidates, rounds=self.rounds)
-        if self.schedule != "fixed":
-            d.update(schedule=self.schedule, rounds=self.rounds, confidence=self.confidence)
+        d.update({key: getattr(self, key) for key in self.kind.hash_keys})   # a round robin adds none
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -208,24 +208,10 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     if seats > len(entrants):
         raise ConfigError(source, "seats", f"{seats} seats per table need at least {seats} entrants, "
                                            f"got {len(entrants)}")
-    fmt = data.get("format", "round_robin")
-    if fmt is None:
-        fmt = "round_robin"
-    if fmt not in FORMATS:
-        raise ConfigError(source, "format", f"must be one of {', '.join(FORMATS)}, got {str(fmt)[:60]!r}")
-    schedule = data.get("schedule", "fixed")
-    if schedule is None:
-        schedule = "fixed"
-    if schedule not in SCHEDULES:
-        raise ConfigError(source, "schedule", f"must be one of {', '.join(SCHEDULES)}, got {str(schedule)[:60]!r}")
-    if schedule == "adaptive" and fmt != "round_robin":
-        raise ConfigError(source, "schedule", f"an adaptive schedule ranks a round robin's field; this is a {fmt}")
-    confidence = _confidence(source, data, schedule)
-    candidates = _candidates(source, data, fmt, entrants, seats)
-    rounds = _rounds(source, data, "adaptive" if schedule == "adaptive" else fmt, entrants, seats)
+    kind, own = check_format(source, data, entrants, seats)
     games_source, games = given("games", 10)
     games = whole(games_source, "games", games, 1, MAX_GAMES)
-    tables = table_count(fmt, len(entrants), seats, len(candidates), rounds or 0, schedule)
+    tables = kind(list(entrants), seats, **{k: own[k] for k in kind.keys}).table_count
     per_deal = games_per_deal(seats, ruleset.teams)
     if tables * games * per_deal > MAX_GAMES:
         raise ConfigError(games_source, "games", f"{tables:,} tables x {games:,} deals x {per_deal} arrangements = "
@@ -237,65 +223,8 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
     if timeout is not None:
         timeout = number(source, "move_timeout", timeout, 0, MAX_MOVE_TIMEOUT, above=True)
     return TournamentConfig(entrants=entrants, resolved_rules=ruleset.to_dict(), name=name, rules=rules, set=sets,
-                            seats=seats, games=games, seed=seed, move_timeout=timeout, format=fmt,
-                            candidates=candidates, rounds=rounds, schedule=schedule, confidence=confidence)
-
-
-def _candidates(source, data, fmt: str, entrants: dict, seats: int) -> list[str]:
-    """A gauntlet's `candidates`: entrant names, at least one, leaving at least seats - 1 others."""
-    value = data.get("candidates")
-    if fmt != "gauntlet":
-        if value not in (None, []):
-            raise ConfigError(source, "candidates", f"only a gauntlet has candidates (format: gauntlet); this is "
-                                                    f"a {fmt}")
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        raise ConfigError(source, "candidates", "a gauntlet needs a non-empty list of entrant names that play "
-                                                "against all the others")
-    out = []
-    for i, name in enumerate(value):
-        if not isinstance(name, str) or name not in entrants:
-            names = ", ".join(list(entrants)[:10]) + (", ..." if len(entrants) > 10 else "")
-            raise ConfigError(source, f"candidates[{i}]", f"must be an entrant's name (one of {names}), "
-                                                          f"got {str(name)[:60]!r}")
-        if name in out:
-            raise ConfigError(source, f"candidates[{i}]", f"{name!r} is listed twice")
-        out.append(name)
-    if len(entrants) - len(out) < seats - 1:
-        raise ConfigError(source, "candidates", f"a table of {seats} seats needs {seats - 1} entrants besides its "
-                                                f"candidate, and {len(entrants) - len(out)} are not candidates")
-    return out
-
-
-def _confidence(source, data, schedule: str) -> float | None:
-    """An adaptive schedule's `confidence` (default 0.95): above 0.5, at most 0.9999 (`CONFIDENCE`)."""
-    value = data.get("confidence")
-    if schedule != "adaptive":
-        if value is not None:
-            raise ConfigError(source, "confidence", "only an adaptive schedule stops at a confidence "
-                                                    "(schedule: adaptive)")
-        return None
-    if value is None:
-        return 0.95
-    lo, hi = CONFIDENCE
-    return number(source, "confidence", value, lo, hi, above=True)
-
-
-def _rounds(source, data, fmt: str, entrants: dict, seats: int) -> int | None:
-    """A Swiss's `rounds`, or an adaptive schedule's cap on them (fmt "adaptive"): 1 .. MAX_ROUNDS."""
-    value = data.get("rounds")
-    if fmt not in ("swiss", "adaptive"):
-        if value is not None:
-            raise ConfigError(source, "rounds", f"only a Swiss or an adaptive schedule has rounds (format: swiss, "
-                                                f"or schedule: adaptive); this is a {fmt}")
-        return None
-    if value is None:
-        what = "a Swiss needs the number of rounds" if fmt == "swiss" else \
-            "an adaptive schedule needs the most rounds it may play"
-        raise ConfigError(source, "rounds", f"{what} (1 to {MAX_ROUNDS})")
-    return whole(source, "rounds", value, 1, MAX_ROUNDS)
+                            seats=seats, games=games, seed=seed, move_timeout=timeout,
+                            format=kind.format, schedule=kind.schedule, **own)
 
 
 def load_config(spec=None, **changes) -> TournamentConfig:

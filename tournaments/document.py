@@ -56,6 +56,12 @@ class Section:
     blocks: list = field(default_factory=list)   # each: Text (a paragraph), Table or Image
 
 
+def listed(names) -> str:
+    """Names in a sentence: "a", "a and b", "a, b and c"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def plain(text: Text) -> str:
     """The characters of a text without any marking."""
     if isinstance(text, tuple):

@@ -24,10 +24,11 @@ from yacht_env.safe_file import write_atomic
 
 from .config import TournamentConfig, check_agents, parse_config
 from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
-from .formats import make_format
+from .formats import format_of
 from .report import render
 from .run import _play, memory_needed
-from .schedule import games_per_deal, table_jobs
+from .schedule import table_jobs
+from .seating import games_per_deal
 from .sprt import SPRT, estimates
 from .stats import opponents
 from .store import Store
@@ -58,7 +59,7 @@ class MatchTally:
 
     def __init__(self, config: TournamentConfig):
         self.candidate = next(iter(config.candidates), None) or list(config.entrants)[0]
-        self.per_deal = make_format(config).table_count * games_per_deal(config.seats, config.ruleset.teams)
+        self.per_deal = format_of(config).table_count * games_per_deal(config.seats, config.ruleset.teams)
         n = config.games
         self.result, self.diff = np.zeros(n), np.zeros(n)
         self.count = np.zeros(n, dtype=np.int64)
@@ -115,7 +116,7 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
                  f"{config.total_games:,} games of {config.seats} seats on {workers} worker(s)")
     check_agents(config, resolve_factory(factory))
     setup = Setup(config, factory)
-    fmt, teams = make_format(config), config.ruleset.teams
+    fmt, teams = format_of(config), config.ruleset.teams
     m = games_per_deal(config.seats, teams)
     folder = Path(out) if out is not None else Path("runs") / f"{config.name}-{config.hash[:8]}"
     files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))

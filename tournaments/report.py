@@ -21,9 +21,9 @@ from . import document as doc
 from . import games as compact_games
 from .document import Cell, Code, Image, Section, Strong, Table
 from .html import page
-from .formats import make_format, make_replay
+from .formats import RoundReplay, format_of, kind_of, replay_of
 from .ratings import elo, elo_unavailable, openskill, plackett_luce
-from .schedule import balanced_splits
+from .seating import balanced_splits
 from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, ordered, scores_by_agent,
                     standings, team_stats, win_share_explained)
 from .store import Store
@@ -35,15 +35,14 @@ SCORES_PNG = "scores.png"
 MAX_PLOTTED = 32     # entrants up to which each gets a histogram and the head-to-head matrix is drawn
 
 
-def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dict] | None, dict | None]:
-    """The entrants of every table that has stored games, by table number; for a Swiss or an adaptive
-    schedule its rounds ({round, tables, byes}) re-paired from the stored games (a store whose tables do
-    not follow the pairings is refused, as `tournaments.formats.SwissReplay` checks), and for an adaptive
-    schedule how it stands (`AdaptiveReplay.status`)."""
+def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], RoundReplay | None, list[dict] | None]:
+    """The entrants of every table that has stored games, by table number; for a format paired round by
+    round its replay, with every game counted, and its rounds ({round, tables, byes}) re-paired from them
+    (a store whose tables do not follow the pairings is refused, as `RoundReplay.check` does)."""
     played = sorted({r["table"] for r in records})
-    replay = make_replay(config)
+    replay = replay_of(config)
     if replay is None:
-        fmt = make_format(config)
+        fmt = format_of(config)
         return {t: fmt.members(t) for t in played}, None, None
     for r in records:
         replay.add(r)
@@ -56,7 +55,7 @@ def table_members(config, records) -> tuple[dict[int, tuple[str, ...]], list[dic
     except ValueError as e:
         raise ConfigError(f"{e}: the store was written by another version of the pairing; play the tournament "
                           f"into a new folder") from None
-    return {t: members[t] for t in played}, rounds, getattr(replay, "status", None)
+    return {t: members[t] for t in played}, replay, rounds
 
 
 def results(store: Store, records=None, analysis: bool = True) -> dict:
@@ -65,7 +64,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     from the store in chunks, `agents.analysis.SectionTally`)."""
     config = store.config()
     records = compact_games.read(store) if records is None else records
-    members, rounds, adaptive = table_members(config, records)
+    members, replay, rounds = table_members(config, records)
     planned = config.total_games
     rules = config.ruleset
     table = standings(records, list(config.entrants))
@@ -88,14 +87,13 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
                        "rules_hash": rules_hash(rules), "entrants": config.entrants, "seats": config.seats,
                        "teams": rules.teams, "format": config.format, "candidates": config.candidates,
                        "rounds": config.rounds, "schedule": config.schedule, "confidence": config.confidence,
-                       "tables": make_format(config).table_count,
+                       "tables": format_of(config).table_count,
                        "deals_per_table": config.games,
                        "partnership_splits": len(splits) if rules.teams else None,
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
                        "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
-                       "complete": len(records) == planned if adaptive is None else adaptive["stopped"] is not None},
-        **({"swiss": rounds} if rounds is not None and adaptive is None else {}),
-        **({"adaptive": {**adaptive, "rounds": rounds}} if adaptive is not None else {}),
+                       "complete": replay.complete(len(records), planned) if replay else len(records) == planned},
+        **(replay.results(rounds) if replay else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
@@ -206,11 +204,6 @@ def _ci_cell(ci, nd=1) -> Cell:
     return Cell(_ci(ci, nd), ci[0]) if ci else Cell("–")
 
 
-def _and(names) -> str:
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _pair(res, a, b) -> dict | None:
     """The head-to-head entry of a against b, turned to a's side."""
     for h in res["head_to_head"]:
@@ -230,7 +223,7 @@ def winner_line(res) -> tuple:
     top = [x for x in table if x["rank"] == 1]
     lead = "Winner" if t["complete"] else "Leading so far"
     if len(top) > 1:
-        return (Strong(f"Shared first place: {_and(x['agent'] for x in top)}"),
+        return (Strong(f"Shared first place: {doc.listed(x['agent'] for x in top)}"),
                 f" (score rate {top[0]['score_rate']:.3f} each).")
     first = top[0]
     text = [Strong(f"{lead}: {first['agent']}"), f", score rate {first['score_rate']:.3f} against every opponent"]
@@ -283,6 +276,7 @@ def standings_section(res) -> Section:
 
 def tournament_section(res) -> Section:
     t = res["tournament"]
+    kind = kind_of(t["format"], t["schedule"])
     k, n = t["seats"], t["arrangements_per_deal"]
     if t["teams"] and t["partnership_splits"] and n > k:
         how = (f"{n} arrangements ({t['partnership_splits']} partnership splits × {k} seat rotations; every pair "
@@ -295,53 +289,10 @@ def tournament_section(res) -> Section:
                Code(t["rules_hash"]), f"){teams}; {k} seats per table, {t['tables']} tables, "
                f"{t['deals_per_table']} deals per table, every deal played in its {how} with the same dice; "
                f"seed {t['seed']}; config hash ", Code(t["config_hash"]), "."),
-              f"Games played: {t['games_played']} of {'at most ' if res.get('adaptive') else ''}{t['games_planned']}"
-              + ("." if t["complete"] else " (incomplete: rerun the same command to finish).")]
-    blocks.append(format_line(t))
-    if res.get("adaptive"):
-        blocks += adaptive_blocks(res["adaptive"])
-    if res.get("swiss"):
-        blocks.append(Table(["round", "tables", "byes"],
-                            [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
-                              ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll"))
+              f"Games played: {t['games_played']} of {'at most ' if kind.until else ''}{t['games_planned']}"
+              + ("." if t["complete"] else " (incomplete: rerun the same command to finish)."),
+              kind.describe(t), *kind.report_blocks(res)]
     return Section("Tournament", blocks)
-
-
-def adaptive_blocks(a) -> list:
-    """How an adaptive schedule stands: why it stopped, its rounds, and the ranking with each neighbour
-    pair's confidence."""
-    why = {"confident": f"every pair of neighbours is ordered at confidence ≥ {a['confidence']:g}",
-           "rounds": f"its {a['rounds_played']} rounds are played; not every pair reached {a['confidence']:g}",
-           None: "still running: rerun the same command to go on"}[a["stopped"]]
-    rounds = a.get("rounds") or []
-    return [f"Adaptive schedule: {a['rounds_played']} rounds, {sum(len(r['tables']) for r in rounds)} tables; "
-            f"stopped: {why}. The ranking fitted to every game, with the confidence that each entrant is "
-            f"above the next (normal approximation of the fit's posterior):",
-            Table(["rank", "agent", "log-strength", "confidence above next"],
-                  [[Cell(str(i + 1), i + 1), x["agent"], _num(x["theta"], 3),
-                    _num(x["confidence_above_next"], 4)] for i, x in enumerate(a["ranking"])], "rlrr")]
-
-
-def format_line(t) -> str:
-    """The format in words: one sentence a format (the branches read alike; each says its own rules)."""
-    n = len(t["entrants"])
-    if t.get("format") == "gauntlet":
-        c = t["candidates"]
-        return (f"Format: gauntlet. {_and(c)} {'plays' if len(c) == 1 else 'each play'} against the other "
-                f"{n - len(c)} entrants: every table is a candidate and {t['seats'] - 1} of them, every such "
-                f"combination once.")
-    if t.get("schedule") == "adaptive":
-        return (f"Format: round robin with an adaptive schedule: at most {t['rounds']} rounds; a round plays tables "
-                f"of {t['seats']} neighbours in the ranking fitted to the games before it (Plackett–Luce), every "
-                f"such table whose order is below the target confidence {t['confidence']:g}; round "
-                f"1 plays every {t['seats']} neighbours in config order. It stops when every pair of neighbours is "
-                f"ordered at the target confidence.")
-    if t.get("format") == "swiss":
-        return (f"Format: Swiss, {t['rounds']} rounds of {n // t['seats']} tables. Each round seats the entrants "
-                f"down the standings (points: the share of results won at each table, 0 to 1 a round, a bye "
-                f"0.5; then mean score; then config order), avoiding repeat meetings where it can; "
-                f"{n % t['seats']} entrants sit each round out (the lowest placed with the fewest byes).")
-    return f"Format: round robin, every combination of {t['seats']} of the {n} entrants at one table."
 
 
 def teams_section(res) -> Section | None:

@@ -20,7 +20,7 @@ from agents.provenance import changed, digests, rules_files, spec_files
 
 from .config import TournamentConfig, check_agents
 from .executors import DEFAULT_FACTORY, RaySession, Setup, check_executor, execute, resolve_factory
-from .formats import make_replay
+from .formats import replay_of
 from .precompile import analysis_compiled_beside
 from .report import render
 from .schedule import jobs, table_jobs
@@ -69,7 +69,7 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
         setup = Setup(config, factory)
         files = digests(spec_files(config.entrants.values()) + rules_files(config.rules))
         with Store(out if out is not None else default_out(config)).open(config, files, force) as store:
-            replay = make_replay(config)
+            replay = replay_of(config)
             if replay is None:
                 done = store.keys()
             else:
@@ -77,12 +77,12 @@ def run_tournament(config: TournamentConfig, out=None, workers: int = 1, executo
                 for rec in store.stream():
                     done.add(_count(replay, rec))
             kept = len(done)
-            adaptive = config.schedule == "adaptive"
+            until = config.kind.until
             if notify is not None and kept:
-                notify(resume_line(store.folder, kept, config.total_games, adaptive))
+                notify(resume_line(store.folder, kept, config.total_games, until))
             start = time.perf_counter()
-            # an adaptive schedule's games are not known before it stops: the bar counts them with no total
-            bar = tqdm(total=None if adaptive else config.total_games, initial=kept, unit="game", desc=config.name,
+            # the games of a format that stops when it is sure are not known before it stops: no total
+            bar = tqdm(total=None if until else config.total_games, initial=kept, unit="game", desc=config.name,
                        disable=not progress, dynamic_ncols=True)
             session = RaySession(workers) if executor == "ray" else None    # one Ray for every round and window
             with bar, closing(session) if session is not None else nullcontext():
@@ -131,43 +131,33 @@ def _play(setup: Setup, todo, store: Store, workers: int, executor: str, bar, on
 
 def _play_rounds(config: TournamentConfig, replay, done, store: Store, setup: Setup, workers: int,
                  executor: str, bar, session=None) -> int:
-    """Round by round (a Swiss, an adaptive schedule: `formats.make_replay`): pair from the results of the
+    """Round by round (a Swiss, an adaptive schedule: `formats.replay_of`): pair from the results of the
     rounds before (stored rounds are re-paired and checked against the store), play the round's missing
-    games, count them in. An adaptive schedule stops pairing once its ranking is confident; its bar shows
-    the round and the least confidence of a neighbour pair reached before it."""
+    games, count them in. An adaptive schedule stops pairing once its ranking is confident. The bar shows
+    what the replay says of its rounds (`progress`, `finished`: an adaptive one's round and the least
+    confidence of a neighbour pair reached before it)."""
     played, teams = 0, config.ruleset.teams
     try:
         for rnd, tables, _ in replay.pairings():
-            if config.schedule == "adaptive":
-                bar.set_postfix_str(round_status(rnd, config, getattr(replay, "least", None)), refresh=False)
+            if (line := replay.progress(rnd)) is not None:
+                bar.set_postfix_str(line, refresh=False)
             todo = [j for t, members in tables for j in table_jobs(config, t, members, teams) if j.key not in done]
             if todo:
                 played += _play(setup, todo, store, workers, executor, bar,
                                 on_batch=lambda batch: [_count(replay, r) for r in batch], session=session)
-        status = getattr(replay, "status", None)
-        if config.schedule == "adaptive" and status is not None:
-            sure = [x["confidence_above_next"] for x in status["ranking"][:-1]]
-            bar.set_postfix_str(round_status(status["rounds_played"] - 1, config, min(sure, default=1.0),
-                                             status["stopped"]), refresh=False)
+        if (line := replay.finished()) is not None:
+            bar.set_postfix_str(line, refresh=False)
     except ValueError as e:
         raise ConfigError(f"{store.folder}: {e}; play the tournament into a new folder") from None
     return played
 
 
-def round_status(rnd: int, config: TournamentConfig, least: float | None, stopped: str | None = None) -> str:
-    """An adaptive run's progress beside its game count: the round (of at most `rounds`) and the least
-    confidence of a neighbour pair before it against the target (none before round 2); once the run
-    has stopped (`stopped`: "confident" or "rounds", `AdaptiveReplay.status`), the confidence it reached."""
-    sure = "–" if least is None else f"{least:.3f}"
-    where = f"round {rnd + 1} of at most {config.rounds}" + (f", stopped ({stopped})" if stopped else "")
-    return f"{where}, least confidence {sure} (target {config.confidence:g})"
-
-
-def resume_line(folder, kept: int, total: int, adaptive: bool = False) -> str:
-    """What a run that resumes a folder says first (`adaptive`: `total` is the most it may play)."""
-    if adaptive:
+def resume_line(folder, kept: int, total: int, until: str | None = None) -> str:
+    """What a run that resumes a folder says first (`until`: what ends a format that stops when it is sure,
+    `Format.until`; `total` is then the most it may play)."""
+    if until:
         return (f"{folder}: {kept:,} games (of at most {total:,}) kept from an earlier run, resuming: the rounds "
-                f"go on until the ranking is confident")
+                f"go on until {until}")
     left = total - kept
     what = f"{left:,} left to play" if left else "nothing left to play (the report is written again)"
     return f"{folder}: {kept:,} of {total:,} games kept from an earlier run, resuming: {what}"

@@ -48,8 +48,9 @@ from yacht_env.safe_file import (
 )
 
 from .config import TournamentConfig, parse_config
-from .formats import make_format
-from .schedule import games_per_deal, job_of, parse_key
+from .formats import format_of
+from .schedule import job_of, parse_key
+from .seating import games_per_deal
 
 META = "tournament.json"
 GAMES = "games.jsonl"
@@ -75,7 +76,7 @@ class Expected(NamedTuple):
         rules = config.ruleset
         t = rules.tables
         points = [frozenset(t.score[b].tolist()) | frozenset(t.joker_score[b].tolist()) for b in range(t.n_boxes)]
-        return cls(config, config.hash, rules, make_format(config), points)
+        return cls(config, config.hash, rules, format_of(config), points)
 
     def job(self, key):
         """The scheduled game of this key, or None (computed from the key: no schedule is held; a Swiss

@@ -30,7 +30,7 @@ def add_parser(sub):
 
 
 def run(args):
-    from tournaments.adaptive import ranking
+    from tournaments.formats.adaptive import ranking
     from tournaments.config import parse_config
     from tournaments.ratings import StageCounts
     from tournaments.run import run_tournament

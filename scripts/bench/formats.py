@@ -32,7 +32,7 @@ def swiss(n: int, seats: int, rounds: int) -> int:
     import numpy as np
 
     from tournaments.config import parse_config
-    from tournaments.formats import Swiss, SwissStandings
+    from tournaments.formats.swiss import Swiss, SwissStandings
     from tournaments.schedule import table_jobs
 
     cfg = parse_config({"entrants": [{"name": f"e{i}", "agent": "random"} for i in range(n)], "seats": seats,

@@ -3,7 +3,7 @@ uncertain, and stops at the first round its ranking reaches the target confidenc
 and resume invariance: tests/tournaments/test_tournament_formats.py, parametrized over the formats.)"""
 import pytest
 
-from tournaments.adaptive import AdaptiveReplay, ranking
+from tournaments.formats.adaptive import AdaptiveReplay, ranking
 from tournaments.config import parse_config
 from tournaments.ratings import StageCounts
 from tournaments.run import run_tournament

@@ -8,10 +8,13 @@ import pytest
 from tests.fake_agents import FACTORY
 
 from tournaments.config import parse_config
-from tournaments.formats import RoundRobin, Swiss, SwissReplay, SwissStandings, unrank
+from tournaments.formats.base import unrank
+from tournaments.formats.round_robin import RoundRobin
+from tournaments.formats.swiss import Swiss, SwissReplay, SwissStandings
 from tournaments.report import render
 from tournaments.run import run_tournament
-from tournaments.schedule import arrangements, job_of, jobs, schedule
+from tournaments.schedule import job_of, jobs, schedule
+from tournaments.seating import arrangements
 from tournaments.store import Store
 from yacht_env.config import ConfigError
 from yacht_env.core.dice_source import game_seeds

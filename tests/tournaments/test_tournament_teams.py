@@ -8,7 +8,8 @@ from tests.fake_agents import FACTORY
 
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
-from tournaments.schedule import all_splits, arrangements, balanced_splits, partners, schedule
+from tournaments.schedule import schedule
+from tournaments.seating import all_splits, arrangements, balanced_splits, partners
 from tournaments.stats import contributions
 from tournaments.store import Store
 from yacht_env.core.dice_source import game_seed

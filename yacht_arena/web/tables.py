@@ -22,7 +22,8 @@ import numpy as np
 
 from tournaments.config import parse_config
 from tournaments.play import placements, record_of
-from tournaments.schedule import Job, arrangements, balanced_splits, schedule
+from tournaments.schedule import Job, schedule
+from tournaments.seating import arrangements, balanced_splits
 from tournaments.store import Store
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
