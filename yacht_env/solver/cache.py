@@ -24,6 +24,7 @@ import numpy.lib.format as npy
 
 from ..rules import rules_hash
 from ..safe_file import FileRefused, NoSuchFile, atomic_writer, build_lock, open_read
+from .distribution import Distributions, build
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
@@ -254,7 +255,6 @@ def save_distributions(dist, rules, risk: float = 0.0) -> None:
 def load_distributions(rules, risk: float = 0.0):
     """The cached distributions of `rules` (risk > 0: of its exponential-utility policy), or None when missing
     or unusable."""
-    from .distribution import Distributions
     data_path, index_path = distribution_paths(rules, risk)
     space = StateSpace.of(solitaire_rules(rules).tables)
     try:
@@ -294,7 +294,6 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
     exponential-utility policy with that risk (`yacht_env.solver.risk`). A build holds the lock file beside
     the files (`<stem>.dist.lock`, `safe_file.build_lock`): processes that miss the cache together build
     once, the others wait and read what it wrote."""
-    from .distribution import build
     check_solvable(rules)
     rules = solitaire_rules(rules)
     if use_cache:
