@@ -7,10 +7,12 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from yacht_env.core.actions import num_actions
 from yacht_env.safe_file import atomic_writer
 
 from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
                           model_rules, policy_shapes, read_model, trained_for)
+from ..features import extra_size, observation_size, trained_sheets
 from .errors import ModelFileError
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -74,10 +76,7 @@ def load_checkpoint(path) -> dict:
 def new_policy(config: dict, rules, learning_rate: float = 0.0):
     """A fresh MaskableActorCriticPolicy of the network a run with this config (a dict) trains under
     `rules`: its inputs are the observation and the extra inputs of the config (`agents.features`)."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from yacht_env.core.actions import num_actions
-
-    from ..features import extra_size, observation_size, trained_sheets
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy   # SB3: only to train or fine-tune
     size = observation_size(rules, trained_sheets(rules, config)) + extra_size(config, rules)
     return MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(num_actions(rules)),
                                      lambda _: learning_rate, **policy_kwargs(config["policy"]))
@@ -85,7 +84,7 @@ def new_policy(config: dict, rules, learning_rate: float = 0.0):
 
 def build_policy(doc: dict):
     """A MaskableActorCriticPolicy with the weights of a loaded model file, in eval mode."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy   # SB3: only to train or fine-tune
     obs_space = spaces.Box(-np.inf, np.inf, (doc["obs_dim"],), np.float32)
     policy = MaskableActorCriticPolicy(obs_space, spaces.Discrete(doc["n_actions"]), lambda _: 0.0,
                                        **policy_kwargs(doc["config"]["policy"]))

@@ -55,9 +55,9 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
     """Draw the CSV log: mean score (eval with CI, training episodes) on top, rates below; with
     `equal_share` (a table's 1 / seats) the evaluation win share (with CI) against it on top instead, the
     mean score in the middle (training returns are then outcomes, not scores, and are not drawn)."""
-    import matplotlib
+    import matplotlib   # drawing only: its import costs about half a second
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt   # after the Agg backend: no window
 
     rows = read_rows(csv_path)
     if not rows:
@@ -103,9 +103,9 @@ def plot_curve(csv_path, png_path, title: str, optimum: float | None = None,
 def plot_against_wall(curves: dict, png_path, title: str, marks=(240.0, 245.0)) -> None:
     """Several runs' evaluation means (with 95% CI) against wall-clock minutes on one plot, `curves` mapping a
     label to a CSV log; dotted lines at the `marks` (the scores a run is timed to)."""
-    import matplotlib
+    import matplotlib   # drawing only: its import costs about half a second
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt   # after the Agg backend: no window
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for label, path in curves.items():
@@ -127,7 +127,7 @@ def plot_against_wall(curves: dict, png_path, title: str, marks=(240.0, 245.0)) 
 
 def _save(fig, png_path) -> None:
     """Write a curve figure as a PNG (never through a planted link) and let it go."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt   # drawing only (imported by the figure's maker)
     fig.tight_layout()
     with atomic_writer(png_path, "learning curve plot") as f:
         fig.savefig(f, format="png", dpi=100)

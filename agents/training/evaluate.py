@@ -20,6 +20,7 @@ from yacht_env.core.players import Forfeiting, PerGame, batched_player, guarded
 
 from ..learned import NetPlayer, PolicyNet
 from ..stats import mean_ci
+from .optimum import optimal_mean
 
 PER_GAME_TABLES = 32   # games at a time against per-game opponents (each table runs its own bot process)
 
@@ -193,7 +194,6 @@ def eval_result(state: State, optimum: float | None = None, optimum_source: str 
 
 def evaluate_player(player, rules, games: int, seed: int) -> EvalResult:
     """Play `games` games (streams seed, seed+1, ...) with a batched player and summarize them."""
-    from .optimum import optimal_mean
     opt, src = optimal_mean(rules)
     res = eval_result(play_games(player, rules, range(seed, seed + games)))
     return EvalResult(**{**asdict(res), "optimum": opt, "optimum_source": src})

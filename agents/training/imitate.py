@@ -25,10 +25,12 @@ from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 
 from ..base import View
-from .checkpoint import new_policy, save_checkpoint
+from .checkpoint import model_record, new_policy, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
 from ..features import DISTINCT, narrow_masks, policy_input
+from ..registry import make_agent
+from .run import Trained, _versions, check_run_folder
 
 
 def canonical_hold(dice, hold: int) -> int:
@@ -43,7 +45,6 @@ def canonical_hold(dice, hold: int) -> int:
 
 def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games; returns (obs, masks, actions, to_come) arrays over all decisions."""
-    from ..registry import make_agent
     teacher = make_agent(cfg.bc.teacher)
     obs, rolls, masks, actions, to_come = [], [], [], [], []
     for k in tqdm(range(cfg.bc.games), desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress):
@@ -76,10 +77,7 @@ def record_teacher(cfg, rules, progress: bool = True):
 def imitate(cfg, progress: bool = True, force: bool = False):
     """Fit a policy to the teacher's moves; writes the run folder like `train`, and, like it, refuses a
     folder that holds another run unless `force` (`check_run_folder`). Returns a `Trained`."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from .checkpoint import model_record
-    from .run import Trained, _versions, check_run_folder
+    from torch.utils.tensorboard import SummaryWriter   # tensorboard (the rl extra) only when a run writes its log
     rules = cfg.ruleset
     out = cfg.out_dir
     check_run_folder(out, None, force)

@@ -8,16 +8,15 @@ no known optimum.
 """
 from functools import cache
 
-from yacht_env.rules import load
+from yacht_env.rules import load, rules_hash
+from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire_rules, solution_for
+from yacht_env.solver.cache import load_file
 
 PUBLISHED = {"yacht": 254.5877}
 
 
 @cache
 def _optimal(rules) -> tuple[float | None, str]:
-    from yacht_env.rules import rules_hash
-    from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire_rules, solution_for
-    from yacht_env.solver.cache import load_file
     try:
         check_solvable(rules)
     except Unsolvable as e:

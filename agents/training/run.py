@@ -34,6 +34,7 @@ from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
 from ..features import FEATURES, extra_size, observation_size
 from ..provenance import check_unchanged, digests, rules_files, spec_files
+from ..registry import make_agent
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
@@ -54,7 +55,7 @@ class Trained:
 def make_vec_env(cfg: TrainConfig, rules, seed: int):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
     `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
-    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
+    from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv   # imports SB3: only when a run trains
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
     try:
@@ -71,7 +72,6 @@ def opponents(cfg: TrainConfig, rules):
     here, with its one-line error): batched agents as agents -- one spec for every other seat is one
     agent, so a `strong` opponent plays in compiled code -- and per-game agents as their specs (one
     instance per table)."""
-    from ..registry import make_agent
     out = []
     for spec in cfg.opponents:
         agent = make_agent(spec)
@@ -139,7 +139,7 @@ def read_run(path) -> dict | None:
 
 
 def _versions() -> dict:
-    import sb3_contrib
+    import sb3_contrib          # SB3 and its contrib: only when a run records its versions
     import stable_baselines3
     return {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
@@ -242,7 +242,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     A resumed run is refused when a file it depends on (`run_files`) changed since it began, naming it,
     unless `force`. A run whose estimated memory (`memory_needed`) the machine does not have is refused
     before anything is built."""
-    from sb3_contrib import MaskablePPO
+    from sb3_contrib import MaskablePPO   # SB3's contrib: only when a run trains
 
     rules = cfg.ruleset
     out = cfg.out_dir
