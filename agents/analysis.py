@@ -54,8 +54,10 @@ from yacht_env.solver.values import (
     value_decisions,
 )
 from yacht_env.solver.widget import prepare
+from yacht_env.solver.winning import win_decisions
 
 from .records import MAX_RECORD_BYTES, first_of_each_key, record_lines
+from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
 
 TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
 INACCURACY = 0.5        # expected points lost by one decision: inaccuracy >= 0.5 > ...
@@ -415,9 +417,6 @@ def add_win_chances(a: Analysis) -> None:
     decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
     `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
     decision. Several columns, or only games of one sheet: left as None."""
-    from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
-    from yacht_env.solver.winning import win_decisions
-
     if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
         return                     # no score distributions for several columns; no table in solitaire games
     n = len(a.rec)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.core.actions import num_actions
-from yacht_env.rules import RuleError, RuleSet, load, rules_hash
+from yacht_env.rules import RuleError, RuleSet, load, rules_hash, solitaire_rules
 
 from yacht_env.config import ConfigError
 from yacht_env.safe_file import FileRefused, open_read
@@ -341,7 +341,6 @@ def model_rules(doc: dict) -> ModelRules:
 
 def play_hash(rules) -> str:
     """The hash rules are compared by for a model: `rules_hash` of them as one sheet's game."""
-    from yacht_env.rules import solitaire_rules
     return rules_hash(solitaire_rules(rules))
 
 

@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 
 from yacht_env.config import ConfigError
 
+from .lookahead import MAX_LOOKAHEAD
+from .strong import GOALS
+
 
 class AgentSpecError(ConfigError):
     """An agent spec that cannot be turned into an agent."""
@@ -66,7 +69,6 @@ POINT = ("it is a point on the strength dial, found for each rule set; for a set
 
 
 def _goal(value: str) -> str:
-    from .strong import GOALS
     if value not in GOALS:
         raise ValueError(f"must be one of {', '.join(GOALS)}, got {value!r}")
     return value
@@ -76,7 +78,6 @@ _goal.text = True   # takes the value as written, not as a number
 
 
 def _lookahead(value: float) -> int:
-    from .lookahead import MAX_LOOKAHEAD
     if not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_LOOKAHEAD:
         raise ValueError(f"must be a whole number of boxes from 0 (off) to {MAX_LOOKAHEAD}, got {value:g}")
     return int(value)

@@ -148,7 +148,7 @@ def _spaces(data: dict, path) -> tuple[int, int]:
 
 def _load_weights(raw: bytes, path) -> dict:
     try:
-        import torch
+        import torch   # the rl extra: only to read an SB3 zip
     except ImportError:
         raise ModelFileError(f"{path}: reading a stable-baselines3 .zip needs torch: pip install "
                              "'yacht-arena[rl]'") from None
