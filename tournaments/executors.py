@@ -362,7 +362,7 @@ class RaySession:
     def ray(self):
         """The ray module, initialised."""
         try:
-            import ray
+            import ray   # the ray extra: only for executor "ray"
         except ImportError:
             raise ConfigError("the ray executor needs Ray: pip install 'yacht-arena[ray]'") from None
         if not ray.is_initialized():
@@ -387,7 +387,7 @@ class RaySession:
         self.setups.clear()
         self.task = None
         if self.started:
-            import ray
+            import ray   # the ray extra, imported when the session started
             self.started = False
             ray.shutdown()
 

@@ -23,6 +23,9 @@ from pathlib import Path
 
 import numba
 
+from yacht_env.rules import load
+from agents.analysis import compile_kernels
+
 WAIT_SECONDS = 600.0
 MARKER = "analysis-compiled"
 
@@ -84,9 +87,6 @@ def analysis_compiled_beside(enabled: bool = True, command: tuple = (sys.executa
 
 
 def main() -> int:
-    from yacht_env.rules import load
-    from agents.analysis import compile_kernels
-
     compile_kernels(load("yacht"))
     mark_compiled()
     return 0

@@ -11,6 +11,7 @@ games.
 from array import array
 
 import numpy as np
+from openskill.models import PlackettLuce
 
 from .stats import ordered, sheets_of
 
@@ -93,11 +94,7 @@ def elo_unavailable(seats: int, teams: int) -> str | None:
 
 
 def openskill(records, entrants) -> dict:
-    """OpenSkill Plackett-Luce mu, sigma and ordinal (mu - 3 sigma) per agent, or {'error': why}."""
-    try:
-        from openskill.models import PlackettLuce
-    except ImportError:
-        return {"error": "OpenSkill ratings need the openskill package: pip install 'yacht-arena[ratings]'"}
+    """OpenSkill Plackett-Luce mu, sigma and ordinal (mu - 3 sigma) per agent."""
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in entrants}
     for r in ordered(records):
