@@ -20,7 +20,7 @@ from yacht_env.core.actions import action_name
 from yacht_env.core.dice import NUM_ROLLS, roll_index
 from yacht_env.core.engine import State
 from yacht_env.envs.obs import yacht_points
-from yacht_env.rules import solitaire_rules
+from yacht_env.rules import load, solitaire_rules
 from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
@@ -257,5 +257,4 @@ def run(args):
 
 
 def _one_column(rules):
-    from yacht_env.rules import load
     return load(rules, columns=1)

@@ -22,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.analysis import AnalysisError, analyze
 from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire, table_share
 from agents.levels import (
     LEVELS,
+    level,
     DialAgent,
     Target,
     calibration_rules,
@@ -217,7 +219,6 @@ def _ladder(names, pairs, seats: int = 2) -> list[dict]:
 def _analysis(runs, rules) -> dict:
     """Points lost per game and per decision of every agent's solitaire games (`agents.analysis`), with the
     distribution of the points lost per decision; {"skipped": why} when the solver cannot value them."""
-    from agents.analysis import AnalysisError, analyze
     records = [{"agents": [n], "log": log} for n, r in runs.items() for log in r["logs"]]
     try:
         a = analyze(records, rules)
@@ -364,7 +365,6 @@ def _check(rules, cal, target: Target, args) -> dict:
     agent = DialAgent(cal.strength)
     crules = calibration_rules(rules)
     if target.kind == "win":
-        from agents.levels import level
         opponent = make_agent("strong") if target.against == "strong" else level(target.against, crules)
         h = head_to_head(agent, opponent, crules, args.games // 2, args.seed, progress=False)
         return {"kind": "win", "measured": h["win_rate_a"], "ci95": h["ci95"], "games": h["games"]}
@@ -379,9 +379,9 @@ def _check(rules, cal, target: Target, args) -> dict:
 
 
 def _write_files(out: Path, rules, runs, doc, args) -> list[str]:
-    import matplotlib
+    import matplotlib   # drawing only: its import costs about half a second
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt   # after the Agg backend: no window
     ensure_folder(out, "--out folder")
     hi = max(int(r["totals"].max()) for r in runs.values())
     bins = np.arange(0, hi + 10, 10)

@@ -9,6 +9,8 @@ import argparse
 import json
 import sys
 
+import numpy as np
+
 from yacht_env.config import MAX_SEED, ConfigError
 from yacht_env.errors import printable
 from yacht_env.rules import load, parse_sets, rules_block
@@ -106,7 +108,6 @@ def emit_json(doc) -> None:
 
 
 def _plain(x):
-    import numpy as np
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, np.ndarray):

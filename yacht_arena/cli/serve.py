@@ -32,7 +32,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from yacht_arena.web.app import MAX_FRAME, ServeConfig, create_app
+    from yacht_arena.web.app import MAX_FRAME, ServeConfig, create_app   # starlette (the web extra): only to serve
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
     try:                                     # a port in use is one line, not a server's error log

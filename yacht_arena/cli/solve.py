@@ -3,6 +3,7 @@ import argparse
 
 from yacht_env.rules import rules_label
 from yacht_env.solver import Unsolvable, cache_path, distributions_for, solution_for
+from yacht_env.solver.distribution import summary
 from yacht_env.solver.risk import MAX_RISK, MIN_RISK, check_risk
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
@@ -74,7 +75,6 @@ def run(args):
 def _distribution(rules, args) -> dict:
     """The start state's final-score distribution (of optimal play; with --risk, of the risk-seeking policy): its
     summary, and with --json every probability."""
-    from yacht_env.solver.distribution import summary
     risk = args.risk or 0.0
     dist = distributions_for(rules, use_cache=not args.no_cache, progress=not args.no_progress, risk=risk)
     lo, p = dist.pmf(0)

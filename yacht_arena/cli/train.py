@@ -1,7 +1,7 @@
 """`yacht train CONFIG`: train a MaskablePPO agent from a YAML config (see configs/train/)."""
 from dataclasses import replace
 
-from yacht_env.rules import parse_sets, rules_block, rules_hash
+from yacht_env.rules import load, parse_sets, rules_block, rules_hash
 
 from agents.training.config import MAX_EVAL_GAMES, load_config, split_sets
 from agents.training.errors import ModelFileError
@@ -66,15 +66,14 @@ def _train(cfg, args):
     if cfg.algo == "bc":
         if args.resume:
             raise CommandError("--resume works with algo 'ppo' only; a bc run is short: run it again")
-        from agents.training.imitate import imitate
+        from agents.training.imitate import imitate   # torch (the rl extra): only when this command runs
         return imitate(cfg, progress=not args.no_progress, force=args.force).evaluation
-    from agents.training.run import train
+    from agents.training.run import train   # torch (the rl extra): only when this command runs
     return train(cfg, resume=args.resume, progress=not args.no_progress, force=args.force).evaluation
 
 
 def _evaluate(cfg, path, games: int):
-    from yacht_env.rules import load
-
+    # torch (the rl extra): only when this command runs
     from agents.training.checkpoint import load_checkpoint
     from agents.training.evaluate import evaluate_model
     doc = load_checkpoint(path)

@@ -37,7 +37,7 @@ class PygameMissing(ImportError, TypeError):
 def require_pygame(render_mode: str):
     """The pygame module; `PygameMissing` (one line naming the extra) when it is not installed."""
     try:
-        import pygame
+        import pygame   # the render extra: only to draw
     except ImportError:
         raise PygameMissing(f"render_mode={render_mode!r} draws with pygame: pip install 'yacht-arena[{EXTRA}]'") \
             from None
