@@ -29,6 +29,9 @@ from agents.registry import AgentSpecError, make_agent
 from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
 from yacht_env.rules import presets
 
+from yacht_arena.cli.play import BestScores
+
+from .board import game_analysis, tournament_game, tournament_view
 from .tables import (
     MAX_SEATS,
     Seat,
@@ -199,13 +202,11 @@ class Server:
             self._offer_best(table)
 
     def _offer_best(self, table: Table) -> None:
-        from yacht_arena.cli.play import BestScores
         name = table.seats[0].name
         BestScores(self.data).offer(f"{table.rules_key}:{name}", table.game.totals()[0],
                                     table.rules.name, name)
 
     def best(self, rules_hash: str, name: str) -> dict | None:
-        from yacht_arena.cli.play import BestScores
         return BestScores(self.data).get(f"{rules_hash}:{name}")
 
     # ---- opening tables --------------------------------------------------------------------------
@@ -460,7 +461,6 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
     analysing = asyncio.Semaphore(1)            # one analysis at a time: a flood of requests queues, not piles up
 
     async def analysis(request: Request) -> Response:
-        from .board import game_analysis
         folder = request.path_params["folder"]
         try:
             async with analysing:
@@ -469,7 +469,6 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
             return JSONResponse({"error": str(e)}, 404)
 
     async def watched_game(request: Request) -> Response:
-        from .board import tournament_game
         try:
             folder = server.config.tournaments[int(request.path_params["index"])]
             async with analysing:
@@ -480,7 +479,6 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
             return JSONResponse({"error": str(e)[:300]}, 404)
 
     async def watch(request: Request) -> Response:
-        from .board import tournament_view
         try:
             i = int(request.path_params["index"])
             folder = server.config.tournaments[i]
