@@ -1,31 +1,184 @@
-"""The layering of the design card, and a core install without torch."""
+"""The layering of the design card (every import downward, no import circle, imports inside functions only
+to keep an extra lazy), and a core install without torch."""
 import ast
 import os
 import subprocess
 import sys
 import tomllib
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def imported_packages(package: str) -> set[str]:
-    found = set()
-    for path in (ROOT / package).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                found |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found.add(node.module.split(".")[0])
-    return found
+PACKAGES = ("yacht_env", "agents", "tournaments", "yacht_arena")   # lowest first: each imports only those before it
+# Imports a function may hold back, to keep an optional extra lazy: the extras' modules, and matplotlib (a core
+# dependency that only drawing needs; importing it costs about half a second).
+LAZY = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard", "pettingzoo", "ray", "pygame", "moviepy",
+        "starlette", "uvicorn", "websockets", "matplotlib"}
 
 
-def test_yacht_env_imports_neither_agents_nor_tournaments():
-    assert not imported_packages("yacht_env") & {"agents", "tournaments"}
+@dataclass(frozen=True)
+class Import:
+    """One imported module of one import statement: `target` is a module of the tree (the deepest one the
+    statement names: `from a.b import c` imports a.b.c when that is a module, else a.b) or, for anything
+    outside it, the top-level name."""
+    path: Path
+    module: str
+    target: str
+    line: int
+    in_function: bool
 
 
-def test_agents_import_only_yacht_env():
-    assert "tournaments" not in imported_packages("agents")
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def tree() -> dict[str, Path]:
+    """Every module of the four packages, by name."""
+    return {_module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+
+
+def _resolve(name: str) -> str:
+    modules, probe = tree(), name
+    while probe and probe not in modules:
+        probe = probe.rpartition(".")[0]
+    return probe or name.split(".")[0]
+
+
+def _targets(node, module: str, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [_resolve(a.name) for a in node.names]
+    if node.level:
+        package = (module if is_package else module.rpartition(".")[0]).split(".")
+        base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+    else:
+        base = node.module
+    return [_resolve(f"{base}.{a.name}") for a in node.names]
+
+
+@cache
+def imports() -> tuple[Import, ...]:
+    """Every import of the tree, at any depth (inside functions and classes too)."""
+    found = []
+    for module, path in tree().items():
+        todo = [(ast.parse(path.read_text()), False)]
+        while todo:
+            node, in_function = todo.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.extend(Import(path, module, t, node.lineno, in_function)
+                             for t in _targets(node, module, path.name == "__init__.py"))
+            inside = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            todo.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return tuple(found)
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_every_import_reads_downward():
+    """yacht_env -> agents -> tournaments -> yacht_arena: a module imports only from its own package or those
+    below it, also inside functions."""
+    upward = [f"{i.path.relative_to(ROOT)}:{i.line} imports {i.target}" for i in imports()
+              if _package(i.target) in PACKAGES
+              and PACKAGES.index(_package(i.target)) > PACKAGES.index(_package(i.module))]
+    assert not upward, "imports reading upward:\n" + "\n".join(upward)
+
+
+def test_the_layering_test_sees_every_kind_of_import():
+    """Relative imports at every level, imports of submodules and imports inside functions are all found."""
+    found = {(i.module, i.target, i.in_function) for i in imports()}
+    assert ("tournaments.report", "tournaments.seating", False) in found          # from .seating import ...
+    assert ("yacht_env.envs.env", "yacht_env.core.game", False) in found          # from ..core.game import ...
+    assert ("yacht_arena.cli.serve", "yacht_arena.web.app", True) in found        # inside run()
+    assert len(tree()) > 100
+
+
+def import_circle() -> list[str] | None:
+    """A circle of module imports (counting those inside functions), as the modules around it, or None."""
+    edges: dict[str, set[str]] = {m: set() for m in tree()}
+    for i in imports():
+        if i.target in edges and i.target != i.module:
+            edges[i.module].add(i.target)
+    state: dict[str, int] = {}           # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        path.append(m)
+        for t in sorted(edges[m]):
+            if state.get(t) == 1:
+                return path[path.index(t):] + [t]
+            if t not in state and (circle := visit(t)):
+                return circle
+        state[m] = 2
+        path.pop()
+        return None
+
+    for m in sorted(edges):
+        if m not in state and (circle := visit(m)):
+            return circle
+    return None
+
+
+def test_no_import_circle():
+    circle = import_circle()
+    assert circle is None, "import circle: " + " -> ".join(circle)
+
+
+@cache
+def _reaches_lazy(module: str) -> bool:
+    """Whether importing a module of the tree imports one of LAZY (through its module-level imports)."""
+    seen, todo = set(), [module]
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        for i in imports():
+            if i.module == m and not i.in_function:
+                if i.target in tree():
+                    todo.append(i.target)
+                elif i.target in LAZY:
+                    return True
+    return False
+
+
+def _commented(lines: list[str], at: int) -> bool:
+    """Whether the import on line `at` (from 0) has a comment on its line, or above it or the imports right
+    above it (one comment for a block of imports)."""
+    if "#" in lines[at]:
+        return True
+    at -= 1
+    while at >= 0 and lines[at].lstrip().startswith(("import ", "from ")):
+        if "#" in lines[at]:
+            return True
+        at -= 1
+    return at >= 0 and lines[at].lstrip().startswith("#")
+
+
+def test_imports_inside_functions_only_keep_an_extra_lazy():
+    """An import inside a function is one of an optional extra (or a module of the tree that imports one), or,
+    in a command's module, what only that command needs (`yacht --help` imports every command's module); each
+    says why in a comment (on its line, or above it or the imports right above it)."""
+    from yacht_arena.cli import COMMANDS
+
+    commands = set(COMMANDS.values())
+    wrong = []
+    for i in imports():
+        if not i.in_function:
+            continue
+        lazy = i.target in LAZY or (i.target in tree() and _reaches_lazy(i.target)) or i.module in commands
+        said = _commented(i.path.read_text().splitlines(), i.line - 1)
+        if not (lazy and said):
+            wrong.append(f"{i.path.relative_to(ROOT)}:{i.line} imports {i.target}"
+                         + ("" if lazy else " inside a function (import it at the top)")
+                         + ("" if said or not lazy else " without a comment saying what it keeps lazy"))
+    assert not wrong, "\n".join(dict.fromkeys(wrong))
 
 
 def test_core_dependencies_leave_out_torch():
@@ -124,22 +277,9 @@ def layer_of(module: str) -> int:
 
 
 def test_yacht_env_layers_import_downward_only():
-    for path in (ROOT / "yacht_env").rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        package = module if parts[-1] == "__init__" else module.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            targets = [target] if node.module else [f"{target}.{a.name}" for a in node.names]
-            for t in targets:
-                if t.startswith("yacht_env"):
-                    assert layer_of(t) <= layer_of(module), f"{module} imports {t}, a layer above it"
+    for i in imports():
+        if _package(i.module) == "yacht_env" and _package(i.target) == "yacht_env":
+            assert layer_of(i.target) <= layer_of(i.module), f"{i.module} imports {i.target}, a layer above it"
 
 
 def test_the_documented_short_names_are_the_integrations_modules():
