@@ -119,52 +119,22 @@ def summarize(name: str, rules, run: dict) -> dict:
 
 
 def head_to_head(agent_a, agent_b, rules, deals: int, seed: int = 0, progress: bool = True, desc: str = "") -> dict:
-    """A vs B over `deals` deals, each played twice with seats swapped (2 * deals games).
+    """A vs B over `deals` deals, each played twice with seats swapped (2 * deals games): `table_deals` at a
+    table of two.
 
     win_rate_a counts ties as half a win; ci95 is the Wilson score interval over the 2 * deals games
     (the two games of a deal swap the same dice between the seats, so their results are, if anything,
     negatively correlated and the interval is conservative).
     """
-    if deals < 1:
-        raise ValueError(f"deals must be >= 1, got {deals}")
-    per_deal = np.zeros(deals)
-    seeds = game_seeds(seed, last=np.arange(deals))
-    with tqdm(total=deals, desc=desc or "deals", unit="deal", disable=not progress, leave=False) as bar:
-        if agent_a.batched and agent_b.batched:
-            for a in (agent_a, agent_b):
-                a.prepare(rules, 2)
-            for lo, hi in _chunks(deals, CHUNK // 2):
-                n = hi - lo
-                state = State(rules, 2 * n, 2)
-                state.reset(np.repeat(seeds[lo:hi], 2))
-                seating = np.tile([[0, 1], [1, 0]], (n, 1))      # row 2d: A at seat 0; row 2d + 1: A at seat 1
-                play(state, [agent_a, agent_b], seating)
-                ranks = sheet_ranks(state)
-                a_sheet = np.tile([0, 1], n) % state.num_sheets
-                ra, rb = ranks[np.arange(2 * n), a_sheet], ranks[np.arange(2 * n), 1 - a_sheet]
-                score = np.where(ra < rb, 1.0, np.where(ra == rb, 0.5, 0.0))
-                per_deal[lo:hi] = score.reshape(n, 2).mean(axis=1)
-                bar.update(n)
-        else:
-            for i, s in enumerate(seeds.tolist()):
-                score = 0.0
-                for a_seat in (0, 1):
-                    seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
-                    g = play_game(Game(rules, 2, seed=s), seats)
-                    ranks = g.sheet_ranks()     # totals, then the rule set's tiebreak
-                    ra, rb = ranks[g.sheet_of(a_seat)], ranks[g.sheet_of(1 - a_seat)]
-                    score += 1.0 if ra < rb else 0.5 if ra == rb else 0.0
-                per_deal[i] = score / 2
-                bar.update(1)
-    rate = float(per_deal.mean())
+    rate = float(table_deals(agent_a, agent_b, rules, deals, 2, seed, progress, desc).mean())
     return {"games": 2 * deals, "win_rate_a": rate, "ci95": wilson(rate * 2 * deals, 2 * deals)}
-
 
 
 def table_deals(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, progress: bool = True,
                 desc: str = "") -> np.ndarray:
     """A's share of first place in each deal of `table_share` (the mean over the deal's `seats` rotations): the
-    same games, so two agents A measured with one seed are compared deal by deal on the same dice."""
+    same games, so two agents A measured with one seed are compared deal by deal on the same dice. At two
+    seats a tie for first place is half a win, as in `head_to_head`."""
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
     rot = np.array([[0 if s == k else 1 for s in range(seats)] for k in range(seats)])   # row k: A at seat k
