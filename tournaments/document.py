@@ -41,9 +41,10 @@ class Cell:
 
 
 @dataclass
-class Table:
-    """Rows of cells under a header; `align` has one letter per column, l or r. Sortable tables can be
-    reordered by clicking a header in the HTML page; a table is printed in the order of `rows`."""
+class Grid:
+    """A table of the report: rows of cells under a header; `align` has one letter per column, l or r.
+    Sortable tables can be reordered by clicking a header in the HTML page; a table is printed in the order of
+    `rows`."""
     head: list[str]
     rows: list[list]                # each cell: Text, Cell or Image
     align: str
@@ -53,7 +54,7 @@ class Table:
 @dataclass
 class Section:
     title: str
-    blocks: list = field(default_factory=list)   # each: Text (a paragraph), Table or Image
+    blocks: list = field(default_factory=list)   # each: Text (a paragraph), Grid or Image
 
 
 def listed(names) -> str:
@@ -110,7 +111,7 @@ def _md_cell(cell) -> str:
     return md_text(cell, True)
 
 
-def md_table(table: Table) -> list[str]:
+def md_table(table: Grid) -> list[str]:
     lines = ["| " + " | ".join(md_text(h, True) for h in table.head) + " |",
              "|" + "".join("---:|" if a == "r" else "---|" for a in table.align)]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
@@ -124,7 +125,7 @@ def markdown(title: Text, sections: list[Section]) -> str:
         lines += ["", f"## {md_text(section.title)}"]
         for block in section.blocks:
             lines.append("")
-            if isinstance(block, Table):
+            if isinstance(block, Grid):
                 lines += md_table(block)
             elif isinstance(block, Image):
                 lines.append(_md_cell(block))

@@ -5,7 +5,7 @@ them would not fit in memory, and even a few hundred bytes of Python objects a g
 keeps the fields the statistics read (`tournaments.stats`, `tournaments.ratings`) in flat columns, one
 row a game, sorted by (table, deal, rotation): numbers in numpy arrays (about 40 bytes a two-seat game
 with its sheets), the repeated tuples (seatings, sheet maps, places, bonuses) as indices into one list of
-the distinct ones, faults (rare) in a dict. Iterating gives one `Game` view a game, made on the fly, that
+the distinct ones, faults (rare) in a dict. Iterating gives one `GameRow` view a game, made on the fly, that
 answers `game["totals"]`, `game.get("sheet_of")` and `game.totals` as a record does; the statistics keep
 running sums, not the views. The move analysis reads the logs again, in chunks (`chunks`), unless the
 store holds no more than one chunk: then `read` keeps the records it parsed for it.
@@ -23,7 +23,7 @@ from .stats import contributions, sheets_of
 INTERNED = ("agents", "sheet_of", "places", "upper_bonus", "extra_bonus")
 
 
-class Game:
+class GameRow:
     """One game of a `Games` (row `i`): reads its columns when asked (see the module docstring);
     `contributions` is None unless seats share sheets (team rules)."""
 
@@ -52,7 +52,7 @@ class Game:
 
 
 class Games:
-    """Every stored game of a store as columns (`read` makes one); a sequence of `Game` views in game order
+    """Every stored game of a store as columns (`read` makes one); a sequence of `GameRow` views in game order
     (`ordered` says so to `tournaments.stats.ordered`, which then does not sort again)."""
 
     FIELDS = ("key", "table", "deal", "rotation", "agents", "sheet_of", "totals", "places", "sheets",
@@ -132,14 +132,14 @@ class Games:
     def __len__(self) -> int:
         return len(self.table)
 
-    def __getitem__(self, i: int) -> Game:
+    def __getitem__(self, i: int) -> GameRow:
         if not -len(self) <= i < len(self):
             raise IndexError(i)
-        return Game(self, i % len(self))
+        return GameRow(self, i % len(self))
 
     def __iter__(self):
         for i in range(len(self)):
-            yield Game(self, i)
+            yield GameRow(self, i)
 
     def field(self, i: int, name: str):
         """Field `name` of game `i`, as a record holds it (numbers as Python ints, lists as tuples)."""

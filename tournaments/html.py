@@ -12,7 +12,7 @@ import re
 
 from yacht_env.errors import printable
 
-from .document import Cell, Code, Image, Section, Strong, Table, Text, plain
+from .document import Cell, Code, Image, Section, Strong, Grid, Text, plain
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 78em; padding: 0 1em; color: #222; }
@@ -89,7 +89,7 @@ def _cell(cell, align: str, images) -> str:
     return f"<td{cls}>{html_text(cell)}</td>"
 
 
-def html_table(table: Table, images) -> str:
+def html_table(table: Grid, images) -> str:
     cls = ' class="sortable"' if table.sortable else ""
     head = "".join(f'<th{_align(a)}>{html.escape(h)}</th>' for h, a in zip(table.head, table.align))
     rows = "\n".join("<tr>" + "".join(_cell(c, a, images) for c, a in zip(row, table.align)) + "</tr>"
@@ -109,7 +109,7 @@ def page(title: Text, sections: list[Section], images: dict[str, bytes]) -> str:
     for s in sections:
         body.append(f'<h2 id="{_anchor(s.title)}">{html.escape(s.title)}</h2>')
         for block in s.blocks:
-            if isinstance(block, Table):
+            if isinstance(block, Grid):
                 body.append(html_table(block, images))
             elif isinstance(block, Image):
                 body.append(f"<p>{_image(block, images)}</p>")

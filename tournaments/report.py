@@ -19,12 +19,12 @@ from yacht_env.safe_file import write_atomic
 
 from . import document as doc
 from . import games as compact_games
-from .document import Cell, Code, Image, Section, Strong, Table
+from .document import Cell, Code, Image, Section, Strong, Grid
 from .html import page
 from .formats import RoundReplay, format_of, kind_of, replay_of
 from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .seating import balanced_splits
-from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, ordered, scores_by_agent,
+from .stats import (agent_stats, duplicate_effect, luck_effect, ordered, pair_results, scores_by_agent,
                     standings, team_stats, win_share_explained)
 from .store import Store
 
@@ -97,7 +97,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
-        "head_to_head": head_to_head(records, order),
+        "head_to_head": pair_results(records, order),
         "win_share": win_share_explained(records, order) if config.seats > 1 else None,
         "duplicate_dice": duplicate_effect(records, order),
         "ratings": ratings_,
@@ -268,7 +268,7 @@ def standings_section(res) -> Section:
     team = " (under team rules, its team's place)" if t["teams"] else ""
     return Section("Standings", [
         winner_line(res),
-        Table(head, rows, align),
+        Grid(head, rows, align),
         "Ranked by score rate: (wins + draws / 2) / results, counting one result against every opponent in "
         f"every game, by place{team}; equal score rates are ranked by mean score. W-D-L are those results; "
         "mean score is over the games finished without a forfeit on the agent's sheet."])
@@ -305,11 +305,11 @@ def teams_section(res) -> Section | None:
              _num(p["mean_place"], 2)] for p in teams["partnerships"]]
     blocks = ["Partnerships: every set of entrants that wrote one sheet, best score rate first. W-D-L counts "
               "one result against each opposing sheet per game.",
-              Table(["partnership", "games", "W-D-L", "score rate", "95% CI", "team score", "95% CI",
+              Grid(["partnership", "games", "W-D-L", "score rate", "95% CI", "team score", "95% CI",
                      "mean place"], rows, "lrrrrrrr")]
     blocks += ["Per agent: its own share of the team sheet, the boxes it scored itself (the move log records "
                "who scored each box) and the bonuses those boxes earned; a team's shares add up to its total.",
-               Table(["agent", "games", "turns per game", "box points per game", "bonus per game",
+               Grid(["agent", "games", "turns per game", "box points per game", "bonus per game",
                       "own points per game", "95% CI", "points per turn", "share of team total"],
                      [[name, Cell(str(c["games"]), c["games"]), _num(c.get("turns_per_game")),
                        _num(c.get("box_points_per_game")), _num(c.get("bonus_per_game")), _num(c.get("mean")),
@@ -317,11 +317,11 @@ def teams_section(res) -> Section | None:
                        _num(c.get("share_of_team_total"), 3)] for name, c in teams["contributions"].items()],
                      "lrrrrrrrr")]
     blocks += ["Sheet positions (sheet 1 plays the first turn):",
-               Table(["sheet", "games", "mean score", "first places"],
+               Grid(["sheet", "games", "mean score", "first places"],
                      [[Cell(str(s["sheet"]), s["sheet"]), Cell(str(s["games"]), s["games"]), _num(s["mean"]),
                        Cell(str(s["first_places"]), s["first_places"])] for s in teams["sheets"]], "rrrr")]
     blocks += ["How often each pair of entrants were partners and opponents:",
-               Table(["a", "b", "partnered", "opposed"],
+               Grid(["a", "b", "partnered", "opposed"],
                      [[p["a"], p["b"], Cell(str(p["partnered"]), p["partnered"]),
                        Cell(str(p["opposed"]), p["opposed"])] for p in teams["pairs"]], "llrr")]
     return Section("Teams", blocks)
@@ -342,7 +342,7 @@ def scores_section(res) -> Section:
     team = " (its team's sheet under team rules)" if res["tournament"]["teams"] else ""
     return Section("Scores", [
         f"Final scores of the sheet each agent wrote on{team}, over the games finished without a forfeit on it.",
-        Table(["agent", "games", "forfeits", "mean", "95% CI", "sd", "p5", "p25", "median", "p75", "p95",
+        Grid(["agent", "games", "forfeits", "mean", "95% CI", "sd", "p5", "p25", "median", "p75", "p95",
                "mean place", "histogram"], rows, "lrrrlrrrrrrrl"),
         Image(SCORES_PNG, "score distributions")])
 
@@ -364,9 +364,9 @@ def head_to_head_section(res) -> Section:
         "Wins, draws and losses of a against b at the same table (by place); score rate = (wins + draws / 2)"
         " / games, with a 95% Wilson interval. The matrix gives the row agent's score rate against the "
         "column agent.",
-        Table(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)) if matrix else
+        Grid(["W-D-L: rate [95% CI]"] + names, matrix, "l" * (len(names) + 1)) if matrix else
         f"(No matrix for more than {MAX_PLOTTED} entrants: the pairs that met follow.)",
-        Table(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
+        Grid(["a", "b", "games", "W", "D", "L", "score rate", "95% CI"], pairs, "llrrrrrl")])
 
 
 def _pct_ci(ci) -> Cell:
@@ -386,7 +386,7 @@ def win_share_section(res) -> Section | None:
     rows = [[name, Cell(str(w["games"]), w["games"]), _num(100 * w["observed"], 2), _pct_ci(w["observed_ci95"]),
              _num(100 * w["expected"], 2), _pct_ci(w["expected_ci95"]), _num(100 * w["gain"], 2),
              _pct_ci(w["gain_ci95"])] for name, w in ws.items()]
-    blocks.append(Table(["agent", "games", "win share %", "95% CI", "expected %", "95% CI", "gained %", "95% CI"],
+    blocks.append(Grid(["agent", "games", "win share %", "95% CI", "expected %", "95% CI", "gained %", "95% CI"],
                         rows, "lrrlrlrl"))
     return Section("Win share explained", blocks)
 
@@ -407,7 +407,7 @@ def duplicate_section(res) -> Section:
     rows = [[p["a"], p["b"], Cell(str(p["deals"]), p["deals"]), Cell(str(p["games"]), p["games"]),
              _num(p["mean_diff"]), _ci_cell(p["ci95_duplicate"]), _ci_cell(p["ci95_independent"]),
              _num(p["width_ratio"], 2)] for p in dup["pairs"]]
-    blocks.append(Table(["a", "b", "deals", "games", "mean diff", "95% CI duplicate", "95% CI independent",
+    blocks.append(Grid(["a", "b", "deals", "games", "mean diff", "95% CI duplicate", "95% CI independent",
                          "width ratio"], rows, "llrrrllr"))
     return Section("Duplicate dice", blocks)
 
@@ -429,14 +429,14 @@ def luck_section(res) -> Section | None:
               "mean of every luck term, so the estimate is unbiased; estimated: the coefficients and the "
               "intervals (normal, from the spread of the deal means, like the plain ones). \"games ×\" is how "
               "many times the games the plain estimate would need for the same interval.",
-              Table(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
+              Grid(["a", "b", "games", "mean diff", "95% CI plain", "luck removed", "95% CI luck removed",
                      "method", "width ratio", "games ×"],
                     [[p["a"], p["b"], Cell(str(p["games"]), p["games"]), _num(p["mean_diff"], 2),
                       _ci_cell(p["ci95_plain"], 2), _num(p["luck_removed"], 2), _ci_cell(p["ci95_luck_removed"], 2),
                       p.get("method", "split"), _num(p["width_ratio"], 3), _num(p["games_factor"], 1)]
                      for p in luck["pairs"]], "llrrlrllrr"),
               "Per agent: mean luck per game (about zero) and the luck-removed score, optimum − points lost:",
-              Table(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
+              Grid(["agent", "games", "luck / game", "95% CI", "luck-removed score", "95% CI"],
                     [[n, Cell(str(a["games"]), a["games"]), _num(a["luck"], 2), _ci_cell(a["ci95_luck"], 2),
                       _num(a["luck_removed_score"], 2), _ci_cell(a["ci95_luck_removed_score"], 2)]
                      for n, a in luck["agents"].items()], "lrrlrl")]
@@ -448,7 +448,7 @@ def ratings_section(res) -> Section:
     blocks = []
     if r["elo"]:
         blocks += ["Elo (Bradley–Terry fit of the two-seat games, mean 1500, bootstrap 95% CI over deals):",
-                   Table(["agent", "Elo", "95% CI"], [[n, _num(e["elo"], 0), _ci_cell(e["ci95"], 0)]
+                   Grid(["agent", "Elo", "95% CI"], [[n, _num(e["elo"], 0), _ci_cell(e["ci95"], 0)]
                                                      for n, e in r["elo"].items()], "lrl")]
     else:
         blocks.append(r["elo_unavailable"])
@@ -458,11 +458,11 @@ def ratings_section(res) -> Section:
                    "virtual win each; every place of a multi-seat table counts; teammates share their sheet's "
                    "place), on the Elo scale with mean 1500 (for two seats this is Bradley–Terry), bootstrap "
                    "95% CI over deals:",
-                   Table(["agent", "rating", "95% CI"], [[n, _num(x["rating"], 0), _ci_cell(x["ci95"], 0)]
+                   Grid(["agent", "rating", "95% CI"], [[n, _num(x["rating"], 0), _ci_cell(x["ci95"], 0)]
                                                          for n, x in pl["ratings"].items()], "lrl"),
                    "The win matrix the fit predicts (P(a placed above b) = g_a / (g_a + g_b) at any table size) "
                    "beside the one observed (score rate of a against b):",
-                   Table(["a", "b", "games", "observed", "predicted"],
+                   Grid(["a", "b", "games", "observed", "predicted"],
                          [[h["a"], h["b"], Cell(str(h["games"]), h["games"]), _num(h["score_rate"], 3),
                            _num(pl["predicted"].get(h["a"], {}).get(h["b"]), 3)] for h in res["head_to_head"]],
                          "llrrr")]
@@ -474,7 +474,7 @@ def ratings_section(res) -> Section:
                    "that wrote it (ordinal = mu − 3 sigma); sequential updates depend on the order and number of "
                    "games, so on many games it can disagree with the fitted ratings above, which it does not "
                    "replace:",
-                   Table(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
+                   Grid(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
                                                                _num(o["ordinal"], 2)] for n, o in os_.items()],
                          "lrrr")]
     return Section("Ratings", blocks)
@@ -492,7 +492,7 @@ def boxes_section(res) -> Section | None:
     rows.append(["upper bonus rate"] + [_num(a.get("upper_bonus_rate"), 2) for a in agents.values()])
     return Section("Mean points per box", [
         "Mean points of each box on the agent's sheet, then the bonuses: the lines add up to the mean score.",
-        Table(["box"] + list(agents), rows, "l" + "r" * len(agents))])
+        Grid(["box"] + list(agents), rows, "l" + "r" * len(agents))])
 
 
 def faults_section(res) -> Section:
@@ -501,14 +501,14 @@ def faults_section(res) -> Section:
     rows = [[Code(f["key"]), Cell(str(f["seat"]), f["seat"]), f["agent"], Cell(str(f["move"]), f["move"]),
              f["error"]] for f in res["faults"]]
     return Section("Faults", ["Every forfeit, by agent in standings order, then by game (game ids: see below).",
-                              Table(["game", "seat", "agent", "move", "error"], rows, "lrlrl")])
+                              Grid(["game", "seat", "agent", "move", "error"], rows, "lrlrl")])
 
 
 def analysis_section(res) -> Section | None:
     if "analysis" not in res:
         return None
     paragraphs, table = report_blocks(res["analysis"])
-    return Section("Move analysis", paragraphs + ([Table(*table)] if table else []))
+    return Section("Move analysis", paragraphs + ([Grid(*table)] if table else []))
 
 
 def _nth(i: int) -> str:
@@ -532,7 +532,7 @@ def game_ids_section(res) -> Section:
     else:
         blocks.append(f"Arrangement r is a seat rotation: seat i holds the table's entrant (i + r) mod {k}, "
                       "numbering the entrants from 0 in the order listed below.")
-    blocks.append(Table(["table", "entrants"], [[Code(name), ", ".join(members)]
+    blocks.append(Grid(["table", "entrants"], [[Code(name), ", ".join(members)]
                                                  for name, members in ids["tables"].items()], "ll"))
     return Section("Game ids", blocks)
 

@@ -165,7 +165,7 @@ def standings(records, entrants) -> list[dict]:
     return sorted(rows, key=lambda x: x["rank"])   # stable: equal ranks keep entrant order
 
 
-def head_to_head(records, entrants) -> list[dict]:
+def pair_results(records, entrants) -> list[dict]:
     """For each pair of entrants that met as opponents (a before b in `entrants`): wins, draws and losses
     of a against b by place, and a's score rate (wins + draws / 2) / games with a 95% Wilson interval."""
     pos = _order(entrants)

@@ -8,7 +8,7 @@ from tournaments.config import parse_config
 from tournaments.play import fallback_action, placements
 from tournaments.ratings import bradley_terry_elo, elo, openskill
 from agents.stats import wilson
-from tournaments.stats import describe_scores, duplicate_effect, head_to_head
+from tournaments.stats import describe_scores, duplicate_effect, pair_results
 from tournaments.store import Store
 from yacht_env.core.game import Game
 from yacht_env.config import ConfigError
@@ -40,7 +40,7 @@ def test_wilson_interval():
 def test_head_to_head_counts_places():
     recs = [rec(0, 0, 0, ["a", "b"], [200, 100]), rec(0, 0, 1, ["b", "a"], [150, 150]),
             rec(0, 1, 0, ["a", "b"], [90, 100])]
-    (h,) = head_to_head(recs, ["a", "b"])
+    (h,) = pair_results(recs, ["a", "b"])
     assert (h["wins"], h["draws"], h["losses"], h["games"]) == (1, 1, 1, 3) and h["score_rate"] == 0.5
 
 
@@ -132,7 +132,7 @@ def test_report_of_a_folder_without_a_store(tmp_path):
 def test_teammates_are_not_opponents():
     r = rec(0, 0, 0, ["a", "b", "c", "d"], [200, 100, 200, 100])
     r["sheet_of"] = [0, 1, 0, 1]
-    pairs = {(h["a"], h["b"]) for h in head_to_head([r], ["a", "b", "c", "d"])}
+    pairs = {(h["a"], h["b"]) for h in pair_results([r], ["a", "b", "c", "d"])}
     assert pairs == {("a", "b"), ("a", "d"), ("b", "c"), ("c", "d")}
 
 

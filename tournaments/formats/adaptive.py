@@ -29,7 +29,7 @@ import numpy as np
 
 from yacht_env.config import number
 
-from ..document import Cell, Table
+from ..document import Cell, Grid
 from ..ratings import StageCounts
 from .base import RoundReplay, RoundTables, check_rounds
 from .round_robin import RoundRobin
@@ -101,7 +101,7 @@ class Adaptive(RoundTables):
         return [f"Adaptive schedule: {a['rounds_played']} rounds, {sum(len(r['tables']) for r in rounds)} tables; "
                 f"stopped: {why}. The ranking fitted to every game, with the confidence that each entrant is "
                 f"above the next (normal approximation of the fit's posterior):",
-                Table(["rank", "agent", "log-strength", "confidence above next"],
+                Grid(["rank", "agent", "log-strength", "confidence above next"],
                       [[Cell(str(i + 1), i + 1), x["agent"], Cell(f"{x['theta']:.3f}", x["theta"]),
                         Cell("–" if x["confidence_above_next"] is None else f"{x['confidence_above_next']:.4f}",
                              x["confidence_above_next"])] for i, x in enumerate(a["ranking"])], "rlrr")]

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ..document import Cell, Table
+from ..document import Cell, Grid
 from ..stats import clean_seats, opponents
 from .base import RoundReplay, RoundTables, check_rounds
 
@@ -115,7 +115,7 @@ class Swiss(RoundTables):
         """Each round's tables and byes."""
         if not res.get("swiss"):
             return []
-        return [Table(["round", "tables", "byes"],
+        return [Grid(["round", "tables", "byes"],
                       [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
                         ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll")]
 
