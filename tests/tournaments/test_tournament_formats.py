@@ -1,13 +1,16 @@
 """Tournament formats: lazy schedules agree with listed round robins, gauntlets seat every candidate
 against every combination of the others, Swiss rounds follow the standings; every format gives the
 same records for any worker count and across a resume."""
+import ast
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
 from tests.fake_agents import FACTORY
 
 from tournaments.config import parse_config
+from tournaments.formats import REGISTRY, kind_of
 from tournaments.formats.base import unrank
 from tournaments.formats.round_robin import RoundRobin
 from tournaments.formats.swiss import Swiss, SwissReplay, SwissStandings
@@ -144,6 +147,44 @@ def test_format_config_errors():
     for changes, message in cases:
         with pytest.raises(ConfigError, match=message):
             parse_config({**base, **changes}, "t.yaml")
+
+
+def test_a_key_of_another_format_names_the_formats_that_take_it():
+    base = {"entrants": field(4), "games": 1}
+    cases = [({"rounds": 3}, "t.yaml: rounds: only a Swiss or an adaptive schedule has rounds (format: swiss, or "
+                             "schedule: adaptive); this is a round robin"),
+             ({"format": "gauntlet", "candidates": ["p0"], "confidence": 0.9},
+              "t.yaml: confidence: only an adaptive schedule stops at a confidence (schedule: adaptive); this is a "
+              "gauntlet"),
+             ({"format": "swiss", "rounds": 2, "candidates": ["p0"]},
+              "t.yaml: candidates: only a gauntlet has candidates (format: gauntlet); this is a Swiss"),
+             ({"format": "swiss", "schedule": "adaptive", "rounds": 2},
+              "t.yaml: schedule: an adaptive schedule ranks a round robin's field; this is a swiss")]
+    for changes, message in cases:
+        with pytest.raises(ConfigError) as e:
+            parse_config({**base, **changes}, "t.yaml")
+        assert str(e.value) == message
+
+
+def test_the_registry_is_the_one_place_that_names_the_formats():
+    """Each format is chosen by its own (format, schedule) pair, and no module outside tournaments/formats
+    compares a value with a format's or a schedule's name: the rest asks the format."""
+    pairs = [(f.format, f.schedule) for f in REGISTRY]
+    assert len(set(pairs)) == len(pairs) and all(kind_of(*p) is f for p, f in zip(pairs, REGISTRY))
+    names = {name for pair in pairs for name in pair}
+    root = Path(__file__).resolve().parents[2]
+    compared = []
+    for package in ("agents", "tournaments", "yacht_arena"):
+        for path in (root / package).rglob("*.py"):
+            if "formats" in path.relative_to(root / package).parts[:1]:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Compare):
+                    values = [node.left, *node.comparators]
+                    values += [e for v in values if isinstance(v, (ast.Tuple, ast.List, ast.Set)) for e in v.elts]
+                    if any(isinstance(v, ast.Constant) and v.value in names for v in values):
+                        compared.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not compared, compared
 
 
 def test_round_robin_hash_is_unchanged_by_formats():
