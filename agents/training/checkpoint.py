@@ -10,8 +10,7 @@ from gymnasium import spaces
 from yacht_env.core.actions import num_actions
 from yacht_env.safe_file import atomic_writer
 
-from ..model_file import (FORMAT, MAX_FILE_BYTES, ModelRules, check_model, check_rules, model_path,  # noqa: F401
-                          model_rules, policy_shapes, read_model, trained_for)
+from ..model_file import FORMAT, check_model, model_path, trained_for
 from ..features import extra_size, observation_size, trained_sheets
 from .errors import ModelFileError
 

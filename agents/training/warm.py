@@ -16,8 +16,8 @@ import torch
 from yacht_env.envs.obs import obs_size
 
 from ..features import FEATURES, feature_sizes, observation_size, trained_sheets
-from ..model_file import play_hash
-from .checkpoint import ModelFileError, load_checkpoint, model_rules
+from ..model_file import model_rules, play_hash
+from .checkpoint import ModelFileError, load_checkpoint
 from .config import ConfigError
 
 FIRST_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")

@@ -8,9 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.training.checkpoint import (MAX_FILE_BYTES, ModelFileError, check_model, check_rules,  # noqa: E402
-                                        load_checkpoint, model_rules, policy_shapes)
-from agents.model_file import read_model  # noqa: E402
+from agents.training.checkpoint import ModelFileError, load_checkpoint  # noqa: E402
+from agents.model_file import (MAX_FILE_BYTES, check_model, check_rules, model_rules, policy_shapes,  # noqa: E402
+                               read_model)
 from tests.planted import plant  # noqa: E402
 from yacht_arena.cli import main  # noqa: E402
 from yacht_env.rules import load  # noqa: E402

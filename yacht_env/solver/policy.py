@@ -27,9 +27,9 @@ from ..core.kernels import box_options
 from ..core.plan_source import PlanTables
 from .solution import Solution
 from .widget import keep_values, next_state, prepare
-from .dial import BLOCK, dial_moves, dial_moves_parallel, move_values, pick_moves  # noqa: F401 - named as before
+from .dial import BLOCK, dial_moves, dial_moves_parallel, move_values
 from .plans import FIRST_HOLD, HOLD_OF, Scratch, plan_state, plan_states, stage_state, stage_states, widget_at
-from .play import advance_planned, advance_table  # noqa: F401 - named as before
+from .play import advance_planned
 from .state_rows import StateRows
 
 MANY = 16   # states per call from which the parallel `plan_states` / `stage_states` pay off
