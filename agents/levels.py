@@ -1,5 +1,5 @@
-"""The named levels `easy` and `normal`, targets on the strength dial found per rule set; the registry's
-dial factories; and, as one import, the dial's parts.
+"""The named levels `easy` and `normal`, targets on the strength dial found per rule set, and the registry's
+dial factories.
 
 **Levels by construction.** The named levels are targets (`agents.targets.LEVELS`), so they adapt to any
 rule set without hand tuning: `normal` is the strength that wins `NORMAL_WIN` of its games against
@@ -9,7 +9,7 @@ strong is therefore about 70-80% head-to-head under every rule set (random is fa
 `setting(rules, target)` keeps the result in the solver's cache folder (`agents.level_settings`), so it
 is found once per rule set and protocol.
 
-The parts, one job per module, all importable from here as before:
+The parts, one job per module:
 - `agents.dial`: the strength dial (`DialAgent`, `temperature`, `LossMeter`);
 - `agents.targets`: `Target` and the levels' targets (`LEVELS`, `level_target`);
 - `agents.calibration`: the search (`Calibration`, `calibration_rules`, `check_reach`, `optimum`);
@@ -23,25 +23,13 @@ import sys
 
 from yacht_env.config import ConfigError
 from yacht_env.rules import rules_hash
-from yacht_env.solver import cache_dir
 
-from .calibration import (CALIBRATION_SEED, DEALS, GAMES, MAX_RUNS, TOLERANCE, Calibration, calibration_rules,
-                          check_reach, optimum, search)
-from .dial import DIAL_STREAM, DIAL_VERSION, SCALE, SHAPE, WIN_POINTS, DialAgent, LossMeter, check_strength, temperature
-from .level_settings import (MAX_SETTINGS_BYTES, SHIPPED, locked, protocol, read_settings, settings_path, shipped_path,
-                             shipped_settings, write_settings)
+from .calibration import (CALIBRATION_SEED, DEALS, GAMES, Calibration, calibration_rules,
+                          check_reach, search)
+from .dial import DialAgent, check_strength
+from .level_settings import (locked, protocol, read_settings, settings_path, shipped_settings, write_settings)
 from .strong import StrongAgent, WinAgent
-from .targets import EASY_WIN, KINDS, LEVELS, NORMAL_WIN, Target, level_target
-
-__all__ = [
-    "CALIBRATION_SEED", "DEALS", "DIAL_STREAM", "DIAL_VERSION", "EASY_WIN", "GAMES", "KINDS", "LEVELS", "MAX_RUNS",
-    "MAX_SETTINGS_BYTES", "NORMAL_WIN", "SCALE", "SHAPE", "SHIPPED", "TOLERANCE", "WIN_POINTS", "Calibration",
-    "DialAgent", "LevelAgent", "LossMeter", "Target", "cache_dir", "calibrate", "calibration_rules", "check_reach",
-    "check_strength", "easy", "level", "level_target", "normal", "optimum", "protocol", "read_settings", "setting",
-    "settings_path", "settings_with", "shipped_path", "shipped_settings", "strong", "target_level", "temperature",
-    "write_settings",
-]
-
+from .targets import Target, level_target
 
 def calibrate(rules, target: Target, deals: int = DEALS, games: int = GAMES, seed: int = CALIBRATION_SEED,
               progress: bool = False) -> Calibration:

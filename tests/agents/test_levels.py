@@ -1,4 +1,4 @@
-"""The strength dial (agents.levels.DialAgent, Policy.move_values / pick_moves), its targets and calibration,
+"""The strength dial (agents.dial.DialAgent, Policy.move_values / pick_moves), its targets and calibration,
 the kept settings, and every bad input as a clear message."""
 import json
 import math
@@ -7,12 +7,17 @@ import numpy as np
 import pytest
 from tests.solver_tables import solved, temp_cache
 
+import agents.calibration as calibration
 import agents.levels as levels
+import agents.targets as targets
 from agents.analysis import analyze
 from agents.base import play_game
-from agents.evaluation import mean_ci, solitaire
-from agents.levels import (DialAgent, LevelAgent, LossMeter, Target, calibrate, level, read_settings, setting,
-                           settings_path, shipped_settings, temperature)
+from agents.dial import DialAgent, LossMeter, temperature
+from agents.evaluation import solitaire
+from agents.level_settings import protocol, read_settings, settings_path, shipped_settings
+from agents.levels import LevelAgent, calibrate, level, setting
+from agents.stats import mean_ci
+from agents.targets import Target
 from agents.registry import make_agent
 from agents.strong import StrongAgent
 from yacht_arena.cli import main
@@ -26,6 +31,7 @@ from yacht_env.solver.dial import pick_moves
 from yacht_env.solver.plans import FIRST_HOLD
 from yacht_env.solver.policy import Policy
 from yacht_env.core.view import BatchView
+from yacht_env.solver import cache_dir
 
 SETTINGS = [round(0.1 * k, 1) for k in range(11)]
 
@@ -181,7 +187,7 @@ def test_calibration_hits_a_target_mean_on_fresh_dice():
     for (name, overrides), target in [(("yacht", {}), 200.0), (("classic", {"rolls_per_turn": 2}), 100.0)]:
         rules, solution = solved(name, **overrides)
         cal = calibrate(rules, Target("mean", target), games=1000)
-        assert abs(cal.measured - target) <= levels.TOLERANCE["mean"] and cal.ci95[0] < cal.measured < cal.ci95[1]
+        assert abs(cal.measured - target) <= calibration.TOLERANCE["mean"] and cal.ci95[0] < cal.measured < cal.ci95[1]
         agent = DialAgent(cal.strength)
         agent.meter = LossMeter()
         run = solitaire(agent, rules, 2000, seed=77, progress=False)
@@ -198,7 +204,7 @@ def test_calibration_of_a_win_rate_and_a_percentage():
     assert abs(cal.measured - 0.3) < 0.02 and cal.games == 600 and 0 < cal.strength < 1
     assert cal.runs[0] == [0.0, pytest.approx(cal.runs[0][1])] and cal.runs[1] == [1.0, 0.5]
     pct = calibrate(rules, Target("pct", 80), games=500)
-    assert abs(pct.measured - 80) <= levels.TOLERANCE["pct"] and pct.estimate.startswith("optimum")
+    assert abs(pct.measured - 80) <= calibration.TOLERANCE["pct"] and pct.estimate.startswith("optimum")
 
 
 def test_settings_are_kept_per_rule_set_and_rebuilt_when_damaged(cache, monkeypatch):
@@ -207,22 +213,22 @@ def test_settings_are_kept_per_rule_set_and_rebuilt_when_damaged(cache, monkeypa
     found = setting(rules, target, progress=False)
     path = settings_path(rules)
     doc = json.loads(path.read_text())
-    assert path.parent == levels.cache_dir() and doc["rules_hash"] in path.name
-    assert levels.protocol(target) in doc["settings"]
+    assert path.parent == cache_dir() and doc["rules_hash"] in path.name
+    assert protocol(target) in doc["settings"]
     levels._FOUND.clear()
     monkeypatch.setattr(levels, "calibrate", lambda *a, **k: pytest.fail("a kept setting was calibrated again"))
     assert setting(rules, target).strength == found.strength                # read back, not found again
     assert setting(load("classic", rolls_per_turn=2, teams=2), target).strength == found.strength  # teams: same game
     monkeypatch.undo()
-    for damage in ["{not json", "[]", json.dumps({**doc, "settings": {levels.protocol(target): {"strength": "x"}}}),
-                   json.dumps({**doc, "settings": {levels.protocol(target): {**doc["settings"][levels.protocol(target)],
+    for damage in ["{not json", "[]", json.dumps({**doc, "settings": {protocol(target): {"strength": "x"}}}),
+                   json.dumps({**doc, "settings": {protocol(target): {**doc["settings"][protocol(target)],
                                                                             "strength": float("nan")}}}),
                    json.dumps({**doc, "rules_hash": "0" * 16}), "\x00\xff"]:
         path.write_text(damage)
         levels._FOUND.clear()
-        assert read_settings(rules).get(levels.protocol(target)) is None
+        assert read_settings(rules).get(protocol(target)) is None
         assert setting(rules, target).strength == found.strength              # found again, the same
-        assert json.loads(path.read_text())["settings"][levels.protocol(target)]["strength"] == found.strength
+        assert json.loads(path.read_text())["settings"][protocol(target)]["strength"] == found.strength
 
 
 def test_an_unwritable_cache_folder_costs_a_warning(tmp_path, monkeypatch, capsys):
@@ -239,7 +245,7 @@ def test_named_levels_are_dial_agents_that_find_their_strength():
     assert isinstance(normal, LevelAgent) and normal.name == "normal" and easy.name == "easy"
     s_normal, s_easy = normal.strength_for(rules), easy.strength_for(rules)
     assert 0 < s_easy < s_normal < 1
-    key = levels.protocol(levels.level_target("normal"))
+    key = protocol(targets.level_target("normal"))
     kept = read_settings(rules).get(key) or shipped_settings(rules).get(key)   # found and kept, or shipped
     assert kept.strength == s_normal
     g = play_game(Game(rules, 2, seed=5), [easy, normal])
@@ -358,9 +364,9 @@ def test_every_preset_ships_its_levels_under_the_current_protocol(name):
     the shipped file stale: rerun `python scripts/ship_data.py NAME`."""
     rules = load(name)
     shipped = shipped_settings(rules)
-    assert set(shipped) == {levels.protocol(levels.level_target(n)) for n in levels.LEVELS}, \
+    assert set(shipped) == {protocol(targets.level_target(n)) for n in targets.LEVELS}, \
         f"stale shipped calibrations for {name}: python scripts/ship_data.py {name}"
-    strengths = {n: shipped[levels.protocol(levels.level_target(n))].strength for n in levels.LEVELS}
+    strengths = {n: shipped[protocol(targets.level_target(n))].strength for n in targets.LEVELS}
     assert 0 < strengths["easy"] < strengths["normal"] < 1
 
 
@@ -370,7 +376,7 @@ def test_a_first_run_reads_the_shipped_levels_and_calibrates_nothing(tmp_path, m
     monkeypatch.setattr(levels, "calibrate", lambda *a, **k: pytest.fail("a shipped setting was calibrated again"))
     rules = load("yacht")
     assert level("easy", rules).strength_for(rules) == \
-        shipped_settings(rules)[levels.protocol(levels.level_target("easy"))].strength
+        shipped_settings(rules)[protocol(targets.level_target("easy"))].strength
     assert list(tmp_path.iterdir()) == []          # nothing to keep: the package holds it
 
 
@@ -383,5 +389,5 @@ def test_the_shipped_levels_are_what_the_code_finds(tmp_path, monkeypatch):
     rules = load("knizia")
     shipped = shipped_settings(rules)
     monkeypatch.setattr(levels, "shipped_settings", lambda rules: {})
-    found, _ = levels.settings_with(rules, [(n, levels.level_target(n)) for n in levels.LEVELS], progress=False)
-    assert {levels.protocol(levels.level_target(n)): c for n, c in found.items()} == shipped
+    found, _ = levels.settings_with(rules, [(n, targets.level_target(n)) for n in targets.LEVELS], progress=False)
+    assert {protocol(targets.level_target(n)): c for n, c in found.items()} == shipped

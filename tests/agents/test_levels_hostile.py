@@ -2,7 +2,7 @@
 written through, never read to a hang; the levels go on without it."""
 import os
 
-from agents.levels import read_settings, settings_path, write_settings
+from agents.level_settings import read_settings, settings_path, write_settings
 from tests.planted import SECRET
 from yacht_env.rules import load
 

@@ -24,18 +24,11 @@ import numpy as np
 
 from agents.analysis import AnalysisError, analyze
 from agents.evaluation import fault_note, fault_summary, head_to_head, recorded_faults, solitaire, table_share
-from agents.levels import (
-    LEVELS,
-    level,
-    DialAgent,
-    Target,
-    calibration_rules,
-    check_reach,
-    level_target,
-    optimum,
-    settings_path,
-    settings_with,
-)
+from agents.calibration import calibration_rules, check_reach, optimum
+from agents.dial import DialAgent
+from agents.level_settings import settings_path
+from agents.levels import level, settings_with
+from agents.targets import LEVELS, Target, level_target
 from agents.base import check_playable
 from agents.provenance import check_replace, digests, rules_files, spec_files
 from agents.registry import AgentSpecError, make_agent
