@@ -466,17 +466,13 @@ def ratings_section(res) -> Section:
                          [[h["a"], h["b"], Cell(str(h["games"]), h["games"]), _num(h["score_rate"], 3),
                            _num(pl["predicted"].get(h["a"], {}).get(h["b"]), 3)] for h in res["head_to_head"]],
                          "llrrr")]
-    os_ = r["openskill"]
-    if "error" in os_:
-        blocks.append(f"OpenSkill: {os_['error']}")
-    else:
-        blocks += ["OpenSkill Plackett–Luce, updated game by game in game order, every sheet a team of the agents "
-                   "that wrote it (ordinal = mu − 3 sigma); sequential updates depend on the order and number of "
-                   "games, so on many games it can disagree with the fitted ratings above, which it does not "
-                   "replace:",
-                   Grid(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
-                                                               _num(o["ordinal"], 2)] for n, o in os_.items()],
-                         "lrrr")]
+    blocks += ["OpenSkill Plackett–Luce, updated game by game in game order, every sheet a team of the agents "
+               "that wrote it (ordinal = mu − 3 sigma); sequential updates depend on the order and number of "
+               "games, so on many games it can disagree with the fitted ratings above, which it does not "
+               "replace:",
+               Grid(["agent", "mu", "sigma", "ordinal"], [[n, _num(o["mu"], 2), _num(o["sigma"], 2),
+                                                           _num(o["ordinal"], 2)] for n, o in r["openskill"].items()],
+                    "lrrr")]
     return Section("Ratings", blocks)
 
 
