@@ -181,6 +181,16 @@ def test_imports_inside_functions_only_keep_an_extra_lazy():
     assert not wrong, "\n".join(dict.fromkeys(wrong))
 
 
+def test_no_two_public_classes_share_a_name():
+    """A class name means one thing in the whole tree (`Game` is yacht_env's, `Table` the web's)."""
+    where: dict[str, list[str]] = {}
+    for module, path in tree().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(module)
+    assert not {name: ms for name, ms in where.items() if len(ms) > 1}
+
+
 def test_core_dependencies_leave_out_torch():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = " ".join(project["dependencies"]).lower()
