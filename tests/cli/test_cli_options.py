@@ -1,4 +1,4 @@
-"""The README's table of shared options is exactly what `yacht CMD --help` offers, for every command."""
+"""The table of shared options in docs/cli.md is exactly what `yacht CMD --help` offers, for every command."""
 import json
 import re
 import subprocess
@@ -12,8 +12,8 @@ from yacht_arena.cli import COMMANDS, main
 SHARED = ("--rules/--set", "--seed", "--json", "--out")
 
 
-def readme_table() -> dict[str, set[str]]:
-    text = Path("README.md").read_text()
+def options_table() -> dict[str, set[str]]:
+    text = Path("docs/cli.md").read_text()
     rows = re.findall(r"^\| `yacht (\w+)` \|(.*)\|\s*$", text, flags=re.M)
     table = {}
     for name, cells in rows:
@@ -37,13 +37,13 @@ def help_options(name: str, capsys) -> set[str]:
     return shared
 
 
-def test_readme_lists_every_command_once():
-    assert sorted(readme_table()) == sorted(COMMANDS)
+def test_options_table_lists_every_command_once():
+    assert sorted(options_table()) == sorted(COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_readme_shared_options_match_help(name, capsys):
-    assert help_options(name, capsys) == readme_table()[name]
+def test_options_table_matches_help(name, capsys):
+    assert help_options(name, capsys) == options_table()[name]
 
 
 def test_rules_help_says_how_a_file_is_named(capsys):

@@ -305,14 +305,14 @@ def learn(env, steps=256):
     return model.learn(steps)
 
 
-def readme_section() -> str:
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    return text.split("## Environments for training")[1].split("\n## ")[0]
+def envs_page() -> str:
+    """The environments' page of the docs, where the README sends a reader."""
+    return (Path(__file__).resolve().parents[2] / "docs" / "envs.md").read_text()
 
 
-def test_readme_environment_block_runs():
-    """The first code block of the README's section, as written (it closes what it opens here)."""
-    block = readme_section().split("```python\n")[1].split("```")[0]
+def test_envs_page_environment_block_runs():
+    """The first code block of docs/envs.md, as written (it closes what it opens here)."""
+    block = envs_page().split("```python\n")[1].split("```")[0]
     names = {}
     within(SECONDS, exec, block, names)
     assert names["envs"].metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP and names["envs"].num_envs == 8
@@ -321,12 +321,12 @@ def test_readme_environment_block_runs():
 
 
 @pytest.mark.slow
-def test_readme_action_masker_recipe_learns():
-    """The README's recipe, read from the README: ActionMasker(gym.make("Yacht-v0"), <its lambda>)."""
+def test_envs_page_action_masker_recipe_learns():
+    """The docs' recipe, read from docs/envs.md: ActionMasker(gym.make("Yacht-v0"), <its lambda>)."""
     from sb3_contrib.common.maskable.utils import get_action_masks
     from sb3_contrib.common.wrappers import ActionMasker
 
-    recipe = re.search(r'ActionMasker\(gym\.make\("Yacht-v0"\), (lambda e: [\w.]+\(\))\)', readme_section())
+    recipe = re.search(r'ActionMasker\(gym\.make\("Yacht-v0"\), (lambda e: [\w.]+\(\))\)', envs_page())
     assert recipe and recipe.group(1) == "lambda e: e.unwrapped.action_masks()"
     env = ActionMasker(gym.make("Yacht-v0", illegal_action="raise"), eval(recipe.group(1)))
     env.reset(seed=0)
@@ -348,7 +348,7 @@ def test_maskable_ppo_needs_no_action_masker_on_gym_make():
 
 def test_action_masker_with_the_plain_lambda():
     """`lambda e: e.action_masks()` works on the env itself; on gym.make's env `e` is a wrapper that does not
-    forward attributes (why the README writes e.unwrapped)."""
+    forward attributes (why docs/envs.md writes e.unwrapped)."""
     from sb3_contrib.common.wrappers import ActionMasker
 
     assert learn(ActionMasker(YachtEnv(illegal_action="raise"), lambda e: e.action_masks())).num_timesteps >= 256

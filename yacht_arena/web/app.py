@@ -1,6 +1,6 @@
 """The ASGI app of `yacht serve`: the lobby, live tables over WebSockets, the analysis board, watched tournaments.
 
-A thin shell (see ARCHITECTURE.md): it holds `Table`s, hands every message to its table, asks agents for
+A thin shell (see docs/ARCHITECTURE.md): it holds `Table`s, hands every message to its table, asks agents for
 the CPU seats' moves (in a worker thread, at the pace the table set), and stores finished games. The
 browser only draws what the server says. Everything a client sends is checked and bounded: frame size
 (`MAX_FRAME`), message rate (`RATE` per second per connection), tables (`Limits.tables`), connections
