@@ -51,8 +51,12 @@ def test_every_new_box_kind_on_every_roll(spec):
         want = independent(spec, dice)
         assert rules.tables.score[0, r] == want, (spec, dice)
         counting = box.counting(dice, want)
-        if spec.get("points") == "matching":   # the dice a table leaves bright add up to the points
-            assert sum(d for d, c in zip(dice, counting) if c) == want, (spec, dice, counting)
+        bright = [d for d, c in zip(dice, counting) if c]      # the dice a table leaves bright
+        if spec.get("points") == "matching":
+            assert sum(bright) == want, (spec, dice, counting)
+        elif spec["kind"] != "of_a_kind" and spec["points"] != "sum" and want:   # the pairs' dice
+            assert len(bright) == 2 * spec.get("count", 2) and sum(bright) == independent(
+                {**spec, "points": "matching"}, dice), (spec, dice, counting)
 
 
 @pytest.mark.parametrize("fh5", [False, True])

@@ -77,14 +77,15 @@ class Box:
 
     def counting(self, dice, points: int) -> list[bool]:
         """Per die of `dice` (faces), whether it counts towards `points`, what the box would score: the dice
-        of the face (upper), the alike dice or the pairs' dice ("matching"), one die per face of the run (a
-        straight that fits), every die otherwise; none when the box would score 0. Tables fade the others (seed 004)."""
+        of the face (upper), the alike dice ("matching"), the pairs' dice (pairs not scored as the sum), one die
+        per face of the run (a straight that fits), every die otherwise; none when the box would score 0.
+        Tables fade the others (seed 004)."""
         if points <= 0:
             return [False] * len(dice)
         counts = [sum(1 for d in dice if d == f) for f in range(1, 7)]
         if self.kind == "upper":
             return [d == self.face for d in dice]
-        if self.points == "matching" and self.kind in ("pairs", "two_pairs"):
+        if self.kind in ("pairs", "two_pairs") and self.points != "sum":
             left = {}                                   # face -> dice of it still to mark
             for f in self._pairs(counts)[:self.pairs_needed]:
                 left[f] = left.get(f, 0) + 2
@@ -109,6 +110,4 @@ class Box:
                 out.append(d in run)
                 run.discard(d)
             return out
-        if self.kind == "two_pairs" and self.matches(counts) and self.points != "sum":
-            return [counts[d - 1] >= 2 for d in dice]
         return [True] * len(dice)
