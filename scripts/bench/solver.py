@@ -1,10 +1,11 @@
 """`bench.py solver`: the exact solver against the reference C solver and `yatzy-solver`, in one run.
 
-Solve time (rules `yacht` = C rules 1 = yatzy-solver's `american+forced-joker`, all at 254.5877):
+Solve time (rules `yacht` = C rules 1 = yatzy-solver's `american+forced-joker`, all at 254.5877; with
+`--rules yatzy`, Scandinavian Yatzy = yatzy-solver's `yatzy-scandinavian` at 248.4399894, no C solver):
 - C: `/work/shared/reference/solve.c` built with `gcc -O3 -march=native -fopenmp`, run with
   OMP_NUM_THREADS=2 and AUX=0 (value only); its own printed solve time.
-- yatzy-solver: `Solver.build(Variant("american+forced-joker"))` in a fresh process (all cores).
-- ours: `yacht solve --rules yacht --no-cache --json` in a fresh process (2 numba threads); the solve
+- yatzy-solver: `Solver.build(Variant(...))` of the same rules in a fresh process (all cores).
+- ours: `yacht solve --rules RULES --no-cache --json` in a fresh process (2 numba threads); the solve
   time it reports (value, SD and bonus odds together), and the whole process for reference.
 Games/s of optimal play: `yacht_env.solver.simulate` (the strong policy, numba, 2 threads) against
 yatzy-solver's `Solver.simulate(games)` (optimal policy, in parallel), and the StrongAgent through
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 REFERENCE = Path("/work/shared/reference/solve.c")
+PEER_VARIANT = {"yacht": "american+forced-joker", "yatzy": "yatzy-scandinavian"}   # our preset -> yatzy-solver's
 
 
 # Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
@@ -34,6 +36,8 @@ def add_parser(sub):
     p.add_argument("--agent-games", type=int, default=200, help="games of StrongAgent via play_game (default 200)")
     p.add_argument("--reference", default=str(REFERENCE), help="path of the reference solve.c")
     p.add_argument("--skip", nargs="*", default=[], choices=("c", "yatzy-solver"), help="peers to leave out")
+    p.add_argument("--rules", default="yacht", choices=tuple(PEER_VARIANT),
+                   help="the preset solved and played (default yacht; the C solver plays only yacht)")
     return p
 
 
@@ -53,33 +57,33 @@ def time_c(source: str, workdir: Path) -> tuple[float, float]:
     return float(m.group(1)), float(m.group(2))
 
 
-_YATZY_BUILD = ("import time, yatzy_solver as ys; t = time.perf_counter(); "
-                "s = ys.Solver.build(ys.Variant('american+forced-joker')); "
+_YATZY_BUILD = ("import sys, time, yatzy_solver as ys; t = time.perf_counter(); "
+                "s = ys.Solver.build(ys.Variant(sys.argv[1])); "
                 "print(time.perf_counter() - t, s.state_value('upper 0 | filled -'))")
 
 
-def time_yatzy_solver() -> tuple[float, float]:
-    _, out = _wall([sys.executable, "-c", _YATZY_BUILD])
+def time_yatzy_solver(rules: str) -> tuple[float, float]:
+    _, out = _wall([sys.executable, "-c", _YATZY_BUILD, PEER_VARIANT[rules]])
     seconds, value = out.split()
     return float(seconds), float(value)
 
 
-def time_ours(cache: Path) -> tuple[float, float, float]:
+def time_ours(cache: Path, rules: str) -> tuple[float, float, float]:
     """(solve seconds reported, whole process seconds, expected score)."""
-    wall, out = _wall([sys.executable, "-m", "yacht_arena.cli", "solve", "--rules", "yacht", "--no-cache", "--json",
+    wall, out = _wall([sys.executable, "-m", "yacht_arena.cli", "solve", "--rules", rules, "--no-cache", "--json",
                        "--no-progress"], {"YACHT_CACHE_DIR": str(cache)})
     doc = json.loads(out)
     return doc["seconds"], wall, doc["expected_score"]
 
 
-def games_ours(games: int) -> float:
+def games_ours(games: int, name: str) -> float:
     import numpy as np
 
     from yacht_env.rules import load
     from yacht_env.solver import solution_for
     from yacht_env.solver.simulate import simulate
 
-    rules = load("yacht")
+    rules = load(name)
     solution = solution_for(rules, progress=False)
     simulate(rules, solution, np.arange(10))  # compile outside the timer
     t = time.perf_counter()
@@ -87,13 +91,13 @@ def games_ours(games: int) -> float:
     return games / (time.perf_counter() - t)
 
 
-def games_agent(games: int) -> float:
+def games_agent(games: int, name: str) -> float:
     from agents.base import play_game
     from agents.strong import StrongAgent
     from yacht_env.core.game import Game
     from yacht_env.rules import load
 
-    rules, agent = load("yacht"), StrongAgent()
+    rules, agent = load(name), StrongAgent()
     play_game(Game(rules, seed=0), [agent])
     t = time.perf_counter()
     for g in range(games):
@@ -101,10 +105,10 @@ def games_agent(games: int) -> float:
     return games / (time.perf_counter() - t)
 
 
-def games_yatzy_solver(games: int) -> float:
+def games_yatzy_solver(games: int, rules: str) -> float:
     import yatzy_solver as ys
 
-    solver = ys.Solver.build(ys.Variant("american+forced-joker"))
+    solver = ys.Solver.build(ys.Variant(PEER_VARIANT[rules]))
     solver.simulate(100, seed=1)
     t = time.perf_counter()
     solver.simulate(games, seed=1)
@@ -117,19 +121,19 @@ def run(args):
         os.environ["YACHT_CACHE_DIR"] = str(tmp / "cache")
         rows = {}
         for _ in range(max(1, args.repeat)):
-            if "c" not in args.skip:
+            if "c" not in args.skip and args.rules == "yacht":
                 s, v = time_c(args.reference, tmp)
                 rows["C reference (gcc -O3 -fopenmp, 2 threads)"] = min(rows.get("C reference (gcc -O3 -fopenmp, "
                                                                               "2 threads)", (s, v)), (s, v))
             if "yatzy-solver" not in args.skip:
-                s, v = time_yatzy_solver()
+                s, v = time_yatzy_solver(args.rules)
                 key = "yatzy-solver Solver.build"
                 rows[key] = min(rows.get(key, (s, v)), (s, v))
-            s, wall, v = time_ours(tmp / "cache")
+            s, wall, v = time_ours(tmp / "cache", args.rules)
             rows["yacht solve (solve time)"] = min(rows.get("yacht solve (solve time)", (s, v)), (s, v))
             rows["yacht solve (whole process)"] = min(rows.get("yacht solve (whole process)", (wall, v)), (wall, v))
         ours = rows["yacht solve (solve time)"][0]
-        print("Solve rules 'yacht' (forced joker, extra-Yacht bonus), best of", args.repeat)
+        print(f"Solve rules {args.rules!r} (yatzy-solver's {PEER_VARIANT[args.rules]}), best of", args.repeat)
         print(f"{'solver':<46}{'seconds':>9}{'expected':>12}{'ours / it':>11}")
         for name, (s, v) in rows.items():
             ratio = "" if name.startswith("yacht solve") else f"{ours / s:>10.2f}x"
@@ -138,12 +142,12 @@ def run(args):
         speeds = {}
         for _ in range(max(1, args.repeat)):
             speeds["yacht_env.solver.simulate"] = max(speeds.get("yacht_env.solver.simulate", 0),
-                                                      games_ours(args.games))
+                                                      games_ours(args.games, args.rules))
             if "yatzy-solver" not in args.skip:
                 speeds["yatzy-solver simulate"] = max(speeds.get("yatzy-solver simulate", 0),
-                                                      games_yatzy_solver(args.games))
+                                                      games_yatzy_solver(args.games, args.rules))
             speeds["StrongAgent via play_game"] = max(speeds.get("StrongAgent via play_game", 0),
-                                                      games_agent(args.agent_games))
+                                                      games_agent(args.agent_games, args.rules))
         base = speeds.get("yatzy-solver simulate")
         print(f"{'player':<46}{'games/s':>9}{'vs yatzy-solver':>17}")
         for name, g in speeds.items():

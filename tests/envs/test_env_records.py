@@ -225,6 +225,11 @@ DIGESTS = {
     'pz-classic-teams': '4f565d1dd3543f02',
     'pz-cheerio-2': '05ebbcc0c81ff107',
     'pz-yacht-rolloff': 'fdc8d9ae5f7f0624',
+    # Scandinavian Yatzy (issue 38): first recorded when the preset came, on the one table core
+    'vector-yatzy-SameStep': '95ee96e5c8dfe4f9',
+    'vector-yatzy-NextStep': '8e9bc3b04072675f',
+    'vector-yatzy-Disabled': 'af1b664404ee8898',
+    'vs-yatzy': '066c781db467c8fa',
 }
 
 

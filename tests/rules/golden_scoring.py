@@ -4,6 +4,7 @@ Each function maps five dice to {box: points} for one preset. Tests compare thes
 over all 252 sorted rolls, with the compiled tables.
 """
 from collections import Counter
+from itertools import combinations
 
 
 def _runs(dice, runs):
@@ -72,5 +73,40 @@ def knizia(dice):
     return out
 
 
+def _best_pairs(dice, n, four_alike=False):
+    """Points of the best n pairs among the dice (two dice of one face each), found by trying every way of
+    picking 2n of the five dice: pairs of different faces, or with `four_alike` also two pairs of one face;
+    0 when no way gives n pairs."""
+    best = 0
+    for pick in combinations(range(len(dice)), 2 * n):
+        faces = sorted(dice[i] for i in pick)
+        pairs = [faces[k] for k in range(0, 2 * n, 2)]
+        if any(faces[k] != faces[k + 1] for k in range(0, 2 * n, 2)):
+            continue
+        if max(Counter(pairs).values()) > (2 if four_alike else 1):
+            continue
+        best = max(best, 2 * sum(pairs))
+    return best
+
+
+def yatzy(dice, fh5=False, tp4=False):
+    """Scandinavian Yatzy (issue 38; yatzy-solver's reading): pairs and kinds score the matching dice, the two
+    full straights 15 and 20, Full House (three and two of different faces; `fh5`: or five alike) and Chance
+    the sum, Yatzy 50; `tp4`: four alike also make Two Pairs."""
+    cnt = Counter(dice)
+    c = sorted(cnt.values())
+    out = _upper(dice)
+    out["one_pair"] = _best_pairs(dice, 1)
+    out["two_pairs"] = _best_pairs(dice, 2, tp4)
+    for name, n in (("three_of_a_kind", 3), ("four_of_a_kind", 4)):
+        out[name] = max((n * f for f, k in cnt.items() if k >= n), default=0)
+    out["small_straight"] = 15 if sorted(dice) == [1, 2, 3, 4, 5] else 0
+    out["large_straight"] = 20 if sorted(dice) == [2, 3, 4, 5, 6] else 0
+    out["full_house"] = sum(dice) if c == [2, 3] or (fh5 and c == [5]) else 0
+    out["chance"] = sum(dice)
+    out["yatzy"] = 50 if c == [5] else 0
+    return out
+
+
 GOLDEN = {"yacht": modern, "verhoeff": modern, "kirakuken": modern, "classic": classic, "cheerio": cheerio,
-          "extended": extended, "knizia": knizia}
+          "extended": extended, "knizia": knizia, "yatzy": yatzy}

@@ -29,4 +29,6 @@ def run(args):
     for k in ("upper_bonus", "extra_yacht_bonus", "joker", "rolls_per_turn", "columns", "teams", "tiebreak",
               "players"):
         print(f"  {k}: {doc[k]}")
+    if rules.forced_order:
+        print("  forced_order: True (boxes filled top to bottom)")
     return 0

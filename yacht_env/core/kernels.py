@@ -100,7 +100,8 @@ def roll_of(dice):
 def box_options(T, filled, yacht50, r, out):
     """Points of roll r in every box of one sheet column, -1 where the rules forbid it.
 
-    filled: bit b set when box b is filled; yacht50: the Yacht box holds 50.
+    filled: bit b set when box b is filled; yacht50: the Yacht box holds 50. With forced order every box
+    but the first open one is -1.
     Returns the extra-Yacht bonus that scoring this roll pays (the same for any box).
     """
     nbox = T.n_boxes
@@ -139,6 +140,12 @@ def box_options(T, filled, yacht50, r, out):
                 out[b] = T.joker_score[b, r]
             else:
                 out[b] = T.score[b, r]
+    if T.forced_order:  # only the first open box (the rules refuse a joker with forced order)
+        first = True
+        for b in range(nbox):
+            if out[b] >= 0 and not first:
+                out[b] = -1
+            first = first and (filled >> b) & 1 == 1
     if face > 0 and yacht50 and T.extra_bonus > 0:
         return T.extra_bonus
     return 0

@@ -6,7 +6,7 @@ gives when the joker rule lets an extra Yacht stand in for its pattern.
 """
 from dataclasses import dataclass
 
-KINDS = ("upper", "of_a_kind", "full_house", "two_pairs", "straight", "yacht", "chance")
+KINDS = ("upper", "of_a_kind", "pairs", "full_house", "two_pairs", "straight", "yacht", "chance")
 SCORES = ("sum", "matching")  # besides a fixed number of points
 
 
@@ -15,10 +15,11 @@ class Box:
     id: str
     kind: str
     face: int = 0                 # upper: the face counted
-    count: int = 0                # of_a_kind: how many alike
-    points: int | str = "sum"     # fixed points, "sum" (all five dice) or "matching" (the alike dice)
+    count: int = 0                # of_a_kind: how many alike; pairs: how many pairs of different faces
+    points: int | str = "sum"     # fixed points, "sum" (all five dice) or "matching" (the alike dice, the pairs)
     runs: tuple = ()              # straight: any of these face sets
     five_alike: bool = False      # full_house: five of a kind also counts
+    four_alike: bool = False      # pairs, two_pairs: four of a kind also counts as two pairs (of one face)
 
     @property
     def upper(self) -> bool:
@@ -36,11 +37,22 @@ class Box:
         if k == "full_house":
             present = sorted(c for c in counts if c)
             return present == [2, 3] or (self.five_alike and present == [5])
-        if k == "two_pairs":
-            return sum(1 for c in counts if c >= 2) >= 2
+        if k in ("pairs", "two_pairs"):
+            return len(self._pairs(counts)) >= self.pairs_needed
         if k == "straight":
             return any(all(counts[f - 1] for f in run) for run in self.runs)
         raise ValueError(k)
+
+    @property
+    def pairs_needed(self) -> int:
+        """pairs, two_pairs: the number of pairs the box needs (two_pairs: two)."""
+        return 2 if self.kind == "two_pairs" else self.count
+
+    def _pairs(self, counts) -> list[int]:
+        """The faces of the pairs a roll holds, highest first: one pair per face showing two or more dice,
+        two for a face showing four or more when `four_alike`."""
+        per_face = 2 if self.four_alike else 1
+        return [f for f in range(6, 0, -1) for _ in range(min(counts[f - 1] // 2, per_face))]
 
     def _value(self, counts) -> int:
         total = sum((f + 1) * c for f, c in enumerate(counts))
@@ -48,6 +60,8 @@ class Box:
             return self.face * counts[self.face - 1]
         if self.points == "sum":
             return total
+        if self.points == "matching" and self.kind in ("pairs", "two_pairs"):
+            return 2 * sum(self._pairs(counts)[:self.pairs_needed])
         if self.points == "matching":
             faces = [f + 1 for f in range(6) if counts[f] >= self.count]
             return max(faces, default=0) * self.count
@@ -63,13 +77,24 @@ class Box:
 
     def counting(self, dice, points: int) -> list[bool]:
         """Per die of `dice` (faces), whether it counts towards `points`, what the box would score: the dice
-        of the face (upper), the alike dice ("matching"), one die per face of the run (a straight that
-        fits), every die otherwise; none when the box would score 0. Tables fade the others (seed 004)."""
+        of the face (upper), the alike dice ("matching"), the pairs' dice (pairs not scored as the sum), one die
+        per face of the run (a straight that fits), every die otherwise; none when the box would score 0.
+        Tables fade the others (seed 004)."""
         if points <= 0:
             return [False] * len(dice)
         counts = [sum(1 for d in dice if d == f) for f in range(1, 7)]
         if self.kind == "upper":
             return [d == self.face for d in dice]
+        if self.kind in ("pairs", "two_pairs") and self.points != "sum":
+            left = {}                                   # face -> dice of it still to mark
+            for f in self._pairs(counts)[:self.pairs_needed]:
+                left[f] = left.get(f, 0) + 2
+            out = []
+            for d in dice:
+                out.append(left.get(d, 0) > 0)
+                if out[-1]:
+                    left[d] -= 1
+            return out
         if self.points == "matching":
             face = max((f + 1 for f in range(6) if counts[f] >= self.count), default=0)
             left = self.count
@@ -85,6 +110,4 @@ class Box:
                 out.append(d in run)
                 run.discard(d)
             return out
-        if self.kind == "two_pairs" and self.matches(counts) and self.points != "sum":
-            return [counts[d - 1] >= 2 for d in dice]
         return [True] * len(dice)

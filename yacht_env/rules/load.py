@@ -15,16 +15,19 @@ from pathlib import Path
 
 from ..config import (ConfigError, choice, find, mapping, names_a_file, parse_yaml, preset_names, read_yaml, text,
                       whole)
+from ..core.dice import NUM_DICE
 from .boxes import KINDS, SCORES, Box
 from .errors import RuleError
 from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
-            "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat")
-BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike")
+            "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat",
+            "forced_order")
+BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike", "four_alike")
 # the keys each kind of box uses besides id and kind: any other is refused, never accepted and ignored
-KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "full_house": ("points", "five_alike"),
-             "two_pairs": ("points",), "straight": ("length", "runs", "points"), "yacht": ("points",),
+KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "pairs": ("count", "points", "four_alike"),
+             "full_house": ("points", "five_alike"), "two_pairs": ("points", "four_alike"),
+             "straight": ("length", "runs", "points"), "yacht": ("points",),
              "chance": ("points",)}
 RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
@@ -230,9 +233,14 @@ def _box(source: str, i: int, spec) -> Box:
         face = whole(source, f"{where}.face", spec.get("face"), 1, 6)
         points = "sum"
     if kind == "of_a_kind":
-        count = whole(source, f"{where}.count", spec.get("count"), 2, 5)
-    elif points == "matching":
-        raise RuleError(source, f"{where}.points", "matching is only for of_a_kind boxes")
+        count = whole(source, f"{where}.count", spec.get("count"), 2, NUM_DICE)
+    elif kind == "pairs":
+        count = whole(source, f"{where}.count", spec.get("count"), 1, 3)
+        if 2 * count > NUM_DICE:
+            raise RuleError(source, f"{where}.count", f"{count} pairs of different faces need {2 * count} dice; "
+                                                      f"with {NUM_DICE} dice a pairs box takes count 1 or 2")
+    elif points == "matching" and kind != "two_pairs":
+        raise RuleError(source, f"{where}.points", "matching is only for of_a_kind, pairs and two_pairs boxes")
     if kind == "straight":
         if "length" in spec:
             n = whole(source, f"{where}.length", spec["length"], 2, 6)
@@ -251,6 +259,12 @@ def _box(source: str, i: int, spec) -> Box:
     five = spec.get("five_alike", False)
     if not isinstance(five, bool) or (five and kind != "full_house"):
         raise RuleError(source, f"{where}.five_alike", "true or false, and only for full_house")
+    four = spec.get("four_alike", False)
+    if not isinstance(four, bool):
+        raise RuleError(source, f"{where}.four_alike", f"true or false, got {four!r}")
+    if four and kind == "pairs" and count < 2:
+        raise RuleError(source, f"{where}.four_alike", "four of a kind counting as two pairs needs a box of 2 or "
+                                                       "more pairs; nothing would change")
     unused = [k for k in spec if k not in ("id", "kind", *KIND_KEYS[kind])]
     if unused:
         article = "an" if kind[0] in "aeiou" else "a"
@@ -260,7 +274,8 @@ def _box(source: str, i: int, spec) -> Box:
                         f"nothing would change")
     if "length" in spec and "runs" in spec:
         raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
-    return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five)
+    return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five,
+               four_alike=four)
 
 
 def build(data: dict, source: str = "<dict>") -> RuleSet:
@@ -292,6 +307,9 @@ def _build(data: dict, source: str) -> RuleSet:
             boxes[i] = Box(**{**boxes[i].__dict__, "points": flat})
     if sum(b.kind == "yacht" for b in boxes) > 1:
         raise RuleError(source, "boxes", "at most one yacht box")
+    forced_order = data.get("forced_order", False)
+    if not isinstance(forced_order, bool):
+        raise RuleError(source, "forced_order", f"true (boxes filled top to bottom) or false, got {forced_order!r}")
 
     ub = data.get("upper_bonus", {"threshold": 63, "points": 35})
     if ub in (None, False):
@@ -313,6 +331,9 @@ def _build(data: dict, source: str) -> RuleSet:
     joker = choice(source, "joker", joker, JOKERS)
     if (joker != "none" or eyb) and not any(b.kind == "yacht" for b in boxes):
         raise RuleError(source, "joker", "a joker rule or extra-Yacht bonus needs a yacht box")
+    if forced_order and joker != "none":
+        raise RuleError(source, "forced_order", f"boxes filled top to bottom leave no choice for the joker rule "
+                                                f"{joker!r} to make: with forced_order, joker must be none")
 
     players = data.get("players", {"min": 1, "max": 8})
     if not isinstance(players, dict) or set(players) - {"min", "max"}:
@@ -334,7 +355,7 @@ def _build(data: dict, source: str) -> RuleSet:
     return RuleSet(
         name=name, boxes_spec=tuple(boxes), description=description,
         upper_bonus_threshold=threshold if ub_points else 0, upper_bonus=ub_points,
-        extra_yacht_bonus=eyb, joker=joker,
+        extra_yacht_bonus=eyb, joker=joker, forced_order=forced_order,
         rolls_per_turn=whole(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),
         columns=whole(source, "columns", data.get("columns", 1), 1, 3),
         teams=teams, tiebreak=tiebreak, first_player=first_player, min_players=lo, max_players=hi, source=source)

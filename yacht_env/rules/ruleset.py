@@ -33,6 +33,7 @@ class RuleSet:
     upper_bonus: int = 35
     extra_yacht_bonus: int = 100
     joker: str = "forced"
+    forced_order: bool = False    # boxes filled top to bottom, in sheet order
     rolls_per_turn: int = 3
     columns: int = 1
     teams: int = 0
@@ -72,7 +73,7 @@ class RuleSet:
 
     def score(self, box: str, dice) -> int:
         """Plain score of five dice in a box (no joker, no bonus)."""
-        return self.box(box).score(list(ROLL_COUNTS[roll_index(dice)]))
+        return self.box(box).score([int(c) for c in ROLL_COUNTS[roll_index(dice)]])
 
     @cached_property
     def tables(self):
@@ -94,10 +95,13 @@ class RuleSet:
                 d["runs"] = [list(r) for r in b.runs]
             if b.five_alike:
                 d["five_alike"] = True
+            if b.four_alike:
+                d["four_alike"] = True
             boxes.append(d)
         return {"name": self.name, "description": self.description, "boxes": boxes,
                 "upper_bonus": {"threshold": self.upper_bonus_threshold, "points": self.upper_bonus},
                 "extra_yacht_bonus": self.extra_yacht_bonus, "joker": self.joker,
                 "rolls_per_turn": self.rolls_per_turn, "columns": self.columns, "teams": self.teams,
                 "tiebreak": self.tiebreak, "players": {"min": self.min_players, "max": self.max_players},
-                **({"first_player": self.first_player} if self.first_player != "fixed" else {})}
+                **({"first_player": self.first_player} if self.first_player != "fixed" else {}),
+                **({"forced_order": True} if self.forced_order else {})}

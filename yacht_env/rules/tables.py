@@ -19,6 +19,7 @@ class Tables(NamedTuple):
     joker_trigger      0 never, 1 once the Yacht box is filled, 2 once it holds 50
     joker_forced       1: matching upper box, else lower boxes, else upper boxes
     joker_needs_upper  1: lower boxes get joker points only when the matching upper box is filled
+    forced_order       1: only the first open box (sheet order) may be scored
     """
     n_boxes: int
     score: np.ndarray
@@ -34,6 +35,7 @@ class Tables(NamedTuple):
     joker_forced: int
     joker_needs_upper: int
     rolls_per_turn: int
+    forced_order: int
 
 
 def compile_tables(rules) -> Tables:
@@ -59,4 +61,4 @@ def compile_tables(rules) -> Tables:
         yacht_box=yacht_box, upper_threshold=rules.upper_bonus_threshold, upper_bonus=rules.upper_bonus,
         extra_bonus=rules.extra_yacht_bonus, joker_trigger=JOKER_TRIGGER[rules.joker],
         joker_forced=int(rules.joker == "forced"), joker_needs_upper=int(rules.joker == "verhoeff"),
-        rolls_per_turn=rules.rolls_per_turn)
+        rolls_per_turn=rules.rolls_per_turn, forced_order=int(rules.forced_order))
