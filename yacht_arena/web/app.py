@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.base import View
 from agents.registry import AgentSpecError, make_agent
+from tournaments.gamelog import BestScores
 from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
 from yacht_env.rules import presets
 
@@ -199,13 +200,11 @@ class Server:
             self._offer_best(table)
 
     def _offer_best(self, table: Table) -> None:
-        from yacht_arena.cli.play import BestScores
         name = table.seats[0].name
         BestScores(self.data).offer(f"{table.rules_key}:{name}", table.game.totals()[0],
                                     table.rules.name, name)
 
     def best(self, rules_hash: str, name: str) -> dict | None:
-        from yacht_arena.cli.play import BestScores
         return BestScores(self.data).get(f"{rules_hash}:{name}")
 
     # ---- opening tables --------------------------------------------------------------------------
