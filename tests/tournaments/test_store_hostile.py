@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tournaments.store as store_module
+from tournaments.gamelog import log as gamelog_log
 import yacht_env.safe_file as safe_file
 from tests.cli_errors import cli_error
 from tests.fake_agents import FACTORY, FAST, tournament_process
@@ -434,7 +435,7 @@ def failing_write(monkeypatch, after: int, code: int):
         lines["n"] = after
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(store_module.os, "write", write)
+    monkeypatch.setattr(gamelog_log.os, "write", write)
 
 
 @pytest.mark.parametrize("code, hint", [(errno.ENOSPC, "No space left on device; every game stored so far is kept: "

@@ -7,7 +7,7 @@ one meta file saying what the games are and under which rules, named by kind:
 |------------|---------------------------------|--------------------------------------------------|-------------------|
 | tournament | `--out DIR`, or `runs/NAME-HASH` | `tournament.json` (config and its hash)          | `tournament.lock` |
 | evaluation | `yacht evaluate --out DIR`       | `evaluate.json` (agent, seed, rules, files)      | `evaluate.lock`   |
-| web table  | `DATA/games/TABLE-N` (game N)    | `tournament.json` (2+ seats), `evaluate.json` (1) | none              |
+| web table  | `DATA/games/TABLE-N` (game N)    | `tournament.json` (2+ seats), `evaluate.json` (1) | none          |
 
 A web game of several seats is kept as the one-game tournament whose game t0-d0-r0 seats the table's
 names in seat order, so that `yacht report` reads it as it reads a tournament's; a solo game as an

@@ -58,10 +58,10 @@ def append(path, lines, once: bool = False) -> bool:
         end = _cut_torn_tail(fd)
         if once and end:
             return False
+        os.lseek(fd, end, os.SEEK_SET)
         view = memoryview(data)
         while view:
-            written = os.pwrite(fd, view, end)
-            view, end = view[written:], end + written
+            view = view[os.write(fd, view):]
         os.fsync(fd)
         return True
     except OSError as e:
