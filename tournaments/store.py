@@ -1,24 +1,29 @@
-"""The tournament store: `tournament.json` (the config and its hash) and `games.jsonl`, one finished game
-per line, each batch of finished games fsynced as it is written.
+"""The tournament store: what a schedule adds to a folder of game records (`tournaments.gamelog`).
 
-The store is the source of truth: a rerun skips the games already in it, duplicates are dropped by
-game key (first one wins), and a torn last line left by a killed run is cut off before appending.
+A tournament folder is a folder of stored games (`gamelog.layout`): `tournament.json` (the config and
+its hash) and `games.jsonl`, one finished game per line, appended and read through `gamelog.log`. The
+store adds what a run needs on top: the folder's config, resuming (a rerun skips the games already
+stored: `keys`, a `KeySet` of the schedule's game keys), one run at a time, and the schedule's check of
+every record.
 
-- **One writer.** `Store.open` takes an exclusive `flock` on `tournament.lock` and holds it until
+- **One run.** `Store.open` takes an exclusive `flock` on `tournament.lock` and holds it until
   `close()`; a second run on the folder is refused with the first one's pid. The kernel drops the lock
-  when its holder dies, so a lock left by a killed run is simply taken over.
+  when its holder dies, so a lock left by a killed run is simply taken over. (Each append also takes
+  the log's own lock, `gamelog.append`.)
 - **Checked records.** Every line read (and every record appended) is checked against the folder's
-  config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
-  config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
-  the rules allow. A line that fails is a `ConfigError` naming the file and line, never a game. A `Store`
-  object checks each line once: it keeps a digest of every line it wrote or read and found good, and a
-  line read again whose bytes are exactly such a line is not checked again (a run reading back the games
-  it just appended, for its report). A line changed in any byte is checked; another `Store` object (a
-  `yacht report`, a resumed run) checks every line itself.
+  config (`Expected`: the record schema of `gamelog.check_record` plus the schedule): its key must be a
+  scheduled game with the same table, deal, rotation, seed and seats, the config hash it carries must be
+  the folder's, and every number the report reads must have the right shape and a value the rules allow.
+  A line that fails is a `ConfigError` naming the file and line, never a game. A `Store` object checks
+  each line once: it keeps a digest of every line it wrote or read and found good, and a line read again
+  whose bytes are exactly such a line is not checked again (a run reading back the games it just
+  appended, for its report). A line changed in any byte is checked; another `Store` object (a `yacht
+  report`, a resumed run) checks every line itself. Duplicates are dropped by game key (first one wins).
 - **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
   into; in a tournament folder only the store, the lock and the report's own files are written.
 - **Disk errors.** A failed write (no space, quota, I/O error) ends the run with one line; the games
-  already stored stay, a torn line is cut on the next open, and rerunning resumes.
+  already stored stay, a torn last line is cut on the next open (and before every append), and
+  rerunning resumes.
 """
 import hashlib
 import json
