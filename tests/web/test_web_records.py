@@ -1,14 +1,17 @@
 """A web table's finished game stored through `tournaments.gamelog`: for fixed games (fixed table, seats,
 seed and moves) the folder holds exactly the bytes it held when a table stored its game as a one-game
-tournament run through the store (digests taken from the tree before gamelog), and storing is one append
-of one line, done once."""
+tournament run through the store (digests taken from the tree before gamelog), storing is one append of
+one line, done once, and a folder or a record that is not the table's is refused."""
 import hashlib
 
 import pytest
 
-from tournaments.gamelog import GAMES, read_games
+from tests.planted import SECRET
+from tournaments.gamelog import GAMES, read_games, store_table_game
 from tournaments.store import Store
 from yacht_arena.web.tables import Table, store_game
+from yacht_env.config import ConfigError
+from yacht_env.safe_file import FileRefused
 
 # (rules, overrides, seats as (name, CPU spec or None), config seed) -> {file: sha256} of the stored folder
 FIXED = {
@@ -60,3 +63,24 @@ def test_a_web_game_is_stored_byte_for_byte_as_before(case, tmp_path):
     assert games.records[0]["places"] == table.state(set())["result"]["places"]
     if len(table.seats) > 1:                                           # a folder the tournament store reads
         assert list(Store(folder).records()) == ["t0-d0-r0"]
+
+
+def test_storing_refuses_another_games_folder_a_planted_log_and_a_wrong_record(tmp_path, victim):
+    table = fixed_table("yacht", {}, [("Ann", None), ("Bob", None)], 5)
+    meta, record = table.record()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tournament.json").write_text('{"config_hash": "0", "config": {}}\n')
+    with pytest.raises(ConfigError, match="holds another game than this table's"):
+        store_table_game(other, meta, record)
+    assert not (other / GAMES).exists()
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / GAMES).symlink_to(victim)
+    with pytest.raises(FileRefused, match="symbolic link"):
+        store_table_game(planted, meta, record)
+    assert victim.read_bytes() == SECRET
+    changed = {**record, "totals": [t + 1 for t in record["totals"]]}
+    with pytest.raises(ConfigError, match=r"record refused \(totals\[0\]"):
+        store_table_game(tmp_path / "changed", meta, changed)
+    assert not (tmp_path / "changed" / GAMES).exists()

@@ -15,7 +15,7 @@ from pathlib import Path
 from agents.analysis import AnalysisError, analyze, show_value
 from yacht_env.config import ConfigError
 from yacht_env.rules import RuleSet, load, rules_block, rules_hash
-from yacht_env.safe_file import FileRefused, NoSuchFile, ensure_folder, read_text, write_atomic
+from yacht_env.safe_file import FileRefused, NoSuchFile, ensure_folder, read_bytes, read_text, write_atomic
 
 from ..config import parse_config
 from ..schedule import balanced_splits, game_key
@@ -192,11 +192,19 @@ def table_record(game, names: list[str], seed: int) -> dict:
 def store_table_game(folder: Path, meta: TableMeta, record: dict) -> bool:
     """Store a web game in `folder` (created when missing): its meta file when there is none yet, then its
     record (stamped with the meta's config hash, checked against its schema) appended to the log unless the
-    log already holds the game. True when the record was appended. A record that fails its check:
-    `ConfigError`, nothing appended."""
+    log already holds the game. True when the record was appended. A meta file other than this one, or a
+    record that fails its check: `ConfigError`, nothing appended; a link, FIFO or device where the meta file
+    or the log goes: `FileRefused`."""
     ensure_folder(folder, "game folder")
-    if not (folder / meta.name).is_file():
-        write_atomic(folder / meta.name, json.dumps(meta.doc, indent=2) + "\n", meta.name, create_folder=False)
+    text = (json.dumps(meta.doc, indent=2) + "\n").encode()
+    try:
+        held = read_bytes(folder / meta.name, MAX_META_BYTES, meta.name)
+    except NoSuchFile:
+        write_atomic(folder / meta.name, text, meta.name, create_folder=False)
+    else:
+        if held != text:
+            raise ConfigError(f"{folder / meta.name}: holds another game than this table's; its game is not stored "
+                              f"over it")
     if meta.schema.config_hash is not None:
         record = {**record, "config_hash": meta.schema.config_hash}
     problem = check_record(record, meta.schema)
