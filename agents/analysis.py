@@ -5,11 +5,13 @@ move played and of the best move, in expected final points of the seat's sheet; 
 are best - played (0 for an optimal move, within `TOLERANCE`). From them, per agent: points lost per
 game and per decision, accuracy, inaccuracies / mistakes / blunders, and where the points go.
 
-    from agents.analysis import analyze, analyze_game, read_games
-    games = read_games("runs/default")                 # records and rules of a folder or games.jsonl
-    result = analyze(games.records, games.rules)       # every decision of every record, valued
+    from agents.analysis import analyze, analyze_game
+    result = analyze(records, rules)                   # every decision of every record, valued
     result.summary()                                   # the `yacht analyze --json` document
-    analyze_game(games.records[0], games.rules)        # one game, move by move
+    analyze_game(records[0], rules)                    # one game, move by move
+
+The records are game records as stored (`tournaments.gamelog`, which reads a folder of them with its
+rules: `read_games`, and analyses it naming file and line: `analyze_file`).
 
 Values (see `yacht_env.solver.values`): a hold is worth the expected value of keeping those dice
 and re-rolling with the rolls that remain; a box its points + bonuses + the value of the state it
@@ -30,20 +32,13 @@ import reprlib
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from yacht_env.core.actions import NUM_HOLDS, action_name
 from yacht_env.config import ConfigError
 from yacht_env.core.dice import HOLD_KEEP, ROLLS, TRANSITION
-from yacht_env.rules import RuleSet, load, rules_block, rules_hash
-from yacht_env.safe_file import (
-    FileRefused,
-    NoSuchFile,
-    open_read,
-    read_text,
-)
+from yacht_env.rules import RuleSet, load, rules_block
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import (
     BONUS,
@@ -56,7 +51,6 @@ from yacht_env.solver.values import (
 from yacht_env.solver.widget import prepare
 from yacht_env.solver.winning import win_decisions
 
-from .records import MAX_RECORD_BYTES, first_of_each_key, record_lines
 from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
 
 TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
@@ -67,132 +61,12 @@ CLASSES = (("inaccuracies", INACCURACY, MISTAKE), ("mistakes", MISTAKE, BLUNDER)
 MARKS = {"": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 HISTOGRAM = (0.0, TOLERANCE, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, np.inf)  # loss bins per decision
 
-GAMES = "games.jsonl"
-METAS = ("tournament.json", "evaluate.json")
-MAX_META_BYTES = 1 << 20
 ROLL_KEYS = frozenset(("seat", "hold", "dice"))
 SCORE_KEYS = frozenset(("seat", "box", "column", "points", "bonus"))
 
 
 class AnalysisError(ConfigError):
     """Stored games that cannot be analysed: a missing or damaged log, impossible moves, rules out of reach."""
-
-
-# ---- reading stored games ------------------------------------------------------------------------
-
-@dataclass
-class GameFile:
-    """The records of a games log, their line numbers, and the rules they were played under."""
-    path: Path                 # the games.jsonl read
-    records: list[dict]
-    lines: list[int]           # line number of each record in the file (1-based)
-    rules: RuleSet
-    rules_from: str            # where the rules came from: tournament.json, evaluate.json, --rules, default
-    overrides: dict = field(default_factory=dict)   # the rule overrides that named them (for the rules block)
-
-    @property
-    def rules_block(self) -> dict:
-        """`{"name", "set", "hash"}` of the rules, as every `--json` result names its rules."""
-        return rules_block(self.rules, self.overrides)
-
-
-def read_games(path, rules=None, rules_from: str = "--rules", overrides: dict | None = None) -> GameFile:
-    """Read a tournament folder, an `evaluate --out` folder, or a games.jsonl file.
-
-    The rules come from the tournament.json or evaluate.json beside the log; `rules` (a RuleSet)
-    is for a log with neither, and is refused when one of them names the rules. A torn last line
-    (a write cut short) is ignored and a repeated game key keeps its first record, as the store does;
-    records that all have keys are sorted by key, so the figures do not depend on the order the games
-    were appended in.
-    """
-    path = Path(path)
-    if path.is_dir():
-        folder, log = path, path / GAMES
-        if not log.is_file():
-            raise AnalysisError(f"{path}: no {GAMES} in this folder (a tournament or `evaluate --out` folder "
-                                f"holds one)")
-    elif path.exists() or path.is_symlink():
-        folder, log = path.parent, path          # a FIFO, a device: refused as not a regular file when read
-    else:
-        raise AnalysisError(f"{path}: no such file or folder")
-    meta = next((folder / m for m in METAS if (folder / m).is_file()), None) if log.name == GAMES else None
-    if meta is not None:
-        if rules is not None:
-            raise AnalysisError(f"{meta} names the rules these games were played under; drop --rules/--set")
-        (rules, overrides), rules_from = rules_of_meta(meta), meta.name
-    elif rules is None:
-        rules, rules_from = load("yacht"), "default"
-    records, lines = _read_lines(log)
-    if all(isinstance(r.get("key"), str) for r in records):  # by key: the same figures whatever order games were
-        pairs = sorted(zip(records, lines), key=lambda rl: rl[0]["key"])  # appended in (worker count, resumes)
-        records, lines = [r for r, _ in pairs], [n for _, n in pairs]
-    return GameFile(log, records, lines, rules, rules_from, dict(overrides or {}))
-
-
-def rules_of_meta(meta: Path) -> tuple[RuleSet, dict]:
-    """The rules a tournament.json or an evaluate.json names, and the overrides that named them.
-
-    Read, in this order: `resolved_rules` (the rule set as data, as tournament.json records it); or
-    `rules` as a rules block `{"name", "set", "hash"}`, a preset name or rules path (with `set`:
-    overrides), or a rule mapping. Both files may nest these under `config`. A hash given (the
-    block's `hash` or `rules_hash`) must be that of the rules read.
-    """
-    try:
-        doc = json.loads(read_text(meta, MAX_META_BYTES, meta.name))
-    except FileRefused as e:
-        raise AnalysisError(str(e)) from None
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise AnalysisError(f"{meta}: not valid JSON ({getattr(e, 'msg', 'too deeply nested')})") from None
-    body = doc.get("config", doc) if isinstance(doc, dict) else None
-    if not isinstance(body, dict):
-        raise AnalysisError(f"{meta}: expected a JSON object naming the rules")
-    rules, sets, want = body.get("resolved_rules"), body.get("set") or {}, body.get("rules_hash")
-    if rules is None:
-        rules = body.get("rules", "yacht")
-        if isinstance(rules, dict) and set(rules) <= {"name", "set", "hash"}:   # a rules block
-            rules, sets, want = rules.get("name"), rules.get("set") or {}, rules.get("hash", want)
-    if not isinstance(rules, (str, dict)):
-        raise AnalysisError(f"{meta}: rules: expected a preset name, a rules path, a rules block or a rule mapping, "
-                            f"got {_show(rules)}")
-    if not isinstance(sets, dict):
-        raise AnalysisError(f"{meta}: set: expected a mapping of rule overrides, got {_show(sets)}")
-    try:
-        ruleset = load(rules) if "resolved_rules" in body else load(rules, **sets)
-    except ConfigError as e:
-        raise AnalysisError(f"{meta}: rules: {e}") from None
-    if want is not None and want != rules_hash(ruleset):
-        raise AnalysisError(f"{meta}: the rules hash {_show(want)} is not the hash of the rules it names "
-                            f"({rules_hash(ruleset)}); the rule file changed since the games were played")
-    return ruleset, sets
-
-
-def _read_lines(log: Path) -> tuple[list[dict], list[int]]:
-    """The game records of a games log with their line numbers, streamed a line at a time (each at most
-    MAX_RECORD_BYTES) by the store's reader (`agents.records.record_lines`: a torn last line ends it, a last
-    line of valid JSON without its newline counts, the first record of a key wins); a regular file only (a
-    FIFO, a device or a folder is refused)."""
-    def bad(number, problem):
-        if problem == "too long":
-            raise AnalysisError(f"{log}: line {number}: longer than {MAX_RECORD_BYTES >> 20} MiB; a game record "
-                                "has at most that")
-        raise AnalysisError(f"{log}: line {number} is not valid JSON; not a games log")
-
-    records, numbers = [], []
-    try:
-        with open_read(log, "games log") as f:
-            for number, _, rec in first_of_each_key(record_lines(f, bad, unterminated=True)):
-                if not isinstance(rec, dict) or not isinstance(rec.get("log"), list) or \
-                        not isinstance(rec.get("agents"), list):
-                    raise AnalysisError(f"{log}: line {number} is not a game record (a JSON object with 'agents' "
-                                        f"and 'log', as `yacht tournament` and `yacht evaluate --out` write); not a "
-                                        f"games log")
-                records.append(rec)
-                numbers.append(number)
-    except NoSuchFile:
-        raise AnalysisError(f"{log}: no such file or folder") from None
-    except FileRefused as e:
-        raise AnalysisError(str(e)) from None
-    return records, numbers
 
 
 def figure(x, spec: str = ".2f") -> str:
@@ -515,28 +389,20 @@ def solution_of(rules: RuleSet, progress: bool = False):
     return solution_for(_check_reach(rules), progress=progress)
 
 
-def analyze(records, rules: RuleSet, solution=None, progress: bool = False, win: bool = False) -> Analysis:
+def analyze(records, rules: RuleSet, solution=None, progress: bool = False, win: bool = False, lines=None,
+            where: str | None = None) -> Analysis:
     """Replay and value every decision of `records` (game records as the store holds them); `win`: also the
-    chance to win each decision gave up in games of 2+ sheets (`add_win_chances`).
+    chance to win each decision gave up in games of 2+ sheets (`add_win_chances`). `where`, `lines`: the
+    file the records were read from and each one's line number there (default: records counted from 1).
 
-    Raises AnalysisError naming the record and move when a record is malformed or a move is
-    impossible under `rules`, or when the rules are out of the solver's reach.
+    Raises AnalysisError naming the record (or file and line) and move when a record is malformed or a
+    move is impossible under `rules`, or when the rules are out of the solver's reach.
     """
     records = list(records)
     if not records:
         raise AnalysisError("no games to analyse")
-    lines = [i + 1 for i in range(len(records))]
-    a = _analyze(records, lines, rules, solution, progress)
-    if win:
-        add_win_chances(a)
-    return a
-
-
-def analyze_file(games: GameFile, solution=None, progress: bool = False, win: bool = False) -> Analysis:
-    """`analyze` over a `read_games` result (errors name the file and line of a bad record)."""
-    if not games.records:
-        raise AnalysisError(f"{games.path}: no games to analyse")
-    a = _analyze(games.records, games.lines, games.rules, solution, progress, where=str(games.path))
+    lines = [i + 1 for i in range(len(records))] if lines is None else list(lines)
+    a = _analyze(records, lines, rules, solution, progress, where)
     if win:
         add_win_chances(a)
     return a
@@ -645,7 +511,7 @@ def _flatten(records, lines, rules, where):
             raise AnalysisError(f"{_where(records, lines, where, i)}: faults must be a list with one entry per seat: "
                                 f"null, or {{\"error\": ..., \"move\": log index}}")
         if "key" in r and not isinstance(r["key"], str):
-            raise AnalysisError(f"{_where(records, lines, where, i)}: key must be a string, got {_show(r['key'])}")
+            raise AnalysisError(f"{_where(records, lines, where, i)}: key must be a string, got {show_value(r['key'])}")
         sheet_of = r.get("sheet_of")
         if sheet_of is not None and sheet_of != [s % sheets[i] for s in range(seats)]:
             raise AnalysisError(f"{_where(records, lines, where, i)}: sheet_of {sheet_of!r} is not how rules "
@@ -677,14 +543,14 @@ def _flatten(records, lines, rules, where):
         bad = next(k for k, v in enumerate(flat) if abs(v) >= 2 ** 31) // EVENT_WIDTH
         i = bisect.bisect_right(starts, bad) - 1
         raise AnalysisError(f"{_where(records, lines, where, i)}: log[{bad - starts[i]}] "
-                            f"{_show(records[i]['log'][bad - starts[i]])}: a number out of range")
+                            f"{show_value(records[i]['log'][bad - starts[i]])}: a number out of range")
     return events, np.array(starts, dtype=np.int64), players, sheets
 
 
 def _event_problem(log, box) -> str:
     """Why the first malformed move of a log is malformed ('' when every move is well formed)."""
     for j, e in enumerate(log):
-        at = f"log[{j}] {_show(e)}"
+        at = f"log[{j}] {show_value(e)}"
         if not isinstance(e, dict):
             return f"{at}: a move must be a JSON object"
         keys = set(e)
@@ -703,8 +569,8 @@ def _event_problem(log, box) -> str:
     return ""
 
 
-def _show(e) -> str:
-    """A short JSON rendering of a value from a record, for messages (any value, cyclic ones too)."""
+def show_value(e) -> str:
+    """A short JSON rendering of a value from a record or a meta file, for messages (any value, cyclic ones too)."""
     try:
         text = json.dumps(e, default=str)
     except (ValueError, RecursionError):
@@ -715,7 +581,7 @@ def _show(e) -> str:
 def _problem(records, lines, rules, where, error) -> str:
     i, at, code, expected = (int(x) for x in error)
     log = records[i]["log"]
-    move = f"log[{at}] {_show(log[at])}" if at < len(log) else f"after log[{at - 1}]"
+    move = f"log[{at}] {show_value(log[at])}" if at < len(log) else f"after log[{at - 1}]"
     text = PROBLEMS[code]
     if code in (POINTS, BONUS):
         text += f" (expected {expected})"
@@ -734,8 +600,8 @@ def _check_results(records, lines, rules, where, final) -> None:
                "sheets": [final[i, k, 3:].reshape(cols, nbox).tolist() for k in sheet]}
         for name, value in got.items():
             if name in r and r[name] != value:
-                raise AnalysisError(f"{_where(records, lines, where, i)}: {name} {_show(r[name])} are not what its "
-                                    f"log gives under rules {rules.name!r} ({_show(value)})")
+                raise AnalysisError(f"{_where(records, lines, where, i)}: {name} {show_value(r[name])} are not what "
+                                    f"its log gives under rules {rules.name!r} ({show_value(value)})")
 
 
 # ---- the tournament report's section -------------------------------------------------------------

@@ -10,13 +10,11 @@ answers `game["totals"]`, `game.get("sheet_of")` and `game.totals` as a record d
 running sums, not the views. The move analysis reads the logs again, in chunks (`chunks`), unless the
 store holds no more than one chunk: then `read` keeps the records it parsed for it.
 """
-import json
 from array import array
 
 import numpy as np
 
-from yacht_env.safe_file import open_read
-
+from . import gamelog
 from .schedule import game_key
 from .stats import contributions, sheets_of
 
@@ -191,10 +189,5 @@ def chunks(store, games: Games, size: int = CHUNK):
             games.full = None
             yield [full[at] for at in ats]
             return
-    with open_read(store.games_path, "games file") as f:
-        for lo in range(0, len(games), size):
-            out = []
-            for at in offsets[lo:lo + size].tolist():
-                f.seek(at)
-                out.append(json.loads(f.readline()))
-            yield out
+    for lo in range(0, len(games), size):
+        yield list(gamelog.read_at(store.games_path, offsets[lo:lo + size].tolist()))

@@ -30,10 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from agents.base import play_game
-from agents.records import game_record
 from yacht_env.core.actions import fallback_action
 from yacht_env.core.game import Game
 
+from .gamelog.records import game_record, record_of_game
 from .schedule import Job
 
 RESET, ACT = 0, 1          # the kind of agent call, first entry of a call's tag
@@ -315,18 +315,12 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
 
 
 def record_of(job: Job, game: Game, faults) -> dict:
-    """The store record of `job` played to the end as `game` (faults: per seat None or {error, move});
-    tournaments and the web tables (`yacht_arena.web`) store their games through it."""
-    sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
-    return make_record(job, sheet_of, [int(t) for t in game.totals()],
-                       placements(game, [f is not None for f in faults]),
-                       [game.sheets[s].scores.tolist() for s in sheet_of],
-                       [int(game.sheets[s].upper_bonus.sum()) for s in sheet_of],
-                       [int(game.sheets[s].extra_bonus.sum()) for s in sheet_of], faults, game.log)
+    """The store record of `job` played to the end as `game` (faults: per seat None or {error, move})."""
+    return record_of_game(game, faults, job.key, job.table, job.deal, job.rotation, job.seed, job.agents)
 
 
 def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_bonus, faults, log) -> dict:
-    """The store record of a finished job (`agents.records.game_record`)."""
+    """The store record of a finished job (`tournaments.gamelog.game_record`)."""
     return game_record(job.key, job.table, job.deal, job.rotation, job.seed, job.agents, sheet_of, totals, places,
                        sheets, upper_bonus, extra_bonus, faults, log)
 
@@ -338,13 +332,3 @@ def _play(game: Game, seats: list[Guarded]) -> None:
         return fallback_action(g.legal_mask())
 
     play_game(game, seats, on_error=on_error)
-
-
-def placements(game: Game, faulted: list[bool]) -> list[int]:
-    """Place per seat (1 = best, ties share). A sheet with a faulted seat ranks below all others."""
-    ranks = game.sheet_ranks()
-    bad = {game.sheet_of(s) for s, f in enumerate(faulted) if f}
-    good = [i for i in range(game.num_sheets) if i not in bad]
-    place = {i: 1 + sum(1 for j in good if ranks[j] < ranks[i]) for i in good}
-    place.update({i: len(good) + 1 for i in bad})
-    return [place[game.sheet_of(s)] for s in range(game.num_players)]

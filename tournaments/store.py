@@ -1,45 +1,43 @@
-"""The tournament store: `tournament.json` (the config and its hash) and `games.jsonl`, one finished game
-per line, each batch of finished games fsynced as it is written.
+"""The tournament store: what a schedule adds to a folder of game records (`tournaments.gamelog`).
 
-The store is the source of truth: a rerun skips the games already in it, duplicates are dropped by
-game key (first one wins), and a torn last line left by a killed run is cut off before appending.
+A tournament folder is a folder of stored games (`gamelog.layout`): `tournament.json` (the config and
+its hash) and `games.jsonl`, one finished game per line, appended and read through `gamelog.log`. The
+store adds what a run needs on top: the folder's config, resuming (a rerun skips the games already
+stored: `keys`, a `KeySet` of the schedule's game keys), one run at a time, and the schedule's check of
+every record.
 
-- **One writer.** `Store.open` takes an exclusive `flock` on `tournament.lock` and holds it until
+- **One run.** `Store.open` takes an exclusive `flock` on `tournament.lock` and holds it until
   `close()`; a second run on the folder is refused with the first one's pid. The kernel drops the lock
-  when its holder dies, so a lock left by a killed run is simply taken over.
+  when its holder dies, so a lock left by a killed run is simply taken over. (Each append also takes
+  the log's own lock, `gamelog.append`.)
 - **Checked records.** Every line read (and every record appended) is checked against the folder's
-  config: its key must be a scheduled game with the same table, deal, rotation, seed and seats, the
-  config hash it carries must be the folder's, and every number the report reads must have the right shape and a value
-  the rules allow. A line that fails is a `ConfigError` naming the file and line, never a game. A `Store`
-  object checks each line once: it keeps a digest of every line it wrote or read and found good, and a
-  line read again whose bytes are exactly such a line is not checked again (a run reading back the games
-  it just appended, for its report). A line changed in any byte is checked; another `Store` object (a
-  `yacht report`, a resumed run) checks every line itself.
+  config (`Expected`: the record schema of `gamelog.check_record` plus the schedule): its key must be a
+  scheduled game with the same table, deal, rotation, seed and seats, the config hash it carries must be
+  the folder's, and every number the report reads must have the right shape and a value the rules allow.
+  A line that fails is a `ConfigError` naming the file and line, never a game. A `Store` object checks
+  each line once: it keeps a digest of every line it wrote or read and found good, and a line read again
+  whose bytes are exactly such a line is not checked again (a run reading back the games it just
+  appended, for its report). A line changed in any byte is checked; another `Store` object (a `yacht
+  report`, a resumed run) checks every line itself. Duplicates are dropped by game key (first one wins).
 - **Other folders left alone.** A folder that holds files but no `tournament.json` is never written
   into; in a tournament folder only the store, the lock and the report's own files are written.
 - **Disk errors.** A failed write (no space, quota, I/O error) ends the run with one line; the games
-  already stored stay, a torn line is cut on the next open, and rerunning resumes.
+  already stored stay, a torn last line is cut on the next open (and before every append), and
+  rerunning resumes.
 """
-import errno
 import hashlib
 import json
-import os
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from agents.provenance import changed, check_unchanged
-from agents.records import MAX_RECORD_BYTES, record_lines
 from yacht_env.config import ConfigError
 from yacht_env.gc_pause import gc_paused
 from yacht_env.safe_file import (
     Busy,
     NoSuchFile,
     is_temporary,
-    open_append,
-    open_read,
-    open_rw,
     read_bytes,
     release_lock,
     take_lock,
@@ -47,41 +45,56 @@ from yacht_env.safe_file import (
     write_atomic,
 )
 
+from . import gamelog
 from .config import TournamentConfig, parse_config
 from .formats import format_of
+from .gamelog import GAMES, MAX_LINE_BYTES, MAX_META_BYTES, TOURNAMENT_META, Schema, check_record, disk_error, \
+    is_whole, record_line
 from .schedule import job_of, parse_key
 from .seating import games_per_deal
 
-META = "tournament.json"
-GAMES = "games.jsonl"
 LOCK = "tournament.lock"
 META_TMP = "tournament.tmp"                  # earlier versions' temporary tournament.json
-OWN_FILES = (META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
-MAX_META_BYTES = 1 << 20
-MAX_LINE_BYTES = MAX_RECORD_BYTES
-RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
-               "upper_bonus", "extra_bonus", "faults", "log")
+OWN_FILES = (TOURNAMENT_META, GAMES, LOCK, META_TMP)   # with them a folder is still this program's (see `open`)
 
 
-class Expected(NamedTuple):
-    """What the records of a folder are checked against, from its `tournament.json`."""
-    config: TournamentConfig
-    config_hash: str
-    rules: object                  # the config's RuleSet
-    format: object                 # the config's format (tournaments.formats)
-    box_points: list               # per box, every score it can hold (plain or joker points)
+class Expected(Schema):
+    """What the records of a tournament folder are checked against, from its `tournament.json`: the
+    record schema (`tournaments.gamelog.Schema`) plus the schedule -- every game key a scheduled job's."""
+
+    def __init__(self, config: TournamentConfig):
+        super().__init__(config.ruleset, config.seats, config.hash)
+        self.config = config
+        self.format = format_of(config)
 
     @classmethod
     def of(cls, config: TournamentConfig) -> "Expected":
-        rules = config.ruleset
-        t = rules.tables
-        points = [frozenset(t.score[b].tolist()) | frozenset(t.joker_score[b].tolist()) for b in range(t.n_boxes)]
-        return cls(config, config.hash, rules, format_of(config), points)
+        return cls(config)
 
     def job(self, key):
         """The scheduled game of this key, or None (computed from the key: no schedule is held; a Swiss
         game's seats are known only to the run that paired its round, so its `agents` is empty)."""
         return job_of(self.config, key, teams=self.rules.teams, fmt=self.format)
+
+    def seating_problem(self, rec) -> str | None:
+        """The game key is scheduled and table, deal, rotation, seed and seats are that job's."""
+        key = rec["key"]
+        job = self.job(key)
+        if job is None:
+            return f"game key {str(key)[:40]!r} is not in this tournament's schedule"
+        for field in ("table", "deal", "rotation", "seed"):
+            if not is_whole(rec[field]) or rec[field] != getattr(job, field):
+                return (f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, "
+                        f"expected {getattr(job, field)}")
+        if job.agents:
+            if rec["agents"] != list(job.agents):
+                return (f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, "
+                        f"expected {list(job.agents)}")
+        elif not (isinstance(rec["agents"], list) and len(rec["agents"]) == self.config.seats
+                  and all(isinstance(a, str) and a in self.config.entrants for a in rec["agents"])
+                  and len(set(rec["agents"])) == len(rec["agents"])):
+            return f"game {key}: agents must be {self.config.seats} distinct entrants of this tournament"
+        return None
 
 
 class KeySet:
@@ -135,19 +148,6 @@ class KeySet:
         return self.count
 
 
-def disk_error(what: str, err: OSError) -> ConfigError:
-    """The one-line message for a failed write: what could not be written, why, and what to do."""
-    where = f" ({err.filename})" if err.filename else ""
-    if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        hint = "free some space"
-    elif err.errno == errno.EIO:
-        hint = "check the disk"
-    else:
-        hint = "fix the cause"
-    return ConfigError(f"cannot write {what}{where}: {err.strerror or err}; every game stored so far is kept: "
-                        f"{hint}, then rerun the same command to resume")
-
-
 class Store:
     """A folder holding one tournament's games. `open(config)` before `append`; reading needs no lock."""
 
@@ -163,7 +163,7 @@ class Store:
 
     @property
     def meta_path(self) -> Path:
-        return self.folder / META
+        return self.folder / TOURNAMENT_META
 
     @property
     def lock_path(self) -> Path:
@@ -205,7 +205,7 @@ class Store:
                     check_unchanged(recorded, str(self.meta_path))
             else:
                 self._write_meta(config, files)
-            self._cut_torn_tail()
+            gamelog.cut_torn_tail(self.games_path)   # a write cut short by a kill or a full disk
         except BaseException:
             self.close()
             raise
@@ -232,12 +232,13 @@ class Store:
         except OSError as e:
             raise ConfigError(f"{self.folder}: cannot list the folder ({e.strerror})") from None
         if GAMES in names:
-            raise ConfigError(f"{self.folder}: {GAMES} without {META}; not a tournament folder this program wrote")
+            raise ConfigError(f"{self.folder}: {GAMES} without {TOURNAMENT_META}; not a tournament folder this program "
+                              f"wrote")
         stray = [n for n in names if n not in OWN_FILES and not is_temporary(n)]
         if stray:
             more = f" and {len(stray) - 1} more" if len(stray) > 1 else ""
-            raise ConfigError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no {META}); "
-                               f"nothing was written: give --out a new or empty folder")
+            raise ConfigError(f"{self.folder}: not a tournament folder (it holds {stray[0]!r}{more} but no "
+                              f"{TOURNAMENT_META}); nothing was written: give --out a new or empty folder")
 
     def _lock(self) -> None:
         if self._lock_fd is not None:
@@ -254,45 +255,18 @@ class Store:
             pass
         try:
             doc = {"config_hash": config.hash, "config": config.to_dict(), **({"files": files} if files else {})}
-            write_atomic(self.meta_path, json.dumps(doc, indent=2) + "\n", META, create_folder=False)
+            write_atomic(self.meta_path, json.dumps(doc, indent=2) + "\n", TOURNAMENT_META, create_folder=False)
         except OSError as e:
             raise disk_error(f"{self.meta_path}", e) from None
-
-    def _cut_torn_tail(self) -> None:
-        """Drop a last line without its newline (a write cut short by a kill or a full disk)."""
-        if not self.games_path.exists():
-            return
-        try:
-            with os.fdopen(open_rw(self.games_path, GAMES, create=False), "rb+") as f:
-                size = f.seek(0, os.SEEK_END)
-                if size == 0:
-                    return
-                f.seek(size - 1)
-                if f.read(1) == b"\n":
-                    return
-                pos = size
-                while pos > 0:            # back to the last newline, a block at a time
-                    step = min(pos, 1 << 16)
-                    f.seek(pos - step)
-                    nl = f.read(step).rfind(b"\n")
-                    if nl >= 0:
-                        pos = pos - step + nl + 1
-                        break
-                    pos -= step
-                f.truncate(pos)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError as e:
-            raise disk_error(f"{self.games_path}", e) from None
 
     # ---- reading ---------------------------------------------------------------------------------
     def meta(self) -> dict:
         """`tournament.json`, checked to be a JSON object with `config` (a mapping) and `config_hash`."""
         try:
-            raw = read_bytes(self.meta_path, MAX_META_BYTES, META)   # a regular file, bounded
+            raw = read_bytes(self.meta_path, MAX_META_BYTES, TOURNAMENT_META)   # a regular file, bounded
         except NoSuchFile:
-            raise ConfigError(f"{self.folder}: no {META}; not a tournament folder (run `yacht tournament` first)") \
-                from None
+            raise ConfigError(f"{self.folder}: no {TOURNAMENT_META}; not a tournament folder (run `yacht tournament` "
+                              f"first)") from None
         try:
             doc = json.loads(raw)
         except (ValueError, RecursionError) as e:   # JSONDecodeError, bad UTF-8, absurd nesting
@@ -356,19 +330,14 @@ class Store:
 
     def _lines_read(self):
         expected = self.expected()
-        try:
-            f = open_read(self.games_path, "games file")   # a regular file: never a FIFO or a device
-        except NoSuchFile:
-            return
-        with f:
-            for number, at, rec, line in record_lines(f, self._bad_line, MAX_LINE_BYTES, raw=True):
-                digest = line_digest(line)
-                if digest not in self._good:      # not a line this object already wrote or read and checked
-                    problem = check_record(rec, expected)
-                    if problem:
-                        self._damaged(number, problem)
-                    self._good.add(digest)
-                yield at, rec
+        for number, at, rec, line in gamelog.read(self.games_path, self._bad_line, raw=True, missing_ok=True):
+            digest = line_digest(line)
+            if digest not in self._good:          # not a line this object already wrote or read and checked
+                problem = check_record(rec, expected)
+                if problem:
+                    self._damaged(number, problem)
+                self._good.add(digest)
+            yield at, rec
 
     def _bad_line(self, number: int, problem: str):
         self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record" if problem == "too long"
@@ -405,24 +374,11 @@ class Store:
                 refused = ConfigError(f"game {rec.get('key')!r}: record refused ({problem}); was the game "
                                       f"changed by an agent?")
                 break
-            # records are trees
-            lines.append((json.dumps(rec, separators=(",", ":"), check_circular=False) + "\n").encode())
+            lines.append(record_line(rec))
         return lines, refused
 
     def _write(self, lines: list[bytes]) -> None:
-        try:
-            fd = open_append(self.games_path, GAMES)   # never through a planted link or into a shared file
-        except OSError as e:
-            raise disk_error(f"{self.games_path}", e) from None
-        try:
-            data = memoryview(b"".join(lines))
-            while data:
-                data = data[os.write(fd, data):]
-            os.fsync(fd)
-        except OSError as e:
-            raise disk_error(f"{self.games_path}", e) from None
-        finally:
-            os.close(fd)
+        gamelog.append(self.games_path, lines)   # never through a planted link or into a shared file
 
 
 def line_digest(line: bytes) -> bytes:
@@ -436,170 +392,4 @@ def _reason(e: Exception) -> str:
         return "nested too deeply"
     return str(e).splitlines()[0][:200] if str(e) else type(e).__name__
 
-
-def _whole(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _wholes(x, n: int, lo: int, hi: int | None = None) -> bool:
-    """x is a list of n whole numbers in lo..hi."""
-    return (isinstance(x, list) and len(x) == n and all(_whole(v) and v >= lo and (hi is None or v <= hi)
-                                                         for v in x))
-
-
-def check_record(rec, expected: Expected) -> str | None:
-    """What is wrong with a store record for this tournament, or None when it is a game of it.
-
-    Checked: the keys the report reads; the config hash (when the record carries it); the game key is
-    scheduled and table, deal, rotation, seed and seats are that job's; per seat its sheet index, total,
-    place, bonuses and fault have the right type and range; each sheet has the rules' columns x boxes, with
-    points each box can hold; every total is its sheet plus its bonuses; the scores agree with the move
-    log (`_log_problem`) and the places with the totals (`_places_problem`)."""
-    _, config_hash, rules, _, allowed = expected
-    if not isinstance(rec, dict):
-        return f"not a game record (a JSON {type(rec).__name__})"
-    missing = [k for k in RECORD_KEYS if k not in rec]
-    if missing:
-        return f"not a game record (no {missing[0]!r})"
-    if rec.get("config_hash", config_hash) != config_hash:   # stores written before records carried it
-        return (f"written for another tournament (config hash {str(rec['config_hash'])[:40]!r}, this folder's is "
-                f"{config_hash})")
-    key = rec["key"]
-    job = expected.job(key)
-    if job is None:
-        return f"game key {str(key)[:40]!r} is not in this tournament's schedule"
-    for field in ("table", "deal", "rotation", "seed"):
-        if not _whole(rec[field]) or rec[field] != getattr(job, field):
-            return (f"game {key} does not match the schedule: {field} {str(rec[field])[:40]}, "
-                    f"expected {getattr(job, field)}")
-    if job.agents:
-        if rec["agents"] != list(job.agents):
-            return (f"game {key} does not match the schedule: agents {str(rec['agents'])[:80]}, "
-                    f"expected {list(job.agents)}")
-    elif not (isinstance(rec["agents"], list) and len(rec["agents"]) == expected.config.seats
-              and all(isinstance(a, str) and a in expected.config.entrants for a in rec["agents"])
-              and len(set(rec["agents"])) == len(rec["agents"])):
-        return f"game {key}: agents must be {expected.config.seats} distinct entrants of this tournament"
-    n = expected.config.seats
-    sheets_n = rules.teams or n
-    if rec["sheet_of"] != [s % sheets_n for s in range(n)]:
-        return f"sheet_of must be {[s % sheets_n for s in range(n)]}"
-    if not _wholes(rec["places"], n, 1, n):
-        return f"places must be {n} places from 1 to {n}"
-    top = rules.upper_bonus * rules.columns
-    if not _wholes(rec["upper_bonus"], n, 0, top) or any(b % max(rules.upper_bonus, 1) for b in rec["upper_bonus"]):
-        return f"upper_bonus must be {n} multiples of {rules.upper_bonus} up to {rules.upper_bonus * rules.columns}"
-    extra = rules.extra_yacht_bonus
-    if not _wholes(rec["extra_bonus"], n, 0, extra * rules.columns * len(rules.boxes)) or \
-            any(b % max(extra, 1) for b in rec["extra_bonus"]):
-        return f"extra_bonus must be {n} multiples of {extra}"
-    faults = rec["faults"]
-    if not isinstance(faults, list) or len(faults) != n or not all(
-            f is None or (isinstance(f, dict) and isinstance(f.get("error"), str) and _whole(f.get("move"))
-                          and f["move"] >= 0) for f in faults):
-        return f"faults must be {n} entries, each null or {{error: text, move: number}}"
-    if not isinstance(rec["log"], list):
-        return "log must be a list of moves"
-    sheets = rec["sheets"]
-    if not isinstance(sheets, list) or len(sheets) != n:
-        return f"sheets must be one sheet per seat ({n})"
-    for s, sheet in enumerate(sheets):
-        if not isinstance(sheet, list) or len(sheet) != rules.columns or not all(
-                isinstance(col, list) and len(col) == len(allowed) and all(
-                    _whole(p) and p in ok for p, ok in zip(col, allowed)) for col in sheet):
-            return (f"sheets[{s}] must be {rules.columns} column(s) of {len(allowed)} box scores, each one "
-                    f"the box can hold under rules {rules.name!r}")
-    totals = rec["totals"]
-    if not _wholes(totals, n, 0):
-        return f"totals must be {n} whole numbers"
-    for s in range(n):
-        expect = sum(map(sum, sheets[s])) + rec["upper_bonus"][s] + rec["extra_bonus"][s]
-        if totals[s] != expect:
-            return f"totals[{s}] is {str(totals[s])[:40]}, but its sheet and bonuses add up to {expect}"
-    return _log_problem(rec, rules, n, sheets_n) or _places_problem(rec, rules, n, sheets_n)
-
-
-def _log_problem(rec, rules, n: int, sheets_n: int) -> str | None:
-    """What is wrong with a record's scores against its move log, or None (also when the log is empty: a
-    record without one). Every scoring move names a seat of the table and a box and column of the rules,
-    scores each box of each sheet exactly once, with the points its sheet holds there; each sheet's total is
-    what its moves gained (points and bonuses); a fault's move is within the log."""
-    log = rec["log"]
-    if not log:
-        return None
-    index = _box_index(rules)
-    sheets, sheet_of, cols = rec["sheets"], rec["sheet_of"], rules.columns
-    scored = [set() for _ in range(sheets_n)]
-    gained = [0] * sheets_n
-    if not all(type(m) is dict for m in log):
-        k = next(k for k, m in enumerate(log) if type(m) is not dict)
-        return f"log[{k}] is not a move"
-    seats = {m.get("seat") if type(m.get("seat")) is int else -1 for m in log}
-    if not seats <= _SEATS[n]:
-        k, seat = next((k, m.get("seat")) for k, m in enumerate(log)
-                       if type(m.get("seat")) is not int or not 0 <= m["seat"] < n)
-        return f"log[{k}]: seat must be 0 to {n - 1}, got {str(seat)[:40]}"
-    for k, m in ((k, m) for k, m in enumerate(log) if "box" in m):
-        b, col, points, bonus = index.get(m["box"]) if isinstance(m["box"], str) else None, m.get("column"), \
-            m.get("points"), m.get("bonus")
-        if b is None or type(col) is not int or not 0 <= col < cols or not _whole(points) or not _whole(bonus):
-            return f"log[{k}]: a scoring move needs a box of the rules, a column 0 to {cols - 1}, points and bonus"
-        sheet = sheet_of[m["seat"]]
-        if (col, b) in scored[sheet]:
-            return f"log[{k}]: box {rules.boxes[b]!r} of sheet {sheet} (column {col}) is scored twice"
-        scored[sheet].add((col, b))
-        if sheets[sheet][col][b] != points:
-            return (f"log[{k}] scores {points} in {rules.boxes[b]!r} (sheet {sheet}, column {col}), but the sheet "
-                    f"holds {sheets[sheet][col][b]}")
-        gained[sheet] += points + bonus
-    for sheet in range(sheets_n):
-        if len(scored[sheet]) != cols * len(rules.boxes):
-            return f"the log scores {len(scored[sheet])} of the {cols * len(rules.boxes)} boxes of sheet {sheet}"
-    for s in range(n):
-        if rec["totals"][s] != gained[sheet_of[s]]:
-            return f"totals[{s}] is {rec['totals'][s]}, but the moves of the log gained {gained[sheet_of[s]]}"
-    for s, f in enumerate(rec["faults"]):
-        if f is not None and f["move"] > len(log):
-            return f"faults[{s}]: move {f['move']} is past the log's {len(log)} moves"
-    return None
-
-
-_BOX_INDEX: dict = {}
-_SEATS = [frozenset(range(n)) for n in range(9)]     # the seats of a table of n
-
-
-def _box_index(rules) -> dict:
-    """{box name: index} of a rule set (kept per set of box names)."""
-    key = tuple(rules.boxes)
-    if key not in _BOX_INDEX:
-        _BOX_INDEX[key] = {b: i for i, b in enumerate(key)}
-    return _BOX_INDEX[key]
-
-
-def _places_problem(rec, rules, n: int, sheets_n: int) -> str | None:
-    """What is wrong with a record's places given its totals and faults, or None (see `tournaments.play.
-    placements`): teammates share a place and a sheet total; a sheet with a faulted seat is placed below
-    every other; among the others a higher total is a better place, equal totals share one unless the rules
-    break ties by a roll-off, and every place is 1 + the number of sheets placed better."""
-    places, totals, sheet_of = rec["places"], rec["totals"], rec["sheet_of"]
-    place, total, bad = {}, {}, set()
-    for s in range(n):
-        k = sheet_of[s]
-        if place.setdefault(k, places[s]) != places[s] or total.setdefault(k, totals[s]) != totals[s]:
-            return f"seats {sheet_of.index(k)} and {s} share a sheet but not its place and total"
-        if rec["faults"][s] is not None:
-            bad.add(k)
-    good = [k for k in range(sheets_n) if k not in bad and k in place]
-    for k in bad:
-        if place[k] != len(good) + 1:
-            return f"places: a sheet with a faulted seat is placed {place[k]}, expected {len(good) + 1} (last)"
-    for i in good:
-        if place[i] != 1 + sum(1 for j in good if place[j] < place[i]):
-            return f"places {places} are not a ranking (1 = best, ties share)"
-        for j in good:
-            if total[i] > total[j] and place[i] >= place[j]:
-                return f"places {places} contradict totals {totals}: a higher total has a worse place"
-            if total[i] == total[j] and place[i] != place[j] and rules.tiebreak != "sudden_death":
-                return f"places {places} contradict totals {totals}: equal totals share a place under these rules"
-    return None
 

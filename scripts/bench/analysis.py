@@ -24,7 +24,8 @@ def add_parser(sub):
 
 
 def run(args):
-    from agents.analysis import analyze_file, read_games, solution_of
+    from agents.analysis import solution_of
+    from tournaments.gamelog import analyze_file, read_games
 
     folder = Path(args.dir)
     if not (folder / "games.jsonl").is_file():

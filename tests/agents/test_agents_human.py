@@ -154,7 +154,8 @@ def test_play_argument_errors(argv, message, capsys):
 
 import json  # noqa: E402
 
-from yacht_arena.cli.play import BestScores, data_dir  # noqa: E402
+from tournaments.gamelog import BestScores  # noqa: E402
+from yacht_arena.cli.play import data_dir  # noqa: E402
 from agents.human import COMMANDS, VERBS, help_text  # noqa: E402
 
 NO_JOKER = ["--set", "extra_yacht_bonus=false"]    # every open box can be scored: scripts stay in step

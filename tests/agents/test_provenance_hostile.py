@@ -14,7 +14,7 @@ from tests.planted import plant
 from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
-from tournaments.store import GAMES, META
+from tournaments.gamelog import GAMES, TOURNAMENT_META
 from yacht_env.config import ConfigError
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "bc-strong.pt"
@@ -60,7 +60,7 @@ def learned_run(tmp_path):
 
 def test_resuming_with_a_changed_model_file_is_refused_naming_it(learned_run, capsys):
     cfg, out, model = learned_run
-    meta = json.loads((out / META).read_text())
+    meta = json.loads((out / TOURNAMENT_META).read_text())
     assert meta["files"] == digests([str(model)])
     games = (out / GAMES).read_bytes()
     model.write_bytes(model.read_bytes() + b"\0")          # another file under the same entrant name
@@ -69,7 +69,8 @@ def test_resuming_with_a_changed_model_file_is_refused_naming_it(learned_run, ca
     assert (out / GAMES).read_bytes() == games
     res = run_tournament(cfg, out=out, progress=False, analysis=False, force=True)
     assert res["run"]["games_run"] == 0
-    assert json.loads((out / META).read_text())["files"] == digests([str(model)])   # the new content, knowingly
+    # the new content, knowingly
+    assert json.loads((out / TOURNAMENT_META).read_text())["files"] == digests([str(model)])
     run_tournament(cfg, out=out, progress=False, analysis=False)                    # and now it is the run's
 
 
@@ -124,7 +125,7 @@ def test_a_tournament_names_the_rules_file_that_changed(tmp_path):
     raw = {"entrants": ["greedy", "random"], "games": 1, "seed": 2, "rules": str(rules)}
     out = tmp_path / "run"
     run_tournament(parse_config(raw), out=out, progress=False, analysis=False)
-    assert json.loads((out / META).read_text())["files"] == digests([str(rules)])
+    assert json.loads((out / TOURNAMENT_META).read_text())["files"] == digests([str(rules)])
     rules.write_text("extends: yacht\nname: mine\nrolls_per_turn: 2\n")
     with pytest.raises(ConfigError, match=f"holds a different tournament .*; {rules} changed since the run began"):
         run_tournament(parse_config(raw), out=out, progress=False, analysis=False)

@@ -462,7 +462,7 @@ def table_games(tmp_path_factory):
 
 
 def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
-    from agents.analysis import analyze_file, read_games
+    from tournaments.gamelog import analyze_file, read_games
     solve_once(load("classic"))
     dist_of(load("classic"))
     games = read_games(table_games)
@@ -489,7 +489,7 @@ def test_analysis_gives_the_chance_to_win_each_move_gave_up(table_games):
 def test_analysis_values_the_own_future_as_the_win_player_plays_it(mini, tmp_path, monkeypatch):
     # the analysis reads the same factors (`strong.spread_for`), own futures (`strong.risks_for`) and oracle weight
     # (`strong.oracle_for`) as the play: the win player gives up nothing
-    from agents.analysis import analyze_file, read_games
+    from tournaments.gamelog import analyze_file, read_games
     from tournaments.config import parse_config
     from tournaments.run import run_tournament
     dist_of(mini)

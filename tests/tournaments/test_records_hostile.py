@@ -1,5 +1,5 @@
 """Store records that contradict themselves: places that contradict the totals, scores that contradict the
-move log. `tournaments.store.check_record` refuses them, never counts them, and a command reading such a store
+move log. `tournaments.gamelog.check_record` refuses them, never counts them, and a command reading such a store
 stops with one line and exit status 2. (Generated damage to records: test_store_hostile.py.)"""
 import copy
 import json
@@ -11,7 +11,8 @@ from tests.fake_agents import FACTORY
 from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.run import run_tournament
-from tournaments.store import GAMES, META, Store, check_record
+from tournaments.gamelog import GAMES, TOURNAMENT_META, check_record
+from tournaments.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,8 @@ def test_records_whose_places_contradict_their_totals_are_refused(store_and_reco
 def store_of(folder, expected, record):
     """A tournament folder of the fixture's tournament holding one game: `record`."""
     folder.mkdir()
-    (folder / META).write_text(json.dumps({"config_hash": expected.config_hash, "config": expected.config.to_dict()}))
+    meta = {"config_hash": expected.config_hash, "config": expected.config.to_dict()}
+    (folder / TOURNAMENT_META).write_text(json.dumps(meta))
     (folder / GAMES).write_text(json.dumps(record) + "\n")
     return folder
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tournaments.store as store_module
+from tournaments.gamelog import log as gamelog_log
 import yacht_env.safe_file as safe_file
 from tests.cli_errors import cli_error
 from tests.fake_agents import FACTORY, FAST, tournament_process
@@ -26,7 +27,8 @@ from yacht_arena.cli import main
 from tournaments.config import parse_config
 from tournaments.report import REPORT, REPORT_HTML, RESULTS, SCORES_PNG, histogram_name, render
 from tournaments.run import run_tournament
-from tournaments.store import GAMES, LOCK, META, Store
+from tournaments.gamelog import GAMES, TOURNAMENT_META
+from tournaments.store import LOCK, Store
 from yacht_arena.cli.options import USER_ERRORS
 from yacht_env.config import ConfigError
 
@@ -151,7 +153,7 @@ def test_only_the_store_lock_and_report_files_are_written_in_a_tournament_folder
 # ---- tournament.json -----------------------------------------------------------------------------
 
 def good_meta(out) -> dict:
-    return json.loads((out / META).read_text())
+    return json.loads((out / TOURNAMENT_META).read_text())
 
 
 @pytest.mark.parametrize("text, message", [
@@ -181,7 +183,7 @@ def test_a_damaged_tournament_json_is_a_clear_error(played, tmp_path, capsys, te
         text = json.dumps({**meta, "config": {**meta["config"], "seats": "two"}})
     elif text == "HUGE":
         text = json.dumps({**meta, "padding": "x" * (1 << 20)})
-    (out / META).write_bytes(text if isinstance(text, bytes) else text.encode())
+    (out / TOURNAMENT_META).write_bytes(text if isinstance(text, bytes) else text.encode())
     files = {p.name: p.read_bytes() for p in out.iterdir()}
     with pytest.raises(USER_ERRORS, match=message):
         Store(out).records()
@@ -433,7 +435,7 @@ def failing_write(monkeypatch, after: int, code: int):
         lines["n"] = after
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(store_module.os, "write", write)
+    monkeypatch.setattr(gamelog_log.os, "write", write)
 
 
 @pytest.mark.parametrize("code, hint", [(errno.ENOSPC, "No space left on device; every game stored so far is kept: "
@@ -538,7 +540,7 @@ def test_a_really_full_disk_then_resume(small_disk, tmp_path, capsys):
 def test_generated_tournament_json_is_used_or_one_clear_error(store_and_record, data):
     out, original, _ = store_and_record
     (out / GAMES).write_bytes(original)
-    meta_path = out / META
+    meta_path = out / TOURNAMENT_META
     good = meta_path.read_bytes()
     meta = json.loads(good)
     path = data.draw(st.sampled_from([p for p in paths(meta) if p]))

@@ -256,7 +256,8 @@ def test_the_report_reads_columns_as_it_would_read_whole_records_in_any_file_ord
     """`tournaments.games.Games` (flat columns, sorted by game) gives the figures the full records give,
     whatever order games.jsonl holds them in and with a game stored twice (the first line counts)."""
     from tournaments.report import results
-    from tournaments.store import GAMES, Store
+    from tournaments.gamelog import GAMES
+    from tournaments.store import Store
 
     cfg = parse_config({"entrants": ["first", "crash", "best"], "games": 2, "seed": 5})
     run_tournament(cfg, out=tmp_path / "a", progress=False, factory=FACTORY, analysis=False)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from tournaments.config import parse_config
-from tournaments.play import fallback_action, placements
+from tournaments.gamelog import placements
+from tournaments.play import fallback_action
 from tournaments.ratings import bradley_terry_elo, elo, openskill
 from agents.stats import wilson
 from tournaments.stats import describe_scores, duplicate_effect, pair_results

@@ -10,7 +10,8 @@ pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from agents.analysis import analyze_game, read_games  # noqa: E402
+from agents.analysis import analyze_game  # noqa: E402
+from tournaments.gamelog import read_games  # noqa: E402
 from tournaments.report import results  # noqa: E402
 from tournaments.store import Store  # noqa: E402
 from yacht_arena.web.app import MAX_FRAME, Menu, Server  # noqa: E402

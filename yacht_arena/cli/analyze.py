@@ -14,8 +14,8 @@ from .options import CommandError, emit_json
 from yacht_env.rules import load, parse_sets, rules_label
 from yacht_env.safe_file import write_atomic
 
-from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze_file, figure, read_games
-
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, figure
+from tournaments.gamelog import analyze_file, read_games
 from tournaments.stats import standings
 
 

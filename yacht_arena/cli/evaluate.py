@@ -4,7 +4,7 @@ Game i uses the dice seed `game_seed(seed, i)`, so every agent evaluated with th
 same dice. Batched agents play all games at once (`agents.evaluation`). An agent that records faults
 (an external bot: a timeout, a crash, garbage or an illegal move) has them reported: its fallback moves
 are counted in the scores, and the text and `--json` say how many games they touched. `--out DIR`
-writes every game as a record (`agents.records`) to `DIR/games.jsonl` with `DIR/evaluate.json`, which
+writes every game as a record (`tournaments.gamelog`) to `DIR/games.jsonl` with `DIR/evaluate.json`, which
 `yacht analyze DIR` and `yacht show DIR GAME` read. The run records the content hash of every file
 it depends on (`files`: a model file, a bot's script, a rules file; `agents.provenance`); a folder that
 holds another run (another agent, seed or rules, or one of those files changed since) is not written
@@ -18,17 +18,17 @@ from agents.evaluation import fault_count, fault_note, fault_summary, recorded_f
 from agents.base import check_playable
 from agents.human import HumanQuit
 from agents.provenance import changed, check_replace, digests, rules_files, spec_files
-from agents.records import game_record
 from agents.registry import list_specs, make_agent
+from tournaments import gamelog
 from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
-from yacht_env.safe_file import atomic_writer, ensure_folder, folder_lock, is_temporary, write_atomic
+from yacht_env.safe_file import ensure_folder, folder_lock, is_temporary, write_atomic
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 MAX_GAMES = 10_000_000
 LOCK = "evaluate.lock"
-OUT_FILES = ("games.jsonl", "evaluate.json", LOCK)   # what an --out folder holds
+OUT_FILES = (gamelog.GAMES, gamelog.EVALUATION_META, LOCK)   # what an --out folder holds
 GAME_BYTES = 2 << 10            # memory a game's figures take while they are summarised (measured ~1 KiB)
 LOGGED_GAME_BYTES = 16 << 10    # ... with its move log kept for --out (measured ~8 KiB)
 
@@ -63,7 +63,7 @@ def run(args) -> int:
         raise CommandError(f"--out {out}: exists and holds other files; give an empty or new folder")
     files = digests(spec_files([args.agent]) + rules_files(args.rules))
     if out is not None:
-        check_replace(out / "evaluate.json", _identity(args), files, args.force)
+        check_replace(out / gamelog.EVALUATION_META, _identity(args), files, args.force)
     agent = make_agent(args.agent)
     try:
         check_playable({args.agent: agent}, rules, 1)
@@ -100,7 +100,7 @@ def _evaluate(args, rules, out, files, agent) -> int:
     if out is not None:
         ensure_folder(out, "--out folder")
         with folder_lock(out / LOCK, "yacht evaluate"):
-            check_replace(out / "evaluate.json", _identity(args), files, args.force)
+            check_replace(out / gamelog.EVALUATION_META, _identity(args), files, args.force)
             _write(out, args, rules, run_, faults, doc)
         doc["out"] = str(out)
     note = fault_note(args.agent, doc["faults"], args.games)
@@ -116,17 +116,15 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
     by_game = {}
     for f in faults:
         by_game.setdefault(f["game"], {"error": f"{f['kind']}: {f['cause']}", "move": f["move"]})
+    records = (gamelog.game_record(f"g{i}", 0, i, 0, int(run_["seeds"][i]), [args.agent], [0], [int(run_["totals"][i])],
+                                   [1], [run_["boxes"][i].tolist()], [int(run_["upper_bonus"][i])],
+                                   [int(run_["extra_bonus"][i])], [by_game.get(i)], run_["logs"][i])
+               for i in range(len(run_["totals"])))
     try:
-        with atomic_writer(out / "games.jsonl", "games file") as fh:
-            for i in range(len(run_["totals"])):
-                rec = game_record(f"g{i}", 0, i, 0, int(run_["seeds"][i]), [args.agent], [0],
-                                  [int(run_["totals"][i])], [1], [run_["boxes"][i].tolist()],
-                                  [int(run_["upper_bonus"][i])], [int(run_["extra_bonus"][i])], [by_game.get(i)],
-                                  run_["logs"][i])
-                fh.write((json.dumps(rec, separators=(",", ":")) + "\n").encode("utf-8"))
+        gamelog.write(out / gamelog.GAMES, records)
         meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
                 "resolved_rules": rules.to_dict(), "files": doc["files"]}
-        write_atomic(out / "evaluate.json", json.dumps(meta, indent=2) + "\n", "evaluate.json")
+        write_atomic(out / gamelog.EVALUATION_META, json.dumps(meta, indent=2) + "\n", gamelog.EVALUATION_META)
     except OSError as e:
         raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None
 

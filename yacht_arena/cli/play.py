@@ -24,19 +24,17 @@ from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.config import MAX_SEED
 from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
-from yacht_env.safe_file import FileRefused, NoSuchFile, read_text, write_atomic
 
 from agents.base import View
 from agents.human import HumanAgent, HumanQuit, scorecard
 from agents.base import check_playable
 from agents.registry import make_agent, parse_spec
+from tournaments.gamelog import BestScores
 
 from .options import CommandError, add_common, rules_from_args
 
 DATA_ENV = "YACHT_DATA_DIR"
-BEST_FILE = "best.json"
 MAX_NAME = 20
-MAX_BEST_FILE = 1 << 20           # bytes; a larger best.json is not one this program wrote
 
 
 # Each command module builds its own parser (`yacht COMMAND` imports only that module); the
@@ -128,80 +126,6 @@ def data_dir() -> Path:
 
 def _warn(text: str) -> None:
     print(f"yacht play: warning: {text}", file=sys.stderr, flush=True)
-
-
-class BestScores:
-    """The best solo score per rules hash, in `folder/best.json`:
-    {"best": {hash: {"score": int, "rules": name, "name": who}}}.
-
-    A file that cannot be read or is not such a mapping is left alone (one warning; nothing is saved
-    this session); a file that cannot be written costs one warning. Saving re-reads the file first and
-    replaces it in one rename, so two sessions never leave a torn file."""
-
-    def __init__(self, folder: Path):
-        self.path = folder / BEST_FILE
-        self.usable = True
-        self.entries = self._read(warn=True)
-
-    def _read(self, warn: bool) -> dict:
-        try:
-            problem, entries = _parse(read_text(self.path, MAX_BEST_FILE, "best-score file"))
-            if problem is None:
-                return entries
-        except NoSuchFile:
-            return {}
-        except FileRefused as e:     # not a regular file, too large, not UTF-8
-            problem = f"cannot be read ({e.problem})"
-        self.usable = False
-        if warn:
-            _warn(f"{self.path} {problem}; best scores are not kept this session (delete the file to start afresh)")
-        return {}
-
-    def get(self, key: str) -> dict | None:
-        return self.entries.get(key)
-
-    def offer(self, key: str, score: int, rules: str, name: str) -> dict | None:
-        """Record `score` if it beats the best for `key`; the previous best when it did, else None."""
-        if not self.usable:
-            return None
-        entries = self._read(warn=True)
-        if not self.usable:
-            return None
-        old = entries.get(key)
-        if old is not None and old["score"] >= score:
-            self.entries = entries
-            return None
-        entries[key] = {"score": int(score), "rules": rules, "name": name}
-        try:
-            write_atomic(self.path, json.dumps({"best": entries}, indent=2, sort_keys=True) + "\n", "best-score file")
-        except FileRefused as e:
-            _warn(f"cannot save the best score to {self.path} ({e.problem})")
-            self.usable = False
-            return None
-        except OSError as e:
-            _warn(f"cannot save the best score to {self.path} ({e.strerror or e})")
-            self.usable = False
-            return None
-        self.entries = entries
-        return old or {"score": None}
-
-
-def _parse(text: str) -> tuple[str | None, dict]:
-    """(problem, entries) of a best-score file's text."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        return f"is not valid JSON ({str(e).splitlines()[0][:80]})", {}
-    if not isinstance(data, dict) or not isinstance(data.get("best"), dict):
-        return 'is not a best-score file (expected {"best": {...}})', {}
-    entries = {}
-    for key, entry in data["best"].items():
-        score = entry.get("score") if isinstance(entry, dict) else None
-        if isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 100_000:
-            return f"has a bad entry for rules hash {str(key)[:20]!r}: score {str(score)[:20]}", {}
-        entries[key] = {"score": score, "rules": str(entry.get("rules", ""))[:80],
-                        "name": str(entry.get("name", ""))[:MAX_NAME]}
-    return None, entries
 
 
 # ---- events ----------------------------------------------------------------------------------------
@@ -306,7 +230,7 @@ class Person(HumanAgent):
 
 def best_scores() -> "BestScores | None":
     try:
-        return BestScores(data_dir())
+        return BestScores(data_dir(), _warn)
     except RuntimeError as e:               # no home folder to put it in
         _warn(f"best scores are not kept this session ({e})")
         return None

@@ -26,10 +26,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.base import View
 from agents.registry import AgentSpecError, make_agent
+from tournaments.gamelog import BestScores
 from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
 from yacht_env.rules import presets
 
-from yacht_arena.cli.play import BestScores
 
 from .board import game_analysis, tournament_game, tournament_view
 from .tables import (

@@ -10,7 +10,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from agents.analysis import MARKS, analyze_game, read_games
+from agents.analysis import MARKS, analyze_game
+from tournaments.gamelog import read_games
 from tournaments.stats import standings
 from tournaments.store import Store
 

@@ -10,7 +10,8 @@ Nothing lost: after every change the table is written to `DATA/tables/ID.json` (
 tokens and the game's move log; written to a temporary file and renamed, so a kill leaves the old or
 the new file). Dice are counter-based by (game seed, sheet, turn, roll, die), so replaying the log on a
 restart gives the same position, and the next rolls are the same dice. A finished game is appended to
-the tournament store format under `DATA/games/ID-N/` (`store_game`), before the table file says so.
+the game records under `DATA/games/ID-N/` (`store_game`, `tournaments.gamelog`), before the table file
+says so.
 """
 import json
 import os
@@ -20,15 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tournaments.config import parse_config
-from tournaments.play import placements, record_of
-from tournaments.schedule import Job, schedule
-from tournaments.seating import arrangements, balanced_splits
-from tournaments.store import Store
+from tournaments.gamelog import TableMeta, placements, store_table_game, table_meta, table_record
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.game import Game, IllegalMove
-from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_block, rules_hash
+from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_hash
 from yacht_env.safe_file import NoSuchFile, bounded_lines, open_append, open_read, read_text, write_atomic
 
 MAX_SEATS = 8
@@ -394,54 +391,20 @@ class Table:
         """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed)."""
         return [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
 
-    def record(self) -> tuple[dict, dict]:
-        """(the folder's meta document, the game's store record) of the finished game.
-
-        Several seats: a one-game tournament (`tournament.json`) whose game t0-d0-r0 seats the table's
-        names in seat order, so `yacht report`, `yacht analyze` and `yacht show` read it. One seat: an
-        `evaluate.json` folder with game t0-d0-r0, as `yacht evaluate --out` writes."""
-        game, names = self.game, self.entrants()
-        specs = [s.spec or "human" for s in self.seats]
-        if self.solo:
-            job = Job(0, 0, 0, self.game_seed, (names[0],))
-            meta = {"agent": names[0], "rules": rules_block(self.rules, self.sets), "seed": self.game_seed,
-                    "web": {"table": self.id, "game": self.number, "spec": specs[0]}}
-            return meta, record_of(job, game, [None])
-        teams = self.rules.teams
-        k, t = len(names), teams or len(names)
-        split = balanced_splits(k, teams)[0]
-        members = [""] * k
-        for i in range(k):                        # rotation 0 of split 0 seats these members in seat order
-            members[split[i % t][i // t]] = i
-        order = [names[i] for i in members]
-        config = parse_config({"name": f"web-{self.game_folder}", "rules": self.rules_name, "set": self.sets,
-                               "entrants": [{"name": n, "agent": specs[names.index(n)]} for n in order],
-                               "seats": k, "games": 1, "seed": self.config_seed, "move_timeout": None})
-        assert arrangements(tuple(order), teams)[0] == tuple(names)
-        job = next(j for j in schedule(config) if j.agents == tuple(names))
-        assert job.seed == self.game_seed
-        return config, record_of(job, game, [None] * k)
+    def record(self) -> tuple[TableMeta, dict]:
+        """(the folder's meta file, the game's record) of the finished game (`tournaments.gamelog.table_meta`,
+        `table_record`): the table's names in seat order, its places, its dice seed."""
+        names = self.entrants()
+        meta = table_meta(self.id, self.number, self.rules_name, self.sets, self.rules, names,
+                          [s.spec or "human" for s in self.seats], self.config_seed, self.game_seed)
+        return meta, table_record(self.game, names, self.game_seed)
 
 
 def store_game(table: Table, games: Path) -> str:
-    """Append the table's finished game to the store under `games/ID-N/` (fsynced); its folder name.
+    """Append the table's finished game to the records under `games/ID-N/` (fsynced); its folder name.
     Storing twice (a restart after a kill between the store and the table file) keeps one record."""
-    folder = games / table.game_folder
-    meta, record = table.record()
-    if table.solo:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not (folder / "games.jsonl").is_file():
-            _write_synced(folder / "evaluate.json", json.dumps(meta, indent=2) + "\n")
-            _write_synced(folder / "games.jsonl", json.dumps(record, separators=(",", ":")) + "\n")
-    else:
-        with Store(folder).open(meta) as store:
-            if record["key"] not in store.records():
-                store.append([record])
+    store_table_game(games / table.game_folder, *table.record())
     return table.game_folder
-
-
-def _write_synced(path: Path, text: str) -> None:
-    write_atomic(path, text, path.name)      # beside, fsynced, renamed; never through a link
 
 
 def parse_knobs(pairs) -> dict:

@@ -1,5 +1,4 @@
-"""Game records: one finished game as plain data, the form tournament stores and `yacht evaluate --out` write
-and `yacht analyze` reads.
+"""Game records: one finished game as plain data, one JSON line of a games log.
 
 Every list has one entry per seat (a seat's sheet is its team's; `sheet_of` says which, teammates share
 it): `totals`, `places` (1 = best, ties share), `sheets` (box scores, columns x boxes, -1 = open),
@@ -14,8 +13,8 @@ MAX_RECORD_BYTES = 8 << 20   # one game record's JSON line; 8 seats x 3 columns 
 
 def record_lines(f, bad, limit: int = MAX_RECORD_BYTES, unterminated: bool = False, raw: bool = False):
     """The game records of a games log (a binary file open for reading, one JSON record a line), in file
-    order: yields (line number, byte offset of the line, record). The one reader of games logs, for the
-    tournament store and the analysis alike.
+    order: yields (line number, byte offset of the line, record). The one parser of games logs
+    (`tournaments.gamelog.log.read` opens the file), for the tournament store and the analysis alike.
 
     Blank lines are skipped; a last line without its newline is torn (a run killed while writing it: that
     game was not finished) and ends the log -- unless `unterminated` and it holds valid JSON (a file written
@@ -66,3 +65,30 @@ def game_record(key: str, table: int, deal: int, rotation: int, seed: int, agent
     return {"key": key, "table": table, "deal": deal, "rotation": rotation, "seed": seed, "agents": list(agents),
             "sheet_of": sheet_of, "totals": totals, "places": places, "sheets": sheets, "upper_bonus": upper_bonus,
             "extra_bonus": extra_bonus, "faults": faults, "log": log}
+
+
+def record_of_game(game, faults, key: str, table: int, deal: int, rotation: int, seed: int, agents) -> dict:
+    """The record of `game` (a `yacht_env.core.game.Game` played to its end) with the given place in a
+    schedule and names per seat; faults: per seat None or {error, move}. Places by `placements`."""
+    sheet_of = [game.sheet_of(s) for s in range(game.num_players)]
+    return game_record(key, table, deal, rotation, seed, agents, sheet_of, [int(t) for t in game.totals()],
+                       placements(game, [f is not None for f in faults]),
+                       [game.sheets[s].scores.tolist() for s in sheet_of],
+                       [int(game.sheets[s].upper_bonus.sum()) for s in sheet_of],
+                       [int(game.sheets[s].extra_bonus.sum()) for s in sheet_of], faults, game.log)
+
+
+def placements(game, faulted: list[bool]) -> list[int]:
+    """Place per seat of a finished `Game` (1 = best, ties share). A sheet with a faulted seat ranks below
+    all others."""
+    ranks = game.sheet_ranks()
+    bad = {game.sheet_of(s) for s, f in enumerate(faulted) if f}
+    good = [i for i in range(game.num_sheets) if i not in bad]
+    place = {i: 1 + sum(1 for j in good if ranks[j] < ranks[i]) for i in good}
+    place.update({i: len(good) + 1 for i in bad})
+    return [place[game.sheet_of(s)] for s in range(game.num_players)]
+
+
+def record_line(record: dict) -> bytes:
+    """A record as the games log holds it: compact JSON, UTF-8, one line (records are trees: no cycle check)."""
+    return (json.dumps(record, separators=(",", ":"), check_circular=False) + "\n").encode()

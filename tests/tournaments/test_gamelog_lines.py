@@ -1,14 +1,14 @@
-"""The one reader of a games log (`agents.records`), shared by the store and the analysis, against blank, torn,
-repeated, bad and over-long lines."""
+"""The one parser of a games log's lines (`tournaments.gamelog.records`), shared by the store and the analysis,
+against blank, torn, repeated, bad and over-long lines."""
 import io
 
 import pytest
 
-from agents.records import first_of_each_key, record_lines
+from tournaments.gamelog import first_of_each_key, record_lines
 
 
 def test_one_games_log_reader_for_the_store_and_the_analysis():
-    """agents.records.record_lines: line numbers and offsets, blank lines skipped, a torn last line ends the
+    """tournaments.gamelog.record_lines: line numbers and offsets, blank lines skipped, a torn last line ends the
     log, a last line of valid JSON without its newline counts only where asked (the analysis), bad lines
     reported; first_of_each_key keeps the first record of a key."""
     def bad(number, problem):
