@@ -30,7 +30,6 @@ from tournaments.gamelog import BestScores
 from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
 from yacht_env.rules import presets
 
-
 from .board import game_analysis, tournament_game, tournament_view
 from .tables import (
     MAX_SEATS,
