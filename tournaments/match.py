@@ -25,7 +25,7 @@ from yacht_env.safe_file import write_atomic
 from .config import TournamentConfig, check_agents, parse_config
 from .executors import DEFAULT_FACTORY, Setup, check_executor, resolve_factory
 from .formats import make_format
-from .report import render
+from .report import forfeit_counts, render
 from .run import _play, memory_needed
 from .schedule import games_per_deal, table_jobs
 from .sprt import SPRT, estimates
@@ -151,7 +151,7 @@ def run_match(config: TournamentConfig, sprt: SPRT | None = None, out=None, batc
            "sprt": None if sprt is None else {**vars(sprt), "text": sprt.describe()}, "batch": batch,
            "max_deals": config.games, **state,
            "stopped": "decided" if state.get("decision") else "max games",
-           "luck": res.get("luck"), "rules": config.rules_block,
+           "forfeits": forfeit_counts(res), "luck": res.get("luck"), "rules": config.rules_block,
            "run": {"folder": str(folder), "games_run": played, "seconds": seconds}}
     write_atomic(folder / MATCH, json.dumps(doc, indent=2) + "\n", MATCH)     # never through a planted link
     return doc

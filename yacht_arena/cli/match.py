@@ -6,6 +6,7 @@ from yacht_env.rules import parse_sets
 from tournaments.executors import EXECUTORS
 from tournaments.match import BATCH, match_config, run_match
 from tournaments.sprt import parse_sprt
+from .faults import FAULT_EXIT_HELP, add_fault_option, gate, headline
 from .options import CommandError, add_common, emit_json
 
 DEFAULT_MAX = 20_000
@@ -17,7 +18,8 @@ def add_parser(sub):
                                    "duplicate deals, each in both seat orders, until the SPRT decides or "
                                    "--max-games is reached. Prints LLR with its bounds, Elo and the mean score "
                                    "difference with intervals (plain and with the dice's luck removed); writes "
-                                   "the tournament report and match.json to the folder. Rerun to resume.")
+                                   "the tournament report and match.json to the folder. Rerun to resume. "
+                                   f"Exit status: {FAULT_EXIT_HELP}.")
     p.add_argument("candidate", metavar="CANDIDATE", help="agent spec of the candidate")
     p.add_argument("opponents", nargs="+", metavar="OPPONENT", help="agent spec(s) it plays against")
     p.add_argument("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
@@ -33,6 +35,7 @@ def add_parser(sub):
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-analysis", action="store_true",
                    help="no move analysis (and so no luck-removed estimates) in the report")
+    add_fault_option(p)
     add_common(p, out="match folder (default: runs/match-<config hash>); rerun to resume")
 
 
@@ -46,17 +49,19 @@ def run(args):
                           sets=parse_sets(args.overrides), move_timeout=args.move_timeout)
     doc = run_match(config, sprt, out=args.out, batch=args.batch, workers=args.workers, executor=args.executor,
                     progress=not (args.quiet or args.json), analysis=not args.no_analysis)
+    doc["fault_gate"] = gate(doc["forfeits"], args.max_fault_rate)
     if args.json:
         emit_json(doc)
-        return 0
+        return doc["fault_gate"]["exit"]
     print(summary(doc))
-    return 0
+    return doc["fault_gate"]["exit"]
 
 
 def summary(doc) -> str:
     """The match in a few lines."""
     who = f"{doc['candidate']} against {', '.join(doc['opponents'])}"
-    out = [f"{who}: {doc['games']} games ({doc['deals']} deals), stopped: {doc['stopped']}"]
+    out = [line for line in [headline(doc["fault_gate"])] if line] if "fault_gate" in doc else []
+    out += [f"{who}: {doc['games']} games ({doc['deals']} deals), stopped: {doc['stopped']}"]
     if doc.get("sprt"):
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[doc.get("decision")]
         out.append(f"SPRT {doc['sprt']['text']}: LLR {doc['llr']:.2f} -> {verdict}")
