@@ -69,7 +69,7 @@ def time_ours(cache: Path) -> tuple[float, float, float]:
     wall, out = _wall([sys.executable, "-m", "yacht_arena.cli", "solve", "--rules", "yacht", "--no-cache", "--json",
                        "--no-progress"], {"YACHT_CACHE_DIR": str(cache)})
     doc = json.loads(out)
-    return doc["seconds"], wall, doc["expected_score"]
+    return doc["table"]["solve_seconds"], wall, doc["expected_score"]
 
 
 def games_ours(games: int) -> float:

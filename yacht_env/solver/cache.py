@@ -181,17 +181,34 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
     now and stored in the cache (replacing a damaged file). A solve holds the lock file beside the table
     (`<stem>.lock`, `safe_file.build_lock`): processes that miss the cache together solve once, and the others
     read what it stored."""
+    return solution_with_source(rules, use_cache, progress)[0]
+
+
+SOURCES = {"cache": "read from the cache", "shipped": "shipped with the package", "solved": "solved now"}
+
+
+def solution_with_source(rules, use_cache: bool = True, progress: bool = True) -> tuple[Solution, str]:
+    """`solution_for`'s table and where it came from: "cache" (the cache folder's file, also one another
+    process stored while this one waited for its lock), "shipped" (the package's) or "solved" (solved now)."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     path = cache_path(rules)
     if use_cache:
-        found = load_file(path, rules) or load_file(shipped_path(rules), rules)
+        found = load_file(path, rules)
         if found is not None:
-            return found
+            return found, "cache"
+        found = load_file(shipped_path(rules), rules)
+        if found is not None:
+            return found, "shipped"
+    solved = []
+
+    def build():
+        solved.append(solve(rules, progress=progress))
+        return solved[0]
     # a read-only or full cache folder, or a planted link, only costs a re-solve next time
-    return _built_once(path.with_suffix(".lock"), "solver table's lock", use_cache, lambda: load_file(path, rules),
-                       lambda: solve(rules, progress=progress), lambda solution: save(solution, path),
-                       (OSError, FileRefused))
+    solution = _built_once(path.with_suffix(".lock"), "solver table's lock", use_cache, lambda: load_file(path, rules),
+                           build, lambda solution: save(solution, path), (OSError, FileRefused))
+    return solution, "solved" if solved else "cache"
 
 
 def _built_once(lock, what: str, use_cache: bool, look, build, store, forgiven: tuple):
@@ -294,17 +311,27 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
     exponential-utility policy with that risk (`yacht_env.solver.risk`). A build holds the lock file beside
     the files (`<stem>.dist.lock`, `safe_file.build_lock`): processes that miss the cache together build
     once, the others wait and read what it wrote."""
+    return distributions_with_source(rules, use_cache, progress, risk)[0]
+
+
+def distributions_with_source(rules, use_cache: bool = True, progress: bool = True, risk: float = 0.0):
+    """`distributions_for`'s distributions and where they came from: "cache" or "built" (built now)."""
     from .distribution import build
     check_solvable(rules)
     rules = solitaire_rules(rules)
     if use_cache:
         found = load_distributions(rules, risk)
         if found is not None:
-            return found
+            return found, "cache"
     data_path, _ = distribution_paths(rules, risk)
+    built = []
+
+    def make():
+        built.append(build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress,
+                           risk=risk))
+        return built[0]
     # a read-only or full cache folder only costs a rebuild next time
-    return _built_once(data_path.with_suffix(".lock"), "score distributions' lock", use_cache,
-                       lambda: load_distributions(rules, risk),
-                       lambda: build(rules, solution_for(rules, use_cache=use_cache, progress=progress),
-                                     progress=progress, risk=risk),
-                       lambda dist: save_distributions(dist, rules, risk), (OSError,))
+    dist = _built_once(data_path.with_suffix(".lock"), "score distributions' lock", use_cache,
+                       lambda: load_distributions(rules, risk), make,
+                       lambda d: save_distributions(d, rules, risk), (OSError,))
+    return dist, "built" if built else "cache"
