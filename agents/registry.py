@@ -62,6 +62,14 @@ def _finite(value: float) -> float:
     return value
 
 
+def _target(value: float) -> float:
+    """A target score (strong?goal=target): what the agent can play for, 0 to MAX_TARGET points."""
+    from .strong import MAX_TARGET
+    if not 0 <= value <= MAX_TARGET:      # NaN too
+        raise ValueError(f"must be a final score from 0 to {MAX_TARGET:,} points, got {value:g}")
+    return value
+
+
 SKILL = ("the skill knob was replaced by the strength dial: write strong?strength=S (S in [0, 1], 1 = optimal, "
          "0 = random-like) for a setting, level?pct=P or level?win=W for a target, or a named level (easy, normal)")
 POINT = ("it is a point on the strength dial, found for each rule set; for a setting of your own write "
@@ -101,7 +109,7 @@ AGENTS: dict[str, Entry] = {
     "strong": Entry("agents.levels:strong", "the exact solver's optimal play; strength=S < 1 plays its values "
                     "with noise (the strength dial); goal=win plays for the chance of finishing first at the "
                     "table, goal=target&score=T for the chance of at least T points",
-                    {"strength": _strength, "goal": _goal, "score": _finite}, instead={"skill": SKILL}),
+                    {"strength": _strength, "goal": _goal, "score": _target}, instead={"skill": SKILL}),
     "level": Entry("agents.levels:target_level", "the dial setting that hits one target under the rules played: "
                    "mean=POINTS, pct=PERCENT of the optimum, or win=RATE against strong; goal=win plays that "
                    "strength for the chance of finishing first",

@@ -94,6 +94,7 @@ class StrongAgent(Agent):
 
 
 GOALS = ("points", "win", "target")
+MAX_TARGET = 2 ** 31 - 1      # the largest target score (goal "target"): the kernels compare it with totals as int64
 _DISTRIBUTIONS: dict = {}   # rules -> (lo, length, offset, data) arrays and the longest pmf, once per process
 # sheets at the table -> the factors the deciding sheet's own future is scaled by around its mean in the
 # estimate (`yacht_env.solver.winning.chance_after`; the best of several counts); a size not listed: 1, the
@@ -194,6 +195,8 @@ class WinAgent(Agent):
         if (goal == "target") != (score is not None):
             raise ValueError("goal=target needs score=T (the final score to reach); score goes with goal=target "
                              "only")
+        if score is not None and not 0 <= score <= MAX_TARGET:      # NaN too
+            raise ValueError(f"score must be a final score from 0 to {MAX_TARGET:,} points, got {score:g}")
         self.goal = goal
         self.target = -1 if score is None else int(np.ceil(score))
         self.spread = None if spread is None else np.atleast_1d(np.asarray(spread, np.float64))

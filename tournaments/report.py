@@ -111,6 +111,18 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
     return out
 
 
+def forfeit_counts(res: dict) -> dict[str, dict]:
+    """Per entrant of a tournament's results: its games, the games it forfeited ("faulted") and its forfeits
+    by kind (the stored error's text up to its first colon: timeout, crash, garbage, illegal, ...)."""
+    kinds: dict[str, dict[str, int]] = {}
+    for f in res["faults"]:
+        kind = str(f.get("error", "")).split(":", 1)[0].strip() or "error"
+        by = kinds.setdefault(f["agent"], {})
+        by[kind] = by.get(kind, 0) + 1
+    return {name: {"games": a["games"], "faulted": a["forfeits"], "kinds": dict(sorted(kinds.get(name, {}).items()))}
+            for name, a in res["agents"].items()}
+
+
 def analysis_of(store: Store, games, rules, order) -> tuple[dict, dict | None]:
     """The move analysis of every stored game, read from the store a chunk at a time in game order, and
     the luck-removed score differences it gives (`stats.luck_effect`; None when it was skipped)."""

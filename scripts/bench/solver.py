@@ -73,7 +73,7 @@ def time_ours(cache: Path, rules: str) -> tuple[float, float, float]:
     wall, out = _wall([sys.executable, "-m", "yacht_arena.cli", "solve", "--rules", rules, "--no-cache", "--json",
                        "--no-progress"], {"YACHT_CACHE_DIR": str(cache)})
     doc = json.loads(out)
-    return doc["seconds"], wall, doc["expected_score"]
+    return doc["table"]["solve_seconds"], wall, doc["expected_score"]
 
 
 def games_ours(games: int, name: str) -> float:

@@ -11,7 +11,7 @@ from yacht_arena.cli import main
 from yacht_env.rules import load
 
 EVALUATE_KEYS = {"agent", "rules", "seed", "games", "mean", "ci95", "std", "median", "quantiles", "per_box_mean",
-                 "upper_bonus_mean", "extra_bonus_mean", "p_upper_bonus", "faults", "files"}
+                 "upper_bonus_mean", "extra_bonus_mean", "p_upper_bonus", "faults", "fault_gate", "files"}
 
 
 def run_json(argv, capsys):
@@ -81,8 +81,8 @@ def test_command_errors(argv, message, capsys):
 def test_levels_json_and_files(tmp_path, capsys):
     doc = run_json(["levels", "--only", "random", "greedy", "easy", "--games", "6", "--out", str(tmp_path),
                     "--json", "--no-progress"], capsys)
-    assert set(doc) == {"rules", "note", "games", "seed", "seats", "agents", "head_to_head", "ladder", "settings",
-                        "analysis", "files", "specs", "sources"}
+    assert set(doc) == {"rules", "note", "fault_gate", "games", "seed", "seats", "agents", "head_to_head", "ladder",
+                        "settings", "analysis", "files", "specs", "sources"}
     assert doc["rules"]["name"] == "yacht" and doc["games"] == 6
     assert list(doc["agents"]) == ["random", "greedy", "easy"] and list(doc["settings"]) == ["easy"]
     assert all({"mean", "ci95", "std", "strength", "loss_per_game", "accuracy"} <= set(v)
@@ -124,7 +124,7 @@ def test_evaluate_reports_bot_faults(tmp_path, capsys):
     bot.write_text("import sys\nfor line in sys.stdin:\n"
                    "    if '\"decide\"' in line:\n        print('nope', flush=True)\n")
     argv = ["evaluate", f"external:{sys.executable} {bot}", "--games", "1", "--json", "--no-progress"]
-    assert main(argv) == 0
+    assert main(argv) == 3                                        # a fault in every game: the gate's exit status
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert set(doc) == EVALUATE_KEYS
@@ -138,7 +138,7 @@ def test_levels_reports_bot_faults(tmp_path, capsys):
     bot = tmp_path / "crash.py"
     bot.write_text("import sys\nsys.exit(3)\n")
     spec = f"external:{sys.executable} {bot}"
-    assert main(["levels", "--only", "greedy", spec, "--games", "4", "--json", "--no-progress"]) == 0
+    assert main(["levels", "--only", "greedy", spec, "--games", "4", "--json", "--no-progress"]) == 3
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert doc["agents"]["greedy"]["faults"]["count"] == 0

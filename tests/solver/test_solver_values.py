@@ -121,11 +121,11 @@ def test_solve_cli_json_and_text(capsys):
         assert main(["solve", "--rules", "classic", "--json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert list(doc) == ["rules", "expected_score", "std", "p_upper_bonus", "p_yacht_50",
-                             "expected_extra_yachts", "seconds"]
+                             "expected_extra_yachts", "table"]
         assert doc["rules"]["name"] == "classic" and round(doc["expected_score"], 4) == 166.9551
         assert main(["solve", "--rules", "classic"]) == 0
     out = capsys.readouterr().out
-    assert "expected score            166.9551" in out and "from cache" in out and math.isfinite(doc["std"])
+    assert "expected score            166.9551" in out and "read from the cache" in out and math.isfinite(doc["std"])
 
 
 def test_solve_cli_bad_rules(capsys):

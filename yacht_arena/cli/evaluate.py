@@ -24,6 +24,7 @@ from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
 from yacht_env.safe_file import ensure_folder, folder_lock, is_temporary, write_atomic
 
+from .faults import FAULT_EXIT_HELP, add_fault_option, gate, headline
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 MAX_GAMES = 10_000_000
@@ -35,11 +36,13 @@ LOGGED_GAME_BYTES = 16 << 10    # ... with its move log kept for --out (measured
 def add_parser(sub):
     specs = "; ".join(p for p, _ in list_specs())
     p = sub.add_parser("evaluate", help="solitaire score distribution of one agent",
-                       description=f"Play N one-player games and report the score distribution. Agent specs: {specs}.")
+                       description=f"Play N one-player games and report the score distribution. Agent specs: {specs}. "
+                                   f"Exit status: {FAULT_EXIT_HELP}.")
     p.add_argument("agent", metavar="AGENT", help="agent spec, e.g. normal or learned:models/ppo-yacht.pt")
     p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,} (default: 1000)")
     add_common(p, out="write every game to DIR/games.jsonl and the run to DIR/evaluate.json (for yacht analyze)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_fault_option(p)
     p.add_argument("--force", action="store_true",
                    help="with --out: replace the run the folder holds although it is another one (another agent, "
                         "seed or rules, or a model file, bot script or rules file that changed since)")
@@ -96,6 +99,8 @@ def _evaluate(args, rules, out, files, agent) -> int:
     doc["rules"] = rules_block_from_args(args)
     doc["seed"] = args.seed
     doc["faults"] = fault_summary(faults)
+    doc["fault_gate"] = gate({args.agent: {"games": args.games, "faulted": doc["faults"]["games"],
+                                           "kinds": doc["faults"]["by_kind"]}}, args.max_fault_rate)
     doc["files"] = files
     if out is not None:
         ensure_folder(out, "--out folder")
@@ -108,9 +113,9 @@ def _evaluate(args, rules, out, files, agent) -> int:
         print(f"yacht evaluate: warning: {note}", file=sys.stderr)
     if args.json:
         emit_json(doc)
-        return 0
+        return doc["fault_gate"]["exit"]
     _print(doc, args)
-    return 0
+    return doc["fault_gate"]["exit"]
 
 def _write(out: Path, args, rules, run_, faults, doc) -> None:
     by_game = {}
@@ -131,8 +136,15 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
 def _print(doc, args) -> None:
     lo, hi = doc["ci95"]
     q = doc["quantiles"]
+    first = headline(doc["fault_gate"])
+    if first:
+        print(first)
     print(f"{doc['agent']} under {rules_label(doc['rules'])}: {doc['games']} games, seed {args.seed}")
-    print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}")
+    f = doc["faults"]
+    made_of = (f" -- not the bot's own: {f['games']} of {doc['games']} games include fallback moves" if f["count"]
+               else "")
+    print(f"  mean {doc['mean']:.1f}  (95% CI {lo:.1f}..{hi:.1f})  sd {doc['std']:.1f}  median {doc['median']:.0f}"
+          + made_of)
     print("  quantiles " + "  ".join(f"{k} {v:.0f}" for k, v in q.items()))
     print(f"  upper bonus in {100 * doc['p_upper_bonus']:.1f}% of games")
     lines = {**doc["per_box_mean"], "upper bonus": doc["upper_bonus_mean"],
@@ -140,7 +152,7 @@ def _print(doc, args) -> None:
     width = max(len(k) for k in lines)
     for box, mean in lines.items():
         print(f"  {box:<{width}}  {mean:6.2f}")
-    print(f"  {'total':<{width}}  {doc['mean']:6.2f}")
+    print(f"  {'total':<{width}}  {doc['mean']:6.2f}" + (" (with fallback moves)" if f["count"] else ""))
     if doc["faults"]["count"]:
         print(f"  faults: {doc['faults']['count']} in {doc['faults']['games']} games (fallback moves counted)")
     if "out" in doc:

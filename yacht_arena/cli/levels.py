@@ -14,6 +14,10 @@ each on the --seed's dice (--games games).
 levels.json and calibration.json record `sources`, the content hash of every file the run depends on (model
 files, bot scripts, a rules file: `agents.provenance`); an --out folder that holds another run is not
 written over without --force.
+
+Exit status 3 (after the usual output) when an agent faulted in more than --max-fault-rate of its games
+(default: in every one of them); 2 is a usage or input error. An agent's figures made partly of fallback
+moves are marked so.
 """
 import json
 import sys
@@ -37,6 +41,7 @@ from yacht_env.config import ConfigError, check_memory
 from yacht_env.safe_file import atomic_writer, ensure_folder, folder_lock, write_atomic
 
 from .evaluate import LOGGED_GAME_BYTES, MAX_GAMES
+from .faults import add_fault_option, gate, headline
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 LADDER = ("random", "easy", "normal", "strong")
@@ -62,6 +67,7 @@ def add_parser(sub):
     p.add_argument("--seats", type=int, default=2, metavar="N",
                    help="table size of the pairs' games (default 2, head-to-head): at N > 2 the upper agent plays "
                         "one seat against N - 1 of the lower, in every seat of each deal")
+    add_fault_option(p)
     add_common(p, out=True)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--force", action="store_true",
@@ -157,7 +163,10 @@ def run(args) -> int:
         note = fault_note(n, f, getattr(agents[n], "games", args.games))
         if note:
             print(f"yacht levels: warning: {note}", file=sys.stderr)
-    doc = {"rules": rules_block_from_args(args), "note": played_as, "games": args.games, "seed": args.seed,
+    fault_gate = gate({n: {"games": getattr(a, "games", 2 * args.games), "faulted": faults[n]["games"],
+                           "kinds": faults[n]["by_kind"]} for n, a in agents.items()}, args.max_fault_rate)
+    doc = {"rules": rules_block_from_args(args), "note": played_as, "fault_gate": fault_gate, "games": args.games,
+           "seed": args.seed,
            "specs": list(agents), "sources": sources, "seats": args.seats, "agents": {}, "head_to_head": pairs,
            "ladder": _ladder(list(agents), pairs, args.seats),
            "settings": {n: c.to_json() for n, c in settings.items()}, "analysis": _analysis(runs, rules)}
@@ -178,9 +187,9 @@ def run(args) -> int:
     doc["files"] = files
     if args.json:
         emit_json(doc)
-        return 0
+        return fault_gate["exit"]
     _print(doc, runs, rules, args, wrote)
-    return 0
+    return fault_gate["exit"]
 
 
 def _locked(out):
@@ -225,6 +234,9 @@ def _analysis(runs, rules) -> dict:
 
 
 def _print(doc, runs, rules, args, wrote):
+    first = headline(doc["fault_gate"])
+    if first:
+        print(first)
     print(f"ladder under {rules.name}: {args.games} solitaire games per agent, {args.games} games per pair, "
           f"seed {args.seed}; identical dice for all" + (f" ({doc['note']})" if doc["note"] else ""))
     w = max(len(n) for n in doc["agents"])
@@ -234,12 +246,16 @@ def _print(doc, runs, rules, args, wrote):
     for n, s in doc["agents"].items():
         p5, p50, p95 = np.quantile(runs[n]["totals"], [0.05, 0.5, 0.95])
         strength = "" if s["strength"] is None else f"{s['strength']:.3f}"
+        fallback = s["faults"]["count"] > 0
         line = (f"  {n:<{w}}  {strength:>8}  {s['mean']:6.1f}  {s['ci95'][0]:6.1f}..{s['ci95'][1]:<6.1f} "
                 f"{s['std']:5.1f}  {p5:4.0f} {p50:4.0f} {p95:4.0f}")
         if lost:
             line += f"  {s['loss_per_game']:10.2f}  " + (f"{s['accuracy']:7.2f}%" if s["accuracy"] is not None
                                                          else f"{'–':>8}")
-        print(line)
+        print(line + ("  * with fallback moves" if fallback else ""))
+    if any(s["faults"]["count"] for s in doc["agents"].values()):
+        print("  * faulted: its figures here and its head-to-head results include the fallback's moves, not "
+              "only its own")
     seats = doc.get("seats", 2)
     if seats == 2:
         print("  ladder (each level against the one below; a step holds at >= "

@@ -31,7 +31,8 @@ from .solve import solve
 from .space import MAX_BOXES, StateSpace, check_solvable
 
 SOLVER_VERSION = 1
-DISTRIBUTION_VERSION = 2    # the score distributions' figures (2: summed in float32); an older file is built again
+DISTRIBUTION_VERSION = 3    # the score distributions' files (2: summed in float32; 3: the data's checksum in the
+                            # index); an older file is built again
 SHIPPED = "tables"          # package data: solved tables shipped with the package (see the module docstring)
 MAX_META_BYTES = 1 << 16
 MAX_FILE_BYTES = 8 << 30      # the largest state space the solver takes, in float64, with room
@@ -182,17 +183,34 @@ def solution_for(rules, use_cache: bool = True, progress: bool = True) -> Soluti
     now and stored in the cache (replacing a damaged file). A solve holds the lock file beside the table
     (`<stem>.lock`, `safe_file.build_lock`): processes that miss the cache together solve once, and the others
     read what it stored."""
+    return solution_with_source(rules, use_cache, progress)[0]
+
+
+SOURCES = {"cache": "read from the cache", "shipped": "shipped with the package", "solved": "solved now"}
+
+
+def solution_with_source(rules, use_cache: bool = True, progress: bool = True) -> tuple[Solution, str]:
+    """`solution_for`'s table and where it came from: "cache" (the cache folder's file, also one another
+    process stored while this one waited for its lock), "shipped" (the package's) or "solved" (solved now)."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     path = cache_path(rules)
     if use_cache:
-        found = load_file(path, rules) or load_file(shipped_path(rules), rules)
+        found = load_file(path, rules)
         if found is not None:
-            return found
+            return found, "cache"
+        found = load_file(shipped_path(rules), rules)
+        if found is not None:
+            return found, "shipped"
+    solved = []
+
+    def build():
+        solved.append(solve(rules, progress=progress))
+        return solved[0]
     # a read-only or full cache folder, or a planted link, only costs a re-solve next time
-    return _built_once(path.with_suffix(".lock"), "solver table's lock", use_cache, lambda: load_file(path, rules),
-                       lambda: solve(rules, progress=progress), lambda solution: save(solution, path),
-                       (OSError, FileRefused))
+    solution = _built_once(path.with_suffix(".lock"), "solver table's lock", use_cache, lambda: load_file(path, rules),
+                           build, lambda solution: save(solution, path), (OSError, FileRefused))
+    return solution, "solved" if solved else "cache"
 
 
 def _built_once(lock, what: str, use_cache: bool, look, build, store, forgiven: tuple):
@@ -215,9 +233,10 @@ def _built_once(lock, what: str, use_cache: bool, look, build, store, forgiven: 
 # ---- score distributions ------------------------------------------------------------------------
 # Beside a table's values: ``<stem>.dist.npy`` (the float32 pmfs, opened memory-mapped so the processes
 # of a run share one copy) and ``<stem>.dist.npz`` (per-state offset, length, lowest score, lost mass,
-# and meta: versions, rules hash, state space, the data's length and the SHA-256 of the index arrays), and
-# ``<stem>.dist.lock``, held by the one process building them.
-# The index is checked whole; the data file by its header (dtype, shape); a mismatch is a miss.
+# and meta: versions, rules hash, state space, the data's length, the SHA-256 of the index arrays and that of
+# the data), and ``<stem>.dist.lock``, held by the one process building them.
+# The index is checked whole; the data file by its header (dtype, shape) and its content (the checksum, read
+# once per process and file: `_DATA_CHECKED`); a mismatch is a miss, and the files are built again.
 
 def distribution_paths(rules, risk: float = 0.0) -> tuple[Path, Path]:
     """(data, index) files of the score distributions of `rules` (as a one-column solitaire game); risk > 0:
@@ -237,6 +256,18 @@ def _index_digest(arrays) -> str:
     return h.hexdigest()
 
 
+def _data_digest(data: np.ndarray) -> str:
+    """SHA-256 of the distributions' data as stored (float32, little-endian), read in chunks of 16 MiB."""
+    h = hashlib.sha256()
+    step = 4 << 20
+    for i in range(0, len(data), step):
+        h.update(np.ascontiguousarray(data[i:i + step], "<f4").tobytes())
+    return h.hexdigest()
+
+
+_DATA_CHECKED: dict = {}   # data file path -> its identity (inode, size, mtime) when its checksum last matched
+
+
 def save_distributions(dist, rules, risk: float = 0.0) -> None:
     """Write the distributions of `rules` (risk > 0: of its exponential-utility policy) beside its values (data
     first, then the index that names it)."""
@@ -245,7 +276,7 @@ def save_distributions(dist, rules, risk: float = 0.0) -> None:
     meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION, "risk": float(risk),
             "rules_key": rules_hash(solitaire_rules(rules)),
             "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
-            "seconds": dist.seconds}
+            "data_sha256": _data_digest(dist.data), "seconds": dist.seconds}
     with atomic_writer(data_path, "score distributions") as f:
         np.save(f, np.ascontiguousarray(dist.data, "<f4"))
     with atomic_writer(index_path, "score distributions' index") as f:
@@ -272,6 +303,7 @@ def load_distributions(rules, risk: float = 0.0):
             if fortran or len(shape) != 1:
                 return None
             data = np.memmap(f, dtype=dtype, mode="r", offset=f.tell(), shape=shape)   # outlives the file
+            st = os.fstat(f.fileno())
     except Exception:  # noqa: BLE001 - whatever makes the files unreadable, they are built again
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
@@ -284,6 +316,14 @@ def load_distributions(rules, risk: float = 0.0):
     if ((offset + length.astype(np.int64)).max(initial=0) > len(data) or (offset < -1).any() or
             (length[offset >= 0] < 1).any()):   # every pmf within the data (-1: an unreachable state)
         return None
+    ident = (st.st_ino, st.st_size, st.st_mtime_ns, meta.get("data_sha256"))
+    if _DATA_CHECKED.get(data_path) != ident:
+        try:
+            if meta.get("data_sha256") != _data_digest(data):
+                return None
+        except OSError:            # the file cut short under the map
+            return None
+        _DATA_CHECKED[data_path] = ident
     return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data,
                          seconds=float(meta.get("seconds", 0.0)))
 
@@ -294,16 +334,26 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
     exponential-utility policy with that risk (`yacht_env.solver.risk`). A build holds the lock file beside
     the files (`<stem>.dist.lock`, `safe_file.build_lock`): processes that miss the cache together build
     once, the others wait and read what it wrote."""
+    return distributions_with_source(rules, use_cache, progress, risk)[0]
+
+
+def distributions_with_source(rules, use_cache: bool = True, progress: bool = True, risk: float = 0.0):
+    """`distributions_for`'s distributions and where they came from: "cache" or "built" (built now)."""
     check_solvable(rules)
     rules = solitaire_rules(rules)
     if use_cache:
         found = load_distributions(rules, risk)
         if found is not None:
-            return found
+            return found, "cache"
     data_path, _ = distribution_paths(rules, risk)
+    built = []
+
+    def make():
+        built.append(build(rules, solution_for(rules, use_cache=use_cache, progress=progress), progress=progress,
+                           risk=risk))
+        return built[0]
     # a read-only or full cache folder only costs a rebuild next time
-    return _built_once(data_path.with_suffix(".lock"), "score distributions' lock", use_cache,
-                       lambda: load_distributions(rules, risk),
-                       lambda: build(rules, solution_for(rules, use_cache=use_cache, progress=progress),
-                                     progress=progress, risk=risk),
-                       lambda dist: save_distributions(dist, rules, risk), (OSError,))
+    dist = _built_once(data_path.with_suffix(".lock"), "score distributions' lock", use_cache,
+                       lambda: load_distributions(rules, risk), make,
+                       lambda d: save_distributions(d, rules, risk), (OSError,))
+    return dist, "built" if built else "cache"
