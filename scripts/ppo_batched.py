@@ -12,7 +12,9 @@ on the rows `info["_final_info"]` marks. The policy sees the observation plus th
 (`agents.features.dice_features`), as `yacht train`'s `dice_onehot: true`. Rewards are the points of each
 move times `--reward-scale` (the return stays proportional to the score). Evaluation plays the fixed games
 `yacht train` evaluates on (streams `--eval-seed + j`) through `learned:`'s own network code, so the curve
-(`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly. The
+(`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly; the first
+evaluations come early (`--first-eval`, doubling up to `--eval-every`) and the last when the run stops, so
+even a run of a few minutes has a curve. `--torch-threads` holds for the whole run (`agents.training.threads`). The
 network's parameters carry SB3's actor-critic names, so `best.pt` / `final.pt` are project model files
 (`agents.training.checkpoint.write_model`): `learned:PATH` plays them, nothing else needed.
 """
@@ -22,6 +24,8 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from agents.training.threads import set_torch_threads  # first: it sets OpenMP's wait policy before torch loads
 
 import gymnasium as gym
 import numpy as np
@@ -61,7 +65,8 @@ class Args:
     hidden: int = 256
     device: str = "auto"                # auto: cuda when torch sees a GPU, else cpu
     torch_threads: int = 2
-    eval_every: int = 1_000_000
+    first_eval: int = 125_000           # evaluations at 125k, 250k, 500k, ... doubling up to eval_every,
+    eval_every: int = 1_000_000         # then every eval_every steps, and when the run stops
     eval_games: int = 2000
     eval_seed: int = 1_000_000
     minutes: float = 0.0                # stop after this much wall time (0: no limit)
@@ -74,7 +79,17 @@ def parse_args() -> Args:
         kind = type(default)
         p.add_argument("--" + name.replace("_", "-"), type=kind, default=default,
                        choices=("auto", "cpu", "cuda") if name == "device" else None)
-    return Args(**vars(p.parse_args()))
+    args = Args(**vars(p.parse_args()))
+    for name in POSITIVE:
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.num_envs * args.num_steps < args.num_minibatches:
+        p.error("--num-minibatches must be at most --num-envs x --num-steps")
+    return args
+
+
+POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden", "torch_threads",
+            "first_eval", "eval_every", "eval_games")
 
 
 class Agent(nn.Module):
@@ -127,7 +142,7 @@ def main():
                           "cpu" if args.device == "auto" else args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise SystemExit("ppo_batched.py: error: --device cuda, but torch sees no GPU")
-    torch.set_num_threads(args.torch_threads)
+    set_torch_threads(args.torch_threads)   # held through the evaluations (agents.training.threads)
     torch.manual_seed(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -161,20 +176,20 @@ def main():
     values = torch.zeros((T, N), device=device)
 
     scores: list[int] = []
-    best, step, next_eval, start = -np.inf, 0, args.eval_every, time.time()
+    best, step, next_eval, start = -np.inf, 0, min(args.first_eval, args.eval_every), time.time()
     with open(out / "curve.csv", "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "wall_seconds", "cpu_seconds", "train_mean", "eval_mean", "eval_ci95",
                                 "bonus_rate", "yacht_rate", "pct_of_optimal"])
 
     def save(path, eval_result=None):
         extra = {"timesteps": step, "wall_seconds": round(time.time() - start, 1),
+                 "torch_threads": torch.get_num_threads(),         # as they were at the end: --torch-threads
                  "eval": eval_result.summary() if eval_result else None}
         write_model(path, agent.state_dict(), x.shape[1], n_actions, step, config, rules.to_dict(),
                     extra=extra)
 
-    while step < args.total_timesteps:
-        if args.minutes and time.time() - start > 60 * args.minutes:
-            break
+    out_of_time = False
+    while step < args.total_timesteps and not out_of_time:
         frac = min(step / args.total_timesteps, 1.0)       # the schedule stops at its end value
         for group in optimizer.param_groups:
             group["lr"] = args.learning_rate + (args.final_learning_rate - args.learning_rate) * frac
@@ -228,8 +243,10 @@ def main():
                 optimizer.step()
 
         # 4. evaluate on the fixed games, as `learned:` plays (the network in numpy, deterministic, masked)
-        if step >= next_eval or step >= args.total_timesteps:
-            next_eval += args.eval_every
+        out_of_time = bool(args.minutes) and time.time() - start > 60 * args.minutes
+        if step >= next_eval or step >= args.total_timesteps or out_of_time:
+            while next_eval <= step:
+                next_eval = min(2 * next_eval, next_eval + args.eval_every)
             player = NetPlayer(PolicyNet(agent.state_dict(), config["policy"]), config)
             res = evaluate_player(player, rules, args.eval_games, args.eval_seed)
             wall = time.time() - start

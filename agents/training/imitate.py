@@ -13,6 +13,9 @@ import sys
 import time
 
 import numpy as np
+
+from .threads import set_torch_threads  # first: the OpenMP settings come before torch loads
+
 import torch
 from tqdm import tqdm
 
@@ -85,7 +88,7 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     check_run_folder(out, None, force)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
+    set_torch_threads(cfg.torch_threads)
     cfg_d, rules_d = model_record(cfg, rules)
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()

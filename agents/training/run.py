@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .threads import set_torch_threads  # first: the OpenMP settings come before torch loads
+
 import torch
 
 from yacht_env.core.actions import num_actions
@@ -263,7 +266,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     run["files"] = run_files(cfg)
     device = _device(cfg)
     out.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(cfg.torch_threads)
+    set_torch_threads(cfg.torch_threads)
     start = doc["num_timesteps"] if doc else 0
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
@@ -325,6 +328,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     finally:
         run["starts"][-1].update({"ended": ended, "ended_at_timesteps": model.num_timesteps,
                                   "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
+                                  "torch_threads": torch.get_num_threads(),    # held from the start: threads.py
                                   **({"error": error} if error else {}),
                                   "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
         write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
