@@ -3,13 +3,14 @@
     python scripts/ppo_batched.py --total-timesteps 40000000 --device auto --out runs/ppo-batched
     yacht evaluate learned:runs/ppo-batched/best.pt          # its model file plays wherever agents play
 
-What it shows, in order: the env is `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point")`
-(one compiled step for all N games); its masks come as int8 `info["action_mask"]` rows (turned to bool, and
-narrowed to one hold pattern per keep of the sorted dice, `agents.features.narrow_masks`); a finished game
-restarts in the same step (`AutoresetMode.SAME_STEP`), so `obs[i]` is already the next game's first
-observation, `terminated[i]` cuts the bootstrap, and the game's score is `info["final_info"]["total"][i]`
-on the rows `info["_final_info"]` marks. The policy sees the observation plus the sorted dice one-hot
-(`agents.features.dice_features`), as `yacht train`'s `dice_onehot: true`. Rewards are the points of each
+What it shows, in order: the env is `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point",
+action_set="distinct", dice_obs="onehot")` (one compiled step for all N games; the env's options,
+`yacht_env.envs.options`: masks that allow one hold pattern per keep of the sorted dice, and the sorted dice
+one-hot after the observation, as `yacht train`'s `distinct_holds` and `dice_onehot`); its masks come as
+int8 `info["action_mask"]` rows (turned to bool); a finished game restarts in the same step
+(`AutoresetMode.SAME_STEP`), so `obs[i]` is already the next game's first observation, `terminated[i]` cuts
+the bootstrap, and the game's score is `info["final_info"]["total"][i]` on the rows `info["_final_info"]`
+marks. Rewards are the points of each
 move times `--reward-scale` (the return stays proportional to the score). Evaluation plays the fixed games
 `yacht train` evaluates on (streams `--eval-seed + j`) through `learned:`'s own network code, so the curve
 (`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly; the first
@@ -33,11 +34,9 @@ import torch
 from torch import nn
 
 import yacht_env  # noqa: F401 - registers Yacht-v0
-from agents.features import dice_features, narrow_masks, rolls_of_obs
 from agents.learned import NetPlayer, PolicyNet
 from agents.training.checkpoint import write_model
 from agents.training.evaluate import evaluate_player
-from yacht_env.envs.obs import dice_of_obs
 from yacht_env.rules import load
 
 
@@ -126,16 +125,6 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(x)
 
 
-def inputs(obs: np.ndarray) -> np.ndarray:
-    """What the policy sees: the flat observation plus the sorted dice one-hot (`dice_onehot`)."""
-    return np.concatenate([obs, dice_features(dice_of_obs(obs))], axis=1)
-
-
-def legal(obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-    """The env's int8 masks as bool, one hold pattern per keep of the sorted dice (`distinct_holds`)."""
-    return narrow_masks(action_mask.astype(bool), rolls_of_obs(obs))
-
-
 def main():
     args = parse_args()
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
@@ -149,11 +138,12 @@ def main():
     rules = load(args.rules)
 
     # the env: N games stepped by one compiled call, same-step autoreset
-    envs = gym.make_vec("Yacht-v0", num_envs=args.num_envs, vectorization_mode="vector_entry_point", rules=rules)
+    envs = gym.make_vec("Yacht-v0", num_envs=args.num_envs, vectorization_mode="vector_entry_point", rules=rules,
+                        action_set="distinct", dice_obs="onehot")
     obs, info = envs.reset(seed=args.seed)
     n_actions = envs.single_action_space.n
-    x = torch.as_tensor(inputs(obs), device=device)
-    mask = torch.as_tensor(legal(obs, info["action_mask"]), device=device)
+    x = torch.as_tensor(obs, device=device)
+    mask = torch.as_tensor(info["action_mask"].astype(bool), device=device)
 
     agent = Agent(x.shape[1], n_actions, args.hidden).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -205,8 +195,8 @@ def main():
             ends[t] = torch.as_tensor(terminated, dtype=torch.float32, device=device)
             if terminated.any():
                 scores.extend(info["final_info"]["total"][info["_final_info"]].tolist())
-            x = torch.as_tensor(inputs(obs), device=device)
-            mask = torch.as_tensor(legal(obs, info["action_mask"]), device=device)
+            x = torch.as_tensor(obs, device=device)
+            mask = torch.as_tensor(info["action_mask"].astype(bool), device=device)
         step += batch_size
 
         # 2. advantages by GAE; an ended game's next observation is the next game's, so it is not bootstrapped

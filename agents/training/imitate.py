@@ -24,14 +24,15 @@ from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.obs import dice_of_obs, observe_game
+from yacht_env.envs.options import DISTINCT, narrow_masks
 from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 
 from ..base import View
+from ..features import policy_input
 from .checkpoint import new_policy, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
-from ..features import DISTINCT, narrow_masks, policy_input
 
 
 def canonical_hold(dice, hold: int) -> int:

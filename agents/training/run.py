@@ -40,8 +40,7 @@ from ..provenance import check_unchanged, digests, rules_files, spec_files
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
-from .features import InputFeatures
-from .holds import DistinctHolds
+from .features import InputFeatures, beyond_env, env_options
 from .reward import ScaleReward, UpperParShaping
 from .warm import warm_start
 
@@ -56,13 +55,15 @@ class Trained:
 
 def make_vec_env(cfg: TrainConfig, rules, seed: int):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
-    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
+    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`), with
+    the env options of the config (`features.env_options`)."""
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
+    options = env_options(cfg.to_dict())       # distinct holds and the dice one-hot, when the config asks
     if cfg.num_players == 1:
-        return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
+        return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed, **options)
     try:
         return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents(cfg, rules),
-                             seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads)
+                             seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads, **options)
     except ConfigError:
         raise
     except ValueError as e:
@@ -275,10 +276,9 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
         venv = ScaleReward(venv, cfg.reward_scale)
-    if cfg.distinct_holds:
-        venv = DistinctHolds(venv)
-    if any(getattr(cfg, key) for key in FEATURES):
-        venv = InputFeatures(venv, cfg.to_dict(), rules)
+    trainer_side = beyond_env(cfg.to_dict())        # the env gives distinct holds and the dice one-hot itself
+    if any(trainer_side[key] for key in FEATURES):
+        venv = InputFeatures(venv, trainer_side, rules)
     p = cfg.ppo
     resumed_at = doc["optimizer"]["param_groups"][0].get("lr") if doc else None
     model = MaskablePPO(
