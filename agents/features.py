@@ -7,11 +7,8 @@ model plays without stable-baselines3:
   solitaire layout of `yacht_env.envs.obs`, wherever it plays; a model trained at a table of several seats
   sees, as `YachtVs-v0` shows it, its sheet and every other sheet (the seat layout of
   `yacht_env.envs.table_obs`), so it plays only at tables with as many sheets as it was trained for.
-* `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.envs.obs`) followed by 34
-  entries: [0:30] die i of the sorted dice shows face f, 1 at 6 * i + (f - 1); [30:34] die i + 1 shows
-  the same face as die i. A hold action is a set of die positions, and the flat observation gives each
-  die as face / 6, so "keep every six" or "keep one die of each face" is a hard function of it; with
-  these entries both are nearly linear.
+* `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.envs.obs`) followed by the
+  34 entries of the env option `dice_obs="onehot"` (`yacht_env.envs.options`, where the layout is).
 * `upper_features: true` -- then, for each column, 16 entries on the way to the upper bonus (all 0 under
   rules without one; `SLACK` points of slack span [0, 1] around 0.5, clipped):
   [0] points still needed for the bonus / threshold; [1] 0.5 + slack / (2 SLACK), where slack = three of
@@ -21,32 +18,19 @@ model plays without stable-baselines3:
   there now, scaled as [1]; [10:16] for the same box: 1 if the bonus is still reachable after scoring
   the dice there now. What the flat observation holds already (the upper total, which boxes are open,
   the dice) but as the thresholded sums a bonus plan is made of.
-* `distinct_holds: true` -- one hold pattern per keep: dice are sorted, so with 2,2,5,5,6 holding die 0
-  or die 1 keeps the same multiset {2}; `DISTINCT[r, h]` is True for the smallest pattern h giving each
-  keep of roll r (20.4 distinct keeps per roll on average, against 31 patterns).
+* `distinct_holds: true` -- one hold pattern per keep, the env option `action_set="distinct"`
+  (`yacht_env.envs.options`: `DISTINCT`, `narrow_masks`).
 """
 import numpy as np
 
-from yacht_env.core.actions import NUM_HOLDS
-from yacht_env.core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
-from yacht_env.envs.obs import FACE_COUNTS, column_layout, dice_of_obs, obs_size, observe
+from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size, observe
+from yacht_env.envs.options import DICE_SIZES, dice_features
 from yacht_env.envs.table_obs import num_extra, seat_observations
 
-N_EXTRA = 34
+N_EXTRA = DICE_SIZES["onehot"]   # the env option dice_obs="onehot" is `dice_onehot: true`
 N_UPPER = 16          # upper-bonus entries per column
 SLACK = 30            # points of slack that span half of an upper-bonus entry's range
-_SLOT = 6 * np.arange(5)
 _FACES = np.arange(1, 7)
-
-
-def dice_features(dice: np.ndarray) -> np.ndarray:
-    """(n, 34) float32 features of rows of sorted dice (faces 1..6)."""
-    dice = np.asarray(dice, np.int64)
-    n = len(dice)
-    onehot = np.zeros((n, 30), np.float32)
-    onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
-    same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
-    return np.concatenate([onehot, same], axis=1)
 
 
 def upper_features(obs: np.ndarray, rules) -> np.ndarray:
@@ -154,31 +138,3 @@ def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules) -> np.n
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
-def _distinct() -> np.ndarray:
-    out = np.zeros((NUM_ROLLS, NUM_HOLDS), bool)
-    for r in range(NUM_ROLLS):
-        seen = set()
-        for h in range(NUM_HOLDS):
-            if HOLD_KEEP[r, h] not in seen:
-                seen.add(HOLD_KEEP[r, h])
-                out[r, h] = True
-    out.setflags(write=False)
-    return out
-
-
-DISTINCT = _distinct()
-
-
-_POW6 = 6 ** np.arange(5)
-
-
-def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
-    """Roll index (`yacht_env.core.dice`) of the dice of each row of flat observations."""
-    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
-
-
-def narrow_masks(masks: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """Bool masks with every hold that repeats an earlier hold's keep switched off (rolls: roll indices)."""
-    out = np.array(masks, dtype=bool, copy=True)
-    out[:, :NUM_HOLDS] &= DISTINCT[rolls]
-    return out

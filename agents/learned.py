@@ -24,9 +24,10 @@ import numpy as np
 
 from yacht_env.core.actions import num_actions
 from yacht_env.core.dice_source import decision_uniforms
+from yacht_env.envs.options import narrow_masks
 
 from .base import Agent, BatchView
-from .features import extra_size, narrow_masks, observation_size, observations, policy_input
+from .features import extra_size, observation_size, observations, policy_input
 from .lookahead import Critic, lookahead_actions, refuse_reason
 from .model_file import ModelFileError, check_rules, check_table, read_model
 from .sb3_zip import is_sb3_zip, read_sb3_zip

@@ -28,8 +28,9 @@ from yacht_env.config import ConfigError, number
 from yacht_env.core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
 from yacht_env.core.engine import ROLL, ROLLS_USED
 from yacht_env.envs.obs import observe
+from yacht_env.envs.options import narrow_masks
 
-from .features import narrow_masks, policy_input, upper_par_potential
+from .features import policy_input, upper_par_potential
 
 MAX_LOOKAHEAD = 64     # boxes the look-ahead may value per decision (spec bound; more than any sheet)
 CHUNK = 64             # positions expanded at once (each into 252 rolls per candidate)

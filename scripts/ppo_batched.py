@@ -3,16 +3,19 @@
     python scripts/ppo_batched.py --total-timesteps 40000000 --device auto --out runs/ppo-batched
     yacht evaluate learned:runs/ppo-batched/best.pt          # its model file plays wherever agents play
 
-What it shows, in order: the env is `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point")`
-(one compiled step for all N games); its masks come as int8 `info["action_mask"]` rows (turned to bool, and
-narrowed to one hold pattern per keep of the sorted dice, `agents.features.narrow_masks`); a finished game
-restarts in the same step (`AutoresetMode.SAME_STEP`), so `obs[i]` is already the next game's first
-observation, `terminated[i]` cuts the bootstrap, and the game's score is `info["final_info"]["total"][i]`
-on the rows `info["_final_info"]` marks. The policy sees the observation plus the sorted dice one-hot
-(`agents.features.dice_features`), as `yacht train`'s `dice_onehot: true`. Rewards are the points of each
+What it shows, in order: the env is `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point",
+action_set="distinct", dice_obs="onehot")` (one compiled step for all N games; the env's options,
+`yacht_env.envs.options`: masks that allow one hold pattern per keep of the sorted dice, and the sorted dice
+one-hot after the observation, as `yacht train`'s `distinct_holds` and `dice_onehot`); its masks come as
+int8 `info["action_mask"]` rows (turned to bool); a finished game restarts in the same step
+(`AutoresetMode.SAME_STEP`), so `obs[i]` is already the next game's first observation, `terminated[i]` cuts
+the bootstrap, and the game's score is `info["final_info"]["total"][i]` on the rows `info["_final_info"]`
+marks. Rewards are the points of each
 move times `--reward-scale` (the return stays proportional to the score). Evaluation plays the fixed games
 `yacht train` evaluates on (streams `--eval-seed + j`) through `learned:`'s own network code, so the curve
-(`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly. The
+(`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly; the first
+evaluations come early (`--first-eval`, doubling up to `--eval-every`) and the last when the run stops, so
+even a run of a few minutes has a curve. `--torch-threads` holds for the whole run (`agents.training.threads`). The
 network's parameters carry SB3's actor-critic names, so `best.pt` / `final.pt` are project model files
 (`agents.training.checkpoint.write_model`): `learned:PATH` plays them, nothing else needed.
 """
@@ -23,17 +26,17 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from agents.training.threads import set_torch_threads  # first: it sets OpenMP's wait policy before torch loads
+
 import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
 
 import yacht_env  # noqa: F401 - registers Yacht-v0
-from agents.features import dice_features, narrow_masks, rolls_of_obs
 from agents.learned import NetPlayer, PolicyNet
 from agents.training.checkpoint import write_model
 from agents.training.evaluate import evaluate_player
-from yacht_env.envs.obs import dice_of_obs
 from yacht_env.rules import load
 
 
@@ -61,7 +64,8 @@ class Args:
     hidden: int = 256
     device: str = "auto"                # auto: cuda when torch sees a GPU, else cpu
     torch_threads: int = 2
-    eval_every: int = 1_000_000
+    first_eval: int = 125_000           # evaluations at 125k, 250k, 500k, ... doubling up to eval_every,
+    eval_every: int = 1_000_000         # then every eval_every steps, and when the run stops
     eval_games: int = 2000
     eval_seed: int = 1_000_000
     minutes: float = 0.0                # stop after this much wall time (0: no limit)
@@ -74,7 +78,17 @@ def parse_args() -> Args:
         kind = type(default)
         p.add_argument("--" + name.replace("_", "-"), type=kind, default=default,
                        choices=("auto", "cpu", "cuda") if name == "device" else None)
-    return Args(**vars(p.parse_args()))
+    args = Args(**vars(p.parse_args()))
+    for name in POSITIVE:
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.num_envs * args.num_steps < args.num_minibatches:
+        p.error("--num-minibatches must be at most --num-envs x --num-steps")
+    return args
+
+
+POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden", "torch_threads",
+            "first_eval", "eval_every", "eval_games")
 
 
 class Agent(nn.Module):
@@ -111,34 +125,25 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(x)
 
 
-def inputs(obs: np.ndarray) -> np.ndarray:
-    """What the policy sees: the flat observation plus the sorted dice one-hot (`dice_onehot`)."""
-    return np.concatenate([obs, dice_features(dice_of_obs(obs))], axis=1)
-
-
-def legal(obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-    """The env's int8 masks as bool, one hold pattern per keep of the sorted dice (`distinct_holds`)."""
-    return narrow_masks(action_mask.astype(bool), rolls_of_obs(obs))
-
-
 def main():
     args = parse_args()
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
                           "cpu" if args.device == "auto" else args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise SystemExit("ppo_batched.py: error: --device cuda, but torch sees no GPU")
-    torch.set_num_threads(args.torch_threads)
+    set_torch_threads(args.torch_threads)   # held through the evaluations (agents.training.threads)
     torch.manual_seed(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rules = load(args.rules)
 
     # the env: N games stepped by one compiled call, same-step autoreset
-    envs = gym.make_vec("Yacht-v0", num_envs=args.num_envs, vectorization_mode="vector_entry_point", rules=rules)
+    envs = gym.make_vec("Yacht-v0", num_envs=args.num_envs, vectorization_mode="vector_entry_point", rules=rules,
+                        action_set="distinct", dice_obs="onehot")
     obs, info = envs.reset(seed=args.seed)
     n_actions = envs.single_action_space.n
-    x = torch.as_tensor(inputs(obs), device=device)
-    mask = torch.as_tensor(legal(obs, info["action_mask"]), device=device)
+    x = torch.as_tensor(obs, device=device)
+    mask = torch.as_tensor(info["action_mask"].astype(bool), device=device)
 
     agent = Agent(x.shape[1], n_actions, args.hidden).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -161,20 +166,20 @@ def main():
     values = torch.zeros((T, N), device=device)
 
     scores: list[int] = []
-    best, step, next_eval, start = -np.inf, 0, args.eval_every, time.time()
+    best, step, next_eval, start = -np.inf, 0, min(args.first_eval, args.eval_every), time.time()
     with open(out / "curve.csv", "w", newline="") as f:
         csv.writer(f).writerow(["timesteps", "wall_seconds", "cpu_seconds", "train_mean", "eval_mean", "eval_ci95",
                                 "bonus_rate", "yacht_rate", "pct_of_optimal"])
 
     def save(path, eval_result=None):
         extra = {"timesteps": step, "wall_seconds": round(time.time() - start, 1),
+                 "torch_threads": torch.get_num_threads(),         # as they were at the end: --torch-threads
                  "eval": eval_result.summary() if eval_result else None}
         write_model(path, agent.state_dict(), x.shape[1], n_actions, step, config, rules.to_dict(),
                     extra=extra)
 
-    while step < args.total_timesteps:
-        if args.minutes and time.time() - start > 60 * args.minutes:
-            break
+    out_of_time = False
+    while step < args.total_timesteps and not out_of_time:
         frac = min(step / args.total_timesteps, 1.0)       # the schedule stops at its end value
         for group in optimizer.param_groups:
             group["lr"] = args.learning_rate + (args.final_learning_rate - args.learning_rate) * frac
@@ -190,8 +195,8 @@ def main():
             ends[t] = torch.as_tensor(terminated, dtype=torch.float32, device=device)
             if terminated.any():
                 scores.extend(info["final_info"]["total"][info["_final_info"]].tolist())
-            x = torch.as_tensor(inputs(obs), device=device)
-            mask = torch.as_tensor(legal(obs, info["action_mask"]), device=device)
+            x = torch.as_tensor(obs, device=device)
+            mask = torch.as_tensor(info["action_mask"].astype(bool), device=device)
         step += batch_size
 
         # 2. advantages by GAE; an ended game's next observation is the next game's, so it is not bootstrapped
@@ -228,8 +233,10 @@ def main():
                 optimizer.step()
 
         # 4. evaluate on the fixed games, as `learned:` plays (the network in numpy, deterministic, masked)
-        if step >= next_eval or step >= args.total_timesteps:
-            next_eval += args.eval_every
+        out_of_time = bool(args.minutes) and time.time() - start > 60 * args.minutes
+        if step >= next_eval or step >= args.total_timesteps or out_of_time:
+            while next_eval <= step:
+                next_eval = min(2 * next_eval, next_eval + args.eval_every)
             player = NetPlayer(PolicyNet(agent.state_dict(), config["policy"]), config)
             res = evaluate_player(player, rules, args.eval_games, args.eval_seed)
             wall = time.time() - start

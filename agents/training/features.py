@@ -1,5 +1,9 @@
 """The extra policy inputs of a config (`dice_onehot`, `upper_features`; layout in `agents.features`) on a
-training VecEnv."""
+training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
+
+`distinct_holds` and `dice_onehot` are the env's own options (`action_set="distinct"`, `dice_obs="onehot"`,
+`env_options`): the env makes those masks and entries, and `InputFeatures` adds only the rest
+(`upper_features`, `beyond_env`), after them, in the order `agents.features.policy_input` feeds a policy."""
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -8,7 +12,22 @@ from yacht_env.envs.obs import dice_of_obs
 
 from ..features import N_EXTRA, extra_size, policy_input
 
-__all__ = ["N_EXTRA", "InputFeatures", "add_features"]
+__all__ = ["N_EXTRA", "InputFeatures", "add_features", "beyond_env", "env_options"]
+
+ENV_GIVEN = ("dice_onehot",)    # the input groups the env's options give (its `dice_obs`)
+
+
+def env_options(config: dict) -> dict:
+    """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds` and
+    `dice_onehot` as `action_set` and `dice_obs`."""
+    return {"action_set": "distinct" if config.get("distinct_holds", False) else "all",
+            "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled"}
+
+
+def beyond_env(config: dict) -> dict:
+    """The config (a dict) with the input groups the env gives switched off: what `InputFeatures` adds to
+    an env made with `env_options(config)`."""
+    return {**config, **{key: False for key in ENV_GIVEN}}
 
 
 def add_features(obs: np.ndarray, config: dict, rules) -> np.ndarray:

@@ -13,6 +13,9 @@ import sys
 import time
 
 import numpy as np
+
+from .threads import set_torch_threads  # first: the OpenMP settings come before torch loads
+
 import torch
 from tqdm import tqdm
 
@@ -21,6 +24,7 @@ from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.obs import dice_of_obs, observe_game
+from yacht_env.envs.options import DISTINCT, narrow_masks
 from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 
@@ -28,7 +32,7 @@ from ..base import View
 from .checkpoint import model_record, new_policy, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import evaluate
-from ..features import DISTINCT, narrow_masks, policy_input
+from ..features import policy_input
 from ..registry import make_agent
 from .run import Trained, _versions, check_run_folder
 
@@ -83,7 +87,7 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     check_run_folder(out, None, force)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
+    set_torch_threads(cfg.torch_threads)
     cfg_d, rules_d = model_record(cfg, rules)
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()

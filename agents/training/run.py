@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .threads import set_torch_threads  # first: the OpenMP settings come before torch loads
+
 import torch
 
 from yacht_env.core.actions import num_actions
@@ -38,8 +41,7 @@ from ..registry import make_agent
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
-from .features import InputFeatures
-from .holds import DistinctHolds
+from .features import InputFeatures, beyond_env, env_options
 from .reward import ScaleReward, UpperParShaping
 from .warm import warm_start
 
@@ -54,13 +56,15 @@ class Trained:
 
 def make_vec_env(cfg: TrainConfig, rules, seed: int):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
-    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`)."""
+    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`), with
+    the env options of the config (`features.env_options`)."""
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv   # imports SB3: only when a run trains
+    options = env_options(cfg.to_dict())       # distinct holds and the dice one-hot, when the config asks
     if cfg.num_players == 1:
-        return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed)
+        return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed, **options)
     try:
         return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents(cfg, rules),
-                             seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads)
+                             seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads, **options)
     except ConfigError:
         raise
     except ValueError as e:
@@ -263,7 +267,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     run["files"] = run_files(cfg)
     device = _device(cfg)
     out.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(cfg.torch_threads)
+    set_torch_threads(cfg.torch_threads)
     start = doc["num_timesteps"] if doc else 0
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
@@ -272,10 +276,9 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
         venv = ScaleReward(venv, cfg.reward_scale)
-    if cfg.distinct_holds:
-        venv = DistinctHolds(venv)
-    if any(getattr(cfg, key) for key in FEATURES):
-        venv = InputFeatures(venv, cfg.to_dict(), rules)
+    trainer_side = beyond_env(cfg.to_dict())        # the env gives distinct holds and the dice one-hot itself
+    if any(trainer_side[key] for key in FEATURES):
+        venv = InputFeatures(venv, trainer_side, rules)
     p = cfg.ppo
     resumed_at = doc["optimizer"]["param_groups"][0].get("lr") if doc else None
     model = MaskablePPO(
@@ -325,6 +328,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     finally:
         run["starts"][-1].update({"ended": ended, "ended_at_timesteps": model.num_timesteps,
                                   "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
+                                  "torch_threads": torch.get_num_threads(),    # held from the start: threads.py
                                   **({"error": error} if error else {}),
                                   "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
         write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")

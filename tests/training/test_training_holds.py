@@ -1,8 +1,7 @@
 """Distinct holds: one hold pattern per keep, found from the roll (and, in training, from the observation's dice)."""
 import numpy as np
 
-from agents.features import DISTINCT, narrow_masks
-from agents.features import rolls_of_obs
+from yacht_env.envs.options import DISTINCT, narrow_masks, rolls_of_obs
 from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.envs.obs import DICE, obs_size

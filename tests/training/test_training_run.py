@@ -170,6 +170,7 @@ def test_sigterm_stops_training_with_a_checkpoint(tmp_path):
 def test_every_run_records_how_it_ended_and_its_device(run):
     start = json.loads((run[1].out / "run.json").read_text())["starts"][0]
     assert start["ended"] == "finished" and start["device"] == "cpu" and "error" not in start
+    assert start["torch_threads"] == run[0].torch_threads      # held through the run's evaluations
 
 
 def test_a_failed_run_is_recorded_as_failed(tmp_path, monkeypatch):

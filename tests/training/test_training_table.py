@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agents.base import play_game
-from agents.features import narrow_masks, observations, policy_input
+from agents.features import observations, policy_input
+from yacht_env.envs.options import narrow_masks
 from agents.learned import LearnedAgent
 from agents.model_file import ModelFileError, check_model, play_hash, read_model
 from agents.registry import make_agent

@@ -13,6 +13,7 @@ from ..core.actions import action_name, as_action, legal_summary
 from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
 from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
+from .options import EnvOptions
 from .render import RENDER_MODES, last_move, render_sheet, renderer
 from ..rules import RuleSet, load
 from .table_core import TableCore
@@ -153,7 +154,7 @@ class YachtEnv(gym.Env):
     import gymnasium as gym
     import yacht_env
     gym.make("Yacht-v0", rules="yacht", obs_mode="flat", reward="points", illegal_action="penalize",
-             illegal_penalty=1.0, render_mode=None, **knobs)
+             illegal_penalty=1.0, render_mode=None, action_set="all", dice_obs="scaled", **knobs)
     ```
     - `rules`: a preset name (`cheerio`, `classic`, `extended`, `kirakuken`, `knizia`, `verhoeff`,
       `yacht`), a YAML rule file, a dict or a `RuleSet`. Team rules and rules for two or more players
@@ -166,6 +167,10 @@ class YachtEnv(gym.Env):
     - `illegal_action`: `"penalize"` (the state is unchanged, the reward is `-illegal_penalty` and
       `info["illegal_action"]` is True) or `"raise"` (`IllegalMove` naming the legal actions).
     - `illegal_penalty`: the penalty, 1.0 by default.
+    - `action_set`: `"all"` (every hold pattern, default) or `"distinct"` (the mask allows one hold pattern
+      per keep of the sorted dice); `dice_obs`: `"scaled"` (the layout above, default), `"onehot"` (34
+      entries after it: the sorted dice one-hot and which dice repeat) or `"counts"` (36: dice per face
+      one-hot). Flat observations only; layouts in `yacht_env.envs.options`.
     - `render_mode`: None, `"ansi"` (`render()` returns the dice and the sheet as text), `"rgb_array"`
       (`render()` returns the picture as an (H, W, 3) uint8 array: the dice with the ones the last re-roll
       kept marked held, the turn, the rolls left, the last move and the sheet; `yacht_env.envs.render`) or
@@ -192,8 +197,10 @@ class YachtEnv(gym.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, rules="yacht", obs_mode: str = "flat", reward: str = "points",
-                 illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None, **overrides):
+                 illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
+                 action_set: str = "all", dice_obs: str = "scaled", **overrides):
         check_choice("obs_mode", obs_mode, OBS_MODES)
+        self.options = EnvOptions(action_set, dice_obs, obs_mode)
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -203,7 +210,8 @@ class YachtEnv(gym.Env):
         self.core = TableCore(self.rules, 1, 1, reward=reward, illegal_penalty=illegal_penalty)
         self.action_space = gym.spaces.Discrete(self.core.num_actions)
         self._n = self.core.num_actions
-        self.observation_space = flat_space(self.rules) if obs_mode == "flat" else dict_space(self.rules)
+        self.observation_space = self.options.space(flat_space(self.rules)) if obs_mode == "flat" \
+            else dict_space(self.rules)
         self._over = True
         self._renderer = renderer(render_mode, self.rules, 1, self.metadata["render_fps"], "Yacht-v0")
         self._move = None
@@ -239,7 +247,7 @@ class YachtEnv(gym.Env):
             self._move = last_move(self.rules, "you", before, a)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), b.rewards.item(0), self._over, False, b.info_of(0, illegal)
+        return self._obs(), b.rewards.item(0), self._over, False, self._info(illegal)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now, as bool (MaskablePPO's `action_masks` protocol).
@@ -247,18 +255,27 @@ class YachtEnv(gym.Env):
         `gymnasium.make` returns this env inside wrappers that do not forward attributes: reach it
         with `env.unwrapped.action_masks()` (or `env.get_wrapper_attr("action_masks")()`).
         """
-        return self.core.mask[0].astype(bool)
+        return self._mask(self.core.mask[0]).astype(bool)
+
+    def _mask(self, mask: np.ndarray) -> np.ndarray:
+        """A mask row of the core as the `action_set` option shows it."""
+        if self.options.plain:
+            return mask
+        return self.options.masks(mask[None], self.core.obs0[None], [self._over])[0]
 
     def _obs(self):
         b = self.core
         if self.obs_mode == "flat":
-            return b.obs0.copy()
+            return b.obs0.copy() if not self.options.extra else self.options.observe(b.obs0[None])[0]
         e = b.state
         return dict_obs(self.rules, e.dice[0], e.ints[0, ROLLS_USED], e.ints[0, TURN], e.scores[0, 0],
                         e.preview[0], e.cols[0, 0, :, UPPER], e.cols[0, 0, :, YACHT50])
 
     def _info(self, illegal: bool) -> dict:
-        return self.core.info_of(0, illegal)
+        info = self.core.info_of(0, illegal)
+        if not self.options.plain:
+            info["action_mask"] = self._mask(info["action_mask"])
+        return info
 
     def render(self):
         if self.render_mode is None:

@@ -16,6 +16,7 @@ from ..core.view import read_only
 from .env import REWARDS, SEED_LIMIT, check_choice, check_seed, resolve_rules
 from .frames import Frames
 from .obs import flat_space
+from .options import EnvOptions
 from .table_core import TableCore
 
 INFO_KEYS = ("action_mask", "total", "game_seed", "illegal_action")
@@ -110,8 +111,10 @@ class BatchedVectorEnv(VectorEnv):
     INFO_KEYS: tuple = ()
     core: TableCore
 
-    def _init_batched(self, num_envs, autoreset_mode) -> None:
-        """The autoreset mode and the bookkeeping of every batched env (before its core is built)."""
+    def _init_batched(self, num_envs, autoreset_mode, action_set: str = "all", dice_obs: str = "scaled") -> None:
+        """The autoreset mode, the options (`yacht_env.envs.options`) and the bookkeeping of every batched
+        env (before its core is built)."""
+        self.options = EnvOptions(action_set, dice_obs)
         self.autoreset_mode = as_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.num_envs = int(num_envs)
@@ -140,7 +143,7 @@ class BatchedVectorEnv(VectorEnv):
         self._ended &= ~which
         info = self._marked(self.core.info(np.zeros(self.num_envs, np.bool_)), which)
         self._faults(info)
-        return self.core.observations(), info
+        return self._shown(self.core.observations(), info)
 
     def _seeds_of(self, seed) -> list:
         """One seed (int or None) per env from reset's `seed`; seeds np_random from the first int."""
@@ -187,7 +190,27 @@ class BatchedVectorEnv(VectorEnv):
         info = self._marked(info, None)
         info.update(final)
         self._faults(info)
-        return self.core.observations(), rewards, terminated, np.zeros(self.num_envs, np.bool_), info
+        obs, info = self._shown(self.core.observations(), info)
+        return obs, rewards, terminated, np.zeros(self.num_envs, np.bool_), info
+
+    def _spaces(self, base: spaces.Box, num_actions: int) -> None:
+        """The single and batched spaces: `base`, the core's flat observation, as the options show it."""
+        self._core_obs_size = base.shape[0]
+        self.single_observation_space = self.options.space(base)
+        self.single_action_space = spaces.Discrete(num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    def _shown(self, obs: np.ndarray, info: dict) -> tuple:
+        """The core's observations and info as the options show them: the `dice_obs` entries after every
+        observation (`final_obs` included), the `action_set` masks (finished games' rows stay all 1)."""
+        o = self.options
+        if o.plain:
+            return obs, info
+        info["action_mask"] = o.masks(info["action_mask"], obs, self._ended)
+        if "final_obs" in info:
+            info["final_obs"] = read_only(o.observe(info["final_obs"]))
+        return o.observe(obs), info
 
     def _marked(self, info: dict, rows) -> dict:
         """info plus Gymnasium's `_key` arrays (one per key of INFO_KEYS), True on `rows` (None: every env)."""
@@ -265,7 +288,7 @@ class BatchedVectorEnv(VectorEnv):
         c, n = self.core, self.num_envs
         none = np.zeros(0, np.int64)               # the info of no table: each key's dtype and row shape
         values = [np.zeros((n, *v.shape[1:]), v.dtype) for v in c.info(none.astype(np.bool_), none).values()]
-        return (np.zeros((n, self.single_observation_space.shape[0]), np.float32), np.zeros(n, np.int64),
+        return (np.zeros((n, self._core_obs_size), np.float32), np.zeros(n, np.int64),
                 np.zeros((n, c.num_players), np.bool_), *values, np.zeros(n + 1, np.int64))
 
     def _winners(self, done) -> dict:
@@ -299,7 +322,7 @@ class BatchedVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool mask of the learner's legal actions now (those the last info showed)."""
-        return self.core.mask.astype(bool)
+        return self.options.masks(self.core.mask, self.core.observations(), self._ended).astype(bool)
 
     def close_extras(self, **kwargs) -> None:
         self.core.close()
@@ -358,10 +381,11 @@ class YachtVectorEnv(BatchedVectorEnv):
     import yacht_env
     gym.make_vec("Yacht-v0", num_envs=N, vectorization_mode="vector_entry_point", rules="yacht",
                  reward="points", illegal_penalty=1.0, num_threads=1,
-                 autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, **knobs)
+                 autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, action_set="all", dice_obs="scaled", **knobs)
     ```
-    `rules`, `**knobs`, `reward` and `illegal_penalty` are those of `YachtEnv`; `obs_mode` must be
-    `"flat"`, `illegal_action` `"penalize"` and `render_mode` None (the batched env does not render).
+    `rules`, `**knobs`, `reward`, `illegal_penalty`, `action_set` and `dice_obs` are those of `YachtEnv`;
+    `obs_mode` must be `"flat"`, `illegal_action` `"penalize"` and `render_mode` None (the batched env does
+    not render).
     `num_threads`: threads that step the games (the same games for any count). `autoreset_mode`: an
     `AutoresetMode` or its value (`"SameStep"`, `"NextStep"`, `"Disabled"`); `make_vec` refuses
     `vector_kwargs` in this mode, so pass it as a keyword. An env with `num_threads=1` pickles.
@@ -375,18 +399,15 @@ class YachtVectorEnv(BatchedVectorEnv):
     def __init__(self, num_envs: int = 1, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
                  max_episode_steps=None, num_threads: int = 1, autoreset_mode=AutoresetMode.SAME_STEP,
-                 **overrides):
+                 action_set: str = "all", dice_obs: str = "scaled", **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, REWARDS)
-        self._init_batched(num_envs, autoreset_mode)
+        self._init_batched(num_envs, autoreset_mode, action_set, dice_obs)
         self.rules = resolve_rules(rules, overrides)
         self.core = TableCore(self.rules, self.num_envs, 1, reward=reward, illegal_penalty=illegal_penalty,
                               num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)
         self._actions = self.core.own_actions     # the core's own: its fresh step skips numba's type dispatch
-        self.single_observation_space = flat_space(self.rules)
-        self.single_action_space = spaces.Discrete(self.core.num_actions)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._spaces(flat_space(self.rules), self.core.num_actions)
 
     @property
     def batch(self) -> TableCore:

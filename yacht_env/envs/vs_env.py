@@ -13,6 +13,7 @@ import numpy as np
 from ..core.actions import action_name, as_action, legal_summary
 from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
 from ..core.game import Game, IllegalMove
+from .options import EnvOptions
 from .render import RENDER_MODES, last_move, renderer
 from .table_core import TableCore
 from .table_obs import render_table, seat_dict_obs, seat_dict_space, seat_space
@@ -86,6 +87,7 @@ class YachtVsEnv(gym.Env):
     `rules` (a preset, a rules file or a RuleSet) and any rules knob as a keyword; `num_players`
     (2-8); `opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`
     ("points" or "win"); `obs_mode`; `illegal_action` ("penalize" or "raise"); `illegal_penalty`;
+    `action_set` and `dice_obs` (as `Yacht-v0`: `yacht_env.envs.options`; the entries follow the seat layout);
     `render_mode`: "ansi" (every sheet as text), "rgb_array" (the table as an (H, W, 3) uint8 picture: the
     dice, held marks, whose turn, the learner's last move, every sheet; `yacht_env.envs.render`, pygame) or
     "human" (that picture in a pygame window at every reset and step).
@@ -99,8 +101,9 @@ class YachtVsEnv(gym.Env):
 
     def __init__(self, rules="yacht", num_players: int = 2, opponents=None, seat=0, reward: str = "points",
                  obs_mode: str = "flat", illegal_action: str = "penalize", illegal_penalty: float = 1.0,
-                 render_mode=None, **overrides):
+                 render_mode=None, action_set: str = "all", dice_obs: str = "scaled", **overrides):
         check_choice("obs_mode", obs_mode, OBS_MODES)
+        self.options = EnvOptions(action_set, dice_obs, obs_mode)
         check_choice("reward", reward, VS_REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -111,7 +114,7 @@ class YachtVsEnv(gym.Env):
         self.obs_mode, self.illegal_action = obs_mode, illegal_action
         self.illegal_penalty, self.render_mode = float(illegal_penalty), render_mode
         self.action_space = gym.spaces.Discrete(self.core.num_actions)
-        self.observation_space = (seat_space(self.rules, self.num_sheets) if obs_mode == "flat"
+        self.observation_space = (self.options.space(seat_space(self.rules, self.num_sheets)) if obs_mode == "flat"
                                   else seat_dict_space(self.rules, self.num_sheets))
         self.game: Game | None = None
         self._one = np.zeros(1, np.int64)
@@ -160,17 +163,26 @@ class YachtVsEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now, as bool; all true once the game is over (never all false)."""
-        return self.core.mask[0].astype(bool)
+        return self._mask(self.core.mask[0]).astype(bool)
+
+    def _mask(self, mask: np.ndarray) -> np.ndarray:
+        """A mask row of the core as the `action_set` option shows it."""
+        if self.options.plain:
+            return mask
+        over = self.game is not None and self.game.is_over
+        return self.options.masks(mask[None], self.core.observations()[:1], [over])[0]
 
     def _obs(self):
         if self.obs_mode == "flat":
-            return self.core.observations()[0]
+            return self.options.observe(self.core.observations()[:1])[0]
         return seat_dict_obs(self.game, self.seat, self.core.shown[0])
 
     def _info(self, illegal: bool) -> dict:
         """The core's info of the table now (`TableCore.info_of`), with the opponents' faults since the
         last step or reset when there are any."""
         info = self.core.info_of(0, illegal)
+        if not self.options.plain:
+            info["action_mask"] = self._mask(info["action_mask"])
         faults = self.core.take_faults()
         if faults:
             info["opponent_faults"] = faults

@@ -15,9 +15,7 @@ opponent that fails is reported and forfeits its seat for the rest of that game,
 `info["opponent_faults"]` (an object array of per-table lists of fault dicts, rows marked by
 `info["_opponent_faults"]`; both keys only in a reset or step with a fault).
 """
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from .env import check_choice, resolve_rules
 from .table_obs import seat_space
@@ -66,7 +64,7 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     `num_envs`, `num_threads` (when one opponent plays every other seat from kept plans, as `strong`
     does, its moves are played in compiled code inside the step, in slices on that many threads: the
     same games for any count; `yacht_env.envs.step_threads`), and the arguments of `YachtVs-v0` (obs_mode
-    "flat" only, no render_mode); `autoreset_mode` as `BatchedVectorEnv`.
+    "flat" only, no render_mode; `action_set` and `dice_obs` included); `autoreset_mode` as `BatchedVectorEnv`.
 
     ## Version History
     * v0: opponents as agent specs, agents or callables, stepped by the lockstep runner.
@@ -77,19 +75,17 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     def __init__(self, num_envs: int = 1, rules="yacht", num_players: int = 2, opponents=None, seat=0,
                  reward: str = "points", obs_mode: str = "flat", illegal_action: str = "penalize",
                  illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, num_threads: int = 1,
-                 autoreset_mode=AutoresetMode.SAME_STEP, **overrides):
+                 autoreset_mode=AutoresetMode.SAME_STEP, action_set: str = "all", dice_obs: str = "scaled",
+                 **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, VS_REWARDS)
-        self._init_batched(num_envs, autoreset_mode)
+        self._init_batched(num_envs, autoreset_mode, action_set, dice_obs)
         self.rules = resolve_rules(rules, overrides)
         check_vs_players(self.rules, num_players, seat)
         self.core = TableCore(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads,
                               illegal_penalty=illegal_penalty)
         self.illegal_penalty = float(illegal_penalty)
-        self.single_observation_space = seat_space(self.rules, self.core.num_sheets)
-        self.single_action_space = spaces.Discrete(self.core.num_actions)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._spaces(seat_space(self.rules, self.core.num_sheets), self.core.num_actions)
 
     @property
     def tables(self) -> TableCore:

@@ -20,6 +20,7 @@ from pettingzoo.utils import wrappers
 
 from ..core.actions import action_name, as_action, legal_summary, num_actions
 from ..envs.env import check_choice, check_render_mode, check_seed, resolve_rules
+from ..envs.options import EnvOptions
 from ..core.game import Game, IllegalMove
 from ..envs.render import RENDER_MODES, last_move, renderer
 from ..envs.table_core import ALL, TableCore
@@ -79,10 +80,12 @@ class raw_env(AECEnv):
     ## Arguments
     ```python
     from yacht_env.integrations.pettingzoo import env, raw_env
-    env(num_players=2, rules="yacht", reward="points", render_mode=None, **knobs)
+    env(num_players=2, rules="yacht", reward="points", render_mode=None, action_set="all", dice_obs="scaled",
+        **knobs)
     ```
     `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`
-    and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`;
+    and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`; `action_set` and
+    `dice_obs` as `YachtEnv` (`yacht_env.envs.options`; the entries follow the seat layout);
     `render_mode`: None, `"ansi"` (`render()` returns the table as text), `"rgb_array"` (the table as an
     (H, W, 3) uint8 picture: dice, held marks, whose turn, the last move, every sheet; `yacht_env.envs.render`,
     pygame) or `"human"` (that picture in a pygame window at every reset and step).
@@ -93,9 +96,11 @@ class raw_env(AECEnv):
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
 
-    def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None, **overrides):
+    def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None,
+                 action_set: str = "all", dice_obs: str = "scaled", **overrides):
         super().__init__()
         check_choice("reward", reward, VS_REWARDS)
+        self.options = EnvOptions(action_set, dice_obs)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
@@ -105,7 +110,7 @@ class raw_env(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = num_actions(r)
         num_sheets = r.teams or num_players
-        obs_space = spaces.Dict({"observation": seat_space(r, num_sheets),
+        obs_space = spaces.Dict({"observation": self.options.space(seat_space(r, num_sheets)),
                                  "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
@@ -145,7 +150,8 @@ class raw_env(AECEnv):
         seat = self._seat[agent]
         mask = self.core.mask[0].copy() if agent == self.agent_selection and not self.game.is_over else \
             np.zeros(self.action_spaces[agent].n, np.int8)
-        return {"observation": self.core.observations([0], [seat])[0], "action_mask": mask}
+        obs = self.core.observations([0], [seat])
+        return {"observation": self.options.observe(obs)[0], "action_mask": self.options.masks(mask[None], obs)[0]}
 
     def step(self, action):
         agent = self.agent_selection

@@ -1,0 +1,132 @@
+"""Observation and action options of every env: the `action_set=` and `dice_obs=` keywords.
+
+    gym.make("Yacht-v0", action_set="distinct", dice_obs="onehot")
+    gym.make_vec("Yacht-v0", num_envs=1024, vectorization_mode="vector_entry_point", action_set="distinct")
+    gym.make("YachtVs-v0", num_players=3, opponents="strong", dice_obs="counts")
+    yacht_env.integrations.pettingzoo.env(num_players=4, action_set="distinct")
+    yacht_env.integrations.sb3.YachtVecEnv(64, action_set="distinct", dice_obs="onehot")
+
+The defaults show what the envs have always shown. `action_set`:
+- `"all"` (default): every hold pattern 0..30 is legal while rolls remain.
+- `"distinct"`: one hold pattern per keep. Dice are sorted, so with 2,2,5,5,6 holding die 0 or die 1
+  keeps the same dice {2}; the mask allows only the smallest pattern giving each keep (`DISTINCT[r, h]`,
+  20.4 keeps per roll on average against 31 patterns). The action space is unchanged (the mask narrows
+  it), so every action number means what it means under `"all"`; an action the mask leaves out but the
+  rules allow is played as under `"all"` (it keeps the same dice as the pattern the mask allows).
+
+`dice_obs` (the flat observation; its layout, `yacht_env.envs.obs` and `yacht_env.envs.table_obs`, is kept
+and the entries below follow it, all in [0, 1]):
+- `"scaled"` (default): nothing more (the layout's dice / 6 and dice per face / 5).
+- `"onehot"`: 34 entries: [0:30] die i of the sorted dice shows face f, 1 at 6 * i + (f - 1);
+  [30:34] die i + 1 shows the same face as die i. A hold is a set of die positions, and "keep every
+  six" or "keep one die of each face" is a hard function of dice / 6; of these entries, nearly linear.
+- `"counts"`: 36 entries: for face f, 1 at 6 * (f - 1) + n where n (0..5) dice show f.
+
+A finished game's mask stays all 1 under every option. The options need `obs_mode="flat"`. The trainers
+use them: `yacht train`'s `distinct_holds` and `dice_onehot` are `action_set="distinct"` and
+`dice_obs="onehot"`, as are `scripts/ppo_batched.py`'s inputs.
+"""
+import numpy as np
+from gymnasium import spaces
+
+from ..core.actions import NUM_HOLDS
+from ..core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
+from .obs import FACE_COUNTS, dice_of_obs
+
+ACTIONS = ("all", "distinct")
+DICE = ("scaled", "onehot", "counts")
+DICE_SIZES = {"scaled": 0, "onehot": 34, "counts": 36}
+_SLOT = 6 * np.arange(5)
+_POW6 = 6 ** np.arange(5)
+
+
+def _distinct() -> np.ndarray:
+    out = np.zeros((NUM_ROLLS, NUM_HOLDS), bool)
+    for r in range(NUM_ROLLS):
+        seen = set()
+        for h in range(NUM_HOLDS):
+            if HOLD_KEEP[r, h] not in seen:
+                seen.add(HOLD_KEEP[r, h])
+                out[r, h] = True
+    out.setflags(write=False)
+    return out
+
+
+DISTINCT = _distinct()    # DISTINCT[r, h]: hold pattern h is the smallest giving its keep of sorted roll r
+
+
+def dice_features(dice: np.ndarray) -> np.ndarray:
+    """(n, 34) float32 `dice_obs="onehot"` entries of rows of sorted dice (faces 1..6)."""
+    dice = np.asarray(dice, np.int64)
+    n = len(dice)
+    onehot = np.zeros((n, 30), np.float32)
+    onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
+    same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
+    return np.concatenate([onehot, same], axis=1)
+
+
+def count_features(obs: np.ndarray) -> np.ndarray:
+    """(n, 36) float32 `dice_obs="counts"` entries of rows of flat observations."""
+    counts = np.rint(np.asarray(obs)[:, FACE_COUNTS] * 5).astype(np.int64)
+    out = np.zeros((len(counts), 36), np.float32)
+    out[np.arange(len(counts))[:, None], 6 * np.arange(6) + counts] = 1.0
+    return out
+
+
+def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
+    """Roll index (`yacht_env.core.dice`) of the dice of each row of flat observations."""
+    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
+
+
+def narrow_masks(masks: np.ndarray, rolls: np.ndarray) -> np.ndarray:
+    """Bool masks with every hold that repeats an earlier hold's keep switched off (rolls: roll indices)."""
+    out = np.array(masks, dtype=bool, copy=True)
+    out[:, :NUM_HOLDS] &= DISTINCT[rolls]
+    return out
+
+
+def check_options(action_set, dice_obs, obs_mode: str = "flat") -> None:
+    """ValueError naming the keyword when `action_set` or `dice_obs` is not one of its choices, or when an
+    option is asked of a Dict observation."""
+    for name, value, choices in (("action_set", action_set, ACTIONS), ("dice_obs", dice_obs, DICE)):
+        if not isinstance(value, str) or value not in choices:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {shown}")
+    if obs_mode != "flat" and (action_set, dice_obs) != (ACTIONS[0], DICE[0]):
+        raise ValueError(f"action_set and dice_obs need obs_mode='flat', got obs_mode={obs_mode!r}")
+
+
+class EnvOptions:
+    """The `action_set` and `dice_obs` options of an env (module docstring), applied to what its core
+    shows: `space(base)`, `observe(obs)` (rows of flat observations) and `masks(masks, obs, over)`."""
+
+    def __init__(self, action_set: str = "all", dice_obs: str = "scaled", obs_mode: str = "flat"):
+        check_options(action_set, dice_obs, obs_mode)
+        self.action_set, self.dice_obs = action_set, dice_obs
+        self.extra = DICE_SIZES[dice_obs]
+        self.plain = action_set == "all" and dice_obs == "scaled"    # the core's arrays are shown as they are
+
+    def space(self, base: spaces.Space) -> spaces.Space:
+        """The observation space: `base` (a flat Box) with the `dice` entries after it."""
+        if not self.extra:
+            return base
+        return spaces.Box(0.0, 1.0, (base.shape[0] + self.extra,), np.float32)
+
+    def observe(self, obs: np.ndarray) -> np.ndarray:
+        """Rows (n, d) of flat observations -> (n, d + extra), float32 (the rows themselves for "scaled")."""
+        if not self.extra:
+            return obs
+        more = dice_features(dice_of_obs(obs)) if self.dice_obs == "onehot" else count_features(obs)
+        return np.concatenate([obs, more], axis=1)
+
+    def masks(self, masks: np.ndarray, obs: np.ndarray, over=None) -> np.ndarray:
+        """Rows of masks (int8 or bool, (n, A)) for the dice of the rows of flat observations `obs`; the
+        rows marked by `over` (finished games, all 1) are kept as they are. The rows themselves for "all"."""
+        if self.action_set == "all":
+            return masks
+        out = masks.copy()
+        keep = DISTINCT[rolls_of_obs(obs)]
+        if over is not None:
+            keep = keep | np.asarray(over, bool)[:, None]
+        out[:, :NUM_HOLDS] &= keep
+        return out
