@@ -32,7 +32,9 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from yacht_arena.web.app import MAX_FRAME, ServeConfig, create_app
+    from yacht_arena.web.app import create_app
+    from yacht_arena.web.connections import MAX_FRAME
+    from yacht_arena.web.settings import ServeConfig
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
     try:                                     # a port in use is one line, not a server's error log
