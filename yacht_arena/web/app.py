@@ -10,6 +10,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -20,6 +21,7 @@ from yacht_env.config import ConfigError
 from yacht_env.rules import presets
 
 from .connections import RATE, Conn
+from .guard import SiteGuard
 from .server import Server
 from .settings import ServeConfig
 from .tables import MAX_SEATS, TableError
@@ -30,9 +32,33 @@ MAX_BODY = 8192                  # bytes of a request body (opening a table)
 
 # ---- HTTP and WebSocket endpoints --------------------------------------------------------------------
 
-def create_app(data, config: ServeConfig | None = None) -> Starlette:
-    """The app serving tables kept in the folder `data`."""
+class BodyRefused(Exception):
+    """A request body too large or too slow: (status, message)."""
+
+
+async def read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The request's body, refused (BodyRefused) as soon as it passes `limit` bytes or takes `timeout` seconds
+    (a declared Content-Length over the limit is refused before any of the body is read)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise BodyRefused(413, f"at most {limit} bytes")
+    body = bytearray()
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise BodyRefused(413, f"at most {limit} bytes")
+    except TimeoutError:
+        raise BodyRefused(408, f"the request took more than {timeout:g} seconds") from None
+    return bytes(body)
+
+
+def create_app(data, config: ServeConfig | None = None, loopback: bool = False) -> Starlette:
+    """The app serving tables kept in the folder `data`; `loopback`: the server listens on a loopback address
+    only (requests naming another host are refused, see `guard`)."""
     server = Server(Path(data), config)
+    limits = server.config.limits
 
     async def page(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), headers=SECURITY)
@@ -42,9 +68,11 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
                              "tournaments": [str(p.name) for p in server.config.tournaments]})
 
     async def open_table(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            return JSONResponse({"error": f"at most {MAX_BODY} bytes"}, 413)
+        try:
+            body = await read_body(request, MAX_BODY, limits.request_timeout)
+        except BodyRefused as e:
+            status, why = e.args
+            return JSONResponse({"error": why}, status, headers={"Connection": "close"})
         try:
             doc = json.loads(body)
             return JSONResponse(server.open_table(doc))
@@ -95,23 +123,26 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         await ws.accept()
         if table is None or not server.connections.room(table.id):
             why = "no such table" if table is None else "the server is full; try again later"
-            await ws.send_text(json.dumps({"type": "error", "message": why, "fatal": True}))
-            await ws.close(code=4404 if table is None else 1013)
+            with contextlib.suppress(Exception):    # a client that does not read is not waited on
+                async with asyncio.timeout(limits.send_timeout):
+                    await ws.send_text(json.dumps({"type": "error", "message": why, "fatal": True}))
+                    await ws.close(code=4404 if table is None else 1013)
             return
-        conn = Conn(ws)
+        conn = Conn(ws, limits.queue, limits.send_timeout)
         server.connections.add(table.id, conn)
         try:
-            await conn.send(table.state(set(), server.connections.connected(table.id)))
+            conn.send(table.state(set(), server.connections.connected(table.id)))
             while True:
+                await asyncio.sleep(0)              # the writers send before the next message is read
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
                     break
                 if not conn.allow():
-                    await conn.send({"type": "error", "message": f"too many messages (at most {RATE:g} a second)"})
+                    conn.send({"type": "error", "message": f"too many messages (at most {RATE:g} a second)"})
                     continue
                 raw = msg.get("text")
                 if raw is None:
-                    await conn.send({"type": "error", "message": "send JSON text frames"})
+                    conn.send({"type": "error", "message": "send JSON text frames"})
                     continue
                 await server.message(table, conn, raw)
         except WebSocketDisconnect:
@@ -119,7 +150,7 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         finally:
             server.connections.remove(table.id, conn)
             server.left(table, conn)
-            await server.connections.broadcast(table)
+            server.connections.broadcast(table)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -134,7 +165,8 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(SiteGuard, origins=server.config.origins, loopback=loopback)])
     app.state.server = server
     return app
 

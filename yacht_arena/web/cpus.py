@@ -49,7 +49,7 @@ class CpuSeats:
                 a.reset(game.rules, seat, game.num_players, seed=(game.seed * 8 + seat) & 0xFFFFFFFF)
                 return a
             table.preparing = seat                # the table says so while the agent loads or solves the rules
-            await self.connections.broadcast(table)
+            self.connections.broadcast(table)
             for old in [k for k in self.agents if k[0] == table.id and k[1] != table.number]:
                 self._close(old)
             try:
@@ -91,7 +91,7 @@ class CpuSeats:
             self.storage.flush(table)
             if game.is_over:
                 await asyncio.to_thread(self.storage.store, table)
-            await self.connections.broadcast(table)
+            self.connections.broadcast(table)
 
     async def close(self) -> None:
         for task in self.drivers.values():

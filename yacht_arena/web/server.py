@@ -90,25 +90,25 @@ class Server:
                 before = conn.held
                 conn.held = table.seats_of(tokens)
                 self._returned(table, conn.held - before)
-                await self.connections.broadcast(table)
+                self.connections.broadcast(table)
                 return
             if kind == "sit":
                 seat = table.sit(msg.get("invite"), msg.get("name"))
                 conn.held = conn.held | {seat}
                 self.storage.flush(table)
-                await conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
+                conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
             else:
                 table.handle(conn.held, msg)
                 self.storage.flush(table)
             await self.changed(table)
         except TableError as e:
-            await conn.send({"type": "error", "message": str(e), "id": reply_id})
+            conn.send({"type": "error", "message": str(e), "id": reply_id})
 
     async def changed(self, table: Table) -> None:
         """After a change: store a finished game, tell everyone, let the CPU seats move."""
         if table.game.is_over and table.game_folder not in table.stored:
             await asyncio.to_thread(self.storage.store, table)
-        await self.connections.broadcast(table)
+        self.connections.broadcast(table)
         self.cpus.drive(table)
 
     def _returned(self, table: Table, seats: set[int]) -> None:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.registry import AgentSpecError, make_agent
-from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
+from yacht_env.config import ConfigError, flag, mapping, number, read_yaml, text, whole
 
 from .tables import TableError
 
@@ -14,8 +14,12 @@ LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "
 
 @dataclass
 class Limits:
+    """What the server holds at most, and how long it waits on a client."""
     tables: int = 1000
-    connections: int = 4000
+    connections: int = 4000        # WebSocket connections (also bounded by the process's file limit)
+    queue: int = 32                # messages waiting to be sent to one connection
+    send_timeout: float = 10.0     # seconds one message may take to send
+    request_timeout: float = 10.0  # seconds for a request's head, and then for its body
 
 
 @dataclass
@@ -76,7 +80,8 @@ def accepted(spec: str) -> bool:
 @dataclass
 class ServeConfig:
     """`yacht serve --config FILE`: cpus (label -> spec), allow_external, tournaments (folders to show),
-    max_tables, max_connections, origins (the pages allowed to change tables, for a server behind a proxy)."""
+    max_tables, max_connections, send_timeout, request_timeout, origins (the pages allowed to change tables,
+    for a server behind a proxy or on a public name)."""
     cpus: dict = field(default_factory=dict)
     allow_external: bool = False
     tournaments: list = field(default_factory=list)
@@ -87,7 +92,8 @@ class ServeConfig:
     def read(cls, path) -> "ServeConfig":
         src = str(path)
         doc = mapping(src, "top level", read_yaml(path, "serve config") or {},
-                      ("cpus", "allow_external", "tournaments", "max_tables", "max_connections", "origins"))
+                      ("cpus", "allow_external", "tournaments", "max_tables", "max_connections", "origins",
+                       "send_timeout", "request_timeout"))
         cpus = {text(src, f"cpus.{k}", k, 40): text(src, f"cpus.{k}", v, 1000)
                 for k, v in mapping(src, "cpus", doc.get("cpus") or {}).items()}
         folders = doc.get("tournaments") or []
@@ -100,7 +106,9 @@ class ServeConfig:
         return cls(cpus, flag(src, "allow_external", doc.get("allow_external", False)),
                    [base / text(src, "tournaments", f, 1000) for f in folders],
                    Limits(whole(src, "max_tables", doc.get("max_tables", 1000), 1, 100_000),
-                          whole(src, "max_connections", doc.get("max_connections", 4000), 1, 100_000)),
+                          whole(src, "max_connections", doc.get("max_connections", 4000), 1, 100_000),
+                          send_timeout=number(src, "send_timeout", doc.get("send_timeout", 10.0), 0.1, 300),
+                          request_timeout=number(src, "request_timeout", doc.get("request_timeout", 10.0), 0.1, 300)),
                    [origin_of(src, text(src, "origins", o, 300)) for o in origins])
 
 
@@ -110,3 +118,4 @@ def origin_of(src: str, value: str) -> str:
     if scheme not in ("http", "https") or not sep or not rest or "/" in rest.rstrip("/") or "@" in rest:
         raise ConfigError(src, "origins", f"{value[:80]!r} is not an origin like https://yacht.example.org")
     return f"{scheme}://{rest.rstrip('/')}"
+

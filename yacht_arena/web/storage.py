@@ -1,9 +1,41 @@
 """The data folder of `yacht serve`: the tables' files (`tables/ID.json` and their journals), finished games
 (`games/ID-N/`, written by `tables.store_game`) and the best solo scores."""
+import os
+import stat
 import sys
 from pathlib import Path
 
+from yacht_env.safe_file import Busy, FileRefused, ensure_folder, kind, take_lock, writing_elsewhere
+
 from .tables import Table, store_game
+
+LOCK = "serve.lock"              # held by the one server of a data folder (it names its process)
+
+
+def check_data(data: Path) -> None:
+    """The data folder, created when missing, checked once before the server starts: a folder (a link to one
+    is followed), with `tables/` and `games/` folders of its own (never links). `FileRefused`, one line,
+    when it is a file, a dangling link, a device or a FIFO, or cannot be made."""
+    ensure_folder(data, "data folder")
+    for name in ("tables", "games"):
+        path = data / name
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise FileRefused(str(path), f"cannot use it ({e.strerror or e})") from None
+        if not stat.S_ISDIR(mode):
+            raise FileRefused(str(path), f"is {kind(mode)}; the server keeps its {name} in a folder of its own")
+
+
+def hold_data(data: Path) -> int:
+    """Take the data folder's lock (`serve.lock`) for as long as the process runs: its descriptor. Another
+    server holding it is one `FileRefused` line naming that process."""
+    try:
+        return take_lock(data / LOCK, "server lock")
+    except Busy as e:
+        raise FileRefused(writing_elsewhere(data, "yacht serve", e.holder)) from None
 
 
 class Storage:
