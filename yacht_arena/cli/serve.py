@@ -71,6 +71,6 @@ def run(args) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"yacht serve: open http://{host}:{args.port}/  (tables in {data}; Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                **uvicorn_settings(sockets, limits.request_timeout))
+                **uvicorn_settings(files, sockets, limits.request_timeout))
     os.close(lock)
     return 0

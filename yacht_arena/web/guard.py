@@ -9,8 +9,9 @@ name); without one, the origin of the request's own `Host` (scheme://host:port).
 comes from a program, not from another site's page (browsers send it on every cross-origin POST and every
 WebSocket handshake), and is let through.
 
-On a loopback address the server also refuses a `Host` that is not a loopback name, so a site whose name
-is made to resolve to 127.0.0.1 (DNS rebinding) does not reach it as its own origin.
+On a loopback address the server also refuses a `Host` that is neither a loopback name nor the host of one
+of the operator's origins, so a site whose name is made to resolve to 127.0.0.1 (DNS rebinding) does not
+reach it as its own origin.
 """
 from starlette.responses import JSONResponse
 
@@ -38,7 +39,7 @@ def refusal(scope, origins: frozenset[str], loopback: bool) -> tuple[int, str] |
     """(status, reason) when the request is refused, else None (see the module's text)."""
     headers = headers_of(scope)
     host = headers.get("host", "")
-    if loopback and host_name(host) not in LOOPBACK_NAMES:
+    if loopback and host_name(host) not in LOOPBACK_NAMES | {host_name(o.partition("://")[2]) for o in origins}:
         return 403, "this server answers only to its own address"
     websocket = scope["type"] == "websocket"
     if not websocket and scope.get("method", "GET") in SAFE_METHODS:

@@ -14,7 +14,9 @@ sockets pile up until the process runs out of files and nobody gets in. So:
 - `file_budget` raises the soft open-file limit to the hard one (at most `MAX_FILES`) and says how many
   sockets the server may hold; the rest (`reserve`) is for table files, the store and bots' pipes.
 """
+import contextlib
 import resource
+import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -24,15 +26,24 @@ from .connections import ABORT, MAX_FRAME
 
 MAX_FILES = 1 << 16              # the soft open-file limit is raised up to this (never above the hard limit)
 MAX_HEAD = 16 * 1024             # bytes of a request line and headers
+SEND_BUFFER = 64 * 1024          # bytes of the kernel's send buffer of one WebSocket
+
+
+def backlog(files: int) -> int:
+    """The listen queue, which is also how many connections the event loop accepts at once before any of
+    them is counted: kept within the files held back from sockets."""
+    return max(16, min(2048, files // 16))
 
 
 def reserve(files: int) -> int:
-    """Files kept back from sockets: table files, the store, best scores, external bots' pipes."""
-    return max(32, files // 10)
+    """Files kept back from sockets: one accept batch (`backlog`), table files, the store, best scores,
+    external bots' pipes."""
+    return backlog(files) + max(32, files // 10)
 
 
 def file_budget() -> tuple[int, int]:
-    """(the soft open-file limit, raised to the hard limit up to MAX_FILES when it can be; the sockets it allows)."""
+    """(the soft open-file limit, raised to the hard limit up to MAX_FILES when it can be; the sockets it allows).
+    """
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = MAX_FILES if hard == resource.RLIM_INFINITY else min(hard, MAX_FILES)
     if soft != resource.RLIM_INFINITY and soft < want:
@@ -54,7 +65,8 @@ class GuardedHttp(H11Protocol):
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self.since = self.loop.time()
-        if len(self.connections) > self.sockets and not self._make_room():
+        live = sum(1 for c in self.connections if not getattr(c, "transport", None) or not c.transport.is_closing())
+        if live > self.sockets and not self._make_room():
             transport.abort()
             return
         self._timer = self.loop.call_later(self.request_timeout, self._check)
@@ -65,7 +77,8 @@ class GuardedHttp(H11Protocol):
 
     def _make_room(self) -> bool:
         """Close the oldest other connection waiting for its request head; False when there is none."""
-        waiting = [c for c in self.connections if isinstance(c, GuardedHttp) and c is not self and c.waiting()]
+        waiting = [c for c in self.connections if isinstance(c, GuardedHttp) and c is not self and c.waiting()
+                   and not c.transport.is_closing()]
         if not waiting:
             return False
         oldest = min(waiting, key=lambda c: c.since)
@@ -99,7 +112,15 @@ class GuardedHttp(H11Protocol):
 
 
 class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, with `scope["extensions"][ABORT]` aborting the socket."""
+    """uvicorn's WebSocket protocol, with `scope["extensions"][ABORT]` aborting the socket and the kernel's send
+    buffer of the socket capped at `SEND_BUFFER` (what one slow reader can hold there, beside its queue)."""
+
+    def connection_made(self, transport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        super().connection_made(transport)
 
     async def run_asgi(self) -> None:
         self.scope.setdefault("extensions", {})[ABORT] = self.transport.abort
@@ -112,12 +133,13 @@ def protocols(sockets: int, request_timeout: float) -> tuple[type, type]:
     return http, GuardedWebSocket
 
 
-def uvicorn_settings(sockets: int, request_timeout: float) -> dict:
-    """uvicorn.run's keyword arguments for these limits."""
+def uvicorn_settings(files: int, sockets: int, request_timeout: float) -> dict:
+    """uvicorn.run's keyword arguments for these limits. uvicorn's `limit_concurrency` is left unset: it counts
+    idle sockets too and then answers the next visitor 503, where `GuardedHttp` makes room instead."""
     http, ws = protocols(sockets, request_timeout)
     return {"http": http, "ws": ws, "ws_max_size": MAX_FRAME, "ws_max_queue": 16, "ws_ping_interval": 20.0,
             "ws_ping_timeout": 20.0, "ws_per_message_deflate": False, "timeout_keep_alive": 5,
-            "limit_concurrency": sockets, "backlog": min(2048, sockets), "h11_max_incomplete_event_size": MAX_HEAD,
+            "backlog": backlog(files), "h11_max_incomplete_event_size": MAX_HEAD,
             "timeout_graceful_shutdown": 2}
 
 
