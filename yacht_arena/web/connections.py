@@ -135,3 +135,9 @@ class Connections:
             if watching is None:
                 watching = compact(table.state(set(), online))
             c.send(watching)
+
+    def notice(self, table: Table, text: str) -> None:
+        """News for everyone at the table (`{"type": "notice", "message": text}`), beside the state's notes."""
+        message = compact({"type": "notice", "message": text})
+        for c in list(self.by_table.get(table.id, ())):
+            c.send(message)

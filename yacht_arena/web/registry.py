@@ -2,6 +2,7 @@
 the menu) and when each was last used."""
 import time
 
+from .cpus import cannot_play
 from .settings import Menu
 from .tables import MAX_SEATS, Seat, Table, TableError, check_name, parse_knobs
 
@@ -58,6 +59,25 @@ class Registry:
                 same = sum(1 for o in seats if o.label == s.label)
                 s.name = s.label if same == 1 else f"{s.label} {i + 1}"
         menu = self.menu.entries
-        replace_spec, _ = self.menu.spec(doc.get("replace_cpu", "normal" if "normal" in menu else next(iter(menu))))
-        return Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
-                            doc.get("pace", 0.6), doc.get("replace_after"), replace_spec)
+        replace_spec, replace_label = self.menu.spec(doc.get("replace_cpu", "normal" if "normal" in menu
+                                                             else next(iter(menu))))
+        table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
+                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec)
+        check_seats(table, replace_label)
+        return table
+
+
+def check_seats(table: Table, replace_label: str) -> None:
+    """Every CPU seat (and the CPU that takes over a left person's seat) can play the table's rules; else one
+    TableError naming the first seat that cannot."""
+    reasons: dict[str, str | None] = {}
+    for i, s in enumerate(table.seats):
+        if s.cpu:
+            why = reasons.setdefault(s.spec, cannot_play(s.spec, table.rules, len(table.seats)))
+            if why:
+                raise TableError(f"seat {i + 1} ({s.label}) cannot play these rules: {why}")
+    if table.replace_after is not None:
+        spec = table.replace_spec
+        why = reasons.setdefault(spec, cannot_play(spec, table.rules, len(table.seats)))
+        if why:
+            raise TableError(f"the CPU that takes over a left seat ({replace_label}) cannot play these rules: {why}")

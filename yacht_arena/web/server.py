@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from .connections import MAX_FRAME, Conn, Connections
-from .cpus import CpuSeats
+from .cpus import FALLBACK, LAST, CpuSeats, cannot_play, fallback
 from .idle import closable
 from .registry import Registry
 from .settings import Menu, ServeConfig
@@ -29,9 +29,41 @@ class Server:
         self.cpus = CpuSeats(self.storage, self.connections)
         self.waits: dict[tuple, asyncio.Task] = {}
         for table in self.storage.load():
+            self._recheck(table)
             self.registry.add(table)
             if table.game.is_over and table.game_folder not in table.stored:   # the kill came before the store
                 self.storage.store(table)
+
+    def _recheck(self, table: Table) -> None:
+        """A table restored from disk against the operator's current config: a CPU seat whose spec the menu no
+        longer offers (an external bot since disabled, a model since removed) or that cannot play the rules
+        is taken over by the table's fallback, and the table says so."""
+        if not self._offered(table.replace_spec):
+            table.replace_spec = "normal" if self._offered("normal") else FALLBACK
+        changed = False
+        for i, s in enumerate(table.seats):
+            if not s.cpu:
+                continue
+            why = "the server no longer offers it" if not self._offered(s.spec) else \
+                cannot_play(s.spec, table.rules, len(table.seats))
+            if why is None:
+                continue
+            spec = fallback(table, s.spec)
+            if spec is None:
+                continue
+            old = s.label or "CPU"
+            table.replace(i, spec, spec.split("?")[0].capitalize())
+            table.note(f"{s.name}: the {old} CPU cannot play here any more ({why}); {table.seats[i].label} "
+                       f"plays this seat now")
+            changed = True
+        if changed:
+            try:
+                self.storage.create(table)
+            except TableError:
+                pass                                  # logged; the table plays on and is written at its next move
+
+    def _offered(self, spec: str) -> bool:
+        return self.menu.offers(spec) or spec in (FALLBACK, LAST)
 
     @property
     def tables(self) -> dict[str, Table]:
@@ -49,8 +81,8 @@ class Server:
         if len(self.registry) >= limit:
             raise TableError("the server holds as many tables as it may; try again later")
         table = self.registry.create(doc)
+        self.storage.create(table)
         self.registry.add(table)
-        self.storage.flush(table)
         return {"id": table.id, "invite": table.invite,
                 "tokens": {i: s.token for i, s in enumerate(table.seats) if not s.cpu and s.name}}
 
@@ -92,14 +124,15 @@ class Server:
                 self._returned(table, conn.held - before)
                 self.connections.broadcast(table)
                 return
+            snap = table.snapshot()
             if kind == "sit":
                 seat = table.sit(msg.get("invite"), msg.get("name"))
+                self.storage.save(table, snap)
                 conn.held = conn.held | {seat}
-                self.storage.flush(table)
                 conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
             else:
                 table.handle(conn.held, msg)
-                self.storage.flush(table)
+                self.storage.save(table, snap)
             await self.changed(table)
         except TableError as e:
             conn.send({"type": "error", "message": str(e), "id": reply_id})
@@ -131,8 +164,12 @@ class Server:
         self.waits.pop((table.id, seat), None)
         if self.connections.connected(table.id).get(seat, 0) or table.seats[seat].cpu or table.game.is_over:
             return
+        snap = table.snapshot()
         table.replace(seat, table.replace_spec, "CPU")
-        self.storage.flush(table)
+        try:
+            self.storage.save(table, snap)
+        except TableError:
+            return
         await self.changed(table)
 
     def start(self) -> None:

@@ -5,9 +5,10 @@ import stat
 import sys
 from pathlib import Path
 
+from yacht_env.config import ConfigError
 from yacht_env.safe_file import Busy, FileRefused, ensure_folder, kind, take_lock, writing_elsewhere
 
-from .tables import Table, store_game
+from .tables import Table, TableError, store_game
 
 LOCK = "serve.lock"              # held by the one server of a data folder (it names its process)
 
@@ -55,17 +56,38 @@ class Storage:
             try:
                 tables.append(Table.load(path))
             except Exception as e:  # noqa: BLE001 - one damaged table file must not keep the others down
-                print(f"yacht serve: warning: {path}: not loaded ({' '.join(str(e).split())[:200]})", file=sys.stderr)
+                log(f"warning: {path.name}: not loaded ({' '.join(str(e).split())[:300]}); the other tables play on")
         return tables
 
-    def flush(self, table: Table) -> None:
-        table.flush(self.table_dir)
+    def create(self, table: Table) -> None:
+        """Write a new table's file; TableError (and a logged error) when the disk refuses."""
+        try:
+            table.flush(self.table_dir)
+        except (OSError, ConfigError) as e:
+            log(f"table {table.id}: not opened ({' '.join(str(e).split())[:300]})")
+            raise TableError("the table could not be saved; try again later") from None
+
+    def save(self, table: Table, snap: tuple) -> None:
+        """Put the table's change on disk; when the disk refuses (a full disk, a planted link, a folder gone), the
+        table goes back to `snap` (`Table.snapshot`), the error is logged, and TableError tells the sender."""
+        try:
+            table.flush(self.table_dir)
+        except (OSError, ConfigError) as e:          # ConfigError: a file `safe_file` refuses
+            table.restore(snap)
+            log(f"table {table.id}: not saved, the move is undone ({' '.join(str(e).split())[:300]})")
+            raise TableError("the table could not be saved, so that move was not played; try again later") \
+                from None
 
     def store(self, table: Table) -> None:
-        """Append the table's finished game to the records, then say so in its table file."""
-        table.stored.append(store_game(table, self.games))
-        table.changed(full=True)
-        table.flush(self.table_dir)
+        """Append the table's finished game to the records, then say so in its table file. A disk error is
+        logged and leaves the game unstored (the next start stores it)."""
+        try:
+            table.stored.append(store_game(table, self.games))
+            table.changed(full=True)
+            table.flush(self.table_dir)
+        except (OSError, ConfigError) as e:
+            log(f"table {table.id}: game {table.number} not stored yet ({' '.join(str(e).split())[:300]})")
+            return
         if table.solo:
             self.offer_best(table)
 
@@ -83,3 +105,8 @@ class Storage:
         """A closed table's files (its stored games stay)."""
         for suffix in (".json", ".log"):
             (self.table_dir / f"{table_id}{suffix}").unlink(missing_ok=True)
+
+
+def log(text: str) -> None:
+    """One line on the server's error output."""
+    print(f"yacht serve: {text}", file=sys.stderr, flush=True)
