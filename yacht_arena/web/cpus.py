@@ -1,8 +1,9 @@
 """The CPU seats of `yacht serve`: one driver task per table plays the CPU seats whose turn it is, at the
 table's pace, with agents built from the seats' specs (kept per table, game and seat).
 
-A CPU never hangs its table silently: an agent that cannot be built, raises, or answers an illegal move is
-a fault. The fault is logged, kept in the table's notes (shown to its people) and the seat is taken over by
+A CPU never hangs its table silently: an agent that cannot be built, raises, answers an illegal move, or
+reports a fault of its own (an external bot that crashed, timed out or answered garbage: its fallback move
+stands) is a fault. The fault is logged, kept in the table's notes (shown to its people) and the seat is taken over by
 the table's fallback player: the CPU the table chose to take over a left person's seat (`replace_cpu`,
 Normal by default) when it can play the rules and is not the one that failed, else `FALLBACK` (greedy,
 which plays any rule set), else `LAST` (random)."""
@@ -113,7 +114,7 @@ class CpuSeats:
                 await self._move(table, seat, game, version)
             except Exception as e:  # noqa: BLE001 - whatever the agent did, the table goes on without it
                 table.restore(snap)
-                if not self._fault(table, seat, e):
+                if not self._fault(table, seat, " ".join(str(e).split())[:160] or type(e).__name__):
                     return
             try:
                 self.storage.save(table, snap)
@@ -134,6 +135,7 @@ class CpuSeats:
         # the built-in agents answer in bounded time (a fraction of a millisecond once their tables are
         # loaded and their kernels compiled, which their first move may do: that one goes to a worker
         # thread): asked inline; any other agent (a learned model, an external bot) in a worker thread
+        faults = len(getattr(agent, "faults", ()))
         if getattr(agent, "trusted", False) and id(agent) in self.warm:
             action = agent.act(view)
         else:
@@ -142,11 +144,14 @@ class CpuSeats:
         if table.seen != version or table.game is not game:
             return
         table.cpu_move(action)
+        new = list(getattr(agent, "faults", ()))[faults:]
+        if new:                       # an external bot's own fault: its fallback move stands, then the seat goes
+            self._fault(table, seat, f"{new[0].kind}: {new[0].cause}")
 
-    def _fault(self, table: Table, seat: int, error: Exception) -> bool:
-        """A CPU failed at `seat`: log it, note it, seat the fallback. False when no fallback can play."""
+    def _fault(self, table: Table, seat: int, why: str) -> bool:
+        """A CPU failed at `seat` (`why`): log it, note it, seat the fallback. False when no fallback can play."""
         s = table.seats[seat]
-        why = " ".join(str(error).split())[:160] or type(error).__name__
+        why = " ".join(why.split())[:160]
         log(f"table {table.id}: seat {seat + 1} ({s.label or s.spec}) failed: {why}")
         for key in [k for k in self.agents if k[0] == table.id and k[2] == seat]:
             self._close(key)

@@ -341,12 +341,12 @@ class Table:
 
     def snapshot(self) -> tuple:
         """What `restore` needs to put the table back as it is now."""
-        return self.to_json(), list(self.pending), self.full, self.seen
+        return json.dumps(self.to_json()), list(self.pending), self.full, self.seen
 
     def restore(self, snap: tuple) -> None:
         """Put the table back as `snapshot` found it (its game replayed from the snapshot's moves)."""
         doc, pending, full, seen = snap
-        self.__dict__.update(Table.from_json(doc).__dict__)
+        self.__dict__.update(Table.from_json(json.loads(doc)).__dict__)
         self.pending, self.full, self.seen = pending, full, seen
 
     @classmethod
