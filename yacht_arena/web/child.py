@@ -62,7 +62,8 @@ class Served:
             return e.code, json.loads(e.read())
 
     def output(self) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         return (self.data.parent / f"serve-{self.port}.log").read_text(errors="replace")
 
     def kill9(self) -> None:
