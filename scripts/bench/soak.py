@@ -6,6 +6,10 @@ games (default 2); beside them --idle idle sockets (default 300), --slow WebSock
 flood of bad frames; the server is killed with SIGKILL and restarted --kills times (default 5) at random
 moments (--seed). Bounded by --seconds (default 600).
 
+With --flood N it first opens N idle sockets at once (never closed by the client) and checks that visitors
+still get the lobby's menu and a table while they are held (--files sets the server's open-file limit, e.g.
+1024, a common default).
+
 Afterwards it checks, and prints: every game a person saw finish is in the store exactly once (and no other
 record is); after every restart each table continued where its person last saw it (the same moves, the same
 dice, or later); no cross-site request was accepted; the people's move round trips (p50, p99, max: the goal
@@ -38,6 +42,9 @@ def add_parser(sub):
     p.add_argument("--cpu", default="easy", help="the CPU of every table, a menu id (default easy)")
     p.add_argument("--seconds", type=float, default=600.0, help="bound on the whole soak (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments and the clients (default 0)")
+    p.add_argument("--flood", type=int, default=0, help="first open this many idle sockets at once and see that "
+                                                        "visitors still get in (default 0: no flood phase)")
+    p.add_argument("--files", type=int, default=None, help="the server's open-file limit (default: inherited)")
     return p
 
 
@@ -221,7 +228,7 @@ async def killer(soak: Soak) -> None:
         soak.srv.kill9()
         soak.kills += 1
         soak.srv.stop()
-        soak.srv = await asyncio.to_thread(Served, soak.data, None, port)
+        soak.srv = await asyncio.to_thread(Served, soak.data, None, port, soak.args.files)
         soak.restarts += 1
     soak.killed.set()
 
@@ -238,8 +245,53 @@ def stored(data: Path) -> dict[str, int]:
             for f in (data / "games").glob("*/games.jsonl")}
 
 
+async def flood(soak: Soak, n: int) -> None:
+    """Open `n` idle sockets at once, then ten visitors ask for the menu and open a table while they are held."""
+    host, port = soak.url.removeprefix("http://").split(":")
+    held, refused = [], 0
+    loop = asyncio.get_running_loop()
+    for _ in range(n):
+        sock = socket.socket()
+        sock.setblocking(False)
+        try:
+            await asyncio.wait_for(loop.sock_connect(sock, (host, int(port))), 10)
+            held.append(sock)
+        except (OSError, TimeoutError):
+            refused += 1
+            sock.close()
+    served = 0
+    for i in range(10):
+        try:
+            await asyncio.to_thread(soak.srv.get, "/api/menu")
+            code, _ = await asyncio.to_thread(soak.srv.post, "/api/tables", {"rules": "yacht", "seats": [
+                {"kind": "person", "name": f"V{i}"}]})
+            served += code == 200
+        except OSError:
+            pass
+    open_now = sum(1 for s in held if s.fileno() >= 0 and _open(s))
+    for s in held:
+        s.close()
+    print(f"flood: {n} idle sockets opened at once ({refused} refused by the kernel), {open_now} still open when "
+          f"the visitors came; {served} of 10 visitors served (the menu and a new table); server's open-file "
+          f"limit {soak.args.files or 'inherited'}")
+    if served < 10:
+        soak.problems.append(f"the flood locked {10 - served} of 10 visitors out")
+
+
+def _open(sock: socket.socket) -> bool:
+    """Whether the server has not closed this socket (nothing to read, no end of stream)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
 async def soak_run(soak: Soak) -> None:
     args = soak.args
+    if args.flood:
+        await flood(soak, args.flood)
     tables = []
     for i in range(args.tables):
         code, doc = soak.srv.post("/api/tables", {"rules": "yacht", "pace": 0, "seats": [
@@ -265,7 +317,7 @@ def run(args) -> int:
         soak = Soak(args, data)
 
         async def main():
-            soak.srv = await asyncio.to_thread(Served, data)
+            soak.srv = await asyncio.to_thread(Served, data, None, None, args.files)
             try:
                 await soak_run(soak)
             finally:
