@@ -57,18 +57,20 @@ def file_budget() -> tuple[int, int]:
 
 
 class GuardedHttp(H11Protocol):
-    """uvicorn's h11 protocol with a request-head timeout and a socket cap (class attributes, see `protocols`)."""
+    """uvicorn's h11 protocol with a request-head timeout and a socket cap (class attributes, see `protocols`:
+    `sockets`, `request_timeout`, and `idle`, the connections waiting for a request head, oldest first)."""
 
     sockets = 1024
     request_timeout = 10.0
+    idle: dict = {}
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self.since = self.loop.time()
-        live = sum(1 for c in self.connections if not getattr(c, "transport", None) or not c.transport.is_closing())
-        if live > self.sockets and not self._make_room():
+        if len(self.connections) > self.sockets and not self._make_room():
             transport.abort()
             return
+        self.idle[self] = None
         self._timer = self.loop.call_later(self.request_timeout, self._check)
 
     def waiting(self) -> bool:
@@ -76,14 +78,19 @@ class GuardedHttp(H11Protocol):
         return self.cycle is None or (self.cycle.response_complete and self.conn.their_state is not h11.SEND_BODY)
 
     def _make_room(self) -> bool:
-        """Close the oldest other connection waiting for its request head; False when there is none."""
-        waiting = [c for c in self.connections if isinstance(c, GuardedHttp) and c is not self and c.waiting()
-                   and not c.transport.is_closing()]
-        if not waiting:
-            return False
-        oldest = min(waiting, key=lambda c: c.since)
-        oldest.transport.abort()
-        return True
+        """Close the oldest connection waiting for its request head; False when there is none."""
+        while self.idle:
+            oldest = next(iter(self.idle))
+            del self.idle[oldest]
+            if not oldest.transport.is_closing():
+                oldest.transport.abort()
+                return True
+        return False
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if not self.waiting():
+            self.idle.pop(self, None)             # a request head came: busy until its response
 
     def _check(self) -> None:
         if self.transport.is_closing():
@@ -95,17 +102,20 @@ class GuardedHttp(H11Protocol):
 
     def on_response_complete(self) -> None:
         self.since = self.loop.time()
+        self.idle.pop(self, None)
+        self.idle[self] = None                    # waiting again, the newest
         super().on_response_complete()
 
     def connection_lost(self, exc) -> None:
-        self._timer_off()
+        self._forget()
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event) -> None:
-        self._timer_off()
+        self._forget()
         super().handle_websocket_upgrade(event)
 
-    def _timer_off(self) -> None:
+    def _forget(self) -> None:
+        self.idle.pop(self, None)
         timer = getattr(self, "_timer", None)
         if timer is not None:
             timer.cancel()
@@ -129,7 +139,7 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
 
 def protocols(sockets: int, request_timeout: float) -> tuple[type, type]:
     """(the HTTP protocol class, the WebSocket protocol class) for uvicorn's `http` and `ws` settings."""
-    http = type("Http", (GuardedHttp,), {"sockets": sockets, "request_timeout": request_timeout})
+    http = type("Http", (GuardedHttp,), {"sockets": sockets, "request_timeout": request_timeout, "idle": {}})
     return http, GuardedWebSocket
 
 
