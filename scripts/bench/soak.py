@@ -1,10 +1,10 @@
 """`bench.py soak`: the web tables under faults, on loopback (`yacht serve` in a child process, killed and restarted).
 
---tables tables at once (default 200), each one simulated person against one CPU at pace 0, playing --games
-games (default 2); beside them --idle idle sockets (default 300), --slow WebSocket clients that never read
-(default 100), --half-open HTTP requests that never finish (default 50), a cross-site page's requests and a
-flood of bad frames; the server is killed with SIGKILL and restarted --kills times (default 5) at random
-moments (--seed). Bounded by --seconds (default 600).
+--tables tables at once (default 200), each one simulated person (thinking --think seconds on average
+before a move) against one CPU at pace 0, playing --games games (default 2); beside them --idle idle sockets
+(default 300), --slow WebSocket clients that never read (default 100), --half-open HTTP requests that never
+finish (default 50), a cross-site page's requests and a flood of bad frames; the server is killed with
+SIGKILL and restarted --kills times (default 5) at random moments (--seed). Bounded by --seconds (default 600).
 
 With --flood N it first opens N idle sockets at once (never closed by the client) and checks that visitors
 still get the lobby's menu and a table while they are held (--files sets the server's open-file limit, e.g.
@@ -39,6 +39,8 @@ def add_parser(sub):
     p.add_argument("--slow", type=int, default=100, help="WebSocket clients that never read (default 100)")
     p.add_argument("--half-open", type=int, default=50, help="HTTP requests that never finish (default 50)")
     p.add_argument("--kills", type=int, default=5, help="kill -9 and restarts (default 5)")
+    p.add_argument("--think", type=float, default=1.0, help="a person's mean seconds before a move (default 1; 0 "
+                                                            "makes it a throughput test)")
     p.add_argument("--cpu", default="easy", help="the CPU of every table, a menu id (default easy)")
     p.add_argument("--seconds", type=float, default=600.0, help="bound on the whole soak (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments and the clients (default 0)")
@@ -90,7 +92,7 @@ class Soak:
         return (played < self.args.games or not self.killed.is_set()) and not self.over()
 
 
-async def person(soak: Soak, table: str, token: str) -> None:
+async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None:
     """One person: roll once, score the best box, --games games; reconnects after a kill; checks that the
     table after a restart is where it last saw it."""
     from websockets.asyncio.client import connect
@@ -138,10 +140,27 @@ async def person(soak: Soak, table: str, token: str) -> None:
                         key = max(msg["preview"], key=lambda k: msg["preview"][k])
                         box, _, col = key.partition("@")
                         move = {"type": "score", "seat": me, "box": box, "column": int(col)}
+                    if soak.args.think:
+                        await asyncio.sleep(soak.args.think * rng.uniform(0.5, 1.5))
+                        msg = await newest(ws, msg)
+                        if msg["turn"] != me or msg.get("result"):
+                            last = msg
+                            continue
                     await ws.send(json.dumps(move))
                     sent = time.perf_counter()
         except (OSError, TimeoutError, WebSocketException, json.JSONDecodeError):
             await asyncio.sleep(0.2)              # the server is being killed or restarted
+
+
+async def newest(ws, state: dict) -> dict:
+    """The newest state among what arrived while the person thought (or `state`)."""
+    while True:
+        try:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 0.001))
+        except TimeoutError:
+            return state
+        if msg["type"] == "state" and (msg["game"], msg["version"]) > (state["game"], state["version"]):
+            state = msg
 
 
 async def hold_sockets(soak: Soak, n: int, partial: bytes) -> None:
@@ -299,7 +318,8 @@ async def soak_run(soak: Soak) -> None:
         if code != 200:
             raise RuntimeError(doc)
         tables.append((doc["id"], doc["tokens"]["0"]))
-    people = asyncio.ensure_future(asyncio.gather(*(person(soak, t, tok) for t, tok in tables)))
+    people = asyncio.ensure_future(asyncio.gather(*(person(soak, t, tok, random.Random(args.seed * 7919 + i))
+                                                    for i, (t, tok) in enumerate(tables))))
     noise = [asyncio.ensure_future(c) for c in (
         hold_sockets(soak, args.idle, b""), hold_sockets(soak, args.half_open, b"GET /api/menu HTTP/1.1\r\nHost: x"),
         slow_readers(soak, args.slow, tables), cross_site(soak), bad_frames(soak, tables), memory(soak))]
@@ -336,7 +356,8 @@ def run(args) -> int:
             soak.problems.append(f"{len(lost)} finished games are not in the store: {lost[:3]}")
         if "Traceback" in out:
             soak.problems.append("the server's output holds a traceback")
-        print(f"soak: {args.tables} tables (one person, one {args.cpu} CPU, {args.games} games each), {args.idle} "
+        print(f"soak: {args.tables} tables (one person thinking {args.think:g} s, one {args.cpu} CPU, {args.games} "
+              f"games each), {args.idle} "
               f"idle sockets, {args.slow} slow readers, {args.half_open} half-open requests, cross-site requests "
               f"({soak.cross_site} sent), a bad-frame flood; {soak.kills} kill -9 and restarts; {wall:.1f} s")
         print(f"games finished: {len(soak.finished)} (store: {len(records)} folders, {sum(records.values())} "

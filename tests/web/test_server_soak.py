@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_a_small_soak_loses_and_doubles_no_game():
     done = subprocess.run([sys.executable, "scripts/bench.py", "soak", "--tables", "3", "--games", "1", "--idle", "8",
-                           "--slow", "3", "--half-open", "3", "--kills", "2", "--seconds", "240", "--seed", "1"],
+                           "--slow", "3", "--half-open", "3", "--kills", "2", "--seconds", "240", "--seed", "1",
+                           "--think", "0"],
                           cwd=ROOT, capture_output=True, text=True, timeout=400,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     out = done.stdout + done.stderr

@@ -5,7 +5,11 @@ Tables and finished games live in `--data` (default: `$YACHT_DATA_DIR/web`, as `
 files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tournament store's format
 (`yacht analyze`, `show` and `report` read them). `--config FILE` lists the CPU players the lobby
 offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
-folders to show, and the server's limits (docs/web.md).
+folders to show, the server's limits and timeouts, and the origins of a proxy (docs/web.md).
+
+One server per data folder: `DATA/serve.lock` names the one that holds it, and a second start on the same
+folder is one line (exit 2); so is a `--data` that is a file, a dangling link, a device or a FIFO. The soft
+open-file limit is raised to the hard one, and the sockets the server holds are derived from it.
 """
 import os
 import socket

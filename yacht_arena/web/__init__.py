@@ -10,5 +10,7 @@ watched tournaments, on Starlette and uvicorn (the `[web]` extra). See docs/web.
 - `cpus`: the CPU seats' agents and the tasks that play them
 - `idle`: which tables a full server closes
 - `server`: the above put together; every client message handed to its table
+- `guard`: other sites' pages refused (Origin, content type, Host)
+- `listener`: what the server adds to uvicorn's sockets (request timeouts, the file budget, aborting a socket)
 - `app`: the ASGI app (HTTP, WebSockets, static files)
 """
