@@ -10,10 +10,11 @@ With --flood N it first opens N idle sockets at once (never closed by the client
 still get the lobby's menu and a table while they are held (--files sets the server's open-file limit, e.g.
 1024, a common default).
 
-Afterwards it checks, and prints: every game a person saw finish is in the store exactly once (and no other
-record is); after every restart each table continued where its person last saw it (the same moves, the same
-dice, or later); no cross-site request was accepted; the people's move round trips (p50, p99, max: the goal
-is p99 <= 50 ms on 2 cores) and the server's peak resident memory. Exit 1 when a check fails.
+Afterwards it checks, and prints: every game a person saw finish is in the store exactly once (and no
+store folder holds more than one record); after every restart each table continued where its person last
+saw it (the same moves and the same dice, or later); no cross-site request was accepted; the people's move
+round trips (p50, p99, max: the goal is p99 <= 50 ms on 2 cores) and the server's peak resident memory.
+Exit 1 when a check fails.
 
 The clients and the server share the machine's cores: the figures are a ceiling on what the server costs.
 """
