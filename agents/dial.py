@@ -82,6 +82,8 @@ class DialAgent(Agent):
 
     def check_rules(self, rules, num_players) -> None:
         self.strong.check_rules(rules, num_players)
+        if self.win is not None:
+            self.win.check_rules(rules, num_players)
 
     def prepare(self, rules, num_players) -> None:
         self.strong.prepare(rules, num_players)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from yacht_env.config import ConfigError
 
 from .lookahead import MAX_LOOKAHEAD
-from .strong import GOALS
+from .strong import GOALS, MAX_TARGET
 
 
 class AgentSpecError(ConfigError):
@@ -64,7 +64,6 @@ def _finite(value: float) -> float:
 
 def _target(value: float) -> float:
     """A target score (strong?goal=target): what the agent can play for, 0 to MAX_TARGET points."""
-    from .strong import MAX_TARGET
     if not 0 <= value <= MAX_TARGET:      # NaN too
         raise ValueError(f"must be a final score from 0 to {MAX_TARGET:,} points, got {value:g}")
     return value

@@ -213,6 +213,7 @@ class WinAgent(Agent):
         self._dial = weakref.WeakKeyDictionary()   # engine state -> `_TurnChances` of its tables (`act_dial`)
 
     def check_rules(self, rules, num_players) -> None:
+        self._check(rules)
         self.strong.check_rules(rules, num_players)
 
     def prepare(self, rules, num_players) -> None:

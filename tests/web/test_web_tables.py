@@ -14,7 +14,9 @@ from agents.analysis import analyze_game  # noqa: E402
 from tournaments.gamelog import read_games  # noqa: E402
 from tournaments.report import results  # noqa: E402
 from tournaments.store import Store  # noqa: E402
-from yacht_arena.web.app import MAX_FRAME, Menu, Server  # noqa: E402
+from yacht_arena.web.connections import MAX_FRAME  # noqa: E402
+from yacht_arena.web.server import Server  # noqa: E402
+from yacht_arena.web.settings import Menu  # noqa: E402
 from yacht_arena.web.child import serving  # noqa: E402
 from yacht_arena.web.tables import Seat, Table, TableError, store_game  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
@@ -215,7 +217,7 @@ def test_a_solo_game_is_an_evaluate_folder(tmp_path):
 
 
 def test_the_menu_offers_what_the_registry_accepts_and_refuses_the_rest():
-    from yacht_arena.web.app import accepted
+    from yacht_arena.web.settings import accepted
     menu = Menu.of()
     assert {"easy", "normal", "strong"} <= set(menu.entries)
     assert ("strong-win" in menu.entries) == accepted("strong?goal=win")    # offered once the registry has it
@@ -232,7 +234,7 @@ def test_the_server_reloads_its_tables_and_stores_a_game_a_kill_left_unstored(tm
     made = server.open_table({"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}], "pace": 0})
     table = server.tables[made["id"]]
     play_first_boxes(table, {0})
-    table.flush(server.table_dir)                            # killed before it stored the game
+    table.flush(server.storage.table_dir)                            # killed before it stored the game
     again = Server(tmp_path)
     assert again.tables[made["id"]].stored == [f"{made['id']}-1"]
     assert read_games(tmp_path / "games" / f"{made['id']}-1").records[0]["totals"] == table.game.totals()
@@ -240,17 +242,17 @@ def test_the_server_reloads_its_tables_and_stores_a_game_a_kill_left_unstored(tm
 
 
 def test_a_full_server_closes_finished_tables_nobody_watches(tmp_path):
-    from yacht_arena.web.app import Limits, ServeConfig
+    from yacht_arena.web.settings import Limits, ServeConfig
     server = Server(tmp_path, ServeConfig(limits=Limits(tables=2)))
     solo = {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"}], "pace": 0}
     first, second = server.open_table(solo)["id"], server.open_table(solo)["id"]
     with pytest.raises(TableError, match="as many tables"):
         server.open_table(solo)
     play_first_boxes(server.tables[first], {0})
-    server._store(server.tables[first])
+    server.storage.store(server.tables[first])
     third = server.open_table(solo)["id"]
-    assert set(server.tables) == {second, third} and not (server.table_dir / f"{first}.json").exists()
-    assert (server.games / f"{first}-1" / "games.jsonl").is_file()
+    assert set(server.tables) == {second, third} and not (server.storage.table_dir / f"{first}.json").exists()
+    assert (server.storage.games / f"{first}-1" / "games.jsonl").is_file()
 
 
 # ---- over a real WebSocket ------------------------------------------------------------------------------

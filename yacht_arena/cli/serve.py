@@ -5,13 +5,20 @@ Tables and finished games live in `--data` (default: `$YACHT_DATA_DIR/web`, as `
 files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tournament store's format
 (`yacht analyze`, `show` and `report` read them). `--config FILE` lists the CPU players the lobby
 offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
-folders to show, and the server's limits (docs/web.md).
+folders to show, the server's limits and timeouts, and the origins of a proxy (docs/web.md).
+
+One server per data folder: `DATA/serve.lock` names the one that holds it, and a second start on the same
+folder is one line (exit 2); so is a `--data` that is a file, a dangling link, a device or a FIFO. The soft
+open-file limit is raised to the hard one, and the sockets the server holds are derived from it.
 """
+import os
 import socket
 import sys
 from pathlib import Path
 
 import uvicorn
+
+from yacht_env.safe_file import FileRefused
 
 from .options import CommandError
 from .play import data_dir
@@ -28,11 +35,19 @@ def add_parser(sub):
                    help="folder of tables and finished games (default: web/ in yacht play's data folder, "
                         "$YACHT_DATA_DIR or ~/.local/share/yacht-arena)")
     p.add_argument("--config", default=None, metavar="FILE", help="serve config (YAML): cpus, allow_external, "
-                                                                   "tournaments, max_tables, max_connections")
+                                                                   "tournaments, max_tables, max_connections, "
+                                                                   "send_timeout, request_timeout, origins")
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def run(args) -> int:
-    from yacht_arena.web.app import MAX_FRAME, ServeConfig, create_app   # starlette (the web extra): only to serve
+    # the web extra (starlette, uvicorn): loaded only to serve
+    from yacht_arena.web.app import create_app
+    from yacht_arena.web.listener import file_budget, uvicorn_settings
+    from yacht_arena.web.settings import ServeConfig
+    from yacht_arena.web.storage import check_data, hold_data
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
     try:                                     # a port in use is one line, not a server's error log
@@ -45,11 +60,23 @@ def run(args) -> int:
                            f"pick another --port or --host") from None
     config = ServeConfig.read(args.config) if args.config else ServeConfig()
     data = Path(args.data) if args.data else data_dir() / "web"
-    app = create_app(data, config)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    try:
+        check_data(data)
+        lock = hold_data(data)                   # held until the process ends
+    except FileRefused as e:
+        raise CommandError(f"--data: {' '.join(str(e).split())}") from None
+    files, sockets = file_budget()
+    limits = config.limits
+    if limits.connections > sockets * 3 // 4:   # a quarter of the sockets stays for pages and requests
+        limits.connections = max(1, sockets * 3 // 4)
+        print(f"yacht serve: the open-file limit ({files}) allows {limits.connections} live connections; "
+              f"raise it to hold more (docs/web.md, \"Limits\")", file=sys.stderr)
+    app = create_app(data, config, loopback=args.host in LOOPBACK)
+    if args.host not in LOOPBACK:
         print(f"yacht serve: listening on {args.host}: other machines can reach these tables", file=sys.stderr)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"yacht serve: open http://{host}:{args.port}/  (tables in {data}; Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=MAX_FRAME,
-                ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_graceful_shutdown=2)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                **uvicorn_settings(files, sockets, limits.request_timeout))
+    os.close(lock)
     return 0

@@ -3,6 +3,7 @@ folder of the caller's; waited for in a bounded loop and stopped (terminate, the
 import contextlib
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -22,9 +23,10 @@ def free_port() -> int:
 
 
 class Served:
-    """A running server: `url`, `data`, `proc`; `kill9()` ends it as a crash would."""
+    """A running server: `url`, `data`, `proc`; `kill9()` ends it as a crash would; `files` sets the child's
+    open-file limit (soft and hard)."""
 
-    def __init__(self, data: Path, config: Path | None = None, port: int | None = None):
+    def __init__(self, data: Path, config: Path | None = None, port: int | None = None, files: int | None = None):
         self.data, self.port = Path(data), port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "yacht_arena.cli", "serve", "--port", str(self.port), "--data", str(self.data)]
@@ -32,7 +34,9 @@ class Served:
             cmd += ["--config", str(config)]
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.log = open(self.data.parent / f"serve-{self.port}.log", "ab")   # closed in stop()
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        limit = None if files is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files)))
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     preexec_fn=limit)
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
@@ -58,7 +62,8 @@ class Served:
             return e.code, json.loads(e.read())
 
     def output(self) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         return (self.data.parent / f"serve-{self.port}.log").read_text(errors="replace")
 
     def kill9(self) -> None:
@@ -77,8 +82,8 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(data: Path, config: Path | None = None, port: int | None = None):
-    served = Served(data, config, port)
+def serving(data: Path, config: Path | None = None, port: int | None = None, files: int | None = None):
+    served = Served(data, config, port, files)
     try:
         yield served
     finally:

@@ -38,10 +38,16 @@ MAX_TABLE_BYTES = 1 << 20      # a table's file (ID.json): its setup and the mov
 MAX_JOURNAL_BYTES = 16 << 20   # a table's journal (ID.log): moves since then, one short JSON line each
 MAX_MOVE_BYTES = 4096
 MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "rematch")
+FORMAT = 1                     # of the table file ("format") and of the journal (its first line {"journal": 1})
+MAX_NOTES = 20                 # notes a table keeps (a CPU that failed, a seat the operator's config changed)
 
 
 class TableError(ValueError):
     """A request the table refuses (bad setup or bad message); the table is unchanged."""
+
+
+class JournalError(ValueError):
+    """A table file or journal this server cannot replay: the message names the file and the line."""
 
 
 def new_token() -> str:
@@ -101,6 +107,7 @@ class Table:
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
     preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
+    notes: list = field(default_factory=list)    # what happened to the table that its people should know
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -307,7 +314,7 @@ class Table:
             "preview": preview, "counting": counting, "undo": undo_seat,
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
             "free": self.free_seat() is not None, "preparing": self.preparing,
-            "log": game.log[-12:], "moves": len(game.log), "solo": self.solo,
+            "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "notes": self.notes[-5:],
         }
         if held:
             out["invite"] = self.invite
@@ -322,12 +329,30 @@ class Table:
         return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
-                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen}
+                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen,
+                "notes": self.notes, "format": FORMAT}
+
+    def note(self, text: str) -> None:
+        """Keep a note for the table's people (the last MAX_NOTES); the table file is written whole next."""
+        self.notes = [*self.notes, text][-MAX_NOTES:]
+        self.changed(full=True)
+
+    def snapshot(self) -> tuple:
+        """What `restore` needs to put the table back as it is now."""
+        return json.dumps(self.to_json()), list(self.pending), self.full, self.seen
+
+    def restore(self, snap: tuple) -> None:
+        """Put the table back as `snapshot` found it (its game replayed from the snapshot's moves)."""
+        doc, pending, full, seen = snap
+        self.__dict__.update(Table.from_json(json.loads(doc)).__dict__)
+        self.pending, self.full, self.seen = pending, full, seen
 
     @classmethod
     def from_json(cls, doc: dict, journal=()) -> "Table":
         """A table as `to_json` wrote it, its game replayed move by move (the same dice), then the moves of
-        its journal (`flush`) played after it."""
+        its journal (`flush`): (line number, move) pairs as `read_journal` gives them, played after it."""
+        if doc.get("format", FORMAT) != FORMAT:
+            raise JournalError(f"table file format {str(doc.get('format'))[:20]}; this server reads format {FORMAT}")
         seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", "")) for s in doc["seats"]]
         table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
                     doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
@@ -342,13 +367,17 @@ class Table:
                     raise ValueError(f"table {table.id}: replayed dice {game.dice} are not the logged {entry['dice']}")
             else:
                 game.score(entry["box"], entry["column"])
-        for move in journal:
-            if "roll" in move:
-                game.roll(move["roll"])
-            elif "score" in move:
-                game.score(move["score"], move["column"])
-            else:
-                game.undo()
+        table.notes = [str(n)[:300] for n in doc.get("notes", [])][-MAX_NOTES:]
+        for number, move in journal:
+            try:
+                if "roll" in move:
+                    game.roll(move["roll"])
+                elif "score" in move:
+                    game.score(move["score"], move["column"])
+                else:
+                    game.undo()
+            except IllegalMove as e:
+                raise JournalError(f"line {number}: a move the game refuses ({e})") from None
         table.seen = int(doc.get("version", 0)) + len(journal)
         table.full = bool(journal)
         return table
@@ -356,15 +385,22 @@ class Table:
     @classmethod
     def load(cls, path: Path) -> "Table":
         """The table of `path` (ID.json) with the moves of its journal (ID.log; a torn last line is no move)."""
-        journal = []
+        log = path.with_suffix(".log")
         try:
-            with open_read(path.with_suffix(".log"), "table journal", MAX_JOURNAL_BYTES) as f:
-                for _, line in bounded_lines(f, MAX_MOVE_BYTES, str(path.with_suffix(".log")), "move"):
-                    if line.endswith(b"\n"):          # a torn last line is no move
-                        journal.append(json.loads(line))
+            with open_read(log, "table journal", MAX_JOURNAL_BYTES) as f:
+                journal = read_journal(bounded_lines(f, MAX_MOVE_BYTES, str(log), "move"))
         except NoSuchFile:
-            pass
-        return cls.from_json(json.loads(read_text(path, MAX_TABLE_BYTES, "table file")), journal)
+            journal = []
+        except JournalError as e:
+            raise JournalError(f"{log}: {e}") from None
+        try:
+            doc = json.loads(read_text(path, MAX_TABLE_BYTES, "table file"))
+        except (ValueError, RecursionError):
+            raise JournalError(f"{path}: not a table file (damaged JSON)") from None
+        try:
+            return cls.from_json(doc, journal)
+        except JournalError as e:
+            raise JournalError(f"{log if str(e).startswith('line') else path}: {e}") from None
 
     def flush(self, folder: Path) -> None:
         """Put the changes on disk: the whole table in `folder/ID.json` (written to a temporary file and
@@ -376,7 +412,9 @@ class Table:
         elif self.pending:
             fd = open_append(folder / f"{self.id}.log", "table journal")   # never through a planted link
             try:
-                os.write(fd, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in self.pending).encode())
+                head = [{"journal": FORMAT}] if os.fstat(fd).st_size == 0 else []
+                os.write(fd, "".join(json.dumps(m, separators=(",", ":")) + "\n"
+                                     for m in head + self.pending).encode())
             finally:
                 os.close(fd)
         self.full = False
@@ -400,6 +438,42 @@ class Table:
         return meta, table_record(self.game, names, self.game_seed)
 
 
+def read_journal(lines) -> list[tuple[int, dict]]:
+    """The moves of a journal's (number, bytes) lines: [(line number, move)]. The first line may name the
+    format ({"journal": 1}; journals written before it have none); every later line is one move of a known
+    kind. A torn last line (no newline: a kill mid-write) is no move; any other line that is not a known move
+    is a JournalError naming its line."""
+    moves = []
+    for number, line in lines:
+        if not line.endswith(b"\n"):
+            break
+        try:
+            move = json.loads(line)
+        except (ValueError, RecursionError):
+            raise JournalError(f"line {number}: damaged (not a JSON line)") from None
+        if number == 1 and isinstance(move, dict) and set(move) == {"journal"}:
+            if move["journal"] != FORMAT:
+                raise JournalError(f"line 1: journal format {str(move['journal'])[:20]}; this server reads "
+                                   f"format {FORMAT}")
+            continue
+        if not is_move(move):
+            raise JournalError(f"line {number}: not a move this server knows ({line[:60].decode(errors='replace')})")
+        moves.append((number, move))
+    return moves
+
+
+def is_move(move) -> bool:
+    """A journal line's move: {"roll": mask of the dice held}, {"score": box, "column": c} or {"undo": 1}."""
+    if not isinstance(move, dict):
+        return False
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    if set(move) == {"roll"}:                      # the dice held: a bit mask of the sorted dice
+        return whole(move["roll"]) and 0 <= move["roll"] < 256
+    if set(move) == {"score", "column"}:
+        return isinstance(move["score"], str) and whole(move["column"])
+    return move == {"undo": 1}
+
+
 def store_game(table: Table, games: Path) -> str:
     """Append the table's finished game to the records under `games/ID-N/` (fsynced); its folder name.
     Storing twice (a restart after a kill between the store and the table file) keeps one record."""
@@ -418,4 +492,4 @@ def parse_knobs(pairs) -> dict:
         raise TableError(f"rule knobs: {' '.join(str(e).split())[:300]}") from None
 
 
-__all__ = ["Seat", "Table", "TableError", "check_name", "parse_knobs", "store_game"]
+__all__ = ["JournalError", "Seat", "Table", "TableError", "check_name", "parse_knobs", "read_journal", "store_game"]
