@@ -1,6 +1,7 @@
 """The games log itself (`tournaments.gamelog.log`): appending reads nothing of the log but its last byte,
 two processes appending at once leave whole lines, a planted link, FIFO or shared file is refused before a
 byte is written, a torn last line is cut before appending and never read as a game, reading is streamed."""
+import fcntl
 import json
 import os
 import subprocess
@@ -88,6 +89,22 @@ def test_a_planted_file_is_refused_before_a_byte_is_written(kind, tmp_path, vict
     if kind in ("fifo", "folder"):
         with pytest.raises(FileRefused):
             list(gamelog.read(path, refuse))
+
+
+def test_a_lock_held_by_another_process_is_waited_for_boundedly_and_then_refused(tmp_path, monkeypatch):
+    path = tmp_path / gamelog.GAMES
+    gamelog.append(path, [{"key": "a"}])
+    monkeypatch.setattr(gamelog_log, "LOCK_WAIT", 0.05)
+    holder = os.open(path, os.O_RDONLY)            # another open file: its lock conflicts as another process's
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(ConfigError) as e:
+            gamelog.append(path, [{"key": "b"}])
+        assert "another process has held the games log's lock" in one_line(e.value)
+    finally:
+        os.close(holder)
+    gamelog.append(path, [{"key": "b"}])
+    assert keys(path) == ["a", "b"]
 
 
 def test_a_full_disk_is_one_line_naming_the_log(tmp_path, monkeypatch):

@@ -175,13 +175,39 @@ def device_link(path):
     (fifo, "is a FIFO"),
     (lambda p: (p.mkdir(), (p / "tables").symlink_to(p.parent)), "tables: is a symbolic link"),
     (lambda p: (p.mkdir(), (p / "games").write_text("")), "games: is a regular file"),
+    (lambda p: (p.mkdir(), fifo(p / "serve.lock")), "FIFO"),
+    (lambda p: (p.mkdir(), (p / "serve.lock").symlink_to(p.parent / "elsewhere" / "victim.txt")), "symbolic link"),
 ])
-def test_data_that_is_not_a_folder_is_one_line(tmp_path, capsys, make, why):
+def test_data_that_is_not_a_folder_is_one_line(tmp_path, capsys, victim, make, why):
     data = tmp_path / "data"
     make(data)
     assert main(["serve", "--port", str(free_port()), "--data", str(data)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("yacht serve: error: --data: ") and why in err and err.count("\n") == 1
+    assert victim.read_bytes() == SECRET
+
+
+def test_two_servers_started_at_once_on_one_folder_leave_one(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from yacht_arena.web.child import Served
+
+    def start(_):
+        try:
+            return Served(tmp_path / "data")
+        except RuntimeError as e:
+            return str(e)
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(start, range(2)))
+    served = [g for g in got if not isinstance(g, str)]
+    refused = [g for g in got if isinstance(g, str)]
+    try:
+        assert len(served) == 1 and len(refused) == 1
+        assert "another `yacht serve` is writing this folder" in refused[0] and "Traceback" not in refused[0]
+        assert served[0].get("/api/menu")["max_seats"] == 8
+    finally:
+        for s in served:
+            s.stop()
 
 
 def test_one_server_per_data_folder(tmp_path, capsys):

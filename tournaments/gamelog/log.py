@@ -1,10 +1,11 @@
 """The games log on disk: appending to it and reading it, the one place that opens a `games.jsonl`.
 
 - **Appending** (`append`): the lines go to the end of the log in one write, then one fsync, by one
-  writer at a time -- an exclusive `flock` on the log itself, waited for, held from the open to the
-  close. Nothing of the log is read first but its last byte: a last line without its newline (a write
-  cut short by a kill or a full disk) is cut back to the last newline before the new lines go after it,
-  so every line of the log is whole. The log is opened as `yacht_env.safe_file.open_rw` opens files:
+  writer at a time -- an exclusive `flock` on the log itself, held from the open to the close, waited
+  for at most `LOCK_WAIT` seconds (a process holding it longer: one refusal line, nothing written).
+  Nothing of the log is read first but its last byte: a last line without its newline (a write cut
+  short by a kill or a full disk) is cut back to the last newline before the new lines go after it, so
+  every line of the log is whole. The log is opened as `yacht_env.safe_file.open_rw` opens files:
   never through a symbolic link, never a FIFO, a device, a folder or a file with a second hard link.
   `once=True` appends only to a log that holds no line yet (a folder of one game stored twice keeps
   one record).
@@ -20,6 +21,7 @@ import errno
 import fcntl
 import json
 import os
+import time
 
 from yacht_env.config import ConfigError
 from yacht_env.safe_file import NoSuchFile, atomic_writer, open_read, open_rw
@@ -28,6 +30,7 @@ from .records import MAX_RECORD_BYTES, record_line, record_lines
 
 WHAT = "games file"
 TAIL_BLOCK = 1 << 16       # bytes read at a time when a torn last line is cut back
+LOCK_WAIT = 60.0           # seconds an appender waits for another to finish (an append takes milliseconds)
 
 
 def disk_error(what: str, err: OSError) -> ConfigError:
@@ -54,7 +57,7 @@ def append(path, lines, once: bool = False) -> bool:
     except OSError as e:
         raise disk_error(str(path), e) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)          # another appender finishes its write first
+        _lock(fd, path)                         # another appender finishes its write first
         end = _cut_torn_tail(fd)
         if once and end:
             return False
@@ -80,12 +83,27 @@ def cut_torn_tail(path) -> None:
     except OSError as e:
         raise disk_error(str(path), e) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock(fd, path)
         _cut_torn_tail(fd)
     except OSError as e:
         raise disk_error(str(path), e) from None
     finally:
         os.close(fd)
+
+
+def _lock(fd: int, path) -> None:
+    """Take the appenders' lock on the open log `fd`, waiting up to `LOCK_WAIT` seconds; `ConfigError` when
+    another process holds it longer (no appender does: it holds the lock for one write and one fsync)."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ConfigError(f"{path}: another process has held the games log's lock for {LOCK_WAIT:g} s; "
+                                  f"nothing was written: stop the process that holds it, then rerun") from None
+            time.sleep(0.01)
 
 
 def _cut_torn_tail(fd: int) -> int:
