@@ -16,7 +16,10 @@ from tests.envs.vector_play import assert_same_info, random_actions
 from yacht_env.core.actions import NUM_HOLDS
 from yacht_env.core.dice import NUM_ROLLS, ROLL_PROB, ROLLS
 from yacht_env.envs.obs import DICE, FACE_COUNTS, obs_size
+from yacht_env.envs.obs import box_scale
 from yacht_env.envs.options import ACTIONS, DICE as DICE_OBS, DICE_SIZES, DISTINCT, narrow_masks, rolls_of_obs
+from yacht_env.envs.options import sheet_size, total_scale
+from yacht_env.envs.table_obs import num_extra
 from yacht_env.integrations.pettingzoo import env as pz_env
 from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv
 from yacht_env.rules import load
@@ -122,7 +125,7 @@ def test_every_vector_mode_plays_the_same_steps_with_options_on(autoreset):
 
 def test_vs_vector_and_sb3_adapters_show_the_single_envs_options():
     """YachtVs-v0 batched equals N single envs with the options on; the SB3 adapters pass them through."""
-    kw = dict(num_players=2, opponents="strong", seat=0, action_set="distinct", dice_obs="counts")
+    kw = dict(num_players=2, opponents="strong", seat=0, action_set="distinct", dice_obs="counts", table_obs="full")
     vec = gym.make_vec("YachtVs-v0", num_envs=3, vectorization_mode="vector_entry_point", **kw)
     singles = [gym.make("YachtVs-v0", **kw) for _ in range(3)]
     obs, info = vec.reset(seed=7)
@@ -150,6 +153,31 @@ def test_vs_vector_and_sb3_adapters_show_the_single_envs_options():
     assert np.array_equal(solo.action_masks(), narrow_masks(plain.action_masks(), rolls_of_obs(o2)))
 
 
+def test_full_table_observation_gives_every_other_sheet_and_unsaturated_totals():
+    env = gym.make("YachtVs-v0", num_players=3, opponents="greedy", seat=1, table_obs="full")
+    check_env(env.unwrapped, skip_render_check=True)
+    api_test(pz_env(num_players=3, table_obs="full", dice_obs="onehot"), num_cycles=60)
+    base = obs_size(YACHT) + num_extra(3)
+    B, top = len(YACHT.boxes), total_scale(YACHT)
+    assert env.observation_space.shape == (base + 1 + 2 * sheet_size(YACHT),)
+    assert top > 1575      # more than any yacht game can score, so a total never reaches 1
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(2)
+    over = False
+    while not over:
+        obs, _, over, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert env.observation_space.contains(obs)
+    st = env.unwrapped.core.state
+    totals = st.totals[0]
+    assert obs[base] == np.float32(totals[1] / top)                      # this sheet: seat 1's
+    for k, sheet in enumerate((2, 0)):                                   # then in turn order after it
+        at = base + 1 + k * sheet_size(YACHT)
+        scores = st.scores[0, sheet, 0]
+        assert obs[at:at + B].tolist() == [0.0] * B                      # every box filled at the end
+        assert np.allclose(obs[at + B:at + 2 * B], scores / box_scale(YACHT))
+        assert obs[at + sheet_size(YACHT) - 1] == np.float32(totals[sheet] / top) < 1
+
+
 def test_defaults_show_what_they_always_showed():
     env = gym.make("Yacht-v0")
     assert env.observation_space.shape == (obs_size(YACHT),)
@@ -158,21 +186,26 @@ def test_defaults_show_what_they_always_showed():
     assert np.array_equal(o1, o2) and np.array_equal(i1["action_mask"], i2["action_mask"])
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"action_set": "Distinct"}, "action_set must be one of 'all', 'distinct', got 'Distinct'"),
-    ({"action_set": 1}, "action_set must be one of"),
-    ({"dice_obs": None}, "dice_obs must be one of 'scaled', 'onehot', 'counts', got None"),
-    ({"dice_obs": "x" * 500}, "got 'xxxx"),
-    ({"obs_mode": "dict", "dice_obs": "onehot"}, "need obs_mode='flat'"),
-    ({"obs_mode": "dict", "action_set": "distinct"}, "need obs_mode='flat'"),
+def vec(**kw):
+    return gym.make_vec("YachtVs-v0", num_envs=2, vectorization_mode="vector_entry_point", **kw)
+
+
+MAKERS = {"Yacht-v0": lambda **kw: gym.make("Yacht-v0", **kw), "YachtVs-v0": lambda **kw: gym.make("YachtVs-v0", **kw),
+          "vector": vec, "pettingzoo": pz_env}
+
+
+@pytest.mark.parametrize("kw,message,makers", [
+    ({"action_set": "Distinct"}, "action_set must be one of 'all', 'distinct', got 'Distinct'", MAKERS),
+    ({"action_set": 1}, "action_set must be one of", MAKERS),
+    ({"dice_obs": None}, "dice_obs must be one of 'scaled', 'onehot', 'counts', got None", MAKERS),
+    ({"dice_obs": "x" * 500}, "got 'xxxx", MAKERS),
+    ({"table_obs": ["full"]}, "table_obs must be one of .summary., .full.", ("YachtVs-v0", "vector", "pettingzoo")),
+    ({"obs_mode": "dict", "dice_obs": "onehot"}, "need obs_mode='flat'", ("Yacht-v0", "YachtVs-v0")),
+    ({"obs_mode": "dict", "action_set": "distinct"}, "need obs_mode='flat'", ("Yacht-v0", "YachtVs-v0")),
+    ({"obs_mode": "dict", "table_obs": "full"}, "need obs_mode='flat'", ("YachtVs-v0",)),
 ])
-def test_bad_options_are_one_clear_error(kw, message):
-    for make in (lambda: gym.make("Yacht-v0", **kw), lambda: gym.make("YachtVs-v0", **kw),
-                 lambda: gym.make_vec("Yacht-v0", num_envs=2, vectorization_mode="vector_entry_point",
-                                      **{k: v for k, v in kw.items() if k != "obs_mode"}) if "obs_mode" not in kw
-                 else gym.make("Yacht-v0", **kw),
-                 lambda: pz_env(**{k: v for k, v in kw.items() if k != "obs_mode"}) if "obs_mode" not in kw
-                 else gym.make("Yacht-v0", **kw)):
+def test_bad_options_are_one_clear_error(kw, message, makers):
+    for name in makers:
         with pytest.raises(ValueError, match=message) as e:
-            make()
-        assert len(str(e.value)) < 200
+            MAKERS[name](**kw)
+        assert len(str(e.value)) < 200, name

@@ -22,6 +22,16 @@ and the entries below follow it, all in [0, 1]):
   six" or "keep one die of each face" is a hard function of dice / 6; of these entries, nearly linear.
 - `"counts"`: 36 entries: for face f, 1 at 6 * (f - 1) + n where n (0..5) dice show f.
 
+`table_obs` (the table envs: `YachtVs-v0`, its vector env and PettingZoo; after the `dice_obs` entries):
+- `"summary"` (default): nothing more (the seat layout's summary of every other sheet: its total capped
+  at 1, boxes filled, upper progress, open Yacht boxes; `yacht_env.envs.table_obs`).
+- `"full"`: this sheet's total / `total_scale(rules)`, then every other sheet in full, in turn order after
+  this one (sheet s + 1, s + 2, ... modulo the sheets), each as C columns of [open (B): 1 where box b is
+  open; points (B): what box b holds / the most it can hold; upper total / threshold, capped at 1 (0
+  without an upper bonus); 1 once its Yacht box holds full points], then its total / `total_scale(rules)`.
+  `total_scale` is a total no game can pass (every box at its best, the upper bonus and an extra-Yacht
+  bonus on every turn), so totals never saturate as the summary's (capped at 1) can.
+
 A finished game's mask stays all 1 under every option. The options need `obs_mode="flat"`. The trainers
 use them: `yacht train`'s `distinct_holds` and `dice_onehot` are `action_set="distinct"` and
 `dice_obs="onehot"`, as are `scripts/ppo_batched.py`'s inputs.
@@ -31,11 +41,13 @@ from gymnasium import spaces
 
 from ..core.actions import NUM_HOLDS
 from ..core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
-from .obs import FACE_COUNTS, dice_of_obs
+from ..core.engine import UPPER, YACHT50
+from .obs import FACE_COUNTS, box_scale, dice_of_obs, max_total
 
 ACTIONS = ("all", "distinct")
 DICE = ("scaled", "onehot", "counts")
 DICE_SIZES = {"scaled": 0, "onehot": 34, "counts": 36}
+TABLE = ("summary", "full")
 _SLOT = 6 * np.arange(5)
 _POW6 = 6 ** np.arange(5)
 
@@ -85,26 +97,67 @@ def narrow_masks(masks: np.ndarray, rolls: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_options(action_set, dice_obs, obs_mode: str = "flat") -> None:
-    """ValueError naming the keyword when `action_set` or `dice_obs` is not one of its choices, or when an
-    option is asked of a Dict observation."""
-    for name, value, choices in (("action_set", action_set, ACTIONS), ("dice_obs", dice_obs, DICE)):
+def total_scale(rules) -> int:
+    """A total no game under `rules` can pass: every box at its best, the upper bonus, and the extra-Yacht
+    bonus on every turn (`table_obs="full"` divides totals by it)."""
+    return max_total(rules) + int(rules.extra_yacht_bonus or 0) * rules.rounds
+
+
+def sheet_size(rules) -> int:
+    """Entries of one other sheet under `table_obs="full"`."""
+    return rules.columns * (2 * len(rules.boxes) + 2) + 1
+
+
+def full_sheets(state, rows, sheets) -> np.ndarray:
+    """(len(rows), 1 + (S - 1) * sheet_size) float32 `table_obs="full"` entries (module docstring) of
+    sheet sheets[j] at table rows[j] of an engine state (`yacht_env.core.engine.State`, S sheets)."""
+    rules, S = state.rules, state.num_sheets
+    rows, me = np.asarray(rows, np.int64), np.asarray(sheets, np.int64)
+    n, t = len(rows), rules.tables
+    top, inv = float(total_scale(rules)), 1.0 / box_scale(rules)
+    out = np.empty((n, 1 + (S - 1) * sheet_size(rules)), np.float32)
+    out[:, 0] = state.totals[rows, me] / top
+    at = 1
+    for k in range(1, S):
+        s = (me + k) % S
+        scores = state.scores[rows, s]                                   # (n, C, B), -1 where open
+        cols = state.cols[rows, s]
+        upper = np.minimum(cols[:, :, UPPER] / t.upper_threshold, 1.0) if t.upper_bonus > 0 \
+            else np.zeros(cols.shape[:2])
+        block = np.concatenate([scores < 0, np.maximum(scores, 0) * inv, upper[:, :, None],
+                                (cols[:, :, YACHT50] != 0)[:, :, None]], axis=2)
+        out[:, at:at + block.shape[1] * block.shape[2]] = block.reshape(n, -1)
+        at += block.shape[1] * block.shape[2]
+        out[:, at] = state.totals[rows, s] / top
+        at += 1
+    return out
+
+
+def check_options(action_set, dice_obs, obs_mode: str = "flat", table_obs: str = "summary") -> None:
+    """ValueError naming the keyword when `action_set`, `dice_obs` or `table_obs` is not one of its
+    choices, or when an option is asked of a Dict observation."""
+    for name, value, choices in (("action_set", action_set, ACTIONS), ("dice_obs", dice_obs, DICE),
+                                 ("table_obs", table_obs, TABLE)):
         if not isinstance(value, str) or value not in choices:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {shown}")
-    if obs_mode != "flat" and (action_set, dice_obs) != (ACTIONS[0], DICE[0]):
-        raise ValueError(f"action_set and dice_obs need obs_mode='flat', got obs_mode={obs_mode!r}")
+    if obs_mode != "flat" and (action_set, dice_obs, table_obs) != (ACTIONS[0], DICE[0], TABLE[0]):
+        raise ValueError(f"action_set, dice_obs and table_obs need obs_mode='flat', got obs_mode={obs_mode!r}")
 
 
 class EnvOptions:
-    """The `action_set` and `dice_obs` options of an env (module docstring), applied to what its core
-    shows: `space(base)`, `observe(obs)` (rows of flat observations) and `masks(masks, obs, over)`."""
+    """The options of an env (module docstring), applied to what its core shows: `space(base)`,
+    `observe(obs, state, rows, sheets)` (rows of flat observations; the state for `table_obs`) and
+    `masks(masks, obs, over)`. `rules` and `num_sheets` size the `table_obs="full"` entries."""
 
-    def __init__(self, action_set: str = "all", dice_obs: str = "scaled", obs_mode: str = "flat"):
-        check_options(action_set, dice_obs, obs_mode)
-        self.action_set, self.dice_obs = action_set, dice_obs
-        self.extra = DICE_SIZES[dice_obs]
-        self.plain = action_set == "all" and dice_obs == "scaled"    # the core's arrays are shown as they are
+    def __init__(self, action_set: str = "all", dice_obs: str = "scaled", obs_mode: str = "flat",
+                 table_obs: str = "summary", rules=None, num_sheets: int = 1):
+        check_options(action_set, dice_obs, obs_mode, table_obs)
+        self.action_set, self.dice_obs, self.table_obs = action_set, dice_obs, table_obs
+        self.full = table_obs == "full"
+        table = 1 + (num_sheets - 1) * sheet_size(rules) if self.full and rules is not None else 0
+        self.extra = DICE_SIZES[dice_obs] + table
+        self.plain = action_set == "all" and dice_obs == "scaled" and not self.full   # shown as the core has them
 
     def space(self, base: spaces.Space) -> spaces.Space:
         """The observation space: `base` (a flat Box) with the `dice` entries after it."""
@@ -112,12 +165,17 @@ class EnvOptions:
             return base
         return spaces.Box(0.0, 1.0, (base.shape[0] + self.extra,), np.float32)
 
-    def observe(self, obs: np.ndarray) -> np.ndarray:
-        """Rows (n, d) of flat observations -> (n, d + extra), float32 (the rows themselves for "scaled")."""
+    def observe(self, obs: np.ndarray, state=None, rows=None, sheets=None) -> np.ndarray:
+        """Rows (n, d) of flat observations -> (n, d + extra), float32 (the rows themselves without extra
+        entries); with `table_obs="full"`, row j shows sheet sheets[j] of table rows[j] of `state`."""
         if not self.extra:
             return obs
-        more = dice_features(dice_of_obs(obs)) if self.dice_obs == "onehot" else count_features(obs)
-        return np.concatenate([obs, more], axis=1)
+        parts = [obs]
+        if self.dice_obs != "scaled":
+            parts.append(dice_features(dice_of_obs(obs)) if self.dice_obs == "onehot" else count_features(obs))
+        if self.full:
+            parts.append(full_sheets(state, rows, sheets))
+        return np.concatenate(parts, axis=1)
 
     def masks(self, masks: np.ndarray, obs: np.ndarray, over=None) -> np.ndarray:
         """Rows of masks (int8 or bool, (n, A)) for the dice of the rows of flat observations `obs`; the

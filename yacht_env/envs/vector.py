@@ -111,10 +111,11 @@ class BatchedVectorEnv(VectorEnv):
     INFO_KEYS: tuple = ()
     core: TableCore
 
-    def _init_batched(self, num_envs, autoreset_mode, action_set: str = "all", dice_obs: str = "scaled") -> None:
-        """The autoreset mode, the options (`yacht_env.envs.options`) and the bookkeeping of every batched
-        env (before its core is built)."""
-        self.options = EnvOptions(action_set, dice_obs)
+    def _init_batched(self, num_envs, autoreset_mode, **options) -> None:
+        """The autoreset mode, the options (`yacht_env.envs.options`: checked here, sized in `_spaces`) and
+        the bookkeeping of every batched env (before its core is built)."""
+        self._option_args = options
+        self.options = EnvOptions(**options)
         self.autoreset_mode = as_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.num_envs = int(num_envs)
@@ -196,6 +197,7 @@ class BatchedVectorEnv(VectorEnv):
     def _spaces(self, base: spaces.Box, num_actions: int) -> None:
         """The single and batched spaces: `base`, the core's flat observation, as the options show it."""
         self._core_obs_size = base.shape[0]
+        self.options = EnvOptions(**self._option_args, rules=self.rules, num_sheets=self.core.num_sheets)
         self.single_observation_space = self.options.space(base)
         self.single_action_space = spaces.Discrete(num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -208,9 +210,9 @@ class BatchedVectorEnv(VectorEnv):
         if o.plain:
             return obs, info
         info["action_mask"] = o.masks(info["action_mask"], obs, self._ended)
-        if "final_obs" in info:
+        if "final_obs" in info and self.core.solo:     # several seats: made with the options (`_autoreset`)
             info["final_obs"] = read_only(o.observe(info["final_obs"]))
-        return o.observe(obs), info
+        return o.observe(obs, self.core.state, self.core.rows, self.core.sheet), info
 
     def _marked(self, info: dict, rows) -> dict:
         """info plus Gymnasium's `_key` arrays (one per key of INFO_KEYS), True on `rows` (None: every env)."""
@@ -268,7 +270,7 @@ class BatchedVectorEnv(VectorEnv):
             a[written[1:1 + written[0]]] = 0
         written[0], written[1:1 + len(rows)] = len(rows), rows
         final, final_total, winners, *values = arrays
-        final[rows] = c.observations(rows)
+        final[rows] = self.options.observe(c.observations(rows), c.state, rows, c.sheet[rows])   # before the next game
         final_total[rows] = c.final_total[rows]
         winners[rows] = c.winners(rows)
         last = {}
@@ -288,7 +290,7 @@ class BatchedVectorEnv(VectorEnv):
         c, n = self.core, self.num_envs
         none = np.zeros(0, np.int64)               # the info of no table: each key's dtype and row shape
         values = [np.zeros((n, *v.shape[1:]), v.dtype) for v in c.info(none.astype(np.bool_), none).values()]
-        return (np.zeros((n, self._core_obs_size), np.float32), np.zeros(n, np.int64),
+        return (np.zeros((n, self.single_observation_space.shape[0]), np.float32), np.zeros(n, np.int64),
                 np.zeros((n, c.num_players), np.bool_), *values, np.zeros(n + 1, np.int64))
 
     def _winners(self, done) -> dict:
@@ -325,7 +327,9 @@ class BatchedVectorEnv(VectorEnv):
         return self.options.masks(self.core.mask, self.core.observations(), self._ended).astype(bool)
 
     def close_extras(self, **kwargs) -> None:
-        self.core.close()
+        # an env whose arguments were refused has no core; Gymnasium 1.2 closes it when it is collected
+        if hasattr(self, "core"):
+            self.core.close()
 
     def __getstate__(self):
         if self.core.threads.num_threads > 1:
@@ -402,7 +406,7 @@ class YachtVectorEnv(BatchedVectorEnv):
                  action_set: str = "all", dice_obs: str = "scaled", **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, REWARDS)
-        self._init_batched(num_envs, autoreset_mode, action_set, dice_obs)
+        self._init_batched(num_envs, autoreset_mode, action_set=action_set, dice_obs=dice_obs)
         self.rules = resolve_rules(rules, overrides)
         self.core = TableCore(self.rules, self.num_envs, 1, reward=reward, illegal_penalty=illegal_penalty,
                               num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)
