@@ -2,6 +2,7 @@
 
 `read_games` reads any folder of stored games (or a bare games log) with the rules its meta file names;
 `analyze_file` is the move analysis (`agents.analysis`) of what it read, errors naming file and line.
+`write_evaluation` writes an evaluation's folder whole.
 
 A web table's finished game is kept in a folder of its own (`layout`): `table_meta` makes its meta file
 from the table's seats, `table_record` its record from the table's game (seat order and places as the
@@ -145,6 +146,16 @@ def analyze_file(games: GameFile, solution=None, progress: bool = False, win: bo
     if not games.records:
         raise AnalysisError(f"{games.path}: no games to analyse")
     return analyze(games.records, games.rules, solution, progress, win, lines=games.lines, where=str(games.path))
+
+
+# ---- an evaluation's folder ----------------------------------------------------------------------
+
+def write_evaluation(folder: Path, records, meta: dict) -> None:
+    """An evaluation's folder (`yacht evaluate --out`, created when missing): its games log written whole from
+    `records` (replacing the run the folder held), then `evaluate.json` holding `meta`, each in one rename.
+    Disk errors stay `OSError`."""
+    log.write(folder / GAMES, records)
+    write_atomic(folder / EVALUATION_META, json.dumps(meta, indent=2) + "\n", EVALUATION_META)
 
 
 # ---- a web table's game --------------------------------------------------------------------------

@@ -10,7 +10,6 @@ it depends on (`files`: a model file, a bot's script, a rules file; `agents.prov
 holds another run (another agent, seed or rules, or one of those files changed since) is not written
 over without `--force`.
 """
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from agents.registry import list_specs, make_agent
 from tournaments import gamelog
 from yacht_env.config import ConfigError, check_memory
 from yacht_env.rules import rules_label
-from yacht_env.safe_file import ensure_folder, folder_lock, is_temporary, write_atomic
+from yacht_env.safe_file import ensure_folder, folder_lock, is_temporary
 
 from .faults import FAULT_EXIT_HELP, add_fault_option, gate, headline
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
@@ -125,11 +124,10 @@ def _write(out: Path, args, rules, run_, faults, doc) -> None:
                                    [1], [run_["boxes"][i].tolist()], [int(run_["upper_bonus"][i])],
                                    [int(run_["extra_bonus"][i])], [by_game.get(i)], run_["logs"][i])
                for i in range(len(run_["totals"])))
+    meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
+            "resolved_rules": rules.to_dict(), "files": doc["files"]}
     try:
-        gamelog.write(out / gamelog.GAMES, records)
-        meta = {"agent": args.agent, "games": len(run_["totals"]), "seed": args.seed, "rules": doc["rules"],
-                "resolved_rules": rules.to_dict(), "files": doc["files"]}
-        write_atomic(out / gamelog.EVALUATION_META, json.dumps(meta, indent=2) + "\n", gamelog.EVALUATION_META)
+        gamelog.write_evaluation(out, records, meta)
     except OSError as e:
         raise CommandError(f"--out {out}: cannot write ({e.strerror})") from None
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agents.analysis import MARKS, analyze_game
-from tournaments.gamelog import read_games
+from tournaments.gamelog import GAMES, read_games
 from tournaments.stats import standings
 from tournaments.store import Store
 
@@ -21,14 +21,14 @@ MAX_GAMES_LISTED = 500
 
 def game_analysis(games: Path, folder: str) -> dict:
     """The stored web game in `games/folder` with its move analysis; LookupError when there is none."""
-    if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
+    if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / GAMES).is_file():
         raise LookupError(f"no stored game {str(folder)[:40]!r}")
     return copy.deepcopy(_analysis(games / folder, None))
 
 
 def tournament_game(folder: Path, key: str) -> dict:
     """Game `key` of a tournament folder with its move analysis; LookupError when there is none."""
-    if not isinstance(key, str) or not KEY.fullmatch(key) or not (folder / "games.jsonl").is_file():
+    if not isinstance(key, str) or not KEY.fullmatch(key) or not (folder / GAMES).is_file():
         raise LookupError(f"no game {str(key)[:40]!r}")
     return copy.deepcopy(_analysis(folder, key))
 
