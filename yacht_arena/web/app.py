@@ -44,13 +44,15 @@ async def read_body(request: Request, limit: int, timeout: float) -> bytes:
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
         raise BodyRefused(413, f"at most {limit} bytes")
     body = bytearray()
+
+    async def read() -> None:
+        async for chunk in request.stream():
+            body.extend(chunk)
+            if len(body) > limit:
+                raise BodyRefused(413, f"at most {limit} bytes")
     try:
-        async with asyncio.timeout(timeout):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise BodyRefused(413, f"at most {limit} bytes")
-    except TimeoutError:
+        await asyncio.wait_for(read(), timeout)
+    except asyncio.TimeoutError:
         raise BodyRefused(408, f"the request took more than {timeout:g} seconds") from None
     return bytes(body)
 
@@ -121,10 +123,11 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
         await ws.accept()
         if table is None or not server.connections.room(table.id):
             why = "no such table" if table is None else "the server is full; try again later"
+            async def refuse() -> None:
+                await ws.send_text(json.dumps({"type": "error", "message": why, "fatal": True}))
+                await ws.close(code=4404 if table is None else 1013)
             with contextlib.suppress(Exception):    # a client that does not read is not waited on
-                async with asyncio.timeout(limits.send_timeout):
-                    await ws.send_text(json.dumps({"type": "error", "message": why, "fatal": True}))
-                    await ws.close(code=4404 if table is None else 1013)
+                await asyncio.wait_for(refuse(), limits.send_timeout)
             return
         conn = Conn(ws, limits.queue, limits.send_timeout)
         server.connections.add(table.id, conn)

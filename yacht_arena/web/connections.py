@@ -55,14 +55,17 @@ class Conn:
             self.drop()
 
     async def _write(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             text = await self.queue.get()
+            late = loop.call_later(self.send_timeout, self.drop)    # a send still waiting then drops the client
             try:
-                async with asyncio.timeout(self.send_timeout):
-                    await self.ws.send_text(text)
-            except Exception:  # noqa: BLE001 - a send that times out or fails: the client is gone or behind
+                await self.ws.send_text(text)
+            except Exception:  # noqa: BLE001 - a send that fails: the client is gone
                 self.drop()
                 return
+            finally:
+                late.cancel()
 
     def drop(self) -> None:
         """End a client that fell behind: abort its socket (the reader loop then sees it leave)."""
@@ -79,8 +82,7 @@ class Conn:
 
     async def _close(self) -> None:
         with contextlib.suppress(Exception):
-            async with asyncio.timeout(self.send_timeout):
-                await self.ws.close(1013)
+            await asyncio.wait_for(self.ws.close(1013), self.send_timeout)
 
     def close(self) -> None:
         """The client left: stop its writer."""

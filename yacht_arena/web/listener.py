@@ -20,7 +20,7 @@ import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
 
 from .connections import ABORT, MAX_FRAME
 
@@ -121,7 +121,7 @@ class GuardedHttp(H11Protocol):
             timer.cancel()
 
 
-class GuardedWebSocket(WebSocketsSansIOProtocol):
+class GuardedWebSocket(AutoWebSocketsProtocol):
     """uvicorn's WebSocket protocol, with `scope["extensions"][ABORT]` aborting the socket and the kernel's send
     buffer of the socket capped at `SEND_BUFFER` (what one slow reader can hold there, beside its queue)."""
 
