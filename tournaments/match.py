@@ -30,7 +30,7 @@ from .run import _play, memory_needed
 from .schedule import table_jobs
 from .seating import games_per_deal
 from .sprt import SPRT, estimates
-from .stats import opponents
+from .stats import opponents, score
 from .store import Store
 
 MATCH = "match.json"
@@ -78,7 +78,7 @@ class MatchTally:
                 continue
             o = j if i == a else i
             pa, po = r["places"][a], r["places"][o]
-            won += 1.0 if pa < po else 0.5 if pa == po else 0.0
+            won += score(pa, po)
             diff += r["totals"][a] - r["totals"][o]
             met += 1
         d = r["deal"]
