@@ -30,7 +30,7 @@ from .run import _play, memory_needed
 from .schedule import table_jobs
 from .seating import games_per_deal
 from .sprt import SPRT, estimates
-from .stats import opponents
+from .stats import opponents, score
 from .store import Store
 
 MATCH = "match.json"
@@ -88,7 +88,7 @@ class MatchTally:
             o = j if i == a else i
             pa, po = r["places"][a], r["places"][o]
             outcome = 0 if pa < po else 1 if pa == po else 2
-            won += (1.0, 0.5, 0.0)[outcome]
+            won += score(pa, po)
             self.half[d] += 2 - outcome
             self.wdl[d, outcome] += 1
             diff += r["totals"][a] - r["totals"][o]

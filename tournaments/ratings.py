@@ -13,7 +13,7 @@ from array import array
 import numpy as np
 from openskill.models import PlackettLuce
 
-from .stats import ordered, sheets_of
+from .stats import ordered, score, sheets_of
 
 BOOTSTRAP = 200
 
@@ -56,7 +56,7 @@ def elo(records, entrants, seed: int = 0) -> dict | None:
             blk.append(deals)
             left.append(index.setdefault(a, len(index)))
             right.append(index.setdefault(b, len(index)))
-            won.append(1.0 if pa < pb else 0.5 if pa == pb else 0.0)
+            won.append(score(pa, pb))
     if not blk:
         return None
     seen = list(index)

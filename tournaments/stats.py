@@ -132,6 +132,11 @@ class _AgentSums:
             self.extra += r["extra_bonus"][s]
 
 
+def score(pa: int, pb: int) -> float:
+    """What the seat placed `pa` scores against the one placed `pb`: 1 a win, 0.5 a draw, 0 a loss."""
+    return 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+
+
 def _result(pa: int, pb: int) -> int:
     """0 win, 1 draw, 2 loss for the seat placed `pa` against the one placed `pb`."""
     return 0 if pa < pb else 1 if pa == pb else 2

@@ -228,7 +228,6 @@ COUNTED = """
 import sys
 import numpy as np
 import yacht_env.solver.cache as cache
-import yacht_env.solver.distribution as distribution
 from yacht_env.rules import load
 
 def note(word):
@@ -255,7 +254,7 @@ if sys.argv[3] == "values":
     cache.load_file = loading(cache.load_file, lambda path, rules: path == cache.cache_path(rules))
     print(cache.solution_for(rules, progress=False).expected_score)
 else:
-    distribution.build = building(distribution.build, "build")
+    cache.build = building(cache.build, "build")
     cache.load_distributions = loading(cache.load_distributions, lambda *args: True)
     d = cache.distributions_for(rules, progress=False, risk=0.02)
     print(float(np.asarray(d.data, np.float64).sum()), int(d.offset.max()))

@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 
 from ..document import Cell, Grid
-from ..stats import clean_seats, opponents
+from ..stats import clean_seats, opponents, score
 from .base import RoundReplay, RoundTables, check_rounds
 
 BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
@@ -181,7 +181,7 @@ class SwissStandings:
         wins = [0.0] * len(agents)
         met = [0] * len(agents)
         for i, j in opponents(record):
-            res = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
+            res = score(places[i], places[j])
             wins[i] += res
             wins[j] += 1 - res
             met[i] += 1
