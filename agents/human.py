@@ -17,12 +17,14 @@ the person who just scored is asked whether to undo it.
 import difflib
 import sys
 
+from yacht_env.config import ConfigError
 from yacht_env.core.actions import score_action
 
 from .base import Agent, View
 
 # (words that name the command, how to type it, what it does); the first word is its name
 MAX_INPUT_CHARS = 1000      # one typed command; a longer line is read through and ignored, never kept
+MAX_LINE_CHARS = 1 << 20    # ... up to this many characters: a line still going on there ends the input (EndlessLine)
 COMMANDS = (
     (("hold", "h", "keep", "k"), "hold 1 3 5 (h 135)", "keep those dice (positions 1-5 as shown), re-roll the rest"),
     (("roll", "r", "reroll"), "roll (r)", "re-roll all five dice"),
@@ -49,6 +51,10 @@ class HumanQuit(Exception):
     """The person asked to leave (quit, or end of input)."""
 
 
+class EndlessLine(ConfigError):
+    """A line of input longer than MAX_LINE_CHARS: not typed by a person; the input is not read further."""
+
+
 class HumanAgent(Agent):
     """Reads moves from `inp` and writes prompts, dice and scorecards to `out` (default: the terminal).
 
@@ -59,6 +65,7 @@ class HumanAgent(Agent):
 
     def __init__(self, inp=None, out=None, names=None, named: bool = False):
         self.inp, self.out = inp, out
+        self.lines = 0                     # lines of input read, for messages
         self.names = names or {}
         self.named = named
 
@@ -72,18 +79,26 @@ class HumanAgent(Agent):
 
     def ask(self, prompt: str) -> str:
         """One line typed after `prompt`, stripped; at most MAX_INPUT_CHARS characters are kept: a longer
-        line is read to its end in bounded pieces, refused with a note, and the prompt shown again.
-        HumanQuit at the end of input."""
+        line is read to its end in bounded pieces, refused with a note, and the prompt shown again; one that
+        goes on past MAX_LINE_CHARS raises EndlessLine (so an endless stream without a newline ends the
+        command instead of being read forever). HumanQuit at the end of input."""
         out = self.out or sys.stdout
         src = self.inp or sys.stdin
         while True:
             out.write(prompt)
             out.flush()
             line = src.readline(MAX_INPUT_CHARS + 1)
+            self.lines += 1
             if len(line) <= MAX_INPUT_CHARS or line.endswith("\n"):
                 break
+            read = len(line)
             while line and not line.endswith("\n"):      # skip the rest, a bounded piece at a time
+                if read > MAX_LINE_CHARS:
+                    raise EndlessLine("input", f"line {self.lines}: longer than {MAX_LINE_CHARS:,} characters "
+                                               f"without an end; a command is one line of at most "
+                                               f"{MAX_INPUT_CHARS:,} characters")
                 line = src.readline(1 << 16)
+                read += len(line)
             self.say(f"  that line is longer than {MAX_INPUT_CHARS} characters; it was ignored")
             if not line:
                 break

@@ -9,10 +9,14 @@ pickle is refused, as `torch.load(weights_only=True)` would refuse it, so no cod
 Nothing is allocated past a bound: the file must be a regular file of at most MAX_FILE_BYTES, its
 members' declared sizes together at most what such a file can hold (`check_archive`: torch stores them
 uncompressed, so a few bytes that inflate to gigabytes are refused before any member is read), every
-storage's size matches its member, and the tensors built from the storages together stay in that bound.
+member is inflated CHUNK bytes at a time with the running total checked against its declared size and
+the bound (`read_member`: a member whose header understates its size costs a chunk, not what it
+inflates to), every storage's size matches its member, and the tensors built from the storages together
+stay in that bound.
 `check_model` then checks every field before a network is built. A model file still comes from
 whoever made it: the weights decide every move, so only play models from sources you trust.
 """
+import io
 import json
 import math
 import os
@@ -38,6 +42,7 @@ MAX_PICKLE_BYTES = 1 << 26
 MAX_INFLATION = 4                   # members may hold at most this many times the file's size (torch: ~1)
 INFLATION_SLACK = 1 << 20
 MAX_JSON_CHARS = 1 << 20
+CHUNK = 1 << 20                     # bytes a zip member is inflated at a time (`read_member`)
 MAX_WIDTH = 8192                    # units in one hidden layer
 MAX_LAYERS = 16                     # hidden layers per head
 MAX_PARAMS = 64_000_000
@@ -118,7 +123,7 @@ class _Reader(pickle.Unpickler):
         if numel < 0 or info.file_size != numel * dtype.itemsize:
             raise pickle.UnpicklingError(f"storage {key!r} holds {info.file_size} bytes, not {numel} values")
         self._spend(info.file_size, f"storage {key!r}")    # checked before a byte of it is read
-        data = np.frombuffer(self.archive.read(info), dtype=dtype.newbyteorder("<"))
+        data = np.frombuffer(read_member(self.archive, info, info.file_size), dtype=dtype.newbyteorder("<"))
         self.storages[key] = data
         return data
 
@@ -141,10 +146,20 @@ def model_path(path) -> Path:
         try:
             with zipfile.ZipFile(f) as archive:
                 check_archive(archive, os.fstat(f.fileno()).st_size)
+                check_stored(archive)
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
             raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "
                                  f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
     return Path(path)
+
+
+def check_stored(archive: zipfile.ZipFile) -> None:
+    """ValueError unless every member is stored uncompressed, as torch.save writes them (torch.load reads a
+    member's bytes as they lie in the file, so a compressed one would be read as garbage weights)."""
+    for info in archive.infolist():
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"member {info.filename[:80]!r} is compressed; torch stores a model file's members "
+                             f"uncompressed")
 
 
 def check_archive(archive: zipfile.ZipFile, file_size: int) -> int:
@@ -159,6 +174,24 @@ def check_archive(archive: zipfile.ZipFile, file_size: int) -> int:
     return total
 
 
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+    """A zip member's bytes, inflated CHUNK bytes at a time; ValueError as soon as the running total passes the
+    size its header declares or `limit`, or when the member ends short of its declared size. (zipfile stops
+    at the declared size and then finds the CRC wrong; reading it whole would first inflate everything the
+    compressed data holds, in one call.)"""
+    if info.file_size > limit:
+        raise ValueError(f"member {info.filename!r} declares {info.file_size:,} bytes, more than {limit:,} allowed")
+    out = bytearray()
+    with archive.open(info) as f:
+        while chunk := f.read(CHUNK):
+            out += chunk
+            if len(out) > min(info.file_size, limit):
+                raise ValueError(f"member {info.filename!r} inflates past its declared {info.file_size:,} bytes")
+    if len(out) != info.file_size:
+        raise ValueError(f"member {info.filename!r} holds {len(out):,} bytes, its header says {info.file_size:,}")
+    return bytes(out)
+
+
 def read_model(path) -> dict:
     """Read and check a model file (`check_model`) as plain data: JSON fields decoded, weights numpy arrays.
     The file is opened once (`open_model`) and every allocation is bounded (see the module docstring)."""
@@ -166,17 +199,19 @@ def read_model(path) -> dict:
     try:
         with handle, zipfile.ZipFile(handle) as archive:
             inflated = check_archive(archive, os.fstat(handle.fileno()).st_size)
+            check_stored(archive)
             names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]
             if len(names) != 1:
                 raise ValueError("no data.pkl record")
             prefix = names[0][:-len("data.pkl")]
-            if prefix + "byteorder" in archive.namelist() and archive.read(prefix + "byteorder") != b"little":
+            if prefix + "byteorder" in archive.namelist() and \
+                    read_member(archive, archive.getinfo(prefix + "byteorder"), 16) != b"little":
                 raise ValueError("weights stored big-endian")
             info = archive.getinfo(names[0])
             if info.file_size > MAX_PICKLE_BYTES:
                 raise ValueError(f"a data record of {info.file_size} bytes")
-            with archive.open(info) as f:
-                doc = _Reader(f, archive, prefix, budget=2 * inflated).load()   # storages + their tensors
+            record = io.BytesIO(read_member(archive, info, MAX_PICKLE_BYTES))     # never inflated past its size
+            doc = _Reader(record, archive, prefix, budget=2 * inflated).load()   # storages + their tensors
     except (zipfile.BadZipFile, pickle.UnpicklingError, ValueError, EOFError, OSError, KeyError, TypeError,
             IndexError, AttributeError, RecursionError, MemoryError, UnicodeDecodeError) as e:
         raise ModelFileError(f"{path}: not a model file saved by `yacht train` ({type(e).__name__}: "

@@ -30,7 +30,8 @@ import zipfile
 
 import numpy as np
 
-from .model_file import MAX_JSON_CHARS, MAX_OBS, MAX_PARAMS, ModelFileError, check_archive, open_model
+from .model_file import (MAX_JSON_CHARS, MAX_OBS, MAX_PARAMS, ModelFileError, check_archive, open_model,
+                         read_member)
 
 MAX_WEIGHT_BYTES = 1 << 28          # policy.pth: MAX_PARAMS float32 with room
 ACTOR_CRITIC, DQN = "actor-critic", "dqn"
@@ -69,8 +70,8 @@ def read_sb3_zip(path) -> dict:
             if pth_info.file_size > MAX_WEIGHT_BYTES:
                 raise ModelFileError(f"{path}: policy.pth of {pth_info.file_size} bytes holds more than "
                                      f"{MAX_PARAMS} weights")
-            data = archive.read(data_info)
-            weights = archive.read(pth_info)
+            data = read_member(archive, data_info, MAX_JSON_CHARS * 4)          # inflated a chunk at a time
+            weights = read_member(archive, pth_info, MAX_WEIGHT_BYTES)
     except zipfile.BadZipFile as e:
         raise ModelFileError(f"{path}: not a zip file ({str(e)[:120]})") from None
     except (OSError, RuntimeError, ValueError, NotImplementedError) as e:

@@ -172,6 +172,27 @@ def ensure_folder(folder, what: str = "folder") -> Path:
     return folder
 
 
+def check_folder(folder, what: str = "folder") -> Path:
+    """`folder`, checked before a run that will create and fill it, creating nothing: it is a folder (a link
+    to one is followed), or it is missing and its nearest existing parent is a folder. Raises `FileRefused`
+    when it is a file, a device, a FIFO or a dangling link, or lies under one (`ensure_folder` creates it)."""
+    folder = Path(folder)
+    for at in (folder, *folder.parents):
+        try:
+            st = os.stat(at)
+        except (FileNotFoundError, NotADirectoryError):       # missing, or under a file: the parents say which
+            if at.is_symlink():
+                raise FileRefused(str(at), f"is a link to nothing; the {what} must be a folder") from None
+            continue
+        except OSError as e:
+            raise FileRefused(str(at), f"cannot use the {what} ({e.strerror or e})") from None
+        if not stat.S_ISDIR(st.st_mode):
+            where = "" if at == folder else f" above the {what} {str(folder)!r}"
+            raise FileRefused(str(at), f"is {kind(st.st_mode)}{where}, not a folder; the {what} must be a folder")
+        return folder
+    return folder
+
+
 def _open_dir(folder: Path, what: str) -> int:
     try:
         return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

@@ -1,6 +1,8 @@
 """A person at the terminal who is not there: stdin at its end before the first move."""
 import io
 
+import pytest
+
 from yacht_arena.cli import main
 
 
@@ -42,9 +44,9 @@ class Endless(io.TextIOBase):
         return self.rest.readline(limit)
 
 
-def test_an_endless_line_typed_to_play_is_ignored_in_bounded_memory(monkeypatch, capsys):
+def test_a_long_line_typed_to_play_is_ignored_in_bounded_memory(monkeypatch, capsys):
     import tracemalloc
-    monkeypatch.setattr("sys.stdin", Endless(200 << 20, "\nquit\n"))   # 200 MB on one line, then quit
+    monkeypatch.setattr("sys.stdin", Endless(500 << 10, "\nquit\n"))   # 500 KB on one line, then quit
     tracemalloc.start()
     try:
         code = main(["play", "--vs", "random"])
@@ -54,3 +56,27 @@ def test_an_endless_line_typed_to_play_is_ignored_in_bounded_memory(monkeypatch,
     out = capsys.readouterr().out
     assert code == 0 and "longer than 1000 characters; it was ignored" in out
     assert peak < 64 << 20, peak
+
+
+@pytest.mark.parametrize("size", [(1 << 20) + 70_000, 200 << 20, 10 ** 18])
+def test_an_endless_line_ends_play_in_one_line(monkeypatch, capsys, size):
+    """A line past MAX_LINE_CHARS (2^20) is nobody's typing: the input is not read further (an endless stream
+    without a newline once kept `yacht play` reading forever)."""
+    stdin = Endless(size, "\nquit\n")
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(["play", "--vs", "random"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["yacht play: error: input: line 1: longer than 1,048,576 characters without an end; a command "
+                   "is one line of at most 1,000 characters"]
+    assert size - stdin.left < (1 << 20) + (1 << 17)            # read no further than the bound
+
+
+def test_ask_counts_lines_and_refuses_only_the_endless_one():
+    from agents.human import EndlessLine, HumanAgent, HumanQuit
+    person = HumanAgent(inp=io.StringIO("x" * 5000 + "\n" + "roll\n" + "y" * (3 << 20)), out=io.StringIO())
+    assert person.ask("> ") == "roll" and person.lines == 2
+    with pytest.raises(EndlessLine, match="line 3: longer than 1,048,576 characters"):
+        person.ask("> ")
+    person = HumanAgent(inp=io.StringIO("z" * 200_000), out=io.StringIO())        # long, then the input ends
+    with pytest.raises(HumanQuit):
+        person.ask("> ")

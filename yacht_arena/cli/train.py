@@ -2,6 +2,7 @@
 from dataclasses import replace
 
 from yacht_env.rules import load, parse_sets, rules_block, rules_hash
+from yacht_env.safe_file import check_folder
 
 from agents.training.config import MAX_EVAL_GAMES, load_config, split_sets
 from agents.training.errors import ModelFileError
@@ -51,6 +52,7 @@ def run(args) -> int:
         result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
         wrote = None                                     # an evaluation writes no files
     else:
+        check_folder(cfg.out_dir, "out folder")           # one line, before anything is built or written
         result = _train(cfg, args)
         wrote = str(cfg.out_dir)
     if args.json:
