@@ -73,6 +73,22 @@ def test_a_cpu_that_fails_is_a_fault_and_the_fallback_plays_on(tmp_path, capsys)
     assert again.tables[table.id].notes == [note] and again.tables[table.id].seats[1].spec == "easy"
 
 
+def test_a_table_whose_cpus_keep_failing_stops_and_says_so(tmp_path, monkeypatch):
+    from yacht_arena.web import cpus
+    monkeypatch.setattr(cpus, "MAX_FAULTS", 2)
+    other = "external:python -c 'import sys; sys.exit(4)'"
+    server = Server(tmp_path, ServeConfig(cpus={"Broken": CRASHING_BOT, "Also broken": other}, allow_external=True))
+    ids = {label: k for k, (label, _) in server.menu.entries.items()}
+    made = server.open_table({"rules": "yacht", "pace": 0, "replace_cpu": ids["Also broken"],
+                              "seats": [ANN, {"kind": "cpu", "cpu": ids["Broken"]}]})
+    table = server.tables[made["id"]]
+    for _ in range(2):                                                        # Broken, then Also broken fail
+        play_to_cpu(table)
+        drive(server, table)
+    assert table.seats[1].spec == other and table.seats[1].label == "Also broken" and not table.game.is_over
+    assert len(table.notes) == 2 and "the table stops here" in table.notes[-1]
+
+
 def test_restored_tables_follow_the_operators_current_config(tmp_path):
     bot = "external:python scripts/example_bot.py"
     server = Server(tmp_path, ServeConfig(cpus={"My bot": bot}, allow_external=True))

@@ -6,7 +6,8 @@ reports a fault of its own (an external bot that crashed, timed out or answered 
 stands) is a fault. The fault is logged, kept in the table's notes (shown to its people) and the seat is taken over by
 the table's fallback player: the CPU the table chose to take over a left person's seat (`replace_cpu`,
 Normal by default) when it can play the rules and is not the one that failed, else `FALLBACK` (greedy,
-which plays any rule set), else `LAST` (random)."""
+which plays any rule set), else `LAST` (random). After MAX_FAULTS faults in one game the table stops and
+says so (its people can still see it; nothing is stored for the unfinished game)."""
 import asyncio
 
 from agents.base import View
@@ -19,6 +20,7 @@ from .tables import Table, TableError
 
 FALLBACK = "greedy"
 LAST = "random"
+MAX_FAULTS = 3                   # CPU faults in one game of a table before it stops rather than swap again
 
 
 def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
@@ -47,11 +49,13 @@ def fallback(table: Table, failed: str) -> str | None:
 class CpuSeats:
     """The agents of the CPU seats and the tasks that play them."""
 
-    def __init__(self, storage: Storage, connections: Connections):
-        self.storage, self.connections = storage, connections
+    def __init__(self, storage: Storage, connections: Connections, label=lambda spec: spec):
+        """`label(spec)`: what people read for a CPU of that spec (the server's menu says)."""
+        self.storage, self.connections, self.label = storage, connections, label
         self.agents: dict[tuple, object] = {}
         self.drivers: dict[str, asyncio.Task] = {}
         self.warm: set[int] = set()               # ids of the agents that have made their first move
+        self.faults: dict[tuple, int] = {}        # (table id, game number) -> CPU faults so far
 
     def busy(self) -> set[str]:
         """The tables whose driver is playing."""
@@ -66,6 +70,8 @@ class CpuSeats:
         """Close the agents of a closed table."""
         for key in [k for k in self.agents if k[0] == table_id]:
             self._close(key)
+        for key in [k for k in self.faults if k[0] == table_id]:
+            del self.faults[key]
 
     def _close(self, key: tuple) -> None:
         agent = self.agents.pop(key)
@@ -155,14 +161,16 @@ class CpuSeats:
         log(f"table {table.id}: seat {seat + 1} ({s.label or s.spec}) failed: {why}")
         for key in [k for k in self.agents if k[0] == table.id and k[2] == seat]:
             self._close(key)
-        spec = fallback(table, s.spec)
+        key = (table.id, table.number)
+        self.faults[key] = self.faults.get(key, 0) + 1
+        spec = fallback(table, s.spec) if self.faults[key] < MAX_FAULTS else None
         if spec is None:
-            table.note(f"{s.name} ({s.label}) could not play on, and no other CPU can play these rules; "
-                       f"the table stops here")
+            table.note(f"{s.name} ({s.label}) could not play on ({why}), and no other CPU can take the seat "
+                       f"over; the table stops here")
             self.connections.notice(table, table.notes[-1])
             return False
         old = s.label or "CPU"
-        table.replace(seat, spec, spec.split("?")[0].capitalize())
+        table.replace(seat, spec, self.label(spec))
         table.note(f"{s.name}: the {old} CPU could not play on ({why}); {table.seats[seat].label} plays "
                    f"this seat now")
         self.connections.notice(table, table.notes[-1])

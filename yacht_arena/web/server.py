@@ -26,7 +26,7 @@ class Server:
         self.menu = Menu.of(self.config.cpus, self.config.allow_external)
         self.registry = Registry(self.menu)
         self.connections = Connections(self.config.limits.connections)
-        self.cpus = CpuSeats(self.storage, self.connections)
+        self.cpus = CpuSeats(self.storage, self.connections, self.menu.label)
         self.waits: dict[tuple, asyncio.Task] = {}
         for table in self.storage.load():
             self._recheck(table)
@@ -52,7 +52,7 @@ class Server:
             if spec is None:
                 continue
             old = s.label or "CPU"
-            table.replace(i, spec, spec.split("?")[0].capitalize())
+            table.replace(i, spec, self.menu.label(spec))
             table.note(f"{s.name}: the {old} CPU cannot play here any more ({why}); {table.seats[i].label} "
                        f"plays this seat now")
             changed = True

@@ -60,6 +60,15 @@ class Menu:
             return (f"strong?strength={s:g}", f"Dial {s:g}") if s < 1 else ("strong", "Strong")
         raise TableError(f"unknown CPU {str(choice)[:40]!r}; choose one of {', '.join(self.entries)} or the dial")
 
+    def label(self, spec: str) -> str:
+        """What people read for a CPU of `spec`: its menu label, the dial's, else the spec's name ("Greedy")."""
+        for label, s in self.entries.values():
+            if s == spec:
+                return label
+        if spec.startswith("strong?strength="):
+            return f"Dial {spec.partition('=')[2]}"
+        return spec.split("?")[0].split(":")[0].capitalize()
+
     def offers(self, spec: str) -> bool:
         """Whether `spec` is on this menu (a level, the dial, or an operator's entry)."""
         return spec.startswith("strong?strength=") or any(s == spec for _, s in self.entries.values())
