@@ -25,7 +25,7 @@ from .formats import make_format, make_replay
 from .ratings import elo, elo_unavailable, openskill, plackett_luce
 from .schedule import balanced_splits
 from .stats import (agent_stats, duplicate_effect, head_to_head, luck_effect, ordered, scores_by_agent,
-                    standings, team_stats, win_share_explained)
+                    standings, swiss_standings, team_stats, win_share_explained)
 from .store import Store
 
 RESULTS = "results.json"
@@ -94,7 +94,8 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
                        "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
                        "complete": len(records) == planned if adaptive is None else adaptive["stopped"] is not None},
-        **({"swiss": rounds} if rounds is not None and adaptive is None else {}),
+        **({"swiss": rounds, "swiss_standings": swiss_standings(records, rounds, order)}
+           if rounds is not None and adaptive is None else {}),
         **({"adaptive": {**adaptive, "rounds": rounds}} if adaptive is not None else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
@@ -312,11 +313,43 @@ def tournament_section(res) -> Section:
     blocks.append(format_line(t))
     if res.get("adaptive"):
         blocks += adaptive_blocks(res["adaptive"])
-    if res.get("swiss"):
-        blocks.append(Table(["round", "tables", "byes"],
-                            [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
-                              ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll"))
     return Section("Tournament", blocks)
+
+
+def swiss_section(res) -> Section | None:
+    """A Swiss as people read one: points with Buchholz and Sonneborn–Berger, byes and games, and who played
+    whom in every round (`stats.swiss_standings`)."""
+    sw = res.get("swiss_standings")
+    if not sw:
+        return None
+    rows = [[Cell(str(x["rank"]), x["rank"]), x["agent"], _num(x["points"], 2), _num(x["buchholz"], 2),
+             _num(x["sonneborn_berger"], 2), Cell(str(x["rounds_played"]), x["rounds_played"]),
+             ", ".join(map(str, x["byes"])) or "–", Cell(str(x["games"]), x["games"])] for x in sw["standings"]]
+    blocks = [Table(["rank", "agent", "points", "Buchholz", "Sonneborn–Berger", "rounds played", "byes (round)",
+                     "games"], rows, "rlrrrrlr"),
+              "Points as the pairing counts them: at each table an entrant's share of the results it won there "
+              "((wins + draws / 2) / results, 0 to 1 a round), and 0.5 for a bye. Ties are broken by Buchholz (the "
+              "opponents' points, summed over the rounds played; at a table of k seats each opponent counts "
+              "1 / (k − 1)) and then by Sonneborn–Berger (each opponent's points times the share won against that "
+              "opponent there); a bye adds to neither. This order can differ from the Standings above, which rank "
+              "every result alike by score rate."]
+    if not sw["equal_games"]:
+        fewer = [f"{x['agent']} ({x['games']})" for x in sw["standings"] if x["games"] < max(
+            y["games"] for y in sw["standings"])]
+        blocks.append("Game counts differ (a bye is a round without games): " + ", ".join(fewer)
+                      + " played fewer games than the most any entrant played; their points count 0.5 a bye.")
+    for r in sw["rounds"]:
+        table_rows = []
+        for t in r["tables"]:
+            who = " – ".join(m["agent"] for m in t["members"])
+            result = " – ".join(f"{m['points']:.2f}" for m in t["members"])
+            wdl = "; ".join(f"{m['agent']} {m['wins']}-{m['draws']}-{m['losses']}" for m in t["members"])
+            table_rows.append([f"t{t['table']}", who, result, wdl])
+        for b in r["byes"]:
+            table_rows.append(["bye", b, "0.50", "–"])
+        blocks += [f"Round {r['round']}:", Table(["table", "who played whom", "points", "W-D-L"], table_rows, "llll",
+                                                 sortable=False)]
+    return Section("Swiss standings and pairings", blocks)
 
 
 def adaptive_blocks(a) -> list:
@@ -598,7 +631,7 @@ def game_ids_section(res) -> Section:
     return Section("Game ids", blocks)
 
 
-SECTIONS = [standings_section, tournament_section, teams_section, scores_section, win_share_section,
+SECTIONS = [standings_section, swiss_section, tournament_section, teams_section, scores_section, win_share_section,
             head_to_head_section, duplicate_section, luck_section, ratings_section, boxes_section, analysis_section,
             faults_section,
             game_ids_section]
