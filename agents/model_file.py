@@ -342,6 +342,21 @@ def _sizes(rules, config: dict, sheets: int) -> tuple[int, int]:
     return observation_size(rules, sheets) + extra_size(config, rules), num_actions(rules)
 
 
+def loadable_network(rules, config: dict) -> str | None:
+    """Why a model file of a network trained with `config` (a training config as a dict) under `rules` would
+    be refused by `check_model` for its size (input size, action count, parameters), or None when it loads:
+    `yacht train` checks this before it trains, so every network it accepts is one `learned:` loads."""
+    obs_dim, n_actions = _sizes(rules, config, trained_sheets(rules, config))
+    if obs_dim > MAX_OBS or n_actions > MAX_ACTIONS:
+        return (f"the network would take {obs_dim:,} inputs and give {n_actions:,} actions; a model file holds at "
+                f"most {MAX_OBS:,} and {MAX_ACTIONS:,}")
+    params = sum(math.prod(s) for s in policy_shapes({"config": config, "obs_dim": obs_dim,
+                                                      "n_actions": n_actions}).values())
+    if params > MAX_PARAMS:
+        return f"a network of {params:,} parameters is larger than the {MAX_PARAMS:,} a model file may hold"
+    return None
+
+
 def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every tensor in the policy state dict of a (decoded) model file: the MLP heads
     `mlp_extractor.policy_net` / `value_net` (Linear layers at even indices), `action_net`, `value_net`."""

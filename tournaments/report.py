@@ -93,7 +93,7 @@ def results(store: Store, records=None, analysis: bool = True) -> dict:
                        "arrangements_per_deal": len(splits) * config.seats, "seed": config.seed,
                        "config_hash": config.hash, "games_planned": planned, "games_played": len(records),
                        "complete": replay.complete(len(records), planned) if replay else len(records) == planned},
-        **(replay.results(rounds) if replay else {}),
+        **(replay.results(rounds, records, order) if replay else {}),
         "standings": table,
         "agents": agent_stats(records, order, list(rules.boxes)),
         "teams": team_stats(records, order),
@@ -305,6 +305,12 @@ def tournament_section(res) -> Section:
               + ("." if t["complete"] else " (incomplete: rerun the same command to finish)."),
               kind.describe(t), *kind.report_blocks(res)]
     return Section("Tournament", blocks)
+
+
+def format_section(res) -> Section | None:
+    """The format's own section, where it has one (a Swiss's standings and pairings)."""
+    t = res["tournament"]
+    return kind_of(t["format"], t["schedule"]).report_section(res)
 
 
 def teams_section(res) -> Section | None:
@@ -545,7 +551,7 @@ def game_ids_section(res) -> Section:
     return Section("Game ids", blocks)
 
 
-SECTIONS = [standings_section, tournament_section, teams_section, scores_section, win_share_section,
+SECTIONS = [standings_section, format_section, tournament_section, teams_section, scores_section, win_share_section,
             head_to_head_section, duplicate_section, luck_section, ratings_section, boxes_section, analysis_section,
             faults_section,
             game_ids_section]

@@ -671,3 +671,81 @@ def win_share_explained(records, entrants) -> dict | None:
         out[name] = {"games": sums[name][3][0], "deals": sums[name][0].n, "observed": o, "observed_ci95": oci,
                      "expected": e, "expected_ci95": eci, "gain": g, "gain_ci95": gci}
     return out
+
+
+def swiss_standings(records, rounds: list[dict], entrants) -> dict:
+    """A Swiss read as people read one: points, tiebreaks and the pairings of every round.
+
+    rounds: the report's Swiss rounds ({"round", "tables", "byes"}). Points are the pairing's own: at each
+    table an entrant gets its share of the results it won there, (wins + draws / 2) / results, 0 to 1 a
+    round, and a bye gives 0.5. Tiebreaks, for a table of k seats counting each opponent 1 / (k - 1):
+    Buchholz, the points of the opponents met (summed over the rounds played; a bye adds nothing), and
+    Sonneborn–Berger, each opponent's points times the share won against that opponent at that table.
+    Standings: points, then Buchholz, then Sonneborn–Berger, then config order. Per entrant also its games
+    (results are per game, so a bye means fewer games) and byes; per round every table with its members'
+    points there and W-D-L, and the byes."""
+    pos = _order(entrants)
+    round_of = {t: r["round"] for r in rounds for t in r["tables"]}
+    tally = defaultdict(lambda: [0, 0, 0])           # (table, a, b) -> a's wins, draws, losses against b
+    games = defaultdict(int)
+    seats = {}
+    for rec in records:
+        if rec["table"] not in round_of:
+            continue
+        for name in rec["agents"]:
+            games[name] += 1
+            seats.setdefault(rec["table"], set()).add(name)
+        for i, j in opponents(rec):
+            res = _result(rec["places"][i], rec["places"][j])
+            tally[(rec["table"], rec["agents"][i], rec["agents"][j])][res] += 1
+            tally[(rec["table"], rec["agents"][j], rec["agents"][i])][2 - res] += 1
+
+    def share(w, d, l):
+        return (w + d / 2) / (w + d + l) if w + d + l else 0.0
+
+    at_table = {}                     # (table, a) -> {"points", "wins", "draws", "losses", "against": {b: share}}
+    for (t, a, b), (w, d, l) in tally.items():
+        row = at_table.setdefault((t, a), {"wins": 0, "draws": 0, "losses": 0, "against": {}})
+        row["wins"] += w
+        row["draws"] += d
+        row["losses"] += l
+        row["against"][b] = share(w, d, l)
+    for row in at_table.values():
+        row["points"] = share(row["wins"], row["draws"], row["losses"])
+    points = defaultdict(float)
+    byes = defaultdict(list)
+    for (_, a), row in at_table.items():
+        points[a] += row["points"]
+    for r in rounds:
+        for name in r["byes"]:
+            points[name] += 0.5
+            byes[name].append(r["round"])
+    buchholz, berger, played = defaultdict(float), defaultdict(float), defaultdict(int)
+    for (_, a), row in at_table.items():
+        k = len(row["against"])
+        played[a] += 1
+        for b, won in row["against"].items():
+            buchholz[a] += points[b] / k
+            berger[a] += won * points[b] / k
+
+    def key(n):               # rounded, so sums in another order do not split a tie
+        return round(points[n], 9), round(buchholz[n], 9), round(berger[n], 9)
+    names = sorted(entrants, key=lambda n: (*(-v for v in key(n)), pos(n)))
+    table, rank = [], 0
+    for i, n in enumerate(names):
+        if i == 0 or key(n) != key(names[i - 1]):
+            rank = i + 1
+        table.append({"rank": rank, "agent": n, "points": points[n], "buchholz": buchholz[n],
+                      "sonneborn_berger": berger[n], "rounds_played": played[n], "byes": byes[n],
+                      "games": games[n]})
+    pairings = []
+    for r in rounds:
+        tables = []
+        for t in r["tables"]:
+            members = sorted(seats.get(t, ()), key=pos)
+            tables.append({"table": t, "members": [
+                {"agent": m, **{k: at_table[(t, m)][k] for k in ("points", "wins", "draws", "losses")}}
+                for m in members if (t, m) in at_table]})
+        pairings.append({"round": r["round"], "tables": tables, "byes": list(r["byes"])})
+    counts = sorted({x["games"] for x in table})
+    return {"standings": table, "rounds": pairings, "equal_games": len(counts) <= 1}

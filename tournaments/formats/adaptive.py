@@ -192,7 +192,7 @@ class AdaptiveReplay(RoundReplay):
         where = f"round {rnd + 1} of at most {self.fmt.rounds}" + (f", stopped ({stopped})" if stopped else "")
         return f"{where}, least confidence {sure} (target {self.fmt.confidence:g})"
 
-    def results(self, rounds: list[dict]) -> dict:
+    def results(self, rounds: list[dict], records, entrants) -> dict:
         return {"adaptive": {**self.status, "rounds": rounds}}
 
     def complete(self, played: int, planned: int) -> bool:

@@ -64,8 +64,14 @@ class Format(ABC):
 
     @staticmethod
     def report_blocks(res: dict) -> list:
-        """The report's blocks after that sentence (a Swiss's rounds, an adaptive schedule's ranking)."""
+        """The report's blocks after that sentence (an adaptive schedule's ranking)."""
         return []
+
+    @staticmethod
+    def report_section(res: dict):
+        """A section of the report of the format's own, after the standings (a Swiss's points, tiebreaks and
+        pairings), or None."""
+        return None
 
     @property
     @abstractmethod
@@ -153,8 +159,9 @@ class RoundReplay:
         """What the progress bar says once `pairings` has run out (None: nothing)."""
         return None
 
-    def results(self, rounds: list[dict]) -> dict:
-        """The results' entries of the format, from its rounds ({round, tables, byes}) re-paired."""
+    def results(self, rounds: list[dict], records, entrants) -> dict:
+        """The results' entries of the format, from its rounds ({round, tables, byes}) re-paired, the stored
+        games and the agents in standings order."""
         return {}
 
     def complete(self, played: int, planned: int) -> bool:

@@ -8,8 +8,8 @@ from itertools import combinations
 
 import numpy as np
 
-from ..document import Cell, Grid
-from ..stats import clean_seats, opponents, score
+from ..document import Cell, Grid, Section
+from ..stats import clean_seats, opponents, score, swiss_standings
 from .base import RoundReplay, RoundTables, check_rounds
 
 BACKTRACK = 3          # Swiss: tables before the first repeat meeting searched again
@@ -111,13 +111,44 @@ class Swiss(RoundTables):
                 f"{n % t['seats']} entrants sit each round out (the lowest placed with the fewest byes).")
 
     @staticmethod
-    def report_blocks(res: dict) -> list:
-        """Each round's tables and byes."""
-        if not res.get("swiss"):
-            return []
-        return [Grid(["round", "tables", "byes"],
-                      [[Cell(str(r["round"]), r["round"]), f"t{r['tables'][0]}–t{r['tables'][-1]}",
-                        ", ".join(r["byes"]) or "–"] for r in res["swiss"]], "rll")]
+    def report_section(res: dict) -> Section | None:
+        """A Swiss as people read one: points with Buchholz and Sonneborn–Berger, byes and games, and who
+        played whom in every round (`stats.swiss_standings`)."""
+        sw = res.get("swiss_standings")
+        if not sw:
+            return None
+
+        def num(x, nd):
+            return Cell(f"{x:.{nd}f}", x)
+
+        rows = [[Cell(str(x["rank"]), x["rank"]), x["agent"], num(x["points"], 2), num(x["buchholz"], 2),
+                 num(x["sonneborn_berger"], 2), Cell(str(x["rounds_played"]), x["rounds_played"]),
+                 ", ".join(map(str, x["byes"])) or "–", Cell(str(x["games"]), x["games"])] for x in sw["standings"]]
+        blocks = [Grid(["rank", "agent", "points", "Buchholz", "Sonneborn–Berger", "rounds played", "byes (round)",
+                        "games"], rows, "rlrrrrlr"),
+                  "Points as the pairing counts them: at each table an entrant's share of the results it won there "
+                  "((wins + draws / 2) / results, 0 to 1 a round), and 0.5 for a bye. Ties are broken by Buchholz "
+                  "(the opponents' points, summed over the rounds played; at a table of k seats each opponent "
+                  "counts 1 / (k − 1)) and then by Sonneborn–Berger (each opponent's points times the share won "
+                  "against that opponent there); a bye adds to neither. This order can differ from the Standings "
+                  "above, which rank every result alike by score rate."]
+        if not sw["equal_games"]:
+            most = max(y["games"] for y in sw["standings"])
+            fewer = [f"{x['agent']} ({x['games']})" for x in sw["standings"] if x["games"] < most]
+            blocks.append("Game counts differ (a bye is a round without games): " + ", ".join(fewer)
+                          + " played fewer games than the most any entrant played; their points count 0.5 a bye.")
+        for r in sw["rounds"]:
+            table_rows = []
+            for t in r["tables"]:
+                who = " – ".join(m["agent"] for m in t["members"])
+                result = " – ".join(f"{m['points']:.2f}" for m in t["members"])
+                wdl = "; ".join(f"{m['agent']} {m['wins']}-{m['draws']}-{m['losses']}" for m in t["members"])
+                table_rows.append([f"t{t['table']}", who, result, wdl])
+            for b in r["byes"]:
+                table_rows.append(["bye", b, "0.50", "–"])
+            blocks += [f"Round {r['round']}:", Grid(["table", "who played whom", "points", "W-D-L"], table_rows,
+                                                    "llll", sortable=False)]
+        return Section("Swiss standings and pairings", blocks)
 
     def pair(self, rnd: int, standings: "SwissStandings") -> tuple[list[tuple[int, tuple[str, ...]]], list[str]]:
         """Round `rnd`'s tables as (table number, members in standings order) and its byes, from the
@@ -222,5 +253,5 @@ class SwissReplay(RoundReplay):
             yield rnd, tables, byes
             standings.merge(self.by_round[rnd])
 
-    def results(self, rounds: list[dict]) -> dict:
-        return {"swiss": rounds}
+    def results(self, rounds: list[dict], records, entrants) -> dict:
+        return {"swiss": rounds, "swiss_standings": swiss_standings(records, rounds, entrants)}

@@ -5,6 +5,7 @@ from yacht_env.rules import load, parse_sets, rules_block, rules_hash
 from yacht_env.safe_file import check_folder
 
 from agents.training.config import MAX_EVAL_GAMES, load_config, split_sets
+from agents.model_file import loadable_network
 from agents.training.errors import ModelFileError
 
 from .options import CommandError, add_common, emit_json
@@ -52,6 +53,9 @@ def run(args) -> int:
         result = _evaluate(cfg, args.evaluate, args.games or cfg.eval_games)
         wrote = None                                     # an evaluation writes no files
     else:
+        too_big = loadable_network(cfg.ruleset, cfg.to_dict())
+        if too_big:                                         # every network trained is one `learned:` loads
+            raise CommandError(f"{args.config}: policy: {too_big}; make the layers (policy.pi, policy.vf) smaller")
         check_folder(cfg.out_dir, "out folder")           # one line, before anything is built or written
         result = _train(cfg, args)
         wrote = str(cfg.out_dir)
