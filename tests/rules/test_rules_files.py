@@ -70,6 +70,10 @@ def test_load_from_path_and_extends(tmp_path):
     ("extends: yacht\ncolumns: .inf\n", "columns", "got inf"),
     ("extends: yacht\nextra_yacht_bonus: 1.0e+400\n", "extra_yacht_bonus", "got inf"),
     ("extends: yacht\nupper_bonus: {threshold: 99999999999999999999}\n", "upper_bonus.threshold", "from 0 to 105"),
+    ("boxes: [{id: p, kind: pairs, count: 3}]\nupper_bonus: false\njoker: none\nextra_yacht_bonus: 0\n",
+     "boxes.p.count", "3 pairs of different faces need 6 dice"),
+    ("extends: yatzy\nforced_order: sometimes\n", "forced_order", "true (boxes filled top to bottom) or false"),
+    ("extends: yacht\nforced_order: true\n", "forced_order", "with forced_order, joker must be none"),
 ])
 def test_bad_rule_files_name_file_key_and_allowed(tmp_path, text, key, allowed):
     p = tmp_path / "bad.yaml"
