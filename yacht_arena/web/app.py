@@ -200,9 +200,10 @@ class Server:
 
     def _offer_best(self, table: Table) -> None:
         from yacht_arena.cli.play import BestScores
-        name = table.seats[0].name
-        BestScores(self.data).offer(f"{table.rules_key}:{name}", table.game.totals()[0],
-                                    table.rules.name, name)
+        offer = table.best_offer                  # None when a CPU played any of the person's moves
+        if offer is not None:
+            key, score, name = offer
+            BestScores(self.data).offer(key, score, table.rules.name, name)
 
     def best(self, rules_hash: str, name: str) -> dict | None:
         from yacht_arena.cli.play import BestScores
@@ -217,7 +218,7 @@ class Server:
             raise TableError("the server holds as many tables as it may; try again later")
         if not isinstance(doc, dict):
             raise TableError("expected a JSON object")
-        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu"}
+        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait"}
         if unknown:
             raise TableError(f"unknown field {min(unknown)[:30]!r}")
         seats_in = doc.get("seats")
@@ -240,7 +241,7 @@ class Server:
         replace_spec, _ = self.menu.spec(doc.get("replace_cpu", "normal" if "normal" in self.menu.entries
                                                   else next(iter(self.menu.entries))))
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
-                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec)
+                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0))
         self.tables[table.id] = table
         self.touched[table.id] = time.monotonic()
         table.flush(self.table_dir)
@@ -324,6 +325,8 @@ class Server:
             else:
                 table.handle(conn.held, msg)
                 table.flush(self.table_dir)
+                if kind == "rematch":             # seats a CPU took over are people's again: wait for the absent
+                    self.left(table, None)
             await self.changed(table)
         except TableError as e:
             await conn.send({"type": "error", "message": str(e), "id": reply_id})
@@ -373,6 +376,10 @@ class Server:
             game, version = table.game, table.seen
             if game.is_over or not table.seats[game.current_seat].cpu:
                 continue
+            hold = table.cpu_hold(time.monotonic())     # a person who just scored may still undo
+            if hold > 0:
+                await asyncio.sleep(min(hold, 0.1))
+                continue
             seat = game.current_seat
             agent = await self._agent(table, seat)
             if table.seen != version or table.game is not game:
@@ -403,12 +410,13 @@ class Server:
             if task is not None:
                 task.cancel()
 
-    def left(self, table: Table, conn: Conn) -> None:
-        """A connection closed: a person seat nobody holds now waits `replace_after` for its person."""
+    def left(self, table: Table, conn: Conn | None) -> None:
+        """A connection closed (None: a new game began): a person seat nobody holds now waits `replace_after`
+        for its person."""
         if table.replace_after is None:
             return
         online = self.connected(table.id)
-        for s in conn.held:
+        for s in (conn.held if conn is not None else range(len(table.seats))):
             if online.get(s, 0) == 0 and not table.seats[s].cpu and (table.id, s) not in self.waits:
                 self.waits[(table.id, s)] = asyncio.create_task(self._replace_later(table, s))
 

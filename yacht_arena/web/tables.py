@@ -15,6 +15,7 @@ the tournament store format under `DATA/games/ID-N/` (`store_game`), before the 
 import json
 import os
 import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,12 +35,13 @@ MAX_SEATS = 8
 MAX_NAME = 20
 MAX_PACE = 5.0                 # seconds between CPU moves
 MAX_REPLACE = 3600.0           # seconds a left person's seat waits before a CPU takes it
+MAX_UNDO_WAIT = 30.0           # seconds a CPU waits after a person scored, so the person may still undo
 MAX_SETS = 16                  # rule knobs per table
 TOKEN_BYTES = 12
 MAX_TABLE_BYTES = 1 << 20      # a table's file (ID.json): its setup and the moves up to the last full write
 MAX_JOURNAL_BYTES = 16 << 20   # a table's journal (ID.log): moves since then, one short JSON line each
 MAX_MOVE_BYTES = 4096
-MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "rematch")
+MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "done", "reclaim", "rematch")
 
 
 class TableError(ValueError):
@@ -71,13 +73,14 @@ class Seat:
     spec: str | None = None
     token: str = field(default_factory=new_token)
     label: str = ""                # the CPU's menu label ("Strong"), for people to read
+    taken: bool = False            # a person's seat a CPU plays while its person is away (they may reclaim it)
 
     @property
     def cpu(self) -> bool:
         return self.spec is not None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label}
+        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label, "taken": self.taken}
 
 
 @dataclass(eq=False)
@@ -103,11 +106,15 @@ class Table:
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
     preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
+    undo_wait: float = 3.0         # seconds a CPU waits after a person scored (the person may still undo)
+    seq: int = 0                   # moves and new games so far: a move message naming another seq is stale
+    helped: set = field(default_factory=set)     # person seats a CPU played for in this game (it took them over)
+    scored_at: float | None = None  # when a person's scoring opened the undo window the CPUs wait for (monotonic)
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
     def create(cls, rules_name: str, sets: dict, seats: list[Seat], pace: float = 0.6,
-               replace_after: float | None = None, replace_spec: str = "normal") -> "Table":
+               replace_after: float | None = None, replace_spec: str = "normal", undo_wait: float = 3.0) -> "Table":
         """A new table; TableError when the rules, seats or settings do not fit together."""
         if rules_name not in presets():
             raise TableError(f"unknown rule set {str(rules_name)[:40]!r}; choose one of {', '.join(presets())}")
@@ -132,8 +139,11 @@ class Table:
         if replace_after is not None and not (isinstance(replace_after, (int, float))
                                               and 0 < replace_after <= MAX_REPLACE):
             raise TableError(f"the wait before a CPU replaces a person must be up to {MAX_REPLACE:g} seconds")
+        if isinstance(undo_wait, bool) or not (isinstance(undo_wait, (int, float)) and 0 <= undo_wait <= MAX_UNDO_WAIT):
+            raise TableError(f"the time left to undo before a CPU moves must be 0 to {MAX_UNDO_WAIT:g} seconds")
         table = cls(new_token(), new_token(), rules_name, dict(sets), seats, float(pace),
                     None if replace_after is None else float(replace_after), replace_spec)
+        table.undo_wait = float(undo_wait)
         table._check_names()
         table.start(first_seat=None)
         return table
@@ -146,7 +156,14 @@ class Table:
 
     def start(self, first_seat: int | None) -> None:
         """Start game number `self.number` (a fresh config seed gives its dice); None: the rules decide
-        who plays first (roll-off or seat 1)."""
+        who plays first (roll-off or seat 1). Seats a CPU took over go back to their people: a new game
+        never starts with a CPU in a person's seat (the server hands it over again if they stay away)."""
+        for s in self.seats:
+            if s.taken:
+                s.spec, s.label, s.taken = None, "", False
+        self.helped = set()
+        self.scored_at = None
+        self.seq += 1
         self.rules = load(self.rules_name, **self.sets)
         self.config_seed = secrets.randbelow(1 << 62)
         self.first_seat = None
@@ -166,8 +183,11 @@ class Table:
                           "teams": rules.teams, "hash": self.rules_key}
 
     def changed(self, move: dict | None = None, full: bool = False) -> None:
-        """Count a change; `move` goes to the journal, `full` has the whole table file written."""
+        """Count a change; `move` goes to the journal (and counts in `seq`), `full` has the whole table file
+        written."""
         self.seen += 1
+        if move is not None:
+            self.seq += 1
         self.full = self.full or full
         if move is not None:
             self.pending.append(move)
@@ -193,78 +213,125 @@ class Table:
     def sit(self, invite, name) -> int:
         """Take the first free person seat with the invite token; the seat's index."""
         if not isinstance(invite, str) or not secrets.compare_digest(invite, self.invite):
-            raise TableError("this invite link is not this table's")
+            raise TableError("This invite link is not for this table.")
         name = check_name(name)
         seat = self.free_seat()
         if seat is None:
-            raise TableError("every seat at this table is taken; you can watch")
+            raise TableError("Every seat at this table is taken: you can watch.")
         if slug(name) in {slug(s.name) for s in self.seats if s.name}:
-            raise TableError(f"someone at this table is already called {name!r}; pick another name")
+            raise TableError(f"Someone at this table is already called {name}: pick another name.")
         self.seats[seat].name = name
         self.changed(full=True)
         return seat
 
     def handle(self, held: set[int], msg: dict) -> None:
-        """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged."""
+        """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged.
+
+        Its text is for the player to read. A move message may carry `seq` (the state's `seq` the player saw):
+        one naming another seq is refused as stale, so a repeated click or a resent message is never played
+        twice."""
         kind = msg.get("type")
-        if kind not in ("roll", "score", "undo", "rematch"):
+        if kind not in MESSAGE_TYPES[2:]:
             raise TableError(f"unknown message type {str(kind)[:30]!r}; known: {', '.join(MESSAGE_TYPES)}")
+        seq = msg.get("seq")
+        if seq is not None and seq != self.seq:
+            raise TableError("That move was already made: the table has moved on since.")
         game = self.game
         if kind == "rematch":
             if not held:
-                raise TableError("only a player at the table can start a rematch")
+                raise TableError("Only a player at the table can start a rematch.")
             if not game.is_over:
-                raise TableError("the game is not over yet")
+                raise TableError("The game is not over yet.")
             if self.game_folder not in self.stored:
-                raise TableError("the game is being stored; try again in a moment")
+                raise TableError("The game is being stored: try again in a moment.")
             self.start(first_seat=(game.first_seat + 1) % len(self.seats))
             return
         seat = msg.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
         if seat not in held:
-            raise TableError(f"you do not hold seat {seat + 1}'s token")
+            raise TableError(f"Seat {seat + 1} is not yours (this device holds no token for it).")
+        if kind == "reclaim":
+            if not self.seats[seat].taken:
+                raise TableError("That seat is already yours.")
+            s = self.seats[seat]
+            s.spec, s.label, s.taken = None, "", False
+            self.changed(full=True)
+            return
         if self.seats[seat].cpu:
-            raise TableError(f"a CPU plays seat {seat + 1} now")
+            raise TableError(f"A CPU plays seat {seat + 1} now.")
         if self.free_seat() is not None:
-            raise TableError("wait until every seat is taken")
+            raise TableError("Wait until every seat is taken.")
+        if kind == "done":
+            self.scored_at = None                 # the person plays on: the CPUs need not wait for an undo
+            return
         if kind == "undo":
             last = game.log[-1] if game.log else None
             if game.is_over or not game.can_undo or last is None or last["seat"] != seat:
-                raise TableError("nothing of yours to undo (undo works after you score, until the next roll)")
-            try:
-                game.undo()
-            except IllegalMove as e:
-                raise TableError(str(e)) from None
+                raise TableError("Nothing of yours to undo (undo works after you score, until the next roll).")
+            game.undo()
+            self.scored_at = None
             self.changed({"undo": 1})
             return
         if game.is_over:
-            raise TableError("the game is over")
+            raise TableError("The game is over.")
         if seat != game.current_seat:
-            raise TableError(f"it is {self.seat_name(game.current_seat)}'s turn, not seat {seat + 1}'s")
+            raise TableError(f"It is {self.seat_name(game.current_seat)}'s turn.")
+        if kind == "roll":
+            hold = msg.get("hold", [])
+            if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
+                    not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
+                raise TableError("hold must be a list of distinct die positions 0..4")
+            if game.phase == "roll" and hold:
+                raise TableError("The first roll of a turn rolls all five dice.")
+            if game.phase == "decide" and len(hold) == 5:
+                raise TableError("You are holding all five dice: you are ready to score. Pick a box.")
+            if game.phase == "decide" and game.rolls_left <= 0:
+                raise TableError("No rolls left: pick a box to score.")
+            self._play(lambda: game.roll(sorted(hold)))
+            self.changed({"roll": game.log[-1]["hold"]})
+            return
+        box, column = msg.get("box"), msg.get("column", 0)
+        if not isinstance(box, str) or len(box) > 40:
+            raise TableError("box must be a box id")
+        if game.phase == "roll":
+            raise TableError("Roll the dice first.")
+        if box not in self.rules.boxes:
+            raise TableError(f"There is no box {box[:40]!r} under these rules.")
+        if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < self.rules.columns:
+            raise TableError(f"column must be a column number 0..{self.rules.columns - 1}")
+        if (column, box) not in game.preview():
+            filled = game.sheets[game.current_sheet].scores[column, self.rules.boxes.index(box)] >= 0
+            raise TableError(f"{box_label(box)} is already filled: pick an open box." if filled else
+                             f"The joker rule does not allow {box_label(box)} now: pick one of the boxes shown.")
+        self._play(lambda: game.score(box, column))
+        self.changed({"score": box, "column": column})
+        self.scored_at = time.monotonic() if not self.seats[seat].cpu else None
+
+    def _play(self, move) -> None:
+        """Play a move the checks above let through (IllegalMove, which they should have caught, as a refusal)."""
         try:
-            if kind == "roll":
-                hold = msg.get("hold", [])
-                if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
-                        not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
-                    raise TableError("hold must be a list of distinct die positions 0..4")
-                game.roll(sorted(hold))
-                self.changed({"roll": game.log[-1]["hold"]})
-            else:
-                box, column = msg.get("box"), msg.get("column", 0)
-                if not isinstance(box, str) or len(box) > 40:
-                    raise TableError("box must be a box id")
-                game.score(box, column)
-                self.changed({"score": box, "column": column})
+            move()
         except IllegalMove as e:
             raise TableError(str(e)) from None
 
+    def cpu_hold(self, now: float) -> float:
+        """Seconds a CPU's next move still waits: after a person scores, until they play on, undo, or
+        `undo_wait` seconds pass (seed 000: undo until the next person rolls, a CPU included)."""
+        if self.scored_at is None or not self.game.can_undo or self.game.is_over:
+            return 0.0
+        return max(0.0, self.scored_at + self.undo_wait - now)
+
     def cpu_move(self, action: int) -> None:
         """Play a CPU seat's action (or its first roll when `action` is None)."""
+        seat = self.game.current_seat
+        if self.seats[seat].taken:
+            self.helped.add(seat)
         if action is None:
             self.game.roll()
         else:
             self.game.apply(action)
+        self.scored_at = None
         last = self.game.log[-1]
         self.changed({"roll": last["hold"]} if "dice" in last else {"score": last["box"], "column": last["column"]})
 
@@ -275,7 +342,7 @@ class Table:
     def replace(self, seat: int, spec: str, label: str) -> None:
         """A CPU takes a person's seat (the person left); the seat keeps its name with a mark."""
         s = self.seats[seat]
-        s.spec, s.label = spec, label
+        s.spec, s.label, s.taken = spec, label, True
         s.name = s.name or f"CPU {seat + 1}"
         self.changed(full=True)
 
@@ -302,14 +369,16 @@ class Table:
             "type": "state", "table": self.id, "version": self.seen, "game": self.number,
             "rules": self.rules_doc,
             "seats": [{"name": s.name, "cpu": s.cpu, "label": s.label, "sheet": game.sheet_of(i),
-                       "you": i in held, "online": connected.get(i, 0) > 0,
+                       "you": i in held, "online": connected.get(i, 0) > 0, "taken": s.taken,
+                       "helped": i in self.helped,
                        **({"token": s.token} if i in held else {})} for i, s in enumerate(self.seats)],
             "sheets": sheets, "turn": seat, "phase": game.phase, "round": game.round,
             "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
             "preview": preview, "counting": counting, "undo": undo_seat,
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
             "free": self.free_seat() is not None, "preparing": self.preparing,
-            "log": game.log[-12:], "moves": len(game.log), "solo": self.solo,
+            "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
+            "undo_wait": self.undo_wait,
         }
         if held:
             out["invite"] = self.invite
@@ -324,13 +393,15 @@ class Table:
         return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
-                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen}
+                "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen,
+                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped)}
 
     @classmethod
     def from_json(cls, doc: dict, journal=()) -> "Table":
         """A table as `to_json` wrote it, its game replayed move by move (the same dice), then the moves of
         its journal (`flush`) played after it."""
-        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", "")) for s in doc["seats"]]
+        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", ""), bool(s.get("taken", False)))
+                 for s in doc["seats"]]
         table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
                     doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
                     doc["first_seat"], list(doc["stored"]))
@@ -352,6 +423,9 @@ class Table:
             else:
                 game.undo()
         table.seen = int(doc.get("version", 0)) + len(journal)
+        table.seq = int(doc.get("seq", table.number)) + len(journal)
+        table.undo_wait = float(doc.get("undo_wait", table.undo_wait))
+        table.helped = set(doc.get("helped", ()))
         table.full = bool(journal)
         return table
 
@@ -390,8 +464,23 @@ class Table:
         return f"{self.id}-{self.number}"
 
     def entrants(self) -> list[str]:
-        """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed)."""
-        return [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
+        """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed). A person's seat a
+        CPU played for in this game is "NAME + CPU": the person's accuracy and best scores never count the
+        CPU's moves."""
+        names = [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
+        for i in sorted(self.helped):
+            taken = {slug(n) for n in names}
+            names[i] = next(n for n in (f"{names[i]} + CPU", f"{names[i]} + CPU {i + 1}", f"seat {i + 1} + CPU")
+                            if slug(n) not in taken)
+        return names
+
+    @property
+    def best_offer(self) -> tuple[str, int, str] | None:
+        """(key, score, name) a finished solo game offers the best scores; None when a CPU played any of it."""
+        if not self.solo or not self.game.is_over or self.helped:
+            return None
+        name = self.seats[0].name
+        return f"{self.rules_key}:{name}", self.game.totals()[0], name
 
     def record(self) -> tuple[dict, dict]:
         """(the folder's meta document, the game's store record) of the finished game.
@@ -437,6 +526,11 @@ def store_game(table: Table, games: Path) -> str:
             if record["key"] not in store.records():
                 store.append([record])
     return table.game_folder
+
+
+def box_label(box: str) -> str:
+    """A box id as people read it: "three_of_a_kind" -> "Three of a kind"."""
+    return box.replace("_", " ").capitalize()
 
 
 def _write_synced(path: Path, text: str) -> None:
