@@ -60,9 +60,9 @@ def test_every_bad_message_gets_an_error_and_leaves_the_table_unchanged():
     mover, other = ({0}, {1}) if first == 0 else ({1}, {0})
     bad = [
         (mover, {"type": "shout"}, "unknown message type"),
-        (mover, {"type": "roll"}, "seat must be"),
-        (mover, {"type": "roll", "seat": True}, "seat must be"),
-        (mover, {"type": "roll", "seat": 7}, "seat must be"),
+        (mover, {"type": "roll"}, "no such seat"),
+        (mover, {"type": "roll", "seat": True}, "no such seat"),
+        (mover, {"type": "roll", "seat": 7}, "no such seat"),
         (other, {"type": "roll", "seat": first}, "token"),
         (other, {"type": "roll", "seat": 1 - first}, "turn"),
         (mover, {"type": "score", "seat": first, "box": "chance"}, "Roll the dice first"),
@@ -77,12 +77,12 @@ def test_every_bad_message_gets_an_error_and_leaves_the_table_unchanged():
         assert snapshot(table) == before
     table.handle(mover, {"type": "roll", "seat": first})
     for held, msg, why in [
-        (mover, {"type": "roll", "seat": first, "hold": [0, 0]}, "distinct"),
-        (mover, {"type": "roll", "seat": first, "hold": [5]}, "positions 0..4"),
-        (mover, {"type": "roll", "seat": first, "hold": "01"}, "list"),
+        (mover, {"type": "roll", "seat": first, "hold": [0, 0]}, "each at most once"),
+        (mover, {"type": "roll", "seat": first, "hold": [5]}, "each at most once"),
+        (mover, {"type": "roll", "seat": first, "hold": "01"}, "Hold dice"),
         (mover, {"type": "roll", "seat": first, "hold": [0, 1, 2, 3, 4]}, "holding all five"),
-        (mover, {"type": "score", "seat": first, "box": "nope"}, "no box"),
-        (mover, {"type": "score", "seat": first, "box": ["chance"]}, "box id"),
+        (mover, {"type": "score", "seat": first, "box": "nope"}, "no box .nope. under these rules"),
+        (mover, {"type": "score", "seat": first, "box": ["chance"]}, "no such box"),
         (mover, {"type": "score", "seat": first, "box": "chance", "column": 3}, "column"),
     ]:
         before = snapshot(table)

@@ -248,7 +248,7 @@ class Table:
             return
         seat = msg.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
+            raise TableError(f"There is no such seat at this table (seats are numbered 0..{len(self.seats) - 1}).")
         if seat not in held:
             raise TableError(f"Seat {seat + 1} is not yours (this device holds no token for it).")
         if kind == "reclaim":
@@ -281,7 +281,7 @@ class Table:
             hold = msg.get("hold", [])
             if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
                     not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
-                raise TableError("hold must be a list of distinct die positions 0..4")
+                raise TableError("Hold dice by their positions (0..4 in the list), each at most once.")
             if game.phase == "roll" and hold:
                 raise TableError("The first roll of a turn rolls all five dice.")
             if game.phase == "decide" and len(hold) == 5:
@@ -293,13 +293,13 @@ class Table:
             return
         box, column = msg.get("box"), msg.get("column", 0)
         if not isinstance(box, str) or len(box) > 40:
-            raise TableError("box must be a box id")
+            raise TableError("There is no such box under these rules.")
         if game.phase == "roll":
             raise TableError("Roll the dice first.")
         if box not in self.rules.boxes:
             raise TableError(f"There is no box {box[:40]!r} under these rules.")
         if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < self.rules.columns:
-            raise TableError(f"column must be a column number 0..{self.rules.columns - 1}")
+            raise TableError(f"There is no such column on this sheet (columns are numbered 0..{self.rules.columns - 1}).")
         if (column, box) not in game.preview():
             filled = game.sheets[game.current_sheet].scores[column, self.rules.boxes.index(box)] >= 0
             raise TableError(f"{box_label(box)} is already filled: pick an open box." if filled else

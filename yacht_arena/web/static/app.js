@@ -31,7 +31,7 @@ async function lobby() {
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
   $("seats").replaceChildren();
-  addSeat("person", store.get("yacht.name", "You"));
+  addSeat("person", store.get("yacht.name", "") || "Player 1");
   addSeat("cpu");
   if (menu.tournaments.length) {
     $("watching").hidden = false;
@@ -99,104 +99,213 @@ async function openTable(event) {
 }
 
 // ---- the table ------------------------------------------------------------------------------------
+// `busy`: a move was sent and its answer has not come (Roll, Score and Undo wait for it, so a double click,
+// a double tap or a held R key plays once); `settled`: when the last dice landed (Roll waits SETTLE ms, so a
+// roll's result is always seen). Every move carries the state's `seq`: the server refuses a stale one.
 let ws = null, state = null, tableId = null, held = new Set(), picked = null, retry = 0;
+let busy = false, settled = 0, invited = null, fatal = false, reclaimed = new Set(), bestNote = null, lost = false;
+const SETTLE = 400;
 
 function tokens() { return store.get(`yacht.seats.${tableId}`, []); }
 
 function table(id, invite) {
   tableId = id;
+  invited = invite || null;
+  fatal = false;
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.get("seat")) {
     const t = tokens(); if (!t.includes(frag.get("seat"))) store.set(`yacht.seats.${id}`, [...t, frag.get("seat")]);
     history.replaceState(null, "", location.pathname + location.search);
   }
   show("table");
-  connect(invite);
+  $("gone").hidden = true;
+  connect();
 }
 
-function connect(invite) {
+function connect() {
+  if (ws && ws.readyState <= WebSocket.OPEN && !ws.fatal) return;     // connecting or open already
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
-  ws.onopen = () => { retry = 0; ws.send(JSON.stringify({ type: "hello", tokens: tokens() })); };
-  ws.onmessage = (e) => receive(JSON.parse(e.data), invite);
-  ws.onclose = () => {
-    if (ws && ws.fatal) return;
-    $("message").textContent = "connection lost; reconnecting…";
-    setTimeout(() => connect(invite), Math.min(5000, 300 * 2 ** retry++));
+  const sock = ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
+  sock.onopen = () => { retry = 0; reclaimed = new Set(); sock.send(JSON.stringify({ type: "hello", tokens: tokens() })); };
+  sock.onmessage = (e) => receive(JSON.parse(e.data));
+  sock.onclose = () => {
+    if (sock !== ws || sock.fatal) return;
+    busy = false;
+    lost = true;
+    say("Connection lost: reconnecting…");
+    if (state) draw();
+    setTimeout(connect, Math.min(5000, 300 * 2 ** retry++));
   };
 }
 
+function online() { return ws && ws.readyState === WebSocket.OPEN; }
+
 function send(msg) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+  if (online()) { ws.send(JSON.stringify(msg)); return true; }
+  say("Not connected, so that did not reach the table: reconnecting…");
+  lost = true;
+  retry = 0;
+  connect();
+  return false;
 }
 
-function receive(msg, invite) {
+function move(msg) {
+  // a move: one at a time, stamped with the state it was made on
+  if (busy || !state) return;
+  if (send({ ...msg, seq: state.seq })) { busy = true; draw(); }
+}
+
+function say(text) { $("message").textContent = text; }
+
+function announce(text) {
+  // the live region: other players' moves, rolls and results for screen readers
+  if (text) $("announce").textContent = text;
+}
+
+function receive(msg) {
   if (msg.type === "error") {
-    $("message").textContent = msg.message;
-    if (msg.fatal) { ws.fatal = true; $("turn").textContent = msg.message; }
+    busy = false;
+    if (!$("sit").hidden && !msg.fatal) { $("sit-error").textContent = msg.message; return; }
+    say(msg.message);
+    if (msg.fatal) gone(msg.message);
+    else if (state) draw();
     return;
   }
   if (msg.type === "seated") {
     store.set(`yacht.seats.${tableId}`, [...tokens(), msg.token]);
     history.replaceState(null, "", `/t/${tableId}`);
+    invited = null;
     show("table");
     send({ type: "hello", tokens: tokens() });
     return;
   }
   if (msg.type !== "state") return;
-  if (state && (msg.game !== state.game || msg.moves !== state.moves || msg.turn !== state.turn)) {
+  const before = state;
+  if (before && (msg.game !== before.game || msg.moves !== before.moves || msg.turn !== before.turn)) {
     // after a re-roll the dice are sorted again: the dice kept stay Held, wherever they now sit
-    const kept = msg.game === state.game && msg.turn === state.turn && msg.dice.length && state.dice.length
-      ? state.dice.filter((_, i) => held.has(i)) : [];
+    const kept = msg.game === before.game && msg.turn === before.turn && msg.dice.length && before.dice.length
+      ? before.dice.filter((_, i) => held.has(i)) : [];
     held = new Set();
     msg.dice.forEach((f, i) => { const k = kept.indexOf(f); if (k >= 0) { kept.splice(k, 1); held.add(i); } });
     if (!msg.rolls_left) held = new Set();               // no roll left: nothing to hold for
     picked = null;
   }
-  state = msg;
-  $("message").textContent = "";
-  const mine = state.seats.some((s) => s.you);
-  if (invite && !mine && state.free) {
-    show("sit");
-    $("sit-name").value = store.get("yacht.name", "");
-    $("sit-form").onsubmit = (e) => {
-      e.preventDefault();
-      store.set("yacht.name", $("sit-name").value.trim());
-      send({ type: "sit", invite, name: $("sit-name").value });
-    };
-    $("just-watch").onclick = (e) => { e.preventDefault(); invite = null; history.replaceState(null, "", `/t/${tableId}`); show("table"); draw(); };
-    return;
+  if (!before || msg.seq !== before.seq) busy = false;
+  if (before && msg.game === before.game && msg.moves > before.moves && msg.log.length && "dice" in msg.log[msg.log.length - 1]) {
+    settled = performance.now() + SETTLE;
+    setTimeout(() => { if (state) draw(); }, SETTLE + 20);
+    rolled();
   }
+  state = msg;
+  if (lost && msg.seats.some((s) => s.you)) { lost = false; say("Connected again: play on."); }
+  else if (before && msg.seq !== before.seq) say("");
+  if (before && (msg.moves !== before.moves || msg.game !== before.game)) {
+    const others = msg.log.length && !msg.seats[msg.log[msg.log.length - 1].seat].you;
+    if (msg.result && !before.result) announce(resultTitle(msg));
+    else if (others || msg.game !== before.game) announce(lastMove(msg));
+  }
+  msg.seats.forEach((x, i) => {       // back from away (a phone that slept): take the seat back from the CPU
+    if (x.you && x.taken && !reclaimed.has(i)) { reclaimed.add(i); send({ type: "reclaim", seat: i }); }
+  });
+  const mine = msg.seats.some((s) => s.you);
+  if (invited && !mine && msg.free) { sitForm(); return; }
+  if (invited && !mine && !msg.free) {
+    invited = null;
+    history.replaceState(null, "", `/t/${tableId}`);
+    $("role").textContent = "Every seat was taken before you arrived: you are watching this table.";
+  }
+  show("table");
   draw();
 }
 
+function sitForm() {
+  show("sit");
+  if (!$("sit-name").value) $("sit-name").value = store.get("yacht.name", "");
+  $("sit-form").onsubmit = (e) => {
+    e.preventDefault();
+    store.set("yacht.name", $("sit-name").value.trim());
+    $("sit-error").textContent = "";
+    send({ type: "sit", invite: invited, name: $("sit-name").value });
+  };
+  $("just-watch").onclick = (e) => { e.preventDefault(); invited = null; history.replaceState(null, "", `/t/${tableId}`); show("table"); draw(); };
+}
+
+function gone(text) {
+  // an unknown or expired table: nothing to play, a way back
+  fatal = true;
+  if (ws) ws.fatal = true;
+  if (!$("sit").hidden) { $("sit-error").textContent = text; }
+  show("table");
+  $("turn").textContent = "This table is not here";
+  say(`${text}: the link may be old, or the table was closed.`);
+  for (const id of ["roll", "confirm", "undo", "done", "invite", "view-link"]) $(id).disabled = true;
+  $("dice").replaceChildren();
+  $("sheet").replaceChildren();
+  $("gone").hidden = false;
+  $("role").textContent = "";
+}
+
 function myTurn() {
-  return state && state.turn !== null && state.seats[state.turn].you && !state.free;
+  return !!state && !fatal && state.turn !== null && state.seats[state.turn].you && !state.free;
+}
+
+function names(s) {
+  return s.seats.map((x) => x.name || "(free seat)");
+}
+
+function turnText(s) {
+  const n = names(s);
+  if (s.result) return "Game over";
+  if (s.free) return "Waiting for someone to take the free seat";
+  if (!s.seats[s.turn].you) return `${n[s.turn]}'s turn`;
+  return s.seats.filter((x) => x.you).length > 1 ? `${n[s.turn]}'s turn (pass the device)` : "Your turn";
 }
 
 function draw() {
   const s = state;
   if (!performance.getEntriesByName("table-drawn").length) performance.mark("table-drawn");   // bench.py web
+  const focus = focused();
+  const n = names(s);
   $("where").textContent = `${s.rules.name} · game ${s.game}`;
-  const names = s.seats.map((x) => x.name || "(free seat)");
-  let turn;
-  if (s.result) turn = "Game over";
-  else if (s.free) turn = "Waiting for someone to take the free seat";
-  else if (!s.seats[s.turn].you) turn = `${names[s.turn]}'s turn`;
-  else turn = s.seats.filter((x) => x.you).length > 1 ? `${names[s.turn]}'s turn (pass the device)` : "Your turn";
-  $("turn").textContent = turn;
+  $("table-title").textContent = `Yacht table: ${s.rules.name}, game ${s.game}`;
+  $("turn").textContent = turnText(s);
+  const mine = s.seats.some((x) => x.you);
+  if (!mine && !$("role").textContent.startsWith("Every seat")) $("role").textContent = "You are watching this table.";
+  else if (mine) $("role").textContent = "";
   $("invite").hidden = !(s.invite && s.free);
-  drawDice($("dice"), s.dice, held, countingFor(picked), myTurn() && s.phase === "decide");
-  const canRoll = myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
-  $("roll").disabled = !canRoll;
+  $("view-link").disabled = false;
+  const up = online();
+  drawDice($("dice"), s.dice, held, countingFor(picked), up && myTurn() && s.phase === "decide" && s.rolls_left > 0);
+  const canRoll = up && !busy && myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
+  $("roll").disabled = !canRoll || performance.now() < settled;
   $("roll").textContent = s.phase === "decide" ? `Roll (${s.rolls_left} left)` : "Roll";
-  $("confirm").disabled = !(myTurn() && picked);
+  $("confirm").disabled = !(up && !busy && myTurn() && picked);
   $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
-  $("undo").disabled = !(s.undo !== null && s.seats[s.undo].you);
+  const myUndo = s.undo !== null && s.seats[s.undo].you;
+  $("undo").disabled = !(up && !busy && myUndo);
+  $("done").hidden = !(myUndo && s.turn !== null && s.seats[s.turn].cpu);
+  $("done").disabled = !up;
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
-    ? `${names[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
-  drawSheet($("sheet"), s, names, true);
-  drawResult(s, names);
+    ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
+  drawSheet($("sheet"), s, n, true);
+  drawResult(s, n);
+  restore(focus);
+}
+
+function focused() {
+  // what has the keyboard focus, to give it back after a redraw replaced the element
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  if (a.id) return `#${a.id}`;
+  if (a.dataset && a.dataset.index !== undefined && a.closest("#dice")) return `#dice [data-index="${a.dataset.index}"]`;
+  if (a.dataset && a.dataset.box) return `#sheet [data-box="${a.dataset.box}"]`;
+  return null;
+}
+
+function restore(sel) {
+  if (!sel || (document.activeElement && document.activeElement !== document.body)) return;
+  const e = document.querySelector(sel);
+  if (e && !e.hidden) e.focus({ preventScroll: true });
 }
 
 function countingFor(key) {
@@ -211,8 +320,9 @@ function drawDice(box, dice, heldSet, counting, active) {
     const b = el("button", "die");
     b.type = "button";
     b.dataset.index = String(i);
-    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", "no die rolled"); return b; }
+    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", `die ${i + 1}: not rolled yet`); return b; }
     const grid = el("span", "pips");
+    grid.setAttribute("aria-hidden", "true");
     for (let k = 0; k < 9; k++) grid.append(el("span", PIPS[f].includes(k) ? "pip on" : "pip"));
     b.append(grid);
     const isHeld = heldSet.has(i);
@@ -220,11 +330,19 @@ function drawDice(box, dice, heldSet, counting, active) {
     if (counting && !counting[i]) b.classList.add("faded");
     b.append(el("span", "tag", isHeld ? "Held" : ""));
     b.setAttribute("aria-pressed", String(isHeld));
-    b.setAttribute("aria-label", `die ${i + 1}: ${f}${isHeld ? ", held" : ""}`);
+    b.setAttribute("aria-label", `die ${i + 1}: ${f}${counting && !counting[i] ? ", does not count" : ""}`);
     b.disabled = !active;
     b.addEventListener("click", () => toggle(i));
     return b;
   }));
+}
+
+function rolled() {
+  // the dice tumble a moment (none under prefers-reduced-motion: the stylesheet turns it off)
+  const d = $("dice");
+  d.classList.remove("rolling");
+  void d.offsetWidth;
+  d.classList.add("rolling");
 }
 
 function toggle(i) {
@@ -234,8 +352,26 @@ function toggle(i) {
 }
 
 function roll() {
+  if (!state || fatal) return;
+  if (!online()) { send({ type: "roll" }); draw(); return; }
+  const s = state;
+  if (!myTurn() && s.undo !== null && s.seats[s.undo].you && s.turn !== null && s.seats[s.turn].cpu) { playOn(); return; }
   if ($("roll").disabled) return;
-  send({ type: "roll", seat: state.turn, hold: state.phase === "decide" ? [...held].sort() : [] });
+  if (s.phase === "decide" && held.size === 5) {     // seed 000: holding all five means ready to score
+    say("You are holding all five dice: you are ready to score. Pick a box.");
+    return;
+  }
+  move({ type: "roll", seat: s.turn, hold: s.phase === "decide" ? [...held].sort() : [] });
+}
+
+function playOn() {
+  // the person who just scored lets the CPU go on at once (else it waits the table's undo time)
+  if (state && state.undo !== null) send({ type: "done", seat: state.undo });
+}
+
+function undo() {
+  if (!state || state.undo === null || $("undo").disabled) return;
+  move({ type: "undo", seat: state.undo });
 }
 
 function pick(key) {
@@ -246,10 +382,9 @@ function pick(key) {
 }
 
 function confirm() {
-  if (!picked || !myTurn()) return;
+  if (!picked || !myTurn() || busy) return;
   const [box, col] = picked.split("@");
-  send({ type: "score", seat: state.turn, box, column: Number(col) });
-  picked = null;
+  move({ type: "score", seat: state.turn, box, column: Number(col) });
 }
 
 function lastMove(s) {
@@ -265,24 +400,39 @@ function lastMove(s) {
   return `${who} scored ${e.points} in ${label(e.box)}${e.bonus ? ` (+${e.bonus} bonus)` : ""}`;
 }
 
-function sheetHeads(s, names) {
-  // one column per sheet: the names of the seats writing on it
-  return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([, i]) => names[i]).join(" + "));
+function sheetHeads(s, n) {
+  // one column per sheet: the names of the seats writing on it, with their presence
+  return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([x, i]) => {
+    let h = n[i];
+    if (x.taken) h += " (CPU playing)";
+    else if (!x.cpu && x.name && !x.online && !x.you) h += " (away)";
+    if (x.you && !x.taken) h += " (you)";
+    return h;
+  }).join(" + "));
 }
 
-function drawSheet(t, s, names, live) {
-  const heads = sheetHeads(s, names);
+function drawSheet(t, s, n, live) {
+  const heads = sheetHeads(s, n);
   const turnSheet = s.turn !== null && s.turn !== undefined ? s.seats[s.turn].sheet : -1;
   const thead = el("thead"), hr = el("tr");
-  hr.append(el("th", null, "Box"));
-  heads.forEach((h, k) => { const th = el("th", k === turnSheet ? "now" : null, h); th.scope = "col"; hr.append(th); });
+  const corner = el("th", null, "Box");
+  corner.scope = "col";
+  hr.append(corner);
+  heads.forEach((h, k) => {
+    const th = el("th", k === turnSheet ? "now" : null, h);
+    th.scope = "col";
+    if (k === turnSheet) th.setAttribute("aria-current", "true");
+    hr.append(th);
+  });
   thead.append(hr);
   const body = el("tbody");
   const cols = s.rules.columns;
   for (let c = 0; c < cols; c++) {
     s.rules.boxes.forEach((b, bi) => {
       const tr = el("tr", bi === s.rules.upper.lastIndexOf(true) ? "split" : null);
-      tr.append(el("th", null, label(b) + (cols > 1 ? ` (${c + 1})` : "")));
+      const th = el("th", null, label(b) + (cols > 1 ? ` (${c + 1})` : ""));
+      th.scope = "row";
+      tr.append(th);
       s.sheets.forEach((sh, k) => {
         const v = sh.scores[c][bi];
         const key = `${b}@${c}`;
@@ -293,7 +443,7 @@ function drawSheet(t, s, names, live) {
           btn.type = "button";
           btn.dataset.box = key;
           btn.disabled = !myTurn();
-          btn.setAttribute("aria-label", `score ${s.preview[key]} in ${label(b)}`);
+          btn.setAttribute("aria-label", `${label(b)}: score ${s.preview[key]}${picked === key ? ", picked" : ""}`);
           btn.addEventListener("click", () => pick(key));
           btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true); });
           btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true); });
@@ -310,53 +460,62 @@ function drawSheet(t, s, names, live) {
   for (const [name, f] of foot) {
     if (name === "Upper bonus" && !s.rules.upper_bonus) continue;
     const tr = el("tr", name === "Total" ? "total" : "sum");
-    tr.append(el("th", null, name));
+    const th = el("th", null, name);
+    th.scope = "row";
+    tr.append(th);
     s.sheets.forEach((sh) => tr.append(el("td", null, f(sh))));
     body.append(tr);
   }
   t.replaceChildren(thead, body);
 }
 
-function drawResult(s, names) {
+function resultTitle(s) {
+  const r = s.result, n = names(s);
+  const winners = r.winners.map((i) => n[i]);
+  return s.solo ? `You scored ${r.totals[0]}`
+    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+}
+
+function drawResult(s, n) {
   const box = $("result");
   box.hidden = !s.result;
   if (!s.result) return;
   const r = s.result;
-  const winners = r.winners.map((i) => names[i]);
-  $("result-title").textContent = s.solo ? `You scored ${r.totals[0]}`
-    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+  $("result-title").textContent = resultTitle(s);
   const order = s.seats.map((_, i) => i).sort((a, b) => r.places[a] - r.places[b]);
   $("standings").replaceChildren(...order.map((i) => {
     const tb = r.tiebreak[String(s.seats[i].sheet)];
-    return el("li", null, `${r.places[i]}. ${names[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
+    return el("li", null, `${r.places[i]}. ${n[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
   }));
-  $("rematch").hidden = !s.seats.some((x) => x.you);
+  const mine = s.seats.some((x) => x.you);
+  $("rematch").hidden = !mine;
+  $("rematch").disabled = busy || !online();
   $("analysis-link").hidden = !r.stored;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
-  if (s.solo) {
-    const key = `yacht.best.${s.rules.hash}`;
+  if (!s.solo || !mine) { $("best").textContent = ""; return; }
+  if (s.seats[0].helped) { $("best").textContent = "A CPU played part of this game for you, so it does not count as a best score."; return; }
+  const key = `yacht.best.${s.rules.hash}`, game = `${s.table}/${s.game}`;
+  if (!bestNote || bestNote.game !== game) {
+    // worked out once per game, so "New best!" stays up however often the table is drawn again
     const before = store.get(key, null);
     const total = r.totals[0];
-    if (before === null || total > before.score || (before.table === s.table && before.game === s.game)) {
-      store.set(key, { score: Math.max(total, before ? before.score : 0), table: s.table, game: s.game });
-    }
-    const now = store.get(key, null);
-    $("best").textContent = before === null || (before.table === s.table && before.game === s.game)
-      ? `Best on this device under ${s.rules.name}: ${now.score}`
-      : total > before.score ? `New best on this device under ${s.rules.name}! (was ${before.score})`
-        : `Best on this device under ${s.rules.name}: ${now.score}`;
-    const key2 = `${s.table}/${s.game}`, name = s.seats[0].name;
-    if (serverBest && serverBest.key === key2 && serverBest.score !== null) {
-      $("best").textContent += ` · ${name}'s best on this server: ${serverBest.score}`;
-    } else if (r.stored && !(serverBest && serverBest.key === key2)) {
-      serverBest = { key: key2, score: null };
-      fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(name)}`)
-        .then((res) => res.json()).then((doc) => { if (doc.best) { serverBest.score = doc.best.score; draw(); } })
-        .catch(() => {});
-    }
-  } else $("best").textContent = "";
+    const fresh = before === null || (before.table === s.table && before.game === s.game);
+    if (fresh || total > before.score) store.set(key, { score: Math.max(total, before && !fresh ? before.score : 0), table: s.table, game: s.game });
+    const now = store.get(key, null).score;
+    bestNote = { game, server: null, text: !fresh && total > before.score
+      ? `New best on this device under ${s.rules.name}! (was ${before.score})` : `Best on this device under ${s.rules.name}: ${now}` };
+  }
+  let text = bestNote.text;
+  if (bestNote.server !== null) text += ` · ${s.seats[0].name}'s best on this server: ${bestNote.server}`;
+  else if (r.stored && !bestNote.asked) {
+    bestNote.asked = true;
+    const note = bestNote;
+    fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(s.seats[0].name)}`)
+      .then((res) => res.json()).then((doc) => { if (doc.best) { note.server = doc.best.score; if (state) draw(); } })
+      .catch(() => {});
+  }
+  $("best").textContent = text;
 }
-let serverBest = null;
 
 function copy(text, what) {
   const done = () => { $("copied").textContent = `${what} copied: ${text}`; };
@@ -365,14 +524,15 @@ function copy(text, what) {
 }
 
 function keys(e) {
-  if ($("table").hidden || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") {
+  if ($("table").hidden || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA" || e.target.tagName === "SELECT") {
     if (!$("board").hidden) boardKeys(e);
     return;
   }
-  if (e.key >= "1" && e.key <= "5") toggle(Number(e.key) - 1);
-  else if (e.key === "r" || e.key === "R") roll();
-  else if (e.key === "u" || e.key === "U") { if (!$("undo").disabled) send({ type: "undo", seat: state.undo }); }
-  else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") confirm();
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key >= "1" && e.key <= "5") { if (!e.repeat) toggle(Number(e.key) - 1); }
+  else if (e.key === "r" || e.key === "R") { if (!e.repeat) roll(); }     // a held key rolls once
+  else if (e.key === "u" || e.key === "U") { if (!e.repeat) undo(); }
+  else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") { if (!e.repeat) confirm(); }
   else return;
   e.preventDefault();
 }
@@ -494,8 +654,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("add-cpu").addEventListener("click", () => addSeat("cpu"));
   $("roll").addEventListener("click", roll);
   $("confirm").addEventListener("click", confirm);
-  $("undo").addEventListener("click", () => send({ type: "undo", seat: state.undo }));
-  $("rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("undo").addEventListener("click", undo);
+  $("done").addEventListener("click", playOn);
+  $("rematch").addEventListener("click", () => move({ type: "rematch" }));
   $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
   $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
   $("board-first").addEventListener("click", () => { at = 0; replay(); });
@@ -503,6 +664,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("board-next").addEventListener("click", () => { at++; replay(); });
   $("board-last").addEventListener("click", () => { at = 1e9; replay(); });
   document.addEventListener("keydown", keys);
-  window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); } route(); });
+  // leaving the page closes its connection (a page kept in the back-forward cache would hold the seat);
+  // coming back to it opens a fresh one
+  window.addEventListener("pagehide", () => { if (ws) { ws.fatal = true; ws.close(); } });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && tableId && !fatal) { ws = null; connect(); } });
+  window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); ws = null; } state = null; route(); });
   route();
 });
