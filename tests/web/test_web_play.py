@@ -19,6 +19,7 @@ websockets = pytest.importorskip("websockets.sync.client")
 from tests.browser import MISSING, chrome  # noqa: E402
 
 from yacht_arena.web.child import serving  # noqa: E402
+from yacht_arena.web.tables import Seat, Table, TableError  # noqa: E402
 
 WAIT = 20.0
 
@@ -45,7 +46,8 @@ def wait(driver, test, timeout=WAIT, what="the page"):
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}; page says: {text(driver, 'turn')!r} {text(driver, 'message')!r}")
+    raise AssertionError(f"timed out waiting for {what}; page says: {text(driver, 'turn')!r} "
+                         f"{text(driver, 'message')!r}")
 
 
 def text(driver, id_) -> str:
@@ -57,7 +59,8 @@ def state(driver) -> dict | None:
 
 
 def enabled(driver, id_) -> bool:
-    return driver.execute_script("const e = document.getElementById(arguments[0]); return !e.disabled && !e.hidden", id_)
+    return driver.execute_script("const e = document.getElementById(arguments[0]); "
+                                 "return !e.disabled && !e.hidden", id_)
 
 
 def sit(driver, srv, seats, tokens=None, **options) -> dict:
@@ -66,7 +69,8 @@ def sit(driver, srv, seats, tokens=None, **options) -> dict:
     assert code == 200, made
     held = list(made["tokens"].values()) if tokens is None else tokens
     driver.get(srv.url + "/")
-    driver.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"yacht.seats.{made['id']}", json.dumps(held))
+    driver.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"yacht.seats.{made['id']}",
+                          json.dumps(held))
     driver.get(f"{srv.url}/t/{made['id']}")
     wait(driver, lambda d: state(d) and state(d)["table"] == made["id"], what="the table")
     return made
@@ -94,7 +98,7 @@ class Client:
     """A second player over a plain WebSocket."""
 
     def __init__(self, srv, table, tokens):
-        self.ws = websockets.connect(srv.url.replace("http", "ws") + f"/ws/{table}", open_timeout=WAIT)  # noqa: SIM115
+        self.ws = websockets.connect(srv.url.replace("http", "ws") + f"/ws/{table}", open_timeout=WAIT)
         self.state = None
         self.ws.send(json.dumps({"type": "hello", "tokens": tokens}))
 
@@ -141,7 +145,8 @@ def test_holding_all_five_means_ready_to_score_and_messages_are_for_players(driv
     said = []
 
     def refused(msg):
-        driver.execute_script("document.getElementById('message').textContent = ''; ws.send(JSON.stringify(arguments[0]))", msg)
+        driver.execute_script("document.getElementById('message').textContent = ''; "
+                              "ws.send(JSON.stringify(arguments[0]))", msg)
         said.append(wait(driver, lambda d: text(d, "message"), what="the refusal"))
 
     refused({"type": "roll", "seat": 0, "hold": [0, 1, 2, 3, 4]})
@@ -187,7 +192,8 @@ def play_out(driver):
             driver.execute_script("move({type: 'roll', seat: 0, hold: []})")
         else:
             box, col = min(s["preview"]).split("@")
-            driver.execute_script("move({type: 'score', seat: 0, box: arguments[0], column: Number(arguments[1])})", box, col)
+            driver.execute_script("move({type: 'score', seat: 0, box: arguments[0], column: Number(arguments[1])})",
+                                  box, col)
         wait(driver, lambda d, q=s["seq"]: state(d)["seq"] > q, what="the move")
 
 
@@ -282,6 +288,24 @@ def test_a_click_while_disconnected_says_so_and_reconnects(driver, srv):
     wait(driver, lambda d: d.execute_script("return ws.readyState") == 3, what="the socket to close")
     driver.find_element("id", "roll").click()
     assert text(driver, "message").startswith(("Not connected, so that did not reach the table", "Connected again"))
-    wait(driver, lambda d: text(d, "message") == "Connected again: play on." and enabled(d, "roll"), what="the reconnect")
+    wait(driver, lambda d: text(d, "message") == "Connected again: play on." and enabled(d, "roll"),
+         what="the reconnect")
     roll_now(driver)
     assert state(driver)["moves"] == 1
+
+
+def test_a_rematch_after_everyone_left_gives_the_seats_back_to_their_people():
+    table = Table.create("yacht", {}, [Seat("Ann"), Seat("Bob")], pace=0)
+    for seat in (0, 1):
+        table.replace(seat, "easy", "CPU")
+    while not table.game.is_over:                              # the CPUs play the game out for both
+        table.cpu_move(None)
+        table.cpu_move(int(table.game.legal_mask().nonzero()[0][-1]))
+    assert table.helped == {0, 1} and table.entrants() == ["Ann + CPU", "Bob + CPU"] and table.best_offer is None
+    table.stored.append(table.game_folder)
+    seq = table.seq
+    table.handle({0}, {"type": "rematch", "seq": seq})
+    assert [(s.cpu, s.taken) for s in table.seats] == [(False, False), (False, False)] and not table.helped
+    with pytest.raises(TableError, match="already made"):      # a second Rematch click is stale
+        table.handle({0}, {"type": "rematch", "seq": seq})
+    assert table.number == 2

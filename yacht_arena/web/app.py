@@ -18,6 +18,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -494,8 +496,10 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
             folder = server.config.tournaments[i]
         except (ValueError, IndexError):
             return JSONResponse({"error": "no such tournament"}, 404)
+        page = request.query_params.get("page", "0")
+        page = int(page) if page.isdigit() and len(page) < 9 else 0
         try:
-            return JSONResponse(await asyncio.to_thread(tournament_view, folder))
+            return JSONResponse(await asyncio.to_thread(tournament_view, folder, page))
         except (ConfigError, OSError) as e:
             return JSONResponse({"error": str(e)[:300]}, 404)
 
@@ -547,7 +551,8 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(GZipMiddleware, minimum_size=1000)])   # JSON and static files compressed
     app.state.server = server
     return app
 

@@ -299,7 +299,8 @@ class Table:
         if box not in self.rules.boxes:
             raise TableError(f"There is no box {box[:40]!r} under these rules.")
         if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < self.rules.columns:
-            raise TableError(f"There is no such column on this sheet (columns are numbered 0..{self.rules.columns - 1}).")
+            raise TableError(f"There is no such column on this sheet (columns are numbered "
+                             f"0..{self.rules.columns - 1}).")
         if (column, box) not in game.preview():
             filled = game.sheets[game.current_sheet].scores[column, self.rules.boxes.index(box)] >= 0
             raise TableError(f"{box_label(box)} is already filled: pick an open box." if filled else

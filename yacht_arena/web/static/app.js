@@ -288,13 +288,15 @@ function draw() {
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
     ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
   drawSheet($("sheet"), s, n, true);
+  const wrap = $("sheet").parentElement;
+  $("sheet-hint").hidden = wrap.scrollWidth <= wrap.clientWidth + 1;     // columns cut off: say so
   drawResult(s, n);
   restore(focus);
 }
 
-function focused() {
-  // what has the keyboard focus, to give it back after a redraw replaced the element
-  const a = document.activeElement;
+let lastFocus = null;     // the control last focused on the table, for when a redraw or a disabling drops the focus
+
+function selectorOf(a) {
   if (!a || a === document.body) return null;
   if (a.id) return `#${a.id}`;
   if (a.dataset && a.dataset.index !== undefined && a.closest("#dice")) return `#dice [data-index="${a.dataset.index}"]`;
@@ -302,10 +304,16 @@ function focused() {
   return null;
 }
 
+function focused() {
+  // what has the keyboard focus, to give it back after a redraw replaced the element
+  const a = document.activeElement;
+  return a && a !== document.body ? selectorOf(a) : lastFocus;
+}
+
 function restore(sel) {
   if (!sel || (document.activeElement && document.activeElement !== document.body)) return;
   const e = document.querySelector(sel);
-  if (e && !e.hidden) e.focus({ preventScroll: true });
+  if (e && !e.hidden && !e.disabled) e.focus({ preventScroll: true });
 }
 
 function countingFor(key) {
@@ -405,8 +413,8 @@ function sheetHeads(s, n) {
   return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([x, i]) => {
     let h = n[i];
     if (x.taken) h += " (CPU playing)";
-    else if (!x.cpu && x.name && !x.online && !x.you) h += " (away)";
-    if (x.you && !x.taken) h += " (you)";
+    else if (x.online === false && !x.cpu && x.name && !x.you) h += " (away)";
+    if (x.you && !x.taken && s.seats.filter((y) => y.you).length === 1) h += " (you)";
     return h;
   }).join(" + "));
 }
@@ -538,40 +546,61 @@ function keys(e) {
 }
 
 // ---- the analysis board ----------------------------------------------------------------------------
-let board = null, at = 0;
+// `at` counts the log entries played on the board; a decision is shown as the position it was made in
+// (the dice and the sheets just before it), with the move played, the best move and what each was worth.
+let board = null, at = 0, decisionAt = new Map();
+
+const MARK_WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
+
+function said(move) {
+  // "hold 5 5" / "score twos" as a player reads it
+  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? `keep ${kept} and roll again` : "roll all five again"; }
+  if (move.startsWith("score ")) return `score ${label(move.slice(6).split("@")[0])}`;
+  return move;
+}
 
 async function analysisBoard(api) {
   show("board");
   $("board-title").textContent = "Analysing…";
-  const res = await fetch(api);
-  board = await res.json();
+  let res;
+  try { res = await fetch(api); board = await res.json(); } catch (e) { board = { error: "The analysis could not be loaded." }; res = { ok: false }; }
   if (!res.ok) { $("board-title").textContent = board.error; return; }
   const rec = board.record;
   $("where").textContent = `${board.rules.name} · analysis`;
   $("board-title").textContent = `Analysis board: ${rec.agents.join(", ")}`;
+  $("board-help").textContent = "Every decision is checked against the exact solver. Accuracy is the share of the best "
+    + "expected score a player kept; points lost add up what each decision cost on average. ?! marks an inaccuracy "
+    + "(0.5 to 2 expected points lost), ? a mistake (2 to 5), ?? a blunder (5 or more). Pick a move to see the position "
+    + "it was made in.";
   const head = el("tr");
-  for (const h of ["Player", "Total", "Accuracy", "Points lost", "?!", "?", "??"]) head.append(el("th", null, h));
+  for (const h of ["Player", "Total", "Accuracy", "Points lost", "Inaccuracies ?!", "Mistakes ?", "Blunders ??"]) {
+    const th = el("th", null, h); th.scope = "col"; head.append(th);
+  }
   const rows = board.seats.map((x) => {
     const tr = el("tr");
-    for (const v of [x.agent, rec.totals[x.seat], `${x.accuracy.toFixed(1)}%`, x.loss.toFixed(2), x.inaccuracies, x.mistakes, x.blunders]) tr.append(el("td", null, v));
+    for (const v of [x.agent, rec.totals[x.seat], x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.loss.toFixed(2), x.inaccuracies, x.mistakes, x.blunders]) tr.append(el("td", null, v));
     return tr;
   });
   $("board-seats").replaceChildren(el("thead"), el("tbody"));
   $("board-seats").tHead.append(head);
   $("board-seats").tBodies[0].append(...rows);
-  const byMove = new Map(board.decisions.map((d) => [d.move, d]));
+  decisionAt = new Map(board.decisions.map((d) => [d.move, d]));
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
     const who = rec.agents[e.seat];
-    const dec = byMove.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
+    const dec = decisionAt.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
     const roll = "dice" in e ? e.dice.join(" ") : "";
-    li.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
+    const b = el("button", "step");
+    b.type = "button";
+    b.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
       : dec ? `${who}: ${dec.played} → ${roll}` : `${who} rolls ${roll}`));
     if (dec) {
-      li.append(el("span", `mark ${dec.class}`, dec.mark || ""));
-      li.append(el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
+      const mark = el("span", `mark ${dec.class}`, dec.mark || "");
+      if (dec.mark) mark.title = MARK_WORDS[dec.class];
+      b.append(mark, el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
     }
-    li.addEventListener("click", () => { at = i + 1; replay(); });
+    b.addEventListener("click", () => { at = dec ? i : i + 1; replay(); });   // a decision: the position before it
+    li.append(b);
     return li;
   }));
   at = rec.log.length;
@@ -591,15 +620,27 @@ function replay() {
     sh.scores[e.column][boxes.indexOf(e.box)] = e.points;
     sh.total += e.points + e.bonus;             // the dice stay: the ones the box was scored with
   });
-  const fake = { turn: null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
+  const next = rec.log[at], dec = decisionAt.get(at);
+  const fake = { turn: dec ? dec.seat : null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
     rules: { boxes, columns: cols, upper: boxes.map(() => false), upper_threshold: 0, upper_bonus: 0 } };
   drawSheet($("board-sheet"), fake, rec.agents.slice(0, n), false);
   $("board-sheet").querySelectorAll("tr.sum").forEach((r) => r.remove());
-  drawDice($("board-dice"), dice, new Set(), null, false);
+  const kept = new Set();
+  if (dec && next && "dice" in next) for (let k = 0; k < 5; k++) if (next.hold & (1 << k)) kept.add(k);
+  drawDice($("board-dice"), dec ? dec.dice : dice, kept, null, false);
   $("board-pos").textContent = ` ${at} / ${rec.log.length} `;
   const e = rec.log[at - 1];
-  $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
-  [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", i === at - 1));
+  if (dec) {
+    const worth = (v) => v.toFixed(1);
+    const verdict = dec.loss > 0
+      ? `${dec.mark ? `${dec.mark} ${MARK_WORDS[dec.class]}: ` : ""}best was to ${said(dec.best)}, expected final score ${worth(dec.best_value)} against ${worth(dec.played_value)} (${dec.loss.toFixed(2)} points lost).`
+      : `the best move (expected final score ${worth(dec.best_value)}).`;
+    $("board-move").textContent = `${rec.agents[dec.seat]} to play, ${dec.rolls_left} roll${dec.rolls_left === 1 ? "" : "s"} left: `
+      + `chose to ${said(dec.played)}; ${verdict}`;
+  } else {
+    $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
+  }
+  [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", dec ? i === at : i === at - 1));
 }
 
 function boardKeys(e) {
@@ -610,16 +651,26 @@ function boardKeys(e) {
 }
 
 // ---- watching a tournament --------------------------------------------------------------------------
-async function watch(index) {
+function gameName(key) {
+  // "t0-d3-r1" -> "Deal 4, seating 2" (and the table when there are several)
+  const m = /^t(\d+)-d(\d+)-r(\d+)$/.exec(key);
+  if (!m) return key;
+  return `${Number(m[1]) ? `Table ${Number(m[1]) + 1}, deal` : "Deal"} ${Number(m[2]) + 1}, seating ${Number(m[3]) + 1}`;
+}
+
+let watchPage = 0;
+
+async function watch(index, page) {
   show("watch");
-  const res = await fetch(`/api/watch/${encodeURIComponent(index)}`);
-  const doc = await res.json();
+  if (page !== undefined) watchPage = page;
+  let res, doc;
+  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The tournament could not be loaded." }; }
   if (!res.ok) { $("watch-title").textContent = doc.error; return; }
   $("watch-title").textContent = doc.name;
   $("where").textContent = `${doc.rules.name} · tournament`;
   $("watch-progress").textContent = `${doc.games_played} of ${doc.games_planned} games played`;
   const head = el("tr");
-  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) head.append(el("th", null, h));
+  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
   const t = $("watch-standings");
   t.replaceChildren(el("thead"), el("tbody"));
   t.tHead.append(head);
@@ -630,11 +681,19 @@ async function watch(index) {
   }));
   $("watch-games").replaceChildren(...doc.games.map((g) => {
     const li = el("li", "move");
-    const a = el("a", null, `${g.key}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
+    const a = el("a", null, `${gameName(g.key)}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
     a.href = `/watch/${encodeURIComponent(index)}/${encodeURIComponent(g.key)}`;   // its analysis board
     li.append(a);
     return li;
   }));
+  $("watch-games").start = doc.page * doc.per_page + 1;
+  const pages = Math.max(1, Math.ceil(doc.games_listed / doc.per_page));
+  $("watch-pager").hidden = pages <= 1;
+  $("watch-page").textContent = `Page ${doc.page + 1} of ${pages}`;
+  $("watch-prev").disabled = doc.page <= 0;
+  $("watch-next").disabled = doc.page >= pages - 1;
+  $("watch-prev").onclick = () => watch(index, doc.page - 1);
+  $("watch-next").onclick = () => watch(index, doc.page + 1);
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
 }
 
@@ -664,6 +723,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("board-next").addEventListener("click", () => { at++; replay(); });
   $("board-last").addEventListener("click", () => { at = 1e9; replay(); });
   document.addEventListener("keydown", keys);
+  document.addEventListener("focusin", (e) => { if ($("table").contains(e.target)) lastFocus = selectorOf(e.target); });
+  document.addEventListener("pointerdown", (e) => { if (!e.target.closest("button, a, input, select, textarea")) lastFocus = null; });
   // leaving the page closes its connection (a page kept in the back-forward cache would hold the seat);
   // coming back to it opens a fresh one
   window.addEventListener("pagehide", () => { if (ws) { ws.fatal = true; ws.close(); } });
