@@ -309,3 +309,30 @@ def test_a_rematch_after_everyone_left_gives_the_seats_back_to_their_people():
     with pytest.raises(TableError, match="already made"):      # a second Rematch click is stale
         table.handle({0}, {"type": "rematch", "seq": seq})
     assert table.number == 2
+
+
+def test_the_lobby_sets_the_rules_lists_the_table_and_the_host_starts_with_cpus(driver, srv):
+    driver.get(srv.url + "/")
+    wait(driver, lambda d: d.find_elements("css selector", "#seats li"), what="the lobby")
+    driver.execute_script("document.getElementById('seats').replaceChildren(); addSeat('person', 'Ann'); "
+                          "addSeat('person', '')")
+    driver.find_element("id", "extra-bonus").click()                       # on by default: switched off
+    driver.execute_script("document.getElementById('rolls').value = '2'")
+    driver.find_element("id", "public").click()
+    driver.find_element("id", "open-table").click()
+    s = wait(driver, lambda d: "/t/" in d.current_url and state(d), what="the table")
+    assert s["rules"]["set"] == {"extra_yacht_bonus": False, "rolls_per_turn": 2} and s["free"]
+    listed = srv.get("/api/open")["tables"]
+    assert [(t["id"], [x["name"] for x in t["seats"]]) for t in listed if t["id"] == s["table"]] == \
+        [(s["table"], ["Ann", ""])]
+    wait(driver, lambda d: d.find_element("id", "start-now").is_displayed(), what="Start now")
+    driver.execute_script("document.getElementById('fill-cpu').value = 'easy'")
+    driver.find_element("id", "fill").click()
+    s = wait(driver, lambda d: not state(d)["free"] and state(d), what="the CPU in the free seat")
+    assert s["seats"][1]["cpu"] and s["seats"][1]["name"] == "Easy" and text(driver, "turn") == "Your turn"
+    assert driver.title == "Your turn · Yacht"
+    assert all(t["id"] != s["table"] for t in srv.get("/api/open")["tables"])   # full: no longer listed
+    driver.find_element("css selector", "#react-buttons button").click()
+    wait(driver, lambda d: text(d, "reaction-log") == "Ann: Good game!", what="the reaction")
+    driver.find_element("css selector", "#react-buttons button").click()       # at once again: one at a time
+    wait(driver, lambda d: text(d, "message") == "One reaction at a time: wait a moment.", what="the refusal")

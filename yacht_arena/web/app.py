@@ -33,6 +33,7 @@ from yacht_env.rules import presets
 
 from .tables import (
     MAX_SEATS,
+    REACTIONS,
     Seat,
     Table,
     TableError,
@@ -47,6 +48,7 @@ MAX_BODY = 8192                  # bytes of a request body (opening a table)
 RATE = 20.0                      # messages per second per connection, with bursts of BURST
 BURST = 40.0
 PER_TABLE = 32                   # connections to one table
+OPEN_LISTED = 50                 # public tables with a free seat the lobby lists
 IDLE = 3600.0                    # seconds without a message after which a table nobody watches may be closed
 LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "Strong", "strong"),
           ("strong-win", "Strong, playing to win", "strong?goal=win"))
@@ -220,7 +222,7 @@ class Server:
             raise TableError("the server holds as many tables as it may; try again later")
         if not isinstance(doc, dict):
             raise TableError("expected a JSON object")
-        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait"}
+        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait", "public"}
         if unknown:
             raise TableError(f"unknown field {min(unknown)[:30]!r}")
         seats_in = doc.get("seats")
@@ -244,6 +246,7 @@ class Server:
                                                   else next(iter(self.menu.entries))))
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
                              doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0))
+        table.public = doc.get("public") is True
         self.tables[table.id] = table
         self.touched[table.id] = time.monotonic()
         table.flush(self.table_dir)
@@ -319,7 +322,11 @@ class Server:
                 self._returned(table, conn.held - before)
                 await self.broadcast(table)
                 return
-            if kind == "sit":
+            if kind == "fill":                    # the host starts now: free seats to a CPU of the menu
+                spec, label = self.menu.spec(msg.get("cpu"))
+                table.fill(conn.held, spec, label)
+                table.flush(self.table_dir)
+            elif kind == "sit":
                 seat = table.sit(msg.get("invite"), msg.get("name"))
                 conn.held = conn.held | {seat}
                 table.flush(self.table_dir)
@@ -450,6 +457,7 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
 
     async def menu(request: Request) -> Response:
         return JSONResponse({"rules": presets(), "cpus": server.menu.to_json(), "max_seats": MAX_SEATS,
+                             "reactions": list(REACTIONS),
                              "tournaments": [str(p.name) for p in server.config.tournaments]})
 
     async def open_table(request: Request) -> Response:
@@ -462,6 +470,10 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         except (ValueError, RecursionError) as e:
             msg = str(e) if isinstance(e, TableError) else "not valid JSON"
             return JSONResponse({"error": msg}, 400)
+
+    async def open_tables(request: Request) -> Response:
+        listed = [x for x in (t.listing() for t in list(server.tables.values())) if x is not None]
+        return JSONResponse({"tables": listed[:OPEN_LISTED]})
 
     async def best(request: Request) -> Response:
         got = server.best(request.query_params.get("rules", "")[:64], request.query_params.get("name", "")[:64])
@@ -547,7 +559,9 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
     routes = [Route("/", page), Route("/t/{table}", page), Route("/game/{folder}", page),
               Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
-              Route("/api/best", best), Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
+              Route("/api/best", best),
+              Route("/api/open", open_tables),
+              Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]

@@ -41,7 +41,10 @@ TOKEN_BYTES = 12
 MAX_TABLE_BYTES = 1 << 20      # a table's file (ID.json): its setup and the moves up to the last full write
 MAX_JOURNAL_BYTES = 16 << 20   # a table's journal (ID.log): moves since then, one short JSON line each
 MAX_MOVE_BYTES = 4096
-MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "done", "reclaim", "rematch")
+MESSAGE_TYPES = ("hello", "sit", "fill", "roll", "score", "undo", "done", "reclaim", "react", "rematch")
+REACTIONS = ("Good game!", "Nice roll!", "Well played", "Oops!", "Your turn!", "Thanks!")   # canned: no free text
+REACTION_GAP = 1.5             # seconds between two reactions of one seat
+MAX_REACTIONS = 5              # the last reactions a state shows
 
 
 class TableError(ValueError):
@@ -110,6 +113,9 @@ class Table:
     seq: int = 0                   # moves and new games so far: a move message naming another seq is stale
     helped: set = field(default_factory=set)     # person seats a CPU played for in this game (it took them over)
     scored_at: float | None = None  # when a person's scoring opened the undo window the CPUs wait for (monotonic)
+    public: bool = False           # listed in the lobby's open tables while a seat is free
+    reactions: list = field(default_factory=list)   # the last reactions: {"seat", "phrase", "n"} (not kept on disk)
+    reacted: dict = field(default_factory=dict)     # seat -> when it last reacted (monotonic)
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -210,6 +216,20 @@ class Table:
     def free_seat(self) -> int | None:
         return next((i for i, s in enumerate(self.seats) if not s.cpu and not s.name), None)
 
+    def fill(self, held: set[int], spec: str, label: str) -> None:
+        """The host starts now: every free person seat gets a CPU (`spec` from the server's menu)."""
+        if not held:
+            raise TableError("Only a player at the table can fill the free seats.")
+        free = [i for i, s in enumerate(self.seats) if not s.cpu and not s.name]
+        if not free:
+            raise TableError("No seat is free.")
+        taken = {slug(s.name) for s in self.seats if s.name}
+        for i in free:
+            name = next(n for n in (label, f"{label} {i + 1}", f"CPU {i + 1}") if slug(n) not in taken)
+            taken.add(slug(name))
+            self.seats[i].name, self.seats[i].spec, self.seats[i].label = name, spec, label
+        self.changed(full=True)
+
     def sit(self, invite, name) -> int:
         """Take the first free person seat with the invite token; the seat's index."""
         if not isinstance(invite, str) or not secrets.compare_digest(invite, self.invite):
@@ -231,7 +251,7 @@ class Table:
         one naming another seq is refused as stale, so a repeated click or a resent message is never played
         twice."""
         kind = msg.get("type")
-        if kind not in MESSAGE_TYPES[2:]:
+        if kind not in MESSAGE_TYPES[3:]:
             raise TableError(f"unknown message type {str(kind)[:30]!r}; known: {', '.join(MESSAGE_TYPES)}")
         seq = msg.get("seq")
         if seq is not None and seq != self.seq:
@@ -251,6 +271,19 @@ class Table:
             raise TableError(f"There is no such seat at this table (seats are numbered 0..{len(self.seats) - 1}).")
         if seat not in held:
             raise TableError(f"Seat {seat + 1} is not yours (this device holds no token for it).")
+        if kind == "react":
+            phrase = msg.get("phrase")
+            if isinstance(phrase, bool) or not isinstance(phrase, int) or not 0 <= phrase < len(REACTIONS):
+                raise TableError(f"A reaction is one of the {len(REACTIONS)} phrases offered.")
+            now = time.monotonic()
+            if now - self.reacted.get(seat, -REACTION_GAP) < REACTION_GAP:
+                raise TableError("One reaction at a time: wait a moment.")
+            self.reacted[seat] = now
+            n = self.reactions[-1]["n"] + 1 if self.reactions else 1
+            said = {"seat": seat, "phrase": REACTIONS[phrase], "n": n}
+            self.reactions = [*self.reactions[-(MAX_REACTIONS - 1):], said]
+            self.seen += 1
+            return
         if kind == "reclaim":
             if not self.seats[seat].taken:
                 raise TableError("That seat is already yours.")
@@ -379,7 +412,7 @@ class Table:
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
             "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
-            "undo_wait": self.undo_wait,
+            "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
         }
         if held:
             out["invite"] = self.invite
@@ -389,13 +422,20 @@ class Table:
                              "stored": self.stored[-1] if self.stored else None}
         return out
 
+    def listing(self) -> dict | None:
+        """The lobby's line for a public table with a free seat (its invite, so anyone may join); else None."""
+        if not self.public or self.free_seat() is None or self.game.is_over:
+            return None
+        return {"id": self.id, "invite": self.invite, "rules": self.rules_name,
+                "seats": [{"name": s.name, "cpu": s.cpu, "free": not s.cpu and not s.name} for s in self.seats]}
+
     # ---- disk ------------------------------------------------------------------------------------
     def to_json(self) -> dict:
         return {"id": self.id, "invite": self.invite, "rules": self.rules_name, "set": self.sets,
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
                 "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen,
-                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped)}
+                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped), "public": self.public}
 
     @classmethod
     def from_json(cls, doc: dict, journal=()) -> "Table":
@@ -427,6 +467,7 @@ class Table:
         table.seq = int(doc.get("seq", table.number)) + len(journal)
         table.undo_wait = float(doc.get("undo_wait", table.undo_wait))
         table.helped = set(doc.get("helped", ()))
+        table.public = bool(doc.get("public", False))
         table.full = bool(journal)
         return table
 

@@ -16,6 +16,11 @@ const store = {
   set(key, value) { try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ } },
 };
 
+async function getMenu() {
+  if (!menu) menu = await (await fetch("/api/menu")).json();
+  return menu;
+}
+
 function show(id) {
   for (const s of ["lobby", "sit", "table", "board", "watch"]) $(s).hidden = s !== id;
 }
@@ -26,19 +31,36 @@ let menu = null;
 async function lobby() {
   show("lobby");
   $("where").textContent = "";
-  menu = await (await fetch("/api/menu")).json();
+  await getMenu();
   const rules = $("rules");
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
   $("seats").replaceChildren();
   addSeat("person", store.get("yacht.name", "") || "Player 1");
   addSeat("cpu");
+  openTables();
   if (menu.tournaments.length) {
     $("watching").hidden = false;
     $("tournaments").replaceChildren(...menu.tournaments.map((name, i) => {
       const li = el("li"); const a = el("a", null, name); a.href = `/watch/${i}`; li.append(a); return li;
     }));
   }
+}
+
+async function openTables() {
+  // public tables with a free seat: rules, who is there, and a link that asks for a name
+  let doc;
+  try { doc = await (await fetch("/api/open")).json(); } catch (e) { return; }
+  $("open-tables").hidden = !doc.tables.length;
+  $("open-list").replaceChildren(...doc.tables.map((t) => {
+    const li = el("li");
+    const who = t.seats.map((x) => (x.free ? "free seat" : x.name)).join(", ");
+    const a = el("a", "button", "Join");
+    a.href = `/t/${t.id}?invite=${encodeURIComponent(t.invite)}`;
+    a.setAttribute("aria-label", `join the ${t.rules} table: ${who}`);
+    li.append(el("span", null, `${t.rules}: ${who} `), a);
+    return li;
+  }));
 }
 
 function addSeat(kind, name) {
@@ -89,6 +111,10 @@ async function openTable(event) {
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
   if ($("teams").value) body.set.push(`teams=${$("teams").value}`);
+  if (!$("extra-bonus").checked) body.set.push("extra_yacht_bonus=false");     // seed 000's switch
+  else if ($("joker").value) body.set.push(`joker=${$("joker").value}`);
+  if ($("rolls").value) body.set.push(`rolls_per_turn=${$("rolls").value}`);
+  if ($("public").checked) body.public = true;
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const doc = await res.json();
@@ -119,6 +145,7 @@ function table(id, invite) {
   }
   show("table");
   $("gone").hidden = true;
+  getMenu().then(() => { if (state) draw(); }).catch(() => {});
   connect();
 }
 
@@ -287,6 +314,7 @@ function draw() {
   $("done").disabled = !up;
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
     ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
+  drawExtras(s, n, mine);
   drawSheet($("sheet"), s, n, true);
   const wrap = $("sheet").parentElement;
   $("sheet-hint").hidden = wrap.scrollWidth <= wrap.clientWidth + 1;     // columns cut off: say so
@@ -302,6 +330,55 @@ function selectorOf(a) {
   if (a.dataset && a.dataset.index !== undefined && a.closest("#dice")) return `#dice [data-index="${a.dataset.index}"]`;
   if (a.dataset && a.dataset.box) return `#sheet [data-box="${a.dataset.box}"]`;
   return null;
+}
+
+let reactionSeen = -1, wasMyTurn = false;
+
+function drawExtras(s, n, mine) {
+  // start now with CPUs, reactions, the turn alert (the title, and a sound when switched on)
+  $("start-now").hidden = !(s.free && mine && menu);
+  if (menu && !$("fill-cpu").options.length) {
+    for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; $("fill-cpu").append(o); }
+    $("fill-cpu").value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
+  }
+  const buttons = $("react-buttons");
+  buttons.hidden = !mine || !menu;
+  if (menu && menu.reactions && !buttons.children.length) {
+    menu.reactions.forEach((p, i) => {
+      const b = el("button", "react", p);
+      b.type = "button";
+      b.addEventListener("click", () => {
+        // the seat to react from: the one to move when it is ours (pass and play), else our first
+        const seat = state.turn !== null && state.seats[state.turn].you ? state.turn : state.seats.findIndex((x) => x.you);
+        if (seat >= 0) send({ type: "react", seat, phrase: i });
+      });
+      buttons.append(b);
+    });
+  }
+  const fresh = (s.reactions || []).filter((r) => r.n > reactionSeen);
+  if (fresh.length) {
+    reactionSeen = fresh[fresh.length - 1].n;
+    $("reaction-log").replaceChildren(...s.reactions.slice(-3).map((r) => el("li", null, `${n[r.seat]}: ${r.phrase}`)));
+  }
+  const mineNow = myTurn();
+  document.title = mineNow ? "Your turn · Yacht" : s.result ? "Game over · Yacht" : "Yacht tables";
+  if (mineNow && !wasMyTurn && $("sound").checked) beep();
+  wasMyTurn = mineNow;
+}
+
+let audio = null;
+
+function beep() {
+  // a short generated tone: no sound file to load
+  try {
+    audio = audio || new AudioContext();
+    const o = audio.createOscillator(), g = audio.createGain();
+    o.frequency.value = 660;
+    g.gain.value = 0.08;
+    o.connect(g).connect(audio.destination);
+    o.start();
+    o.stop(audio.currentTime + 0.15);
+  } catch (e) { /* no audio here */ }
 }
 
 function focused() {
@@ -715,6 +792,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("confirm").addEventListener("click", confirm);
   $("undo").addEventListener("click", undo);
   $("done").addEventListener("click", playOn);
+  $("fill").addEventListener("click", () => send({ type: "fill", cpu: $("fill-cpu").value }));
+  $("sound").checked = store.get("yacht.sound", false);
+  $("sound").addEventListener("change", () => store.set("yacht.sound", $("sound").checked));
   $("rematch").addEventListener("click", () => move({ type: "rematch" }));
   $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
   $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
