@@ -2,7 +2,8 @@
 serious or critical violation on the lobby, a table at 2 and 8 seats, the analysis board and the tournament
 view, at 1280×800 and 360×740 (and the table in the dark scheme); at 360 and 390 px no page is wider than the
 screen, every control is at least 44×44 CSS px, and the box names and the dice bar stay in view while the
-sheet scrolls; the keyboard focus survives redraws; others' moves reach the live region.
+sheet scrolls; at 1280×800 the Total row is above the fold; the keyboard focus survives redraws; others' moves
+reach the live region.
 
 One server, one desktop and one phone browser for the module.
 """
@@ -165,7 +166,8 @@ def controls_too_small(driver) -> list[str]:
     return driver.execute_script("""
         const out = [];
         for (const e of document.querySelectorAll('button, select, input, textarea, summary, a.button, .games a')) {
-          const r = e.getBoundingClientRect();
+          // a checkbox is tapped through its label, which is the target
+          const r = (e.type === 'checkbox' && e.closest('label') ? e.closest('label') : e).getBoundingClientRect();
           if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;
           if (r.width < 44 || r.height < 44) out.push(`${e.id || e.className || e.tagName} ${r.width}x${r.height}`);
         }
@@ -223,6 +225,8 @@ def test_the_box_names_and_the_dice_bar_stay_in_view_on_a_phone_at_eight_seats(s
 def test_the_focus_survives_redraws_and_others_moves_are_announced(site, board, desk):
     load(desk, site, "2", board)
     wait(lambda: desk.execute_script("return myTurn() && !busy && state.phase === 'roll'"), what="Ann's turn")
+    assert desk.execute_script("return document.querySelector('#sheet tr.total').getBoundingClientRect().bottom "
+                               "<= innerHeight")                            # the Total row above the fold
     desk.find_element("id", "roll").send_keys("\ue007")                        # Enter on the focused Roll button
     wait(lambda: desk.execute_script("return state.phase === 'decide' && !document.getElementById('roll').disabled"),
          what="the roll")
@@ -237,3 +241,21 @@ def test_the_focus_survives_redraws_and_others_moves_are_announced(site, board, 
     assert said.startswith("Easy")
     assert desk.execute_script("return document.getElementById('announce').getAttribute('aria-live')") == "polite"
     assert desk.find_elements("css selector", "#table h1") and desk.find_element("id", "turn").tag_name == "h2"
+
+
+def test_the_tournament_view_is_paged_and_compressed(site):
+    import gzip
+    import urllib.request
+    req = urllib.request.Request(site.url + "/api/watch/0", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.headers["Content-Encoding"] == "gzip"
+        first = json.loads(gzip.decompress(r.read()))
+    total = first["games_played"]
+    assert first["games_listed"] == total > 100 and first["page"] == 0
+    assert len(first["games"]) == first["per_page"] == 50
+    assert "log" not in first["games"][0]
+    end = (total - 1) // 50
+    last = site.get(f"/api/watch/0?page={end}")
+    assert len(last["games"]) == total - 50 * end
+    assert not {g["key"] for g in last["games"]} & {g["key"] for g in first["games"]}
+    assert site.get("/api/watch/0?page=999")["page"] == end and site.get("/api/watch/0?page=-1")["page"] == 0
