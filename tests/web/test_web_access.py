@@ -18,6 +18,7 @@ pytest.importorskip("uvicorn")
 
 from tests.browser import MISSING, chrome
 
+from tournaments.verify import commitment
 from yacht_arena.web.child import serving
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
@@ -259,3 +260,15 @@ def test_the_tournament_view_is_paged_and_compressed(site):
     assert len(last["games"]) == total - 50 * end
     assert not {g["key"] for g in last["games"]} & {g["key"] for g in first["games"]}
     assert site.get("/api/watch/0?page=999")["page"] == end and site.get("/api/watch/0?page=-1")["page"] == 0
+
+
+def test_the_dice_hash_is_shown_before_the_first_roll_and_the_board_checks_every_roll(site, board, desk):
+    load(desk, site, "8", board)
+    hashed = desk.execute_script("return state.commitment")
+    assert len(hashed) == 64 and hashed in desk.find_element("id", "commitment").text
+    load(desk, site, "board", board)
+    desk.find_element("id", "check-dice").click()
+    said = wait(lambda: desk.find_element("id", "dice-verdict").text.startswith("Every roll matches seed")
+                and desk.find_element("id", "dice-verdict").text, what="the dice check")
+    record = site.get("/api/games/" + board.rsplit("/", 1)[1])["record"]
+    assert said.startswith(f"Every roll matches seed {record['seed']}, whose hash {commitment(record['seed'])[:16]}")

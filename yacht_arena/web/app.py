@@ -490,6 +490,14 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         except LookupError as e:
             return JSONResponse({"error": str(e)}, 404)
 
+    async def dice(request: Request) -> Response:
+        from .board import game_dice
+        try:
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(game_dice, server.games, request.path_params["folder"]))
+        except LookupError as e:
+            return JSONResponse({"error": str(e)}, 404)
+
     async def watched_game(request: Request) -> Response:
         from .board import tournament_game
         try:
@@ -560,7 +568,7 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
               Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
               Route("/api/best", best),
-              Route("/api/open", open_tables),
+              Route("/api/open", open_tables), Route("/api/games/{folder}/dice", dice),
               Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),

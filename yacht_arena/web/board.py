@@ -13,6 +13,7 @@ from pathlib import Path
 from agents.analysis import MARKS, analyze_game, read_games
 from tournaments.stats import standings
 from tournaments.store import Store
+from tournaments.verify import check_dice, commitment
 
 FOLDER = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9]{1,9}")
 PER_PAGE = 50            # games a page of the tournament view lists
@@ -23,6 +24,17 @@ def game_analysis(games: Path, folder: str) -> dict:
     if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
         raise LookupError(f"no stored game {str(folder)[:40]!r}")
     return copy.deepcopy(_analysis(games / folder, None))
+
+
+def game_dice(games: Path, folder: str) -> dict:
+    """Whether every roll of the stored web game in `games/folder` is the dice its seed gives:
+    {"seed" (as text), "commitment", "problem": None or what differs}; LookupError when there is no such game."""
+    if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
+        raise LookupError(f"no stored game {str(folder)[:40]!r}")
+    stored = read_games(games / folder)
+    record = stored.records[0]
+    return {"seed": str(record["seed"]), "commitment": commitment(record["seed"]),
+            "problem": check_dice(record, stored.rules)}
 
 
 def tournament_game(folder: Path, key: str) -> dict:

@@ -25,6 +25,7 @@ from tournaments.config import parse_config
 from tournaments.play import placements, record_of
 from tournaments.schedule import Job, arrangements, balanced_splits, schedule
 from tournaments.store import Store
+from tournaments.verify import commitment
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.game import Game, IllegalMove
@@ -413,13 +414,15 @@ class Table:
             "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
             "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
+            "commitment": commitment(self.game_seed),     # the dice are fixed before the first roll
         }
         if held:
             out["invite"] = self.invite
         if game.is_over:
             out["result"] = {"totals": game.totals(), "places": placements(game, [False] * len(self.seats)),
                              "winners": game.winners(), "tiebreak": {str(k): v for k, v in game.tiebreak().items()},
-                             "stored": self.stored[-1] if self.stored else None}
+                             "stored": self.stored[-1] if self.stored else None,
+                             "seed": str(self.game_seed)}    # revealed (as text: 63 bits outgrow JS numbers)
         return out
 
     def listing(self) -> dict | None:

@@ -315,6 +315,10 @@ function draw() {
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
     ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
   drawExtras(s, n, mine);
+  $("commitment").textContent = s.result && s.result.seed !== undefined
+    ? `The dice came from seed ${s.result.seed}; its hash ${s.commitment} was shown before the first roll. `
+      + "The analysis board checks every roll against it."
+    : `The dice of this game are fixed before the first roll: hash ${s.commitment} (the seed is shown at the end).`;
   drawSheet($("sheet"), s, n, true);
   const wrap = $("sheet").parentElement;
   $("sheet-hint").hidden = wrap.scrollWidth <= wrap.clientWidth + 1;     // columns cut off: say so
@@ -636,8 +640,11 @@ function said(move) {
   return move;
 }
 
-async function analysisBoard(api) {
+async function analysisBoard(api, folder) {
   show("board");
+  $("board-dice-check").hidden = !folder;
+  $("dice-verdict").textContent = "";
+  $("check-dice").onclick = () => checkDice(folder);
   $("board-title").textContent = "Analysing…";
   let res;
   try { res = await fetch(api); board = await res.json(); } catch (e) { board = { error: "The analysis could not be loaded." }; res = { ok: false }; }
@@ -682,6 +689,17 @@ async function analysisBoard(api) {
   }));
   at = rec.log.length;
   replay();
+}
+
+async function checkDice(folder) {
+  // the server replays every roll of the stored game from its revealed seed (`yacht verify` does the same)
+  $("dice-verdict").textContent = "Checking…";
+  try {
+    const doc = await (await fetch(`/api/games/${encodeURIComponent(folder)}/dice`)).json();
+    $("dice-verdict").textContent = doc.error ? doc.error : doc.problem
+      ? `The dice do not match: ${doc.problem}.`
+      : `Every roll matches seed ${doc.seed}, whose hash ${doc.commitment.slice(0, 16)}… was shown before the first roll.`;
+  } catch (e) { $("dice-verdict").textContent = "The check could not be loaded."; }
 }
 
 function replay() {
@@ -778,7 +796,7 @@ async function watch(index, page) {
 function route() {
   const parts = location.pathname.split("/").filter(Boolean);
   if (parts[0] === "t" && parts[1]) table(parts[1], new URLSearchParams(location.search).get("invite"));
-  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`);
+  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`, parts[1]);
   else if (parts[0] === "watch" && parts[2]) analysisBoard(`/api/watch/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`);
   else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
   else lobby();
@@ -808,7 +826,7 @@ document.addEventListener("DOMContentLoaded", () => {
   // leaving the page closes its connection (a page kept in the back-forward cache would hold the seat);
   // coming back to it opens a fresh one
   window.addEventListener("pagehide", () => { if (ws) { ws.fatal = true; ws.close(); } });
-  window.addEventListener("pageshow", (e) => { if (e.persisted && tableId && !fatal) { ws = null; connect(); } });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !$("table").hidden && !fatal) { ws = null; connect(); } });
   window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); ws = null; } state = null; route(); });
   route();
 });
