@@ -88,10 +88,23 @@ def heads(driver) -> list[str]:
     return driver.execute_script("return [...document.querySelectorAll('#sheet thead th')].map(e => e.textContent)")
 
 
+def click(driver, css):
+    """Click an element, found afresh if a redraw replaced it between finding and clicking."""
+    from selenium.common.exceptions import StaleElementReferenceException   # selenium is optional (tests.browser)
+    for _ in range(5):
+        try:
+            driver.find_element("css selector", css).click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} kept being redrawn")
+
+
 def roll_now(driver):
     moves = state(driver)["moves"]
-    driver.find_element("id", "roll").click()
-    wait(driver, lambda d: state(d)["moves"] > moves, what="the roll")
+    click(driver, "#roll")
+    wait(driver, lambda d: state(d)["moves"] > moves and d.execute_script("return performance.now() >= settled + 30"),
+         what="the roll to land")
 
 
 class Client:
@@ -138,8 +151,8 @@ def test_holding_all_five_means_ready_to_score_and_messages_are_for_players(driv
     roll_now(driver)
     wait(driver, lambda d: enabled(d, "roll"), what="Roll")
     for i in range(5):
-        driver.find_element("css selector", f'#dice [data-index="{i}"]').click()
-    driver.find_element("id", "roll").click()
+        click(driver, f'#dice [data-index="{i}"]')
+    click(driver, "#roll")
     assert text(driver, "message") == "You are holding all five dice: you are ready to score. Pick a box."
     assert state(driver)["moves"] == 1
     said = []
@@ -166,17 +179,17 @@ def test_undo_against_a_cpu_lasts_until_the_person_plays_on(driver, srv):
     sit(driver, srv, [person("Ann"), cpu("easy")], undo_wait=30)
     roll_now(driver)
     wait(driver, lambda d: d.find_elements("css selector", '#sheet button.preview[data-box="chance@0"]'))
-    driver.find_element("css selector", '#sheet button.preview[data-box="chance@0"]').click()
-    driver.find_element("id", "confirm").click()
+    click(driver, '#sheet button.preview[data-box="chance@0"]')
+    click(driver, "#confirm")
     wait(driver, lambda d: enabled(d, "undo"), what="Undo after scoring")
     assert state(driver)["turn"] == 1 and enabled(driver, "done")     # the CPU's turn, and it waits
-    driver.find_element("id", "undo").click()
+    click(driver, "#undo")
     wait(driver, lambda d: state(d)["turn"] == 0 and state(d)["phase"] == "decide", what="the undone turn")
-    driver.find_element("css selector", '#sheet button.preview[data-box="chance@0"]').click()
-    driver.find_element("id", "confirm").click()
+    click(driver, '#sheet button.preview[data-box="chance@0"]')
+    click(driver, "#confirm")
     wait(driver, lambda d: enabled(d, "done"), what="Play on")
     started = time.monotonic()
-    driver.find_element("id", "done").click()                         # Play on: the CPU need not wait 30 s
+    click(driver, "#done")                         # Play on: the CPU need not wait 30 s
     wait(driver, lambda d: state(d)["turn"] == 0 and any(e["seat"] == 1 and "box" in e for e in state(d)["log"]),
          what="the CPU's turn")
     assert time.monotonic() - started < 25 and not enabled(driver, "undo")
@@ -286,7 +299,7 @@ def test_a_click_while_disconnected_says_so_and_reconnects(driver, srv):
     wait(driver, lambda d: enabled(d, "roll"), what="Roll")
     driver.execute_script("ws.onclose = null; ws.close()")           # the page has not noticed yet
     wait(driver, lambda d: d.execute_script("return ws.readyState") == 3, what="the socket to close")
-    driver.find_element("id", "roll").click()
+    click(driver, "#roll")
     assert text(driver, "message").startswith(("Not connected, so that did not reach the table", "Connected again"))
     wait(driver, lambda d: text(d, "message") == "Connected again: play on." and enabled(d, "roll"),
          what="the reconnect")
@@ -327,12 +340,12 @@ def test_the_lobby_sets_the_rules_lists_the_table_and_the_host_starts_with_cpus(
         [(s["table"], ["Ann", ""])]
     wait(driver, lambda d: d.find_element("id", "start-now").is_displayed(), what="Start now")
     driver.execute_script("document.getElementById('fill-cpu').value = 'easy'")
-    driver.find_element("id", "fill").click()
+    click(driver, "#fill")
     s = wait(driver, lambda d: not state(d)["free"] and state(d), what="the CPU in the free seat")
     assert s["seats"][1]["cpu"] and s["seats"][1]["name"] == "Easy" and text(driver, "turn") == "Your turn"
     assert driver.title == "Your turn · Yacht"
     assert all(t["id"] != s["table"] for t in srv.get("/api/open")["tables"])   # full: no longer listed
-    driver.find_element("css selector", "#react-buttons button").click()
+    click(driver, "#react-buttons button")
     wait(driver, lambda d: text(d, "reaction-log") == "Ann: Good game!", what="the reaction")
-    driver.find_element("css selector", "#react-buttons button").click()       # at once again: one at a time
+    click(driver, "#react-buttons button")       # at once again: one at a time
     wait(driver, lambda d: text(d, "message") == "One reaction at a time: wait a moment.", what="the refusal")

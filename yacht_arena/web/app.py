@@ -426,7 +426,8 @@ class Server:
             return
         online = self.connected(table.id)
         for s in (conn.held if conn is not None else range(len(table.seats))):
-            if online.get(s, 0) == 0 and not table.seats[s].cpu and (table.id, s) not in self.waits:
+            if online.get(s, 0) == 0 and not table.seats[s].cpu and table.seats[s].name \
+                    and (table.id, s) not in self.waits:
                 self.waits[(table.id, s)] = asyncio.create_task(self._replace_later(table, s))
 
     async def _replace_later(self, table: Table, seat: int) -> None:

@@ -109,6 +109,7 @@ class Table:
     pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
+    dice_hash: str = ""            # the hash of the game's dice seed the table shows (tournaments.verify)
     preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
     undo_wait: float = 3.0         # seconds a CPU waits after a person scored (the person may still undo)
     seq: int = 0                   # moves and new games so far: a move message naming another seq is stale
@@ -181,6 +182,7 @@ class Table:
 
     def _new_game(self, first_seat: int | None) -> None:
         self.game = Game(self.rules, len(self.seats), seed=self.game_seed, first_seat=first_seat)
+        self.dice_hash = commitment(self.game_seed)
         rules = self.rules
         self.rules_key = rules_hash(rules)
         self.rules_doc = {"name": rules.name, "description": rules.description, "set": self.sets,
@@ -414,7 +416,7 @@ class Table:
             "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
             "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
-            "commitment": commitment(self.game_seed),     # the dice are fixed before the first roll
+            "commitment": self.dice_hash,                 # the dice are fixed before the first roll
         }
         if held:
             out["invite"] = self.invite
