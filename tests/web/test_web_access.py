@@ -272,3 +272,21 @@ def test_the_dice_hash_is_shown_before_the_first_roll_and_the_board_checks_every
                 and desk.find_element("id", "dice-verdict").text, what="the dice check")
     record = site.get("/api/games/" + board.rsplit("/", 1)[1])["record"]
     assert said.startswith(f"Every roll matches seed {record['seed']}, whose hash {commitment(record['seed'])[:16]}")
+
+
+def test_the_dice_tumble_unless_reduced_motion_is_asked_for(site, board, desk):
+    names = {}
+    for reduce in (False, True):
+        desk.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-reduced-motion", "value": "reduce" if reduce else "no-preference"}]})
+        try:
+            load(desk, site, "2", board)
+            play(desk, 1)
+            wait(lambda: desk.execute_script("return myTurn() && !busy && state.phase === 'roll'"), what="a turn")
+            desk.execute_script("move({type: 'roll', seat: state.turn, hold: []})")
+            wait(lambda: desk.execute_script("return state.phase === 'decide' && !busy"), what="the roll")
+            names[reduce] = desk.execute_script("return getComputedStyle(document.querySelector("
+                                                "'#dice.rolling .die:not(.held)')).animationName")
+        finally:
+            desk.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert names == {False: "tumble", True: "none"}
