@@ -826,6 +826,10 @@ document.addEventListener("DOMContentLoaded", () => {
   // leaving the page closes its connection (a page kept in the back-forward cache would hold the seat);
   // coming back to it opens a fresh one
   window.addEventListener("pagehide", () => { if (ws) { ws.fatal = true; ws.close(); } });
+  // a phone waking from sleep: its connection may have died unnoticed; open a fresh one at once
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && !$("table").hidden && !fatal && !online()) { retry = 0; connect(); }
+  });
   window.addEventListener("pageshow", (e) => { if (e.persisted && !$("table").hidden && !fatal) { ws = null; connect(); } });
   window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); ws = null; } state = null; route(); });
   route();
