@@ -57,7 +57,15 @@ def my_turn(driver) -> bool:
 
 
 def click(driver, css):
-    driver.find_element("css selector", css).click()
+    """Click an element, found afresh if a redraw (a state, or the dice landing) replaced it in between."""
+    from selenium.common.exceptions import StaleElementReferenceException   # selenium is optional (tests.browser)
+    for _ in range(5):
+        try:
+            driver.find_element("css selector", css).click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} kept being redrawn")
 
 
 def dice_shown(driver) -> list[tuple[str, str]]:
@@ -77,9 +85,10 @@ def take_turn(driver, hold_first: bool = False) -> tuple[str, int]:
     """Play one turn by clicking: roll, maybe hold a die and roll again, pick the best box, confirm it."""
     moves = state(driver)["moves"]
     roll(driver)
-    wait(driver, lambda d: state(d)["moves"] > moves and state(d)["phase"] == "decide", what="the roll")
+    wait(driver, lambda d: state(d)["moves"] > moves and state(d)["phase"] == "decide"
+         and d.execute_script("return performance.now() >= settled + 30"), what="the roll to land")
     if hold_first:
-        driver.find_elements("css selector", "#dice .die")[0].click()
+        click(driver, "#dice .die")
         assert dice_shown(driver)[0] == ("true", "Held")                  # the dice are drawn afresh
         kept = state(driver)["dice"][0]
         moves = state(driver)["moves"]
@@ -202,7 +211,7 @@ def test_a_phone_sized_touch_screen_fits_and_holds_dice(tmp_path, browsers):
         assert phone.execute_script("return window.innerWidth") == 360
         roll(phone)
         wait(phone, lambda d: state(d)["phase"] == "decide", what="the roll")
-        phone.find_elements("css selector", "#dice .die")[4].click()
+        click(phone, "#dice .die[data-index=\"4\"]")
         assert dice_shown(phone)[4][0] == "true"
         assert phone.execute_script("return document.documentElement.scrollWidth") <= 360
         right = phone.execute_script("return Math.max(...[...document.querySelectorAll('#dice .die, #roll')]"
