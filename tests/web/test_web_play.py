@@ -349,3 +349,66 @@ def test_the_lobby_sets_the_rules_lists_the_table_and_the_host_starts_with_cpus(
     wait(driver, lambda d: text(d, "reaction-log") == "Ann: Good game!", what="the reaction")
     click(driver, "#react-buttons button")       # at once again: one at a time
     wait(driver, lambda d: text(d, "message") == "One reaction at a time: wait a moment.", what="the refusal")
+
+
+def test_a_rematch_asks_the_other_people_here_and_starts_when_they_agree():
+    table = Table.create("yacht", {}, [Seat("Ann"), Seat("Bob"), Seat("", "easy", label="Easy")], pace=0)
+    while not table.game.is_over:                                  # everyone plays their first box
+        seat = table.game.current_seat
+        if table.seats[seat].cpu:
+            table.cpu_move(None)
+            table.cpu_move(int(table.game.legal_mask().nonzero()[0][-1]))
+            continue
+        table.handle({0, 1}, {"type": "roll", "seat": seat})
+        table.handle({0, 1}, {"type": "score", "seat": seat, "box": table.game.legal_boxes()[0]})
+    table.stored.append(table.game_folder)
+    table.handle({0}, {"type": "rematch", "seq": table.seq}, here={0, 1})
+    assert table.number == 1 and table.state({1})["rematch"] == [0]           # Bob is asked
+    table.handle({0}, {"type": "rematch", "seq": table.seq}, here={0, 1})    # asking again changes nothing
+    assert table.number == 1
+    table.handle({1}, {"type": "rematch", "seq": table.seq}, here={0, 1})    # Bob agrees: the next game
+    assert table.number == 2 and table.state({0})["rematch"] == []
+    play = table.game
+    while not play.is_over:
+        seat = play.current_seat
+        if table.seats[seat].cpu:
+            table.cpu_move(None)
+            table.cpu_move(int(play.legal_mask().nonzero()[0][-1]))
+        else:
+            table.handle({0, 1}, {"type": "roll", "seat": seat})
+            table.handle({0, 1}, {"type": "score", "seat": seat, "box": play.legal_boxes()[0]})
+    table.stored.append(table.game_folder)
+    table.handle({0}, {"type": "rematch"}, here={0})                          # Bob has left: Ann alone decides
+    assert table.number == 3
+
+
+def test_rematch_in_the_browser_waits_for_the_other_person(driver, srv):
+    made = sit(driver, srv, [person("Ann"), person("Bob")])
+    driver.execute_script("localStorage.setItem(arguments[0], JSON.stringify([arguments[1]]))",
+                          f"yacht.seats.{made['id']}", made["tokens"]["0"])
+    driver.refresh()
+    wait(driver, lambda d: state(d) and state(d)["seats"][0]["you"] and not state(d)["seats"][1]["you"], what="Ann")
+    bob = Client(srv, made["id"], [made["tokens"]["1"]])
+    bob.until(lambda m: m["type"] == "state" and m["seats"][1]["you"])
+    while not (bob.state.get("result") and bob.state["result"]["stored"]):
+        s = bob.state
+        if s["turn"] == 1:
+            bob.ws.send(json.dumps({"type": "roll", "seat": 1, "seq": s["seq"]} if s["phase"] == "roll" else
+                                   {"type": "score", "seat": 1, "box": min(s["preview"]).split("@")[0],
+                                    "seq": s["seq"]}))
+        elif s["turn"] == 0:
+            wait(driver, lambda d, q=s["seq"]: d.execute_script("return state.seq === arguments[0] && !busy", q),
+                 what="Ann's page to catch up")
+            driver.execute_script("move(state.phase === 'roll' ? {type: 'roll', seat: 0, hold: []} : "
+                                  "{type: 'score', seat: 0, box: Object.keys(state.preview).sort()[0].split('@')[0], "
+                                  "column: 0})")
+        bob.until(lambda m, q=s["seq"]: m["type"] == "state"
+                  and (m["seq"] > q or bool(m.get("result") and m["result"]["stored"])))
+    wait(driver, lambda d: d.find_element("id", "rematch").is_displayed(), what="Rematch")
+    click(driver, "#rematch")
+    asked = bob.until(lambda m: m["type"] == "state" and m["rematch"] == [0])
+    assert asked["game"] == 1
+    wait(driver, lambda d: text(d, "rematch") == "Rematch: waiting for Bob", what="Ann waiting")
+    bob.ws.send(json.dumps({"type": "rematch", "seq": asked["seq"]}))
+    wait(driver, lambda d: state(d)["game"] == 2 and not state(d).get("result"), what="the rematch")
+    bob.close()

@@ -332,7 +332,7 @@ class Server:
                 table.flush(self.table_dir)
                 await conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
             else:
-                table.handle(conn.held, msg)
+                table.handle(conn.held, msg, here=set(self.connected(table.id)))
                 table.flush(self.table_dir)
                 if kind == "rematch":             # seats a CPU took over are people's again: wait for the absent
                     self.left(table, None)

@@ -118,6 +118,7 @@ class Table:
     public: bool = False           # listed in the lobby's open tables while a seat is free
     reactions: list = field(default_factory=list)   # the last reactions: {"seat", "phrase", "n"} (not kept on disk)
     reacted: dict = field(default_factory=dict)     # seat -> when it last reacted (monotonic)
+    rematch_asked: set = field(default_factory=set)  # people's seats that asked for a rematch of the game over
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
@@ -171,6 +172,7 @@ class Table:
                 s.spec, s.label, s.taken = None, "", False
         self.helped = set()
         self.scored_at = None
+        self.rematch_asked = set()
         self.seq += 1
         self.rules = load(self.rules_name, **self.sets)
         self.config_seed = secrets.randbelow(1 << 62)
@@ -247,8 +249,10 @@ class Table:
         self.changed(full=True)
         return seat
 
-    def handle(self, held: set[int], msg: dict) -> None:
+    def handle(self, held: set[int], msg: dict, here: set[int] | None = None) -> None:
         """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged.
+        `here`: the seats whose people are connected; a rematch then starts once each of them asked for it
+        (None: at the first ask).
 
         Its text is for the player to read. A move message may carry `seq` (the state's `seq` the player saw):
         one naming another seq is refused as stale, so a repeated click or a resent message is never played
@@ -267,6 +271,11 @@ class Table:
                 raise TableError("The game is not over yet.")
             if self.game_folder not in self.stored:
                 raise TableError("The game is being stored: try again in a moment.")
+            people = {i for i, s in enumerate(self.seats) if not s.cpu or s.taken}
+            self.rematch_asked |= held & people
+            if here is not None and (here & people) - self.rematch_asked:
+                self.seen += 1                    # the others are asked; the game starts when they agree
+                return
             self.start(first_seat=(game.first_seat + 1) % len(self.seats))
             return
         seat = msg.get("seat")
@@ -417,6 +426,7 @@ class Table:
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
             "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
             "commitment": self.dice_hash,                 # the dice are fixed before the first roll
+            "rematch": sorted(self.rematch_asked),
         }
         if held:
             out["invite"] = self.invite

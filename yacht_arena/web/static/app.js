@@ -231,6 +231,9 @@ function receive(msg) {
     if (msg.result && !before.result) announce(resultTitle(msg));
     else if (others || msg.game !== before.game) announce(lastMove(msg));
   }
+  if (before && msg.result && msg.game === before.game && (msg.rematch || []).length > (before.rematch || []).length) {
+    announce(`${names(msg)[msg.rematch[msg.rematch.length - 1]]} asks for a rematch`);
+  }
   msg.seats.forEach((x, i) => {       // back from away (a phone that slept): take the seat back from the CPU
     if (x.you && x.taken && !reclaimed.has(i)) { reclaimed.add(i); send({ type: "reclaim", seat: i }); }
   });
@@ -578,7 +581,15 @@ function drawResult(s, n) {
   }));
   const mine = s.seats.some((x) => x.you);
   $("rematch").hidden = !mine;
-  $("rematch").disabled = busy || !online();
+  $("rematch").disabled = !online();
+  // a rematch asks the other people at the table; it starts when everyone here has asked
+  const asked = s.rematch || [];
+  const people = s.seats.map((x, i) => i).filter((i) => !s.seats[i].cpu || s.seats[i].taken);
+  const mineAsked = s.seats.every((x, i) => !x.you || asked.includes(i));
+  const waiting = people.filter((i) => !asked.includes(i) && !s.seats[i].you).map((i) => n[i]);
+  $("rematch").textContent = !asked.length ? "Rematch"
+    : mineAsked ? `Rematch: waiting for ${waiting.join(", ") || "the others"}`
+      : `Accept ${asked.map((i) => n[i]).join(" and ")}'s rematch`;
   $("analysis-link").hidden = !r.stored;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
   if (!s.solo || !mine) { $("best").textContent = ""; return; }
@@ -813,7 +824,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("fill").addEventListener("click", () => send({ type: "fill", cpu: $("fill-cpu").value }));
   $("sound").checked = store.get("yacht.sound", false);
   $("sound").addEventListener("change", () => store.set("yacht.sound", $("sound").checked));
-  $("rematch").addEventListener("click", () => move({ type: "rematch" }));
+  $("rematch").addEventListener("click", () => { if (state) send({ type: "rematch", seq: state.seq }); });
   $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
   $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
   $("board-first").addEventListener("click", () => { at = 0; replay(); });
