@@ -225,6 +225,8 @@ class Server:
         unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait", "public"}
         if unknown:
             raise TableError(f"unknown field {min(unknown)[:30]!r}")
+        if not isinstance(doc.get("public", False), bool):
+            raise TableError("public must be true or false")
         seats_in = doc.get("seats")
         if not isinstance(seats_in, list) or not 1 <= len(seats_in) <= MAX_SEATS:
             raise TableError(f"seats must be a list of 1 to {MAX_SEATS} seats")
@@ -246,7 +248,7 @@ class Server:
                                                   else next(iter(self.menu.entries))))
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
                              doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0))
-        table.public = doc.get("public") is True
+        table.public = doc.get("public", False)
         self.tables[table.id] = table
         self.touched[table.id] = time.monotonic()
         table.flush(self.table_dir)
