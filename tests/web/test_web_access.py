@@ -1,9 +1,10 @@
 """The pages on a phone and for everyone, measured in headless Chromium: axe-core 4 (tests/web/vendor) finds no
-serious or critical violation on the lobby, a table at 2 and 8 seats, the analysis board and the tournament
-view, at 1280×800 and 360×740 (and the table in the dark scheme); at 360 and 390 px no page is wider than the
-screen, every control is at least 44×44 CSS px, and the box names and the dice bar stay in view while the
-sheet scrolls; at 1280×800 the Total row is above the fold; the keyboard focus survives redraws; others' moves
-reach the live region.
+serious or critical violation on the lobby, a table at 2 and 8 seats, the analysis board, the daily deal's
+ranking and the tournament view, at 1280×800 and 360×740 (and the table in the dark scheme); at 360 and 390 px
+no page is wider than the screen, every control is at least 44×44 CSS px, and the box names and the dice bar
+stay in view while the sheet scrolls; at 1280×800 the Total row is above the fold; the keyboard focus
+survives redraws; others' moves reach the live region; the dice tumble unless reduced motion is asked for;
+the tournament view is paged and compressed.
 
 One server, one desktop and one phone browser for the module.
 """
@@ -125,6 +126,9 @@ def load(driver, site, page, board):
     elif page == "board":
         driver.get(site.url + board)
         wait(lambda: driver.find_elements("css selector", "#board-moves li"), timeout=120, what="the analysis")
+    elif page == "daily":
+        driver.get(site.url + "/daily?rules=yacht")
+        wait(lambda: driver.find_elements("css selector", "#daily-table tbody tr"), timeout=60, what="the ranking")
     else:
         driver.get(site.url + "/watch/0")
         wait(lambda: driver.find_elements("css selector", "#watch-games li"))
@@ -143,7 +147,7 @@ def serious(driver) -> list[str]:
     return [f"{v['id']} ({v['impact']}): {v['nodes']}" for v in found if v["impact"] in ("serious", "critical")]
 
 
-PAGES = ("lobby", "2", "8", "board", "watch")
+PAGES = ("lobby", "2", "8", "board", "daily", "watch")
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

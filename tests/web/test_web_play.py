@@ -196,7 +196,7 @@ def test_undo_against_a_cpu_lasts_until_the_person_plays_on(driver, srv):
 
 
 def play_out(driver):
-    """Play Ann's solo game to its end from the page: roll once, score the first box offered."""
+    """Play a solo game to its end from the page: roll once, score the first box offered."""
     while not state(driver).get("result"):
         s = wait(driver, lambda d: not d.execute_script("return busy") and state(d), what="an answer")
         if s.get("result"):
@@ -412,3 +412,30 @@ def test_rematch_in_the_browser_waits_for_the_other_person(driver, srv):
     bob.ws.send(json.dumps({"type": "rematch", "seq": asked["seq"]}))
     wait(driver, lambda d: state(d)["game"] == 2 and not state(d).get("result"), what="the rematch")
     bob.close()
+
+
+def test_the_daily_deal_gives_everyone_the_same_dice_and_ranks_them_with_the_cpus(driver, srv):
+    driver.get(srv.url + "/")
+    wait(driver, lambda d: d.find_elements("css selector", "#seats li"), what="the lobby")
+    driver.execute_script("document.getElementById('seats').replaceChildren(); addSeat('person', 'Dee')")
+    click(driver, "#play-daily")
+    s = wait(driver, lambda d: "/t/" in d.current_url and state(d), what="the deal")
+    assert s["daily"] and s["rules"]["set"] == {} and len(s["seats"]) == 1
+    code, other = srv.post("/api/tables", {"rules": "yacht", "daily": True, "seats": [person("Eve")]})
+    assert code == 200
+    eve = Client(srv, other["id"], list(other["tokens"].values()))
+    eve.until(lambda m: m["type"] == "state")
+    assert eve.state["commitment"] == s["commitment"]                   # the same seed: the same dice
+    play_out(driver)
+    wait(driver, lambda d: d.find_element("id", "daily-rank").is_displayed(), what="the ranking link")
+    click(driver, "#daily-rank")
+    rows = wait(driver, lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#daily-table tbody tr')].map(r => r.cells[1].textContent)"),
+        timeout=60, what="the ranking")
+    assert sorted(rows) == ["Dee", "Easy (CPU)", "Normal (CPU)", "Strong (CPU)"] and rows[0] == "Strong (CPU)"
+    eve.close()
+    code, refused = srv.post("/api/tables", {"rules": "yacht", "daily": True, "seats": [person("A"), person("B")]})
+    assert code == 400 and refused["error"] == "The daily deal is played alone: one seat."
+    code, refused = srv.post("/api/tables", {"rules": "yacht", "daily": True, "set": ["rolls_per_turn=2"],
+                                             "seats": [person("A")]})
+    assert code == 400 and "preset's own rules" in refused["error"]

@@ -11,6 +11,7 @@ and what the operator's config lists; a client names a menu entry, never a spec 
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from agents.registry import AgentSpecError, make_agent
 from yacht_env.config import ConfigError, flag, mapping, read_yaml, text, whole
 from yacht_env.rules import presets
 
+from .daily import ranking, today
 from .tables import (
     MAX_SEATS,
     REACTIONS,
@@ -49,6 +51,7 @@ RATE = 20.0                      # messages per second per connection, with burs
 BURST = 40.0
 PER_TABLE = 32                   # connections to one table
 OPEN_LISTED = 50                 # public tables with a free seat the lobby lists
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 IDLE = 3600.0                    # seconds without a message after which a table nobody watches may be closed
 LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "Strong", "strong"),
           ("strong-win", "Strong, playing to win", "strong?goal=win"))
@@ -222,11 +225,15 @@ class Server:
             raise TableError("the server holds as many tables as it may; try again later")
         if not isinstance(doc, dict):
             raise TableError("expected a JSON object")
-        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait", "public"}
+        unknown = set(doc) - {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait", "public",
+                              "daily"}
         if unknown:
             raise TableError(f"unknown field {min(unknown)[:30]!r}")
-        if not isinstance(doc.get("public", False), bool):
-            raise TableError("public must be true or false")
+        for flag_name in ("public", "daily"):
+            if not isinstance(doc.get(flag_name, False), bool):
+                raise TableError(f"{flag_name} must be true or false")
+        if doc.get("daily") and doc.get("set"):
+            raise TableError("The daily deal is played under a preset's own rules: no rule knobs.")
         seats_in = doc.get("seats")
         if not isinstance(seats_in, list) or not 1 <= len(seats_in) <= MAX_SEATS:
             raise TableError(f"seats must be a list of 1 to {MAX_SEATS} seats")
@@ -247,7 +254,8 @@ class Server:
         replace_spec, _ = self.menu.spec(doc.get("replace_cpu", "normal" if "normal" in self.menu.entries
                                                   else next(iter(self.menu.entries))))
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
-                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0))
+                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0),
+                             daily=today() if doc.get("daily") else "")
         table.public = doc.get("public", False)
         self.tables[table.id] = table
         self.touched[table.id] = time.monotonic()
@@ -478,6 +486,14 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
         listed = [x for x in (t.listing() for t in list(server.tables.values())) if x is not None]
         return JSONResponse({"tables": listed[:OPEN_LISTED]})
 
+    async def daily(request: Request) -> Response:
+        rules = request.query_params.get("rules", "yacht")
+        day = request.query_params.get("day", today())
+        if rules not in presets() or not DAY.fullmatch(day):
+            return JSONResponse({"error": "no such deal: rules must be a preset and day YYYY-MM-DD"}, 404)
+        async with analysing:
+            return JSONResponse(await asyncio.to_thread(ranking, server.games, day, rules))
+
     async def best(request: Request) -> Response:
         got = server.best(request.query_params.get("rules", "")[:64], request.query_params.get("name", "")[:64])
         return JSONResponse({"best": got})
@@ -571,7 +587,8 @@ def create_app(data, config: ServeConfig | None = None) -> Starlette:
               Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
               Route("/api/best", best),
-              Route("/api/open", open_tables), Route("/api/games/{folder}/dice", dice),
+              Route("/api/open", open_tables), Route("/api/daily", daily), Route("/daily", page),
+              Route("/api/games/{folder}/dice", dice),
               Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),

@@ -12,6 +12,7 @@ the new file). Dice are counter-based by (game seed, sheet, turn, roll, die), so
 restart gives the same position, and the next rolls are the same dice. A finished game is appended to
 the tournament store format under `DATA/games/ID-N/` (`store_game`), before the table file says so.
 """
+import hashlib
 import json
 import os
 import secrets
@@ -119,11 +120,13 @@ class Table:
     reactions: list = field(default_factory=list)   # the last reactions: {"seat", "phrase", "n"} (not kept on disk)
     reacted: dict = field(default_factory=dict)     # seat -> when it last reacted (monotonic)
     rematch_asked: set = field(default_factory=set)  # people's seats that asked for a rematch of the game over
+    daily: str = ""                # the day (UTC, YYYY-MM-DD) of the daily deal this solo game plays, or ""
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
     def create(cls, rules_name: str, sets: dict, seats: list[Seat], pace: float = 0.6,
-               replace_after: float | None = None, replace_spec: str = "normal", undo_wait: float = 3.0) -> "Table":
+               replace_after: float | None = None, replace_spec: str = "normal", undo_wait: float = 3.0,
+               daily: str = "") -> "Table":
         """A new table; TableError when the rules, seats or settings do not fit together."""
         if rules_name not in presets():
             raise TableError(f"unknown rule set {str(rules_name)[:40]!r}; choose one of {', '.join(presets())}")
@@ -153,6 +156,9 @@ class Table:
         table = cls(new_token(), new_token(), rules_name, dict(sets), seats, float(pace),
                     None if replace_after is None else float(replace_after), replace_spec)
         table.undo_wait = float(undo_wait)
+        if daily and len(seats) != 1:
+            raise TableError("The daily deal is played alone: one seat.")
+        table.daily = daily
         table._check_names()
         table.start(first_seat=None)
         return table
@@ -175,7 +181,7 @@ class Table:
         self.rematch_asked = set()
         self.seq += 1
         self.rules = load(self.rules_name, **self.sets)
-        self.config_seed = secrets.randbelow(1 << 62)
+        self.config_seed = daily_seed(self.daily, rules_hash(self.rules)) if self.daily else secrets.randbelow(1 << 62)
         self.first_seat = None
         self._new_game(first_seat)
         self.first_seat = self.game.first_seat
@@ -276,6 +282,7 @@ class Table:
             if here is not None and (here & people) - self.rematch_asked:
                 self.seen += 1                    # the others are asked; the game starts when they agree
                 return
+            self.daily = ""                       # the deal is played once: a rematch deals afresh
             self.start(first_seat=(game.first_seat + 1) % len(self.seats))
             return
         seat = msg.get("seat")
@@ -426,7 +433,7 @@ class Table:
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "seq": self.seq,
             "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
             "commitment": self.dice_hash,                 # the dice are fixed before the first roll
-            "rematch": sorted(self.rematch_asked),
+            "rematch": sorted(self.rematch_asked), "daily": self.daily,
         }
         if held:
             out["invite"] = self.invite
@@ -450,7 +457,8 @@ class Table:
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
                 "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen,
-                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped), "public": self.public}
+                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped), "public": self.public,
+                "daily": self.daily}
 
     @classmethod
     def from_json(cls, doc: dict, journal=()) -> "Table":
@@ -483,6 +491,7 @@ class Table:
         table.undo_wait = float(doc.get("undo_wait", table.undo_wait))
         table.helped = set(doc.get("helped", ()))
         table.public = bool(doc.get("public", False))
+        table.daily = str(doc.get("daily", ""))
         table.full = bool(journal)
         return table
 
@@ -550,7 +559,8 @@ class Table:
         if self.solo:
             job = Job(0, 0, 0, self.game_seed, (names[0],))
             meta = {"agent": names[0], "rules": rules_block(self.rules, self.sets), "seed": self.game_seed,
-                    "web": {"table": self.id, "game": self.number, "spec": specs[0]}}
+                    "web": {"table": self.id, "game": self.number, "spec": specs[0],
+                            **({"daily": self.daily} if self.daily else {})}}
             return meta, record_of(job, game, [None])
         teams = self.rules.teams
         k, t = len(names), teams or len(names)
@@ -583,6 +593,12 @@ def store_game(table: Table, games: Path) -> str:
             if record["key"] not in store.records():
                 store.append([record])
     return table.game_folder
+
+
+def daily_seed(day: str, rules_key: str) -> int:
+    """The config seed of the daily deal of `day` under the rules of hash `rules_key`: the same dice for
+    everyone who plays it that day."""
+    return int.from_bytes(hashlib.sha256(f"yacht daily deal {day} {rules_key}".encode()).digest()[:8], "big") >> 2
 
 
 def box_label(box: str) -> str:

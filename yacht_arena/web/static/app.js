@@ -22,7 +22,7 @@ async function getMenu() {
 }
 
 function show(id) {
-  for (const s of ["lobby", "sit", "table", "board", "watch"]) $(s).hidden = s !== id;
+  for (const s of ["lobby", "sit", "table", "board", "watch", "daily"]) $(s).hidden = s !== id;
 }
 
 // ---- the lobby ------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ function addSeat(kind, name) {
   seats.append(li);
 }
 
-async function openTable(event) {
+async function openTable(event, daily) {
   event.preventDefault();
   $("lobby-error").textContent = "";
   const seats = [...$("seats").children].map((li) => {
@@ -110,10 +110,15 @@ async function openTable(event) {
     rules: $("rules").value, seats, pace: Number($("pace").value),
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
-  if ($("teams").value) body.set.push(`teams=${$("teams").value}`);
-  if (!$("extra-bonus").checked) body.set.push("extra_yacht_bonus=false");     // seed 000's switch
-  else if ($("joker").value) body.set.push(`joker=${$("joker").value}`);
-  if ($("rolls").value) body.set.push(`rolls_per_turn=${$("rolls").value}`);
+  if (daily) {             // the day's deal: alone, under the preset's own rules
+    body.seats = [{ kind: "person", name: first ? first.name : "Player 1" }];
+    body.set = [];
+    body.daily = true;
+  }
+  if (!daily && $("teams").value) body.set.push(`teams=${$("teams").value}`);
+  if (!daily && !$("extra-bonus").checked) body.set.push("extra_yacht_bonus=false");     // seed 000's switch
+  else if (!daily && $("joker").value) body.set.push(`joker=${$("joker").value}`);
+  if (!daily && $("rolls").value) body.set.push(`rolls_per_turn=${$("rolls").value}`);
   if ($("public").checked) body.public = true;
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -296,7 +301,7 @@ function draw() {
   if (!performance.getEntriesByName("table-drawn").length) performance.mark("table-drawn");   // bench.py web
   const focus = focused();
   const n = names(s);
-  $("where").textContent = `${s.rules.name} · game ${s.game}`;
+  $("where").textContent = `${s.rules.name} · ${s.daily ? `the deal of ${s.daily}` : `game ${s.game}`}`;
   $("table-title").textContent = `Yacht table: ${s.rules.name}, game ${s.game}`;
   $("turn").textContent = turnText(s);
   const mine = s.seats.some((x) => x.you);
@@ -591,6 +596,8 @@ function drawResult(s, n) {
     : mineAsked ? `Rematch: waiting for ${waiting.join(", ") || "the others"}`
       : `Accept ${asked.map((i) => n[i]).join(" and ")}'s rematch`;
   $("analysis-link").hidden = !r.stored;
+  $("daily-rank").hidden = !s.daily;
+  if (s.daily) $("daily-rank").href = `/daily?rules=${encodeURIComponent(s.rules.name)}&day=${s.daily}`;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
   if (!s.solo || !mine) { $("best").textContent = ""; return; }
   if (s.seats[0].helped) { $("best").textContent = "A CPU played part of this game for you, so it does not count as a best score."; return; }
@@ -803,6 +810,29 @@ async function watch(index, page) {
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
 }
 
+// ---- the daily deal ---------------------------------------------------------------------------------
+async function dailyPage(params) {
+  show("daily");
+  const rules = params.get("rules") || "yacht";
+  const q = new URLSearchParams({ rules });
+  if (params.get("day")) q.set("day", params.get("day"));
+  let res, doc;
+  try { res = await fetch(`/api/daily?${q}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The ranking could not be loaded." }; }
+  if (!res.ok) { $("daily-title").textContent = doc.error; return; }
+  $("where").textContent = `${doc.rules} · the deal of ${doc.day}`;
+  $("daily-title").textContent = `The deal of ${doc.day} (${doc.rules})`;
+  const head = el("tr");
+  for (const h of ["#", "Player", "Points lost", "Accuracy", "Total"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
+  const t = $("daily-table");
+  t.replaceChildren(el("thead"), el("tbody"));
+  t.tHead.append(head);
+  t.tBodies[0].append(...doc.entries.map((x, i) => {
+    const tr = el("tr");
+    for (const v of [i + 1, x.cpu ? `${x.name} (CPU)` : x.name, x.loss.toFixed(2), x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.total]) tr.append(el("td", null, v));
+    return tr;
+  }));
+}
+
 // ---- routing ----------------------------------------------------------------------------------------
 function route() {
   const parts = location.pathname.split("/").filter(Boolean);
@@ -810,11 +840,14 @@ function route() {
   else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`, parts[1]);
   else if (parts[0] === "watch" && parts[2]) analysisBoard(`/api/watch/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`);
   else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
+  else if (parts[0] === "daily") dailyPage(new URLSearchParams(location.search));
   else lobby();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("open").addEventListener("submit", openTable);
+  $("play-daily").addEventListener("click", (e) => openTable(e, true));
+  $("rules").addEventListener("change", () => { $("daily-link").href = `/daily?rules=${encodeURIComponent($("rules").value)}`; });
   $("add-person").addEventListener("click", () => addSeat("person", ""));
   $("add-cpu").addEventListener("click", () => addSeat("cpu"));
   $("roll").addEventListener("click", roll);
