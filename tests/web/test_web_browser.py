@@ -61,7 +61,10 @@ def click(driver, css):
     from selenium.common.exceptions import StaleElementReferenceException   # selenium is optional (tests.browser)
     for _ in range(5):
         try:
-            driver.find_element("css selector", css).click()
+            found = driver.find_element("css selector", css)
+            # to the middle of the screen, as a player scrolls it there: not under the phone's sticky dice bar
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", found)
+            found.click()
             return
         except StaleElementReferenceException:
             continue
@@ -106,6 +109,8 @@ def take_turn(driver, hold_first: bool = False) -> tuple[str, int]:
     moves = s["moves"]
     click(driver, "#confirm")
     wait(driver, lambda d: state(d)["moves"] > moves, what="the score")
+    # a CPU next waits for the person to play on (or undo): Play on, so the game goes at the CPU's pace
+    driver.execute_script("const b = document.getElementById('done'); if (!b.hidden && !b.disabled) b.click()")
     return key.split("@")[0], s["preview"][key]
 
 

@@ -93,7 +93,10 @@ def click(driver, css):
     from selenium.common.exceptions import StaleElementReferenceException   # selenium is optional (tests.browser)
     for _ in range(5):
         try:
-            driver.find_element("css selector", css).click()
+            found = driver.find_element("css selector", css)
+            # to the middle of the screen, as a player scrolls it there: not under the phone's sticky dice bar
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", found)
+            found.click()
             return
         except StaleElementReferenceException:
             continue

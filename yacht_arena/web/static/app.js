@@ -328,6 +328,7 @@ function draw() {
       + "The analysis board checks every roll against it."
     : `The dice of this game are fixed before the first roll: hash ${s.commitment} (the seed is shown at the end).`;
   drawSheet($("sheet"), s, n, true);
+  document.documentElement.style.setProperty("--bar", `${document.querySelector("#table .bar").offsetHeight}px`);
   const wrap = $("sheet").parentElement;
   $("sheet-hint").hidden = wrap.scrollWidth <= wrap.clientWidth + 1;     // columns cut off: say so
   drawResult(s, n);
