@@ -24,6 +24,7 @@ def chrome(profile, size=(1280, 900), mobile: bool = False):
                 "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
                 f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})     # the console, for tests that read it
     if mobile:
         options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": size[0], "height": size[1],
                                                                                 "pixelRatio": 2.0, "touch": True}})

@@ -116,7 +116,8 @@ async def tables_phase(srv, n: int, games: int, seconds: float, think: float = 0
                        pace: float = 0.0) -> tuple[list, list, int]:
     made = []
     for i in range(n):
-        code, doc = srv.post("/api/tables", {"rules": "yacht", "pace": pace, "seats": [
+        # undo_wait 0: the CPU moves as soon as the person scored (the figures are the server's, not the undo window)
+        code, doc = srv.post("/api/tables", {"rules": "yacht", "pace": pace, "undo_wait": 0, "seats": [
             {"kind": "person", "name": f"P{i}"}, {"kind": "cpu", "cpu": "strong"}]})
         if code != 200:
             raise RuntimeError(doc)

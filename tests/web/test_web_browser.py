@@ -57,35 +57,60 @@ def my_turn(driver) -> bool:
 
 
 def click(driver, css):
-    driver.find_element("css selector", css).click()
+    """Click an element, found afresh if a redraw (a state, or the dice landing) replaced it in between."""
+    from selenium.common.exceptions import StaleElementReferenceException   # selenium is optional (tests.browser)
+    for _ in range(5):
+        try:
+            found = driver.find_element("css selector", css)
+            # to the middle of the screen, as a player scrolls it there: not under the phone's sticky dice bar
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", found)
+            found.click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} kept being redrawn")
+
+
+def dice_shown(driver) -> list[tuple[str, str]]:
+    """(aria-pressed, text) of each die, read at once (the page redraws the dice when a roll has settled)."""
+    return [tuple(x) for x in driver.execute_script(
+        "return [...document.querySelectorAll('#dice .die')]"
+        ".map(e => [e.getAttribute('aria-pressed'), e.textContent])")]
+
+
+def roll(driver):
+    """Click Roll once it is enabled (after a roll it waits a moment, so the dice are seen)."""
+    wait(driver, lambda d: d.execute_script("return !document.getElementById('roll').disabled"), what="Roll")
+    click(driver, "#roll")
 
 
 def take_turn(driver, hold_first: bool = False) -> tuple[str, int]:
     """Play one turn by clicking: roll, maybe hold a die and roll again, pick the best box, confirm it."""
     moves = state(driver)["moves"]
-    click(driver, "#roll")
-    wait(driver, lambda d: state(d)["moves"] > moves and state(d)["phase"] == "decide", what="the roll")
+    roll(driver)
+    wait(driver, lambda d: state(d)["moves"] > moves and state(d)["phase"] == "decide"
+         and d.execute_script("return performance.now() >= settled + 30"), what="the roll to land")
     if hold_first:
-        driver.find_elements("css selector", "#dice .die")[0].click()
-        die = driver.find_elements("css selector", "#dice .die")[0]      # the dice are drawn afresh
-        assert die.get_attribute("aria-pressed") == "true" and die.text == "Held"
+        click(driver, "#dice .die")
+        assert dice_shown(driver)[0] == ("true", "Held")                  # the dice are drawn afresh
         kept = state(driver)["dice"][0]
         moves = state(driver)["moves"]
-        click(driver, "#roll")
+        roll(driver)
         wait(driver, lambda d: state(d)["moves"] > moves, what="the second roll")
-        held = [i for i, d in enumerate(driver.find_elements("css selector", "#dice .die"))
-                if d.get_attribute("aria-pressed") == "true"]
+        held = [i for i, (pressed, _) in enumerate(dice_shown(driver)) if pressed == "true"]
         assert [state(driver)["dice"][i] for i in held] == [kept]     # the die kept stays Held where it lands
     s = state(driver)
     key = max(s["preview"], key=lambda k: (s["preview"][k], k))
     box = f'#sheet button.preview[data-box="{key}"]'
     click(driver, box)
-    assert "picked" in driver.find_element("css selector", box).get_attribute("class")
-    faded = len(driver.find_elements("css selector", "#dice .die.faded"))
+    assert driver.execute_script("return document.querySelector(arguments[0]).classList.contains('picked')", box)
+    faded = driver.execute_script("return document.querySelectorAll('#dice .die.faded').length")
     assert faded == s["counting"][key].count(False)
     moves = s["moves"]
     click(driver, "#confirm")
     wait(driver, lambda d: state(d)["moves"] > moves, what="the score")
+    # a CPU next waits for the person to play on (or undo): Play on, so the game goes at the CPU's pace
+    driver.execute_script("const b = document.getElementById('done'); if (!b.hidden && !b.disabled) b.click()")
     return key.split("@")[0], s["preview"][key]
 
 
@@ -189,10 +214,10 @@ def test_a_phone_sized_touch_screen_fits_and_holds_dice(tmp_path, browsers):
         phone = browsers(size=(360, 740), mobile=True)
         open_table(phone, srv.url, [("person", "Ann")])
         assert phone.execute_script("return window.innerWidth") == 360
-        click(phone, "#roll")
+        roll(phone)
         wait(phone, lambda d: state(d)["phase"] == "decide", what="the roll")
-        phone.find_elements("css selector", "#dice .die")[4].click()
-        assert phone.find_elements("css selector", "#dice .die")[4].get_attribute("aria-pressed") == "true"
+        click(phone, "#dice .die[data-index=\"4\"]")
+        assert dice_shown(phone)[4][0] == "true"
         assert phone.execute_script("return document.documentElement.scrollWidth") <= 360
         right = phone.execute_script("return Math.max(...[...document.querySelectorAll('#dice .die, #roll')]"
                                      ".map(e => e.getBoundingClientRect().right))")
@@ -223,12 +248,13 @@ def test_pass_and_play_with_the_keyboard(tmp_path, browsers):
             s = wait(driver, lambda d: my_turn(d) and state(d)["phase"] == "roll" and state(d), what="a turn")
             name = s["seats"][s["turn"]]["name"]
             assert driver.find_element("id", "turn").text == f"{name}'s turn (pass the device)"
+            wait(driver, lambda d: d.execute_script("return !document.getElementById('roll').disabled"), what="Roll")
             body.send_keys("r")
             wait(driver, lambda d: state(d)["phase"] == "decide", what="the roll")
             body.send_keys("2")
-            assert driver.find_elements("css selector", "#dice .die")[1].get_attribute("aria-pressed") == "true"
+            assert dice_shown(driver)[1][0] == "true"
             body.send_keys("2")
-            assert driver.find_elements("css selector", "#dice .die")[1].get_attribute("aria-pressed") == "false"
+            assert dice_shown(driver)[1][0] == "false"
             moves = state(driver)["moves"]
             click(driver, '#sheet button.preview[data-box="chance@0"]')
             body.send_keys("\ue007")                          # Enter scores the picked box

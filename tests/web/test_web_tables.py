@@ -63,15 +63,15 @@ def test_every_bad_message_gets_an_error_and_leaves_the_table_unchanged():
     mover, other = ({0}, {1}) if first == 0 else ({1}, {0})
     bad = [
         (mover, {"type": "shout"}, "unknown message type"),
-        (mover, {"type": "roll"}, "seat must be"),
-        (mover, {"type": "roll", "seat": True}, "seat must be"),
-        (mover, {"type": "roll", "seat": 7}, "seat must be"),
+        (mover, {"type": "roll"}, "no such seat"),
+        (mover, {"type": "roll", "seat": True}, "no such seat"),
+        (mover, {"type": "roll", "seat": 7}, "no such seat"),
         (other, {"type": "roll", "seat": first}, "token"),
         (other, {"type": "roll", "seat": 1 - first}, "turn"),
-        (mover, {"type": "score", "seat": first, "box": "chance"}, "roll the dice first"),
-        (mover, {"type": "undo", "seat": first}, "nothing of yours to undo"),
-        (mover, {"type": "rematch"}, "not over"),
-        (set(), {"type": "rematch"}, "only a player"),
+        (mover, {"type": "score", "seat": first, "box": "chance"}, "Roll the dice first"),
+        (mover, {"type": "undo", "seat": first}, "Nothing of yours to undo"),
+        (mover, {"type": "rematch"}, "not over yet"),
+        (set(), {"type": "rematch"}, "Only a player"),
     ]
     for held, msg, why in bad:
         before = snapshot(table)
@@ -80,12 +80,12 @@ def test_every_bad_message_gets_an_error_and_leaves_the_table_unchanged():
         assert snapshot(table) == before
     table.handle(mover, {"type": "roll", "seat": first})
     for held, msg, why in [
-        (mover, {"type": "roll", "seat": first, "hold": [0, 0]}, "distinct"),
-        (mover, {"type": "roll", "seat": first, "hold": [5]}, "positions 0..4"),
-        (mover, {"type": "roll", "seat": first, "hold": "01"}, "list"),
+        (mover, {"type": "roll", "seat": first, "hold": [0, 0]}, "each at most once"),
+        (mover, {"type": "roll", "seat": first, "hold": [5]}, "each at most once"),
+        (mover, {"type": "roll", "seat": first, "hold": "01"}, "Hold dice"),
         (mover, {"type": "roll", "seat": first, "hold": [0, 1, 2, 3, 4]}, "holding all five"),
-        (mover, {"type": "score", "seat": first, "box": "nope"}, "no box"),
-        (mover, {"type": "score", "seat": first, "box": ["chance"]}, "box id"),
+        (mover, {"type": "score", "seat": first, "box": "nope"}, "no box .nope. under these rules"),
+        (mover, {"type": "score", "seat": first, "box": ["chance"]}, "no such box"),
         (mover, {"type": "score", "seat": first, "box": "chance", "column": 3}, "column"),
     ]:
         before = snapshot(table)
@@ -103,13 +103,13 @@ def test_undo_gives_the_same_dice_back_until_the_next_roll():
     dice = table.game.dice
     table.handle(me, {"type": "score", "seat": first, "box": "chance"})
     assert table.state(me)["undo"] == first
-    with pytest.raises(TableError, match="nothing of yours"):
+    with pytest.raises(TableError, match="Nothing of yours"):
         table.handle({1 - first}, {"type": "undo", "seat": 1 - first})
     table.handle(me, {"type": "undo", "seat": first})
     assert table.game.dice == dice and table.game.current_seat == first
     table.handle(me, {"type": "score", "seat": first, "box": "ones"})
     table.handle({1 - first}, {"type": "roll", "seat": 1 - first})
-    with pytest.raises(TableError, match="nothing of yours"):
+    with pytest.raises(TableError, match="Nothing of yours"):
         table.handle(me, {"type": "undo", "seat": first})
 
 
@@ -178,7 +178,7 @@ def test_box_counting_marks_the_dice_that_score():
 
 def test_sitting_down_needs_the_invite_and_a_fresh_name():
     table = Table.create("yacht", {}, [Seat("Ann"), Seat(""), Seat("", "easy", label="Easy")], pace=0)
-    with pytest.raises(TableError, match="wait until every seat"):
+    with pytest.raises(TableError, match="Wait until every seat"):
         table.handle({0}, {"type": "roll", "seat": table.game.current_seat})
     for invite, name, why in [("x", "Bob", "invite"), (table.invite, "ann", "already called"),
                               (table.invite, "<>", "letter or digit"), (table.invite, "x" * 21, "1 to 20"),
@@ -186,7 +186,7 @@ def test_sitting_down_needs_the_invite_and_a_fresh_name():
         with pytest.raises(TableError, match=why):
             table.sit(invite, name)
     assert table.sit(table.invite, "  Bob  ") == 1 and table.seats[1].name == "Bob"
-    with pytest.raises(TableError, match="every seat"):
+    with pytest.raises(TableError, match="Every seat"):
         table.sit(table.invite, "Cy")
 
 
@@ -355,7 +355,7 @@ def test_a_cpu_takes_a_left_seat_after_the_wait_and_a_tournament_folder_is_shown
         assert ann.state["preparing"] in (None, 1)
         assert ann.state["seats"][1]["name"] == "Bob"
         back = Client(srv.url, made["id"], [made["tokens"]["0"], made["tokens"]["1"]])   # Bob's token: no moves
-        assert "a CPU plays seat 2" in back.error({"type": "undo", "seat": 1})
+        assert "A CPU plays seat 2" in back.error({"type": "undo", "seat": 1})
         back.close()
         if ann.state["turn"] == 0:                           # Ann moves; then the CPU plays Bob's turn
             ann.send({"type": "roll", "seat": 0})

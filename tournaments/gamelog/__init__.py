@@ -18,8 +18,8 @@ server's analysis board read them from here. Nothing else opens a games log.
 - `best`: the best solo score per rule set (`BestScores`), kept beside the games.
 """
 from .best import BestScores
-from .folders import GameFile, TableMeta, analyze_file, read_games, rules_of_meta, store_table_game, table_meta, \
-    table_record, write_evaluation
+from .folders import GameFile, TableMeta, analyze_file, daily_folders, read_games, rules_of_meta, \
+    store_table_game, table_meta, table_record, write_evaluation
 from .layout import EVALUATION_META, GAMES, MAX_META_BYTES, METAS, TOURNAMENT_META
 from .log import append, cut_torn_tail, disk_error, read, read_at, write
 from .records import (
@@ -50,6 +50,7 @@ __all__ = [
     "append",
     "check_record",
     "cut_torn_tail",
+    "daily_folders",
     "disk_error",
     "first_of_each_key",
     "game_record",

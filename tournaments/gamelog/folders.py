@@ -170,17 +170,18 @@ class TableMeta:
 
 
 def table_meta(table: str, number: int, rules_name: str, sets: dict, rules: RuleSet, names: list[str],
-               specs: list[str], config_seed: int, seed: int) -> TableMeta:
+               specs: list[str], config_seed: int, seed: int, daily: str = "") -> TableMeta:
     """The meta file of game `number` of web table `table`: `names` and agent `specs` per seat, rules
     `rules_name` with overrides `sets` (loaded as `rules`), dice `seed` (the game's, drawn from
     `config_seed` as a tournament draws the seed of its game t0-d0).
 
-    One seat: `evaluate.json` as `yacht evaluate --out` writes it, with `web` (table, game, spec). Several:
+    One seat: `evaluate.json` as `yacht evaluate --out` writes it, with `web` (table, game, spec, and the
+    `daily` deal's day, YYYY-MM-DD, when the game played one). Several:
     `tournament.json` of the one-game tournament whose game t0-d0-r0 seats `names` in seat order, so
     `yacht report` reads the folder as a tournament's."""
     if len(names) == 1:
         doc = {"agent": names[0], "rules": rules_block(rules, sets), "seed": seed,
-               "web": {"table": table, "game": number, "spec": specs[0]}}
+               "web": {"table": table, "game": number, "spec": specs[0], **({"daily": daily} if daily else {})}}
         return TableMeta(EVALUATION_META, doc, Schema(rules, 1))
     k, teams = len(names), rules.teams
     t = teams or k
@@ -199,6 +200,26 @@ def table_record(game, names: list[str], seed: int) -> dict:
     """The record of a web table's finished `game` (a `Game`; nobody faults at a table): game t0-d0-r0 of its
     folder, `names` in seat order, places as the table ranks them."""
     return record_of_game(game, [None] * len(names), game_key(0, 0, 0), 0, 0, 0, seed, names)
+
+
+def daily_folders(games: Path, day: str, rules_name: str) -> list[Path]:
+    """The folders under `games` (a server's `DATA/games`) of the solo web games a person played on the daily
+    deal of `day` under preset `rules_name` without overrides (`evaluate.json`'s `web.daily`), in name order.
+    A meta file that cannot be read or is not such a game is passed over."""
+    found = []
+    for meta_path in sorted(games.glob(f"*/{EVALUATION_META}")):
+        try:
+            meta = json.loads(read_text(meta_path, MAX_META_BYTES, meta_path.name))
+        except (FileRefused, ValueError, RecursionError):
+            continue
+        web = meta.get("web") if isinstance(meta, dict) else None
+        rules = meta.get("rules") if isinstance(meta, dict) else None
+        if not isinstance(web, dict) or not isinstance(rules, dict):
+            continue
+        if web.get("daily") == day and web.get("spec") == "human" and rules.get("name") == rules_name \
+                and not rules.get("set"):
+            found.append(meta_path.parent)
+    return found
 
 
 def store_table_game(folder: Path, meta: TableMeta, record: dict) -> bool:

@@ -12,7 +12,7 @@ DISTRIBUTION = "yacht-arena"      # the name in pyproject.toml
 # name -> module with `add_parser(subparsers)` and `run(args) -> int`; loaded on demand.
 COMMANDS = {name: f"yacht_arena.cli.{name}" for name in (
     "rules", "odds", "solve", "advise", "play", "evaluate", "levels", "analyze", "show", "tournament", "match",
-    "report", "train", "serve")}
+    "report", "train", "serve", "verify")}
 
 
 def _module(name):

@@ -6,11 +6,13 @@ A thin shell (see docs/ARCHITECTURE.md): the endpoints hand every request and me
 import asyncio
 import contextlib
 import json
+import re
 from importlib.resources import files
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -20,15 +22,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from yacht_env.config import ConfigError
 from yacht_env.rules import presets
 
-from .board import game_analysis, tournament_game, tournament_view
+from .board import game_analysis, game_dice, tournament_game, tournament_view
 from .connections import RATE, Conn
+from .daily import ranking, today
 from .guard import SiteGuard
 from .server import Server
 from .settings import ServeConfig
-from .tables import MAX_SEATS, TableError
+from .tables import MAX_SEATS, REACTIONS, TableError
 
 STATIC = files("yacht_arena.web") / "static"
 MAX_BODY = 8192                  # bytes of a request body (opening a table)
+OPEN_LISTED = 50                 # public tables with a free seat the lobby lists
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 # ---- HTTP and WebSocket endpoints --------------------------------------------------------------------
@@ -68,6 +73,7 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
 
     async def menu(request: Request) -> Response:
         return JSONResponse({"rules": presets(), "cpus": server.menu.to_json(), "max_seats": MAX_SEATS,
+                             "reactions": list(REACTIONS),
                              "tournaments": [str(p.name) for p in server.config.tournaments]})
 
     async def open_table(request: Request) -> Response:
@@ -83,6 +89,18 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             msg = str(e) if isinstance(e, TableError) else "not valid JSON"
             return JSONResponse({"error": msg}, 400)
 
+    async def open_tables(request: Request) -> Response:
+        listed = [x for x in (t.listing() for t in server.registry.all()) if x is not None]
+        return JSONResponse({"tables": listed[:OPEN_LISTED]})
+
+    async def daily(request: Request) -> Response:
+        rules = request.query_params.get("rules", "yacht")
+        day = request.query_params.get("day", today())
+        if rules not in presets() or not DAY.fullmatch(day):
+            return JSONResponse({"error": "no such deal: rules must be a preset and day YYYY-MM-DD"}, 404)
+        async with analysing:
+            return JSONResponse(await asyncio.to_thread(ranking, server.storage.games, day, rules))
+
     async def best(request: Request) -> Response:
         got = server.best(request.query_params.get("rules", "")[:64], request.query_params.get("name", "")[:64])
         return JSONResponse({"best": got})
@@ -94,6 +112,14 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
         try:
             async with analysing:
                 return JSONResponse(await asyncio.to_thread(game_analysis, server.storage.games, folder))
+        except LookupError as e:
+            return JSONResponse({"error": str(e)}, 404)
+
+    async def dice(request: Request) -> Response:
+        try:
+            async with analysing:
+                return JSONResponse(await asyncio.to_thread(game_dice, server.storage.games,
+                                                            request.path_params["folder"]))
         except LookupError as e:
             return JSONResponse({"error": str(e)}, 404)
 
@@ -113,8 +139,10 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             folder = server.config.tournaments[i]
         except (ValueError, IndexError):
             return JSONResponse({"error": "no such tournament"}, 404)
+        page = request.query_params.get("page", "0")
+        page = int(page) if page.isdigit() and len(page) < 9 else 0
         try:
-            return JSONResponse(await asyncio.to_thread(tournament_view, folder))
+            return JSONResponse(await asyncio.to_thread(tournament_view, folder, page))
         except (ConfigError, OSError) as e:
             return JSONResponse({"error": str(e)[:300]}, 404)
 
@@ -162,12 +190,16 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
     routes = [Route("/", page), Route("/t/{table}", page), Route("/game/{folder}", page),
               Route("/watch/{index}", page), Route("/watch/{index}/{key}", page),
               Route("/api/menu", menu), Route("/api/tables", open_table, methods=["POST"]),
-              Route("/api/best", best), Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
+              Route("/api/best", best),
+              Route("/api/open", open_tables), Route("/api/daily", daily), Route("/daily", page),
+              Route("/api/games/{folder}/dice", dice),
+              Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
               Route("/api/watch/{index}/{key}", watched_game),
               WebSocketRoute("/ws/{table}", socket),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SiteGuard, origins=server.config.origins, loopback=loopback)])
+                    middleware=[Middleware(SiteGuard, origins=server.config.origins, loopback=loopback),
+                                Middleware(GZipMiddleware, minimum_size=1000)])   # JSON and static files compressed
     app.state.server = server
     return app
 

@@ -14,9 +14,10 @@ from agents.analysis import MARKS, analyze_game
 from tournaments.gamelog import GAMES, read_games
 from tournaments.stats import standings
 from tournaments.store import Store
+from tournaments.verify import check_dice, commitment
 
 FOLDER = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9]{1,9}")
-MAX_GAMES_LISTED = 500
+PER_PAGE = 50            # games a page of the tournament view lists
 
 
 def game_analysis(games: Path, folder: str) -> dict:
@@ -24,6 +25,17 @@ def game_analysis(games: Path, folder: str) -> dict:
     if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / GAMES).is_file():
         raise LookupError(f"no stored game {str(folder)[:40]!r}")
     return copy.deepcopy(_analysis(games / folder, None))
+
+
+def game_dice(games: Path, folder: str) -> dict:
+    """Whether every roll of the stored web game in `games/folder` is the dice its seed gives:
+    {"seed" (as text), "commitment", "problem": None or what differs}; LookupError when there is no such game."""
+    if not isinstance(folder, str) or not FOLDER.fullmatch(folder) or not (games / folder / "games.jsonl").is_file():
+        raise LookupError(f"no stored game {str(folder)[:40]!r}")
+    stored = read_games(games / folder)
+    record = stored.records[0]
+    return {"seed": str(record["seed"]), "commitment": commitment(record["seed"]),
+            "problem": check_dice(record, stored.rules)}
 
 
 def tournament_game(folder: Path, key: str) -> dict:
@@ -52,13 +64,17 @@ def _analysis(folder: Path, key: str | None) -> dict:
             "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
 
 
-def tournament_view(folder: Path) -> dict:
-    """Standings and game list of a tournament folder (running or finished)."""
+def tournament_view(folder: Path, page: int = 0) -> dict:
+    """Standings of a tournament folder (running or finished) and one page of its games (`PER_PAGE` a page,
+    in schedule order; no move logs: a game's moves come with its analysis board)."""
     store = Store(folder)
     config = store.config()
     records = sorted(store.records().values(), key=lambda r: (r["table"], r["deal"], r["rotation"]))
+    pages = max(1, -(-len(records) // PER_PAGE))
+    page = min(max(0, page), pages - 1)
     return {"name": config.name, "rules": config.rules_block, "entrants": config.entrants,
             "games_played": len(records), "games_planned": config.total_games,
             "standings": standings(records, list(config.entrants)),
-            "games": [{"key": r["key"], "agents": r["agents"], "totals": r["totals"], "places": r["places"],
-                       "log": r["log"]} for r in records[-MAX_GAMES_LISTED:]]}
+            "page": page, "per_page": PER_PAGE, "games_listed": len(records),
+            "games": [{"key": r["key"], "agents": r["agents"], "totals": r["totals"], "places": r["places"]}
+                      for r in records[page * PER_PAGE:(page + 1) * PER_PAGE]]}

@@ -9,6 +9,7 @@ Normal by default) when it can play the rules and is not the one that failed, el
 which plays any rule set), else `LAST` (random). After MAX_FAULTS faults in one game the table stops and
 says so (its people can still see it; nothing is stored for the unfinished game)."""
 import asyncio
+import time
 
 from agents.base import View
 from agents.registry import make_agent
@@ -113,6 +114,10 @@ class CpuSeats:
                 await asyncio.sleep(0)            # the connections' writers send between moves
             game, version = table.game, table.seen
             if game.is_over or not table.seats[game.current_seat].cpu:
+                continue
+            hold = table.cpu_hold(time.monotonic())     # a person who just scored may still undo
+            if hold > 0:
+                await asyncio.sleep(min(hold, 0.1))
                 continue
             seat = game.current_seat
             snap = table.snapshot()

@@ -3,10 +3,11 @@ the menu) and when each was last used."""
 import time
 
 from .cpus import cannot_play
+from .daily import today
 from .settings import Menu
 from .tables import MAX_SEATS, Seat, Table, TableError, check_name, parse_knobs
 
-FORM = {"rules", "set", "seats", "pace", "replace_after", "replace_cpu"}
+FORM = {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_wait", "public", "daily"}
 
 
 class Registry:
@@ -30,6 +31,10 @@ class Registry:
     def touch(self, table_id: str) -> None:
         self.touched[table_id] = time.monotonic()
 
+    def all(self) -> list[Table]:
+        """The open tables (a copy: safe to walk while tables open and close)."""
+        return list(self.tables.values())
+
     def remove(self, table_id: str) -> None:
         del self.tables[table_id]
         self.touched.pop(table_id, None)
@@ -41,6 +46,11 @@ class Registry:
         unknown = set(doc) - FORM
         if unknown:
             raise TableError(f"unknown field {min(unknown)[:30]!r}")
+        for flag_name in ("public", "daily"):
+            if not isinstance(doc.get(flag_name, False), bool):
+                raise TableError(f"{flag_name} must be true or false")
+        if doc.get("daily") and doc.get("set"):
+            raise TableError("The daily deal is played under a preset's own rules: no rule knobs.")
         seats_in = doc.get("seats")
         if not isinstance(seats_in, list) or not 1 <= len(seats_in) <= MAX_SEATS:
             raise TableError(f"seats must be a list of 1 to {MAX_SEATS} seats")
@@ -62,7 +72,9 @@ class Registry:
         replace_spec, replace_label = self.menu.spec(doc.get("replace_cpu", "normal" if "normal" in menu
                                                              else next(iter(menu))))
         table = Table.create(doc.get("rules", "yacht"), parse_knobs(doc.get("set", [])), seats,
-                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec)
+                             doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0),
+                             daily=today() if doc.get("daily") else "")
+        table.public = doc.get("public", False)
         check_seats(table, replace_label)
         return table
 

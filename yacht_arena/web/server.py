@@ -125,14 +125,20 @@ class Server:
                 self.connections.broadcast(table)
                 return
             snap = table.snapshot()
-            if kind == "sit":
+            if kind == "fill":                    # the host starts now: free seats to a CPU of the menu
+                spec, label = self.menu.spec(msg.get("cpu"))
+                table.fill(conn.held, spec, label)
+                self.storage.save(table, snap)
+            elif kind == "sit":
                 seat = table.sit(msg.get("invite"), msg.get("name"))
                 self.storage.save(table, snap)
                 conn.held = conn.held | {seat}
                 conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
             else:
-                table.handle(conn.held, msg)
+                table.handle(conn.held, msg, here=set(self.connections.connected(table.id)))
                 self.storage.save(table, snap)
+                if kind == "rematch":             # seats a CPU took over are people's again: wait for the absent
+                    self.left(table, None)
             await self.changed(table)
         except TableError as e:
             conn.send({"type": "error", "message": str(e), "id": reply_id})
@@ -150,13 +156,15 @@ class Server:
             if task is not None:
                 task.cancel()
 
-    def left(self, table: Table, conn: Conn) -> None:
-        """A connection closed: a person seat nobody holds now waits `replace_after` for its person."""
+    def left(self, table: Table, conn: Conn | None) -> None:
+        """A connection closed (None: a new game began): a person seat nobody holds now waits `replace_after`
+        for its person."""
         if table.replace_after is None:
             return
         online = self.connections.connected(table.id)
-        for s in conn.held:
-            if online.get(s, 0) == 0 and not table.seats[s].cpu and (table.id, s) not in self.waits:
+        for s in (conn.held if conn is not None else range(len(table.seats))):
+            if online.get(s, 0) == 0 and not table.seats[s].cpu and table.seats[s].name \
+                    and (table.id, s) not in self.waits:
                 self.waits[(table.id, s)] = asyncio.create_task(self._replace_later(table, s))
 
     async def _replace_later(self, table: Table, seat: int) -> None:

@@ -93,9 +93,10 @@ class Storage:
             self.offer_best(table)
 
     def offer_best(self, table: Table) -> None:
-        name = table.seats[0].name
-        BestScores(self.data).offer(f"{table.rules_key}:{name}", table.game.totals()[0],
-                                    table.rules.name, name)
+        offer = table.best_offer                  # None when a CPU played any of the person's moves
+        if offer is not None:
+            key, score, name = offer
+            BestScores(self.data).offer(key, score, table.rules.name, name)
 
     def best(self, rules_hash: str, name: str) -> dict | None:
         return BestScores(self.data).get(f"{rules_hash}:{name}")

@@ -13,15 +13,18 @@ restart gives the same position, and the next rolls are the same dice. A finishe
 the game records under `DATA/games/ID-N/` (`store_game`, `tournaments.gamelog`), before the table file
 says so.
 """
+import hashlib
 import json
 import os
 import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from tournaments.gamelog import TableMeta, placements, store_table_game, table_meta, table_record
+from tournaments.verify import commitment
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.game import Game, IllegalMove
@@ -32,14 +35,18 @@ MAX_SEATS = 8
 MAX_NAME = 20
 MAX_PACE = 5.0                 # seconds between CPU moves
 MAX_REPLACE = 3600.0           # seconds a left person's seat waits before a CPU takes it
+MAX_UNDO_WAIT = 30.0           # seconds a CPU waits after a person scored, so the person may still undo
 MAX_SETS = 16                  # rule knobs per table
 TOKEN_BYTES = 12
 MAX_TABLE_BYTES = 1 << 20      # a table's file (ID.json): its setup and the moves up to the last full write
 MAX_JOURNAL_BYTES = 16 << 20   # a table's journal (ID.log): moves since then, one short JSON line each
 MAX_MOVE_BYTES = 4096
-MESSAGE_TYPES = ("hello", "sit", "roll", "score", "undo", "rematch")
+MESSAGE_TYPES = ("hello", "sit", "fill", "roll", "score", "undo", "done", "reclaim", "react", "rematch")
 FORMAT = 1                     # of the table file ("format") and of the journal (its first line {"journal": 1})
 MAX_NOTES = 20                 # notes a table keeps (a CPU that failed, a seat the operator's config changed)
+REACTIONS = ("Good game!", "Nice roll!", "Well played", "Oops!", "Your turn!", "Thanks!")   # canned: no free text
+REACTION_GAP = 1.5             # seconds between two reactions of one seat
+MAX_REACTIONS = 5              # the last reactions a state shows
 
 
 class TableError(ValueError):
@@ -75,13 +82,14 @@ class Seat:
     spec: str | None = None
     token: str = field(default_factory=new_token)
     label: str = ""                # the CPU's menu label ("Strong"), for people to read
+    taken: bool = False            # a person's seat a CPU plays while its person is away (they may reclaim it)
 
     @property
     def cpu(self) -> bool:
         return self.spec is not None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label}
+        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label, "taken": self.taken}
 
 
 @dataclass(eq=False)
@@ -106,13 +114,24 @@ class Table:
     pending: list = field(default_factory=list)  # moves played since the last `flush`, for the journal
     rules_key: str = ""            # rules_hash of the rules, once
     rules_doc: dict = field(default_factory=dict)   # the rules as the state shows them, once
+    dice_hash: str = ""            # the hash of the game's dice seed the table shows (tournaments.verify)
     preparing: int | None = None   # a CPU seat whose agent is loading (a first solve can take minutes)
     notes: list = field(default_factory=list)    # what happened to the table that its people should know
+    undo_wait: float = 3.0         # seconds a CPU waits after a person scored (the person may still undo)
+    seq: int = 0                   # moves and new games so far: a move message naming another seq is stale
+    helped: set = field(default_factory=set)     # person seats a CPU played for in this game (it took them over)
+    scored_at: float | None = None  # when a person's scoring opened the undo window the CPUs wait for (monotonic)
+    public: bool = False           # listed in the lobby's open tables while a seat is free
+    reactions: list = field(default_factory=list)   # the last reactions: {"seat", "phrase", "n"} (not kept on disk)
+    reacted: dict = field(default_factory=dict)     # seat -> when it last reacted (monotonic)
+    rematch_asked: set = field(default_factory=set)  # people's seats that asked for a rematch of the game over
+    daily: str = ""                # the day (UTC, YYYY-MM-DD) of the daily deal this solo game plays, or ""
 
     # ---- setting up ------------------------------------------------------------------------------
     @classmethod
     def create(cls, rules_name: str, sets: dict, seats: list[Seat], pace: float = 0.6,
-               replace_after: float | None = None, replace_spec: str = "normal") -> "Table":
+               replace_after: float | None = None, replace_spec: str = "normal", undo_wait: float = 3.0,
+               daily: str = "") -> "Table":
         """A new table; TableError when the rules, seats or settings do not fit together."""
         if rules_name not in presets():
             raise TableError(f"unknown rule set {str(rules_name)[:40]!r}; choose one of {', '.join(presets())}")
@@ -137,8 +156,14 @@ class Table:
         if replace_after is not None and not (isinstance(replace_after, (int, float))
                                               and 0 < replace_after <= MAX_REPLACE):
             raise TableError(f"the wait before a CPU replaces a person must be up to {MAX_REPLACE:g} seconds")
+        if isinstance(undo_wait, bool) or not (isinstance(undo_wait, (int, float)) and 0 <= undo_wait <= MAX_UNDO_WAIT):
+            raise TableError(f"the time left to undo before a CPU moves must be 0 to {MAX_UNDO_WAIT:g} seconds")
         table = cls(new_token(), new_token(), rules_name, dict(sets), seats, float(pace),
                     None if replace_after is None else float(replace_after), replace_spec)
+        table.undo_wait = float(undo_wait)
+        if daily and len(seats) != 1:
+            raise TableError("The daily deal is played alone: one seat.")
+        table.daily = daily
         table._check_names()
         table.start(first_seat=None)
         return table
@@ -151,9 +176,17 @@ class Table:
 
     def start(self, first_seat: int | None) -> None:
         """Start game number `self.number` (a fresh config seed gives its dice); None: the rules decide
-        who plays first (roll-off or seat 1)."""
+        who plays first (roll-off or seat 1). Seats a CPU took over go back to their people: a new game
+        never starts with a CPU in a person's seat (the server hands it over again if they stay away)."""
+        for s in self.seats:
+            if s.taken:
+                s.spec, s.label, s.taken = None, "", False
+        self.helped = set()
+        self.scored_at = None
+        self.rematch_asked = set()
+        self.seq += 1
         self.rules = load(self.rules_name, **self.sets)
-        self.config_seed = secrets.randbelow(1 << 62)
+        self.config_seed = daily_seed(self.daily, rules_hash(self.rules)) if self.daily else secrets.randbelow(1 << 62)
         self.first_seat = None
         self._new_game(first_seat)
         self.first_seat = self.game.first_seat
@@ -162,6 +195,7 @@ class Table:
 
     def _new_game(self, first_seat: int | None) -> None:
         self.game = Game(self.rules, len(self.seats), seed=self.game_seed, first_seat=first_seat)
+        self.dice_hash = commitment(self.game_seed)
         rules = self.rules
         self.rules_key = rules_hash(rules)
         self.rules_doc = {"name": rules.name, "description": rules.description, "set": self.sets,
@@ -171,8 +205,11 @@ class Table:
                           "teams": rules.teams, "hash": self.rules_key}
 
     def changed(self, move: dict | None = None, full: bool = False) -> None:
-        """Count a change; `move` goes to the journal, `full` has the whole table file written."""
+        """Count a change; `move` goes to the journal (and counts in `seq`), `full` has the whole table file
+        written."""
         self.seen += 1
+        if move is not None:
+            self.seq += 1
         self.full = self.full or full
         if move is not None:
             self.pending.append(move)
@@ -195,81 +232,164 @@ class Table:
     def free_seat(self) -> int | None:
         return next((i for i, s in enumerate(self.seats) if not s.cpu and not s.name), None)
 
+    def fill(self, held: set[int], spec: str, label: str) -> None:
+        """The host starts now: every free person seat gets a CPU (`spec` from the server's menu)."""
+        if not held:
+            raise TableError("Only a player at the table can fill the free seats.")
+        free = [i for i, s in enumerate(self.seats) if not s.cpu and not s.name]
+        if not free:
+            raise TableError("No seat is free.")
+        taken = {slug(s.name) for s in self.seats if s.name}
+        for i in free:
+            name = next(n for n in (label, f"{label} {i + 1}", f"CPU {i + 1}") if slug(n) not in taken)
+            taken.add(slug(name))
+            self.seats[i].name, self.seats[i].spec, self.seats[i].label = name, spec, label
+        self.changed(full=True)
+
     def sit(self, invite, name) -> int:
         """Take the first free person seat with the invite token; the seat's index."""
         if not isinstance(invite, str) or not secrets.compare_digest(invite, self.invite):
-            raise TableError("this invite link is not this table's")
+            raise TableError("This invite link is not for this table.")
         name = check_name(name)
         seat = self.free_seat()
         if seat is None:
-            raise TableError("every seat at this table is taken; you can watch")
+            raise TableError("Every seat at this table is taken: you can watch.")
         if slug(name) in {slug(s.name) for s in self.seats if s.name}:
-            raise TableError(f"someone at this table is already called {name!r}; pick another name")
+            raise TableError(f"Someone at this table is already called {name}: pick another name.")
         self.seats[seat].name = name
         self.changed(full=True)
         return seat
 
-    def handle(self, held: set[int], msg: dict) -> None:
-        """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged."""
+    def handle(self, held: set[int], msg: dict, here: set[int] | None = None) -> None:
+        """Play one move message for a sender holding seats `held`; TableError leaves the table unchanged.
+        `here`: the seats whose people are connected; a rematch then starts once each of them asked for it
+        (None: at the first ask).
+
+        Its text is for the player to read. A move message may carry `seq` (the state's `seq` the player saw):
+        one naming another seq is refused as stale, so a repeated click or a resent message is never played
+        twice."""
         kind = msg.get("type")
-        if kind not in ("roll", "score", "undo", "rematch"):
+        if kind not in MESSAGE_TYPES[3:]:
             raise TableError(f"unknown message type {str(kind)[:30]!r}; known: {', '.join(MESSAGE_TYPES)}")
+        seq = msg.get("seq")
+        if seq is not None and seq != self.seq:
+            raise TableError("That move was already made: the table has moved on since.")
         game = self.game
         if kind == "rematch":
             if not held:
-                raise TableError("only a player at the table can start a rematch")
+                raise TableError("Only a player at the table can start a rematch.")
             if not game.is_over:
-                raise TableError("the game is not over yet")
+                raise TableError("The game is not over yet.")
             if self.game_folder not in self.stored:
-                raise TableError("the game is being stored; try again in a moment")
+                raise TableError("The game is being stored: try again in a moment.")
+            people = {i for i, s in enumerate(self.seats) if not s.cpu or s.taken}
+            self.rematch_asked |= held & people
+            if here is not None and (here & people) - self.rematch_asked:
+                self.seen += 1                    # the others are asked; the game starts when they agree
+                return
+            self.daily = ""                       # the deal is played once: a rematch deals afresh
             self.start(first_seat=(game.first_seat + 1) % len(self.seats))
             return
         seat = msg.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise TableError(f"seat must be a seat number 0..{len(self.seats) - 1}")
+            raise TableError(f"There is no such seat at this table (seats are numbered 0..{len(self.seats) - 1}).")
         if seat not in held:
-            raise TableError(f"you do not hold seat {seat + 1}'s token")
+            raise TableError(f"Seat {seat + 1} is not yours (this device holds no token for it).")
+        if kind == "react":
+            phrase = msg.get("phrase")
+            if isinstance(phrase, bool) or not isinstance(phrase, int) or not 0 <= phrase < len(REACTIONS):
+                raise TableError(f"A reaction is one of the {len(REACTIONS)} phrases offered.")
+            now = time.monotonic()
+            if now - self.reacted.get(seat, -REACTION_GAP) < REACTION_GAP:
+                raise TableError("One reaction at a time: wait a moment.")
+            self.reacted[seat] = now
+            n = self.reactions[-1]["n"] + 1 if self.reactions else 1
+            said = {"seat": seat, "phrase": REACTIONS[phrase], "n": n}
+            self.reactions = [*self.reactions[-(MAX_REACTIONS - 1):], said]
+            self.seen += 1
+            return
+        if kind == "reclaim":
+            if not self.seats[seat].taken:
+                raise TableError("That seat is already yours.")
+            s = self.seats[seat]
+            s.spec, s.label, s.taken = None, "", False
+            self.changed(full=True)
+            return
         if self.seats[seat].cpu:
-            raise TableError(f"a CPU plays seat {seat + 1} now")
+            raise TableError(f"A CPU plays seat {seat + 1} now.")
         if self.free_seat() is not None:
-            raise TableError("wait until every seat is taken")
+            raise TableError("Wait until every seat is taken.")
+        if kind == "done":
+            self.scored_at = None                 # the person plays on: the CPUs need not wait for an undo
+            return
         if kind == "undo":
             last = game.log[-1] if game.log else None
             if game.is_over or not game.can_undo or last is None or last["seat"] != seat:
-                raise TableError("nothing of yours to undo (undo works after you score, until the next roll)")
-            try:
-                game.undo()
-            except IllegalMove as e:
-                raise TableError(str(e)) from None
+                raise TableError("Nothing of yours to undo (undo works after you score, until the next roll).")
+            game.undo()
+            self.scored_at = None
             self.changed({"undo": 1})
             return
         if game.is_over:
-            raise TableError("the game is over")
+            raise TableError("The game is over.")
         if seat != game.current_seat:
-            raise TableError(f"it is {self.seat_name(game.current_seat)}'s turn, not seat {seat + 1}'s")
+            raise TableError(f"It is {self.seat_name(game.current_seat)}'s turn.")
+        if kind == "roll":
+            hold = msg.get("hold", [])
+            if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
+                    not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
+                raise TableError("Hold dice by their positions (0..4 in the list), each at most once.")
+            if game.phase == "roll" and hold:
+                raise TableError("The first roll of a turn rolls all five dice.")
+            if game.phase == "decide" and len(hold) == 5:
+                raise TableError("You are holding all five dice: you are ready to score. Pick a box.")
+            if game.phase == "decide" and game.rolls_left <= 0:
+                raise TableError("No rolls left: pick a box to score.")
+            self._play(lambda: game.roll(sorted(hold)))
+            self.changed({"roll": game.log[-1]["hold"]})
+            return
+        box, column = msg.get("box"), msg.get("column", 0)
+        if not isinstance(box, str) or len(box) > 40:
+            raise TableError("There is no such box under these rules.")
+        if game.phase == "roll":
+            raise TableError("Roll the dice first.")
+        if box not in self.rules.boxes:
+            raise TableError(f"There is no box {box[:40]!r} under these rules.")
+        if isinstance(column, bool) or not isinstance(column, int) or not 0 <= column < self.rules.columns:
+            raise TableError(f"There is no such column on this sheet (columns are numbered "
+                             f"0..{self.rules.columns - 1}).")
+        if (column, box) not in game.preview():
+            filled = game.sheets[game.current_sheet].scores[column, self.rules.boxes.index(box)] >= 0
+            raise TableError(f"{box_label(box)} is already filled: pick an open box." if filled else
+                             f"The joker rule does not allow {box_label(box)} now: pick one of the boxes shown.")
+        self._play(lambda: game.score(box, column))
+        self.changed({"score": box, "column": column})
+        self.scored_at = time.monotonic() if not self.seats[seat].cpu else None
+
+    def _play(self, move) -> None:
+        """Play a move the checks above let through (IllegalMove, which they should have caught, as a refusal)."""
         try:
-            if kind == "roll":
-                hold = msg.get("hold", [])
-                if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
-                        not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
-                    raise TableError("hold must be a list of distinct die positions 0..4")
-                game.roll(sorted(hold))
-                self.changed({"roll": game.log[-1]["hold"]})
-            else:
-                box, column = msg.get("box"), msg.get("column", 0)
-                if not isinstance(box, str) or len(box) > 40:
-                    raise TableError("box must be a box id")
-                game.score(box, column)
-                self.changed({"score": box, "column": column})
+            move()
         except IllegalMove as e:
             raise TableError(str(e)) from None
 
+    def cpu_hold(self, now: float) -> float:
+        """Seconds a CPU's next move still waits: after a person scores, until they play on, undo, or
+        `undo_wait` seconds pass (seed 000: undo until the next person rolls, a CPU included)."""
+        if self.scored_at is None or not self.game.can_undo or self.game.is_over:
+            return 0.0
+        return max(0.0, self.scored_at + self.undo_wait - now)
+
     def cpu_move(self, action: int) -> None:
         """Play a CPU seat's action (or its first roll when `action` is None)."""
+        seat = self.game.current_seat
+        if self.seats[seat].taken:
+            self.helped.add(seat)
         if action is None:
             self.game.roll()
         else:
             self.game.apply(action)
+        self.scored_at = None
         last = self.game.log[-1]
         self.changed({"roll": last["hold"]} if "dice" in last else {"score": last["box"], "column": last["column"]})
 
@@ -280,7 +400,7 @@ class Table:
     def replace(self, seat: int, spec: str, label: str) -> None:
         """A CPU takes a person's seat (the person left); the seat keeps its name with a mark."""
         s = self.seats[seat]
-        s.spec, s.label = spec, label
+        s.spec, s.label, s.taken = spec, label, True
         s.name = s.name or f"CPU {seat + 1}"
         self.changed(full=True)
 
@@ -307,7 +427,8 @@ class Table:
             "type": "state", "table": self.id, "version": self.seen, "game": self.number,
             "rules": self.rules_doc,
             "seats": [{"name": s.name, "cpu": s.cpu, "label": s.label, "sheet": game.sheet_of(i),
-                       "you": i in held, "online": connected.get(i, 0) > 0,
+                       "you": i in held, "online": connected.get(i, 0) > 0, "taken": s.taken,
+                       "helped": i in self.helped,
                        **({"token": s.token} if i in held else {})} for i, s in enumerate(self.seats)],
             "sheets": sheets, "turn": seat, "phase": game.phase, "round": game.round,
             "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
@@ -315,14 +436,26 @@ class Table:
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
             "free": self.free_seat() is not None, "preparing": self.preparing,
             "log": game.log[-12:], "moves": len(game.log), "solo": self.solo, "notes": self.notes[-5:],
+            "seq": self.seq,
+            "undo_wait": self.undo_wait, "reactions": self.reactions, "public": self.public,
+            "commitment": self.dice_hash,                 # the dice are fixed before the first roll
+            "rematch": sorted(self.rematch_asked), "daily": self.daily,
         }
         if held:
             out["invite"] = self.invite
         if game.is_over:
             out["result"] = {"totals": game.totals(), "places": placements(game, [False] * len(self.seats)),
                              "winners": game.winners(), "tiebreak": {str(k): v for k, v in game.tiebreak().items()},
-                             "stored": self.stored[-1] if self.stored else None}
+                             "stored": self.stored[-1] if self.stored else None,
+                             "seed": str(self.game_seed)}    # revealed (as text: 63 bits outgrow JS numbers)
         return out
+
+    def listing(self) -> dict | None:
+        """The lobby's line for a public table with a free seat (its invite, so anyone may join); else None."""
+        if not self.public or self.free_seat() is None or self.game.is_over:
+            return None
+        return {"id": self.id, "invite": self.invite, "rules": self.rules_name,
+                "seats": [{"name": s.name, "cpu": s.cpu, "free": not s.cpu and not s.name} for s in self.seats]}
 
     # ---- disk ------------------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -330,7 +463,9 @@ class Table:
                 "seats": [s.to_json() for s in self.seats], "pace": self.pace, "replace_after": self.replace_after,
                 "replace_spec": self.replace_spec, "config_seed": self.config_seed, "number": self.number,
                 "first_seat": self.first_seat, "log": self.game.log, "stored": self.stored, "version": self.seen,
-                "notes": self.notes, "format": FORMAT}
+                "notes": self.notes, "format": FORMAT,
+                "seq": self.seq, "undo_wait": self.undo_wait, "helped": sorted(self.helped), "public": self.public,
+                "daily": self.daily}
 
     def note(self, text: str) -> None:
         """Keep a note for the table's people (the last MAX_NOTES); the table file is written whole next."""
@@ -353,7 +488,8 @@ class Table:
         its journal (`flush`): (line number, move) pairs as `read_journal` gives them, played after it."""
         if doc.get("format", FORMAT) != FORMAT:
             raise JournalError(f"table file format {str(doc.get('format'))[:20]}; this server reads format {FORMAT}")
-        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", "")) for s in doc["seats"]]
+        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", ""), bool(s.get("taken", False)))
+                 for s in doc["seats"]]
         table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
                     doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
                     doc["first_seat"], list(doc["stored"]))
@@ -379,6 +515,11 @@ class Table:
             except IllegalMove as e:
                 raise JournalError(f"line {number}: a move the game refuses ({e})") from None
         table.seen = int(doc.get("version", 0)) + len(journal)
+        table.seq = int(doc.get("seq", table.number)) + len(journal)
+        table.undo_wait = float(doc.get("undo_wait", table.undo_wait))
+        table.helped = set(doc.get("helped", ()))
+        table.public = bool(doc.get("public", False))
+        table.daily = str(doc.get("daily", ""))
         table.full = bool(journal)
         return table
 
@@ -426,15 +567,30 @@ class Table:
         return f"{self.id}-{self.number}"
 
     def entrants(self) -> list[str]:
-        """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed)."""
-        return [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
+        """The seats' names as store entrants (a CPU seat's name, or its spec when unnamed). A person's seat a
+        CPU played for in this game is "NAME + CPU": the person's accuracy and best scores never count the
+        CPU's moves."""
+        names = [s.name or f"seat {i + 1}" for i, s in enumerate(self.seats)]
+        for i in sorted(self.helped):
+            taken = {slug(n) for n in names}
+            names[i] = next(n for n in (f"{names[i]} + CPU", f"{names[i]} + CPU {i + 1}", f"seat {i + 1} + CPU")
+                            if slug(n) not in taken)
+        return names
+
+    @property
+    def best_offer(self) -> tuple[str, int, str] | None:
+        """(key, score, name) a finished solo game offers the best scores; None when a CPU played any of it."""
+        if not self.solo or not self.game.is_over or self.helped:
+            return None
+        name = self.seats[0].name
+        return f"{self.rules_key}:{name}", self.game.totals()[0], name
 
     def record(self) -> tuple[TableMeta, dict]:
         """(the folder's meta file, the game's record) of the finished game (`tournaments.gamelog.table_meta`,
         `table_record`): the table's names in seat order, its places, its dice seed."""
         names = self.entrants()
         meta = table_meta(self.id, self.number, self.rules_name, self.sets, self.rules, names,
-                          [s.spec or "human" for s in self.seats], self.config_seed, self.game_seed)
+                          [s.spec or "human" for s in self.seats], self.config_seed, self.game_seed, self.daily)
         return meta, table_record(self.game, names, self.game_seed)
 
 
@@ -479,6 +635,17 @@ def store_game(table: Table, games: Path) -> str:
     Storing twice (a restart after a kill between the store and the table file) keeps one record."""
     store_table_game(games / table.game_folder, *table.record())
     return table.game_folder
+
+
+def daily_seed(day: str, rules_key: str) -> int:
+    """The config seed of the daily deal of `day` under the rules of hash `rules_key`: the same dice for
+    everyone who plays it that day."""
+    return int.from_bytes(hashlib.sha256(f"yacht daily deal {day} {rules_key}".encode()).digest()[:8], "big") >> 2
+
+
+def box_label(box: str) -> str:
+    """A box id as people read it: "three_of_a_kind" -> "Three of a kind"."""
+    return box.replace("_", " ").capitalize()
 
 
 def parse_knobs(pairs) -> dict:

@@ -16,8 +16,13 @@ const store = {
   set(key, value) { try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ } },
 };
 
+async function getMenu() {
+  if (!menu) menu = await (await fetch("/api/menu")).json();
+  return menu;
+}
+
 function show(id) {
-  for (const s of ["lobby", "sit", "table", "board", "watch"]) $(s).hidden = s !== id;
+  for (const s of ["lobby", "sit", "table", "board", "watch", "daily"]) $(s).hidden = s !== id;
 }
 
 // ---- the lobby ------------------------------------------------------------------------------------
@@ -26,19 +31,36 @@ let menu = null;
 async function lobby() {
   show("lobby");
   $("where").textContent = "";
-  menu = await (await fetch("/api/menu")).json();
+  await getMenu();
   const rules = $("rules");
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
   $("seats").replaceChildren();
-  addSeat("person", store.get("yacht.name", "You"));
+  addSeat("person", store.get("yacht.name", "") || "Player 1");
   addSeat("cpu");
+  openTables();
   if (menu.tournaments.length) {
     $("watching").hidden = false;
     $("tournaments").replaceChildren(...menu.tournaments.map((name, i) => {
       const li = el("li"); const a = el("a", null, name); a.href = `/watch/${i}`; li.append(a); return li;
     }));
   }
+}
+
+async function openTables() {
+  // public tables with a free seat: rules, who is there, and a link that asks for a name
+  let doc;
+  try { doc = await (await fetch("/api/open")).json(); } catch (e) { return; }
+  $("open-tables").hidden = !doc.tables.length;
+  $("open-list").replaceChildren(...doc.tables.map((t) => {
+    const li = el("li");
+    const who = t.seats.map((x) => (x.free ? "free seat" : x.name)).join(", ");
+    const a = el("a", "button", "Join");
+    a.href = `/t/${t.id}?invite=${encodeURIComponent(t.invite)}`;
+    a.setAttribute("aria-label", `join the ${t.rules} table: ${who}`);
+    li.append(el("span", null, `${t.rules}: ${who} `), a);
+    return li;
+  }));
 }
 
 function addSeat(kind, name) {
@@ -74,7 +96,7 @@ function addSeat(kind, name) {
   seats.append(li);
 }
 
-async function openTable(event) {
+async function openTable(event, daily) {
   event.preventDefault();
   $("lobby-error").textContent = "";
   const seats = [...$("seats").children].map((li) => {
@@ -88,7 +110,16 @@ async function openTable(event) {
     rules: $("rules").value, seats, pace: Number($("pace").value),
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
-  if ($("teams").value) body.set.push(`teams=${$("teams").value}`);
+  if (daily) {             // the day's deal: alone, under the preset's own rules
+    body.seats = [{ kind: "person", name: first ? first.name : "Player 1" }];
+    body.set = [];
+    body.daily = true;
+  }
+  if (!daily && $("teams").value) body.set.push(`teams=${$("teams").value}`);
+  if (!daily && !$("extra-bonus").checked) body.set.push("extra_yacht_bonus=false");     // seed 000's switch
+  else if (!daily && $("joker").value) body.set.push(`joker=${$("joker").value}`);
+  if (!daily && $("rolls").value) body.set.push(`rolls_per_turn=${$("rolls").value}`);
+  if ($("public").checked) body.public = true;
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const doc = await res.json();
@@ -99,104 +130,280 @@ async function openTable(event) {
 }
 
 // ---- the table ------------------------------------------------------------------------------------
+// `busy`: a move was sent and its answer has not come (Roll, Score and Undo wait for it, so a double click,
+// a double tap or a held R key plays once); `settled`: when the last dice landed (Roll waits SETTLE ms, so a
+// roll's result is always seen). Every move carries the state's `seq`: the server refuses a stale one.
 let ws = null, state = null, tableId = null, held = new Set(), picked = null, retry = 0;
+let busy = false, settled = 0, invited = null, fatal = false, reclaimed = new Set(), bestNote = null, lost = false;
+const SETTLE = 400;
 
 function tokens() { return store.get(`yacht.seats.${tableId}`, []); }
 
 function table(id, invite) {
   tableId = id;
+  invited = invite || null;
+  fatal = false;
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.get("seat")) {
     const t = tokens(); if (!t.includes(frag.get("seat"))) store.set(`yacht.seats.${id}`, [...t, frag.get("seat")]);
     history.replaceState(null, "", location.pathname + location.search);
   }
   show("table");
-  connect(invite);
+  $("gone").hidden = true;
+  getMenu().then(() => { if (state) draw(); }).catch(() => {});
+  connect();
 }
 
-function connect(invite) {
+function connect() {
+  if (ws && ws.readyState <= WebSocket.OPEN && !ws.fatal) return;     // connecting or open already
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
-  ws.onopen = () => { retry = 0; ws.send(JSON.stringify({ type: "hello", tokens: tokens() })); };
-  ws.onmessage = (e) => receive(JSON.parse(e.data), invite);
-  ws.onclose = () => {
-    if (ws && ws.fatal) return;
-    $("message").textContent = "connection lost; reconnecting…";
-    setTimeout(() => connect(invite), Math.min(5000, 300 * 2 ** retry++));
+  const sock = ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
+  sock.onopen = () => { retry = 0; reclaimed = new Set(); sock.send(JSON.stringify({ type: "hello", tokens: tokens() })); };
+  sock.onmessage = (e) => receive(JSON.parse(e.data));
+  sock.onclose = () => {
+    if (sock !== ws || sock.fatal) return;
+    busy = false;
+    lost = true;
+    say("Connection lost: reconnecting…");
+    if (state) draw();
+    setTimeout(connect, Math.min(5000, 300 * 2 ** retry++));
   };
 }
 
+function online() { return ws && ws.readyState === WebSocket.OPEN; }
+
 function send(msg) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+  if (online()) { ws.send(JSON.stringify(msg)); return true; }
+  say("Not connected, so that did not reach the table: reconnecting…");
+  lost = true;
+  retry = 0;
+  connect();
+  return false;
 }
 
-function receive(msg, invite) {
+function move(msg) {
+  // a move: one at a time, stamped with the state it was made on
+  if (busy || !state) return;
+  if (send({ ...msg, seq: state.seq })) { busy = true; draw(); }
+}
+
+function say(text) { $("message").textContent = text; }
+
+function announce(text) {
+  // the live region: other players' moves, rolls and results for screen readers
+  if (text) $("announce").textContent = text;
+}
+
+function receive(msg) {
   if (msg.type === "error") {
-    $("message").textContent = msg.message;
-    if (msg.fatal) { ws.fatal = true; $("turn").textContent = msg.message; }
+    busy = false;
+    if (!$("sit").hidden && !msg.fatal) { $("sit-error").textContent = msg.message; return; }
+    say(msg.message);
+    if (msg.fatal) gone(msg.message);
+    else if (state) draw();
     return;
   }
   if (msg.type === "seated") {
     store.set(`yacht.seats.${tableId}`, [...tokens(), msg.token]);
     history.replaceState(null, "", `/t/${tableId}`);
+    invited = null;
     show("table");
     send({ type: "hello", tokens: tokens() });
     return;
   }
   if (msg.type !== "state") return;
-  if (state && (msg.game !== state.game || msg.moves !== state.moves || msg.turn !== state.turn)) {
+  const before = state;
+  if (before && (msg.game !== before.game || msg.moves !== before.moves || msg.turn !== before.turn)) {
     // after a re-roll the dice are sorted again: the dice kept stay Held, wherever they now sit
-    const kept = msg.game === state.game && msg.turn === state.turn && msg.dice.length && state.dice.length
-      ? state.dice.filter((_, i) => held.has(i)) : [];
+    const kept = msg.game === before.game && msg.turn === before.turn && msg.dice.length && before.dice.length
+      ? before.dice.filter((_, i) => held.has(i)) : [];
     held = new Set();
     msg.dice.forEach((f, i) => { const k = kept.indexOf(f); if (k >= 0) { kept.splice(k, 1); held.add(i); } });
     if (!msg.rolls_left) held = new Set();               // no roll left: nothing to hold for
     picked = null;
   }
-  state = msg;
-  $("message").textContent = "";
-  const mine = state.seats.some((s) => s.you);
-  if (invite && !mine && state.free) {
-    show("sit");
-    $("sit-name").value = store.get("yacht.name", "");
-    $("sit-form").onsubmit = (e) => {
-      e.preventDefault();
-      store.set("yacht.name", $("sit-name").value.trim());
-      send({ type: "sit", invite, name: $("sit-name").value });
-    };
-    $("just-watch").onclick = (e) => { e.preventDefault(); invite = null; history.replaceState(null, "", `/t/${tableId}`); show("table"); draw(); };
-    return;
+  if (!before || msg.seq !== before.seq) busy = false;
+  if (before && msg.game === before.game && msg.moves > before.moves && msg.log.length && "dice" in msg.log[msg.log.length - 1]) {
+    settled = performance.now() + SETTLE;
+    setTimeout(() => { if (state) draw(); }, SETTLE + 20);
+    rolled();
   }
+  state = msg;
+  if (lost && msg.seats.some((s) => s.you)) { lost = false; say("Connected again: play on."); }
+  else if (before && msg.seq !== before.seq) say("");
+  if (before && (msg.moves !== before.moves || msg.game !== before.game)) {
+    const others = msg.log.length && !msg.seats[msg.log[msg.log.length - 1].seat].you;
+    if (msg.result && !before.result) announce(resultTitle(msg));
+    else if (others || msg.game !== before.game) announce(lastMove(msg));
+  }
+  if (before && msg.result && msg.game === before.game && (msg.rematch || []).length > (before.rematch || []).length) {
+    announce(`${names(msg)[msg.rematch[msg.rematch.length - 1]]} asks for a rematch`);
+  }
+  msg.seats.forEach((x, i) => {       // back from away (a phone that slept): take the seat back from the CPU
+    if (x.you && x.taken && !reclaimed.has(i)) { reclaimed.add(i); send({ type: "reclaim", seat: i }); }
+  });
+  const mine = msg.seats.some((s) => s.you);
+  if (invited && !mine && msg.free) { sitForm(); return; }
+  if (invited && !mine && !msg.free) {
+    invited = null;
+    history.replaceState(null, "", `/t/${tableId}`);
+    $("role").textContent = "Every seat was taken before you arrived: you are watching this table.";
+  }
+  show("table");
   draw();
 }
 
+function sitForm() {
+  show("sit");
+  if (!$("sit-name").value) $("sit-name").value = store.get("yacht.name", "");
+  $("sit-form").onsubmit = (e) => {
+    e.preventDefault();
+    store.set("yacht.name", $("sit-name").value.trim());
+    $("sit-error").textContent = "";
+    send({ type: "sit", invite: invited, name: $("sit-name").value });
+  };
+  $("just-watch").onclick = (e) => { e.preventDefault(); invited = null; history.replaceState(null, "", `/t/${tableId}`); show("table"); draw(); };
+}
+
+function gone(text) {
+  // an unknown or expired table: nothing to play, a way back
+  fatal = true;
+  if (ws) ws.fatal = true;
+  if (!$("sit").hidden) { $("sit-error").textContent = text; }
+  show("table");
+  $("turn").textContent = "This table is not here";
+  say(`${text}: the link may be old, or the table was closed.`);
+  for (const id of ["roll", "confirm", "undo", "done", "invite", "view-link"]) $(id).disabled = true;
+  $("dice").replaceChildren();
+  $("sheet").replaceChildren();
+  $("gone").hidden = false;
+  $("role").textContent = "";
+}
+
 function myTurn() {
-  return state && state.turn !== null && state.seats[state.turn].you && !state.free;
+  return !!state && !fatal && state.turn !== null && state.seats[state.turn].you && !state.free;
+}
+
+function names(s) {
+  return s.seats.map((x) => x.name || "(free seat)");
+}
+
+function turnText(s) {
+  const n = names(s);
+  if (s.result) return "Game over";
+  if (s.free) return "Waiting for someone to take the free seat";
+  if (!s.seats[s.turn].you) return `${n[s.turn]}'s turn`;
+  return s.seats.filter((x) => x.you).length > 1 ? `${n[s.turn]}'s turn (pass the device)` : "Your turn";
 }
 
 function draw() {
   const s = state;
   if (!performance.getEntriesByName("table-drawn").length) performance.mark("table-drawn");   // bench.py web
-  $("where").textContent = `${s.rules.name} · game ${s.game}`;
-  const names = s.seats.map((x) => x.name || "(free seat)");
-  let turn;
-  if (s.result) turn = "Game over";
-  else if (s.free) turn = "Waiting for someone to take the free seat";
-  else if (!s.seats[s.turn].you) turn = `${names[s.turn]}'s turn`;
-  else turn = s.seats.filter((x) => x.you).length > 1 ? `${names[s.turn]}'s turn (pass the device)` : "Your turn";
-  $("turn").textContent = turn;
+  const focus = focused();
+  const n = names(s);
+  $("where").textContent = `${s.rules.name} · ${s.daily ? `the deal of ${s.daily}` : `game ${s.game}`}`;
+  $("table-title").textContent = `Yacht table: ${s.rules.name}, game ${s.game}`;
+  $("turn").textContent = turnText(s);
+  const mine = s.seats.some((x) => x.you);
+  if (!mine && !$("role").textContent.startsWith("Every seat")) $("role").textContent = "You are watching this table.";
+  else if (mine) $("role").textContent = "";
   $("invite").hidden = !(s.invite && s.free);
-  drawDice($("dice"), s.dice, held, countingFor(picked), myTurn() && s.phase === "decide");
-  const canRoll = myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
-  $("roll").disabled = !canRoll;
+  $("view-link").disabled = false;
+  const up = online();
+  drawDice($("dice"), s.dice, held, countingFor(picked), up && myTurn() && s.phase === "decide" && s.rolls_left > 0);
+  const canRoll = up && !busy && myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
+  $("roll").disabled = !canRoll || performance.now() < settled;
   $("roll").textContent = s.phase === "decide" ? `Roll (${s.rolls_left} left)` : "Roll";
-  $("confirm").disabled = !(myTurn() && picked);
+  $("confirm").disabled = !(up && !busy && myTurn() && picked);
   $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
-  $("undo").disabled = !(s.undo !== null && s.seats[s.undo].you);
+  const myUndo = s.undo !== null && s.seats[s.undo].you;
+  $("undo").disabled = !(up && !busy && myUndo);
+  $("done").hidden = !(myUndo && s.turn !== null && s.seats[s.turn].cpu);
+  $("done").disabled = !up;
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
-    ? `${names[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
-  drawSheet($("sheet"), s, names, true);
-  drawResult(s, names);
+    ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
+  drawExtras(s, n, mine);
+  $("commitment").textContent = s.result && s.result.seed !== undefined
+    ? `The dice came from seed ${s.result.seed}; its hash ${s.commitment} was shown before the first roll. `
+      + "The analysis board checks every roll against it."
+    : `The dice of this game are fixed before the first roll: hash ${s.commitment} (the seed is shown at the end).`;
+  drawSheet($("sheet"), s, n, true);
+  document.documentElement.style.setProperty("--bar", `${document.querySelector("#table .bar").offsetHeight}px`);
+  const wrap = $("sheet").parentElement;
+  $("sheet-hint").hidden = wrap.scrollWidth <= wrap.clientWidth + 1;     // columns cut off: say so
+  drawResult(s, n);
+  restore(focus);
+}
+
+let lastFocus = null;     // the control last focused on the table, for when a redraw or a disabling drops the focus
+
+function selectorOf(a) {
+  if (!a || a === document.body) return null;
+  if (a.id) return `#${a.id}`;
+  if (a.dataset && a.dataset.index !== undefined && a.closest("#dice")) return `#dice [data-index="${a.dataset.index}"]`;
+  if (a.dataset && a.dataset.box) return `#sheet [data-box="${a.dataset.box}"]`;
+  return null;
+}
+
+let reactionSeen = -1, wasMyTurn = false;
+
+function drawExtras(s, n, mine) {
+  // start now with CPUs, reactions, the turn alert (the title, and a sound when switched on)
+  $("start-now").hidden = !(s.free && mine && menu);
+  if (menu && !$("fill-cpu").options.length) {
+    for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; $("fill-cpu").append(o); }
+    $("fill-cpu").value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
+  }
+  const buttons = $("react-buttons");
+  buttons.hidden = !mine || !menu;
+  if (menu && menu.reactions && !buttons.children.length) {
+    menu.reactions.forEach((p, i) => {
+      const b = el("button", "react", p);
+      b.type = "button";
+      b.addEventListener("click", () => {
+        // the seat to react from: the one to move when it is ours (pass and play), else our first
+        const seat = state.turn !== null && state.seats[state.turn].you ? state.turn : state.seats.findIndex((x) => x.you);
+        if (seat >= 0) send({ type: "react", seat, phrase: i });
+      });
+      buttons.append(b);
+    });
+  }
+  const fresh = (s.reactions || []).filter((r) => r.n > reactionSeen);
+  if (fresh.length) {
+    reactionSeen = fresh[fresh.length - 1].n;
+    $("reaction-log").replaceChildren(...s.reactions.slice(-3).map((r) => el("li", null, `${n[r.seat]}: ${r.phrase}`)));
+  }
+  const mineNow = myTurn();
+  document.title = mineNow ? "Your turn · Yacht" : s.result ? "Game over · Yacht" : "Yacht tables";
+  if (mineNow && !wasMyTurn && $("sound").checked) beep();
+  wasMyTurn = mineNow;
+}
+
+let audio = null;
+
+function beep() {
+  // a short generated tone: no sound file to load
+  try {
+    audio = audio || new AudioContext();
+    const o = audio.createOscillator(), g = audio.createGain();
+    o.frequency.value = 660;
+    g.gain.value = 0.08;
+    o.connect(g).connect(audio.destination);
+    o.start();
+    o.stop(audio.currentTime + 0.15);
+  } catch (e) { /* no audio here */ }
+}
+
+function focused() {
+  // what has the keyboard focus, to give it back after a redraw replaced the element
+  const a = document.activeElement;
+  return a && a !== document.body ? selectorOf(a) : lastFocus;
+}
+
+function restore(sel) {
+  if (!sel || (document.activeElement && document.activeElement !== document.body)) return;
+  const e = document.querySelector(sel);
+  if (e && !e.hidden && !e.disabled) e.focus({ preventScroll: true });
 }
 
 function countingFor(key) {
@@ -211,8 +418,9 @@ function drawDice(box, dice, heldSet, counting, active) {
     const b = el("button", "die");
     b.type = "button";
     b.dataset.index = String(i);
-    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", "no die rolled"); return b; }
+    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", `die ${i + 1}: not rolled yet`); return b; }
     const grid = el("span", "pips");
+    grid.setAttribute("aria-hidden", "true");
     for (let k = 0; k < 9; k++) grid.append(el("span", PIPS[f].includes(k) ? "pip on" : "pip"));
     b.append(grid);
     const isHeld = heldSet.has(i);
@@ -220,11 +428,19 @@ function drawDice(box, dice, heldSet, counting, active) {
     if (counting && !counting[i]) b.classList.add("faded");
     b.append(el("span", "tag", isHeld ? "Held" : ""));
     b.setAttribute("aria-pressed", String(isHeld));
-    b.setAttribute("aria-label", `die ${i + 1}: ${f}${isHeld ? ", held" : ""}`);
+    b.setAttribute("aria-label", `die ${i + 1}: ${f}${counting && !counting[i] ? ", does not count" : ""}`);
     b.disabled = !active;
     b.addEventListener("click", () => toggle(i));
     return b;
   }));
+}
+
+function rolled() {
+  // the dice tumble a moment (none under prefers-reduced-motion: the stylesheet turns it off)
+  const d = $("dice");
+  d.classList.remove("rolling");
+  void d.offsetWidth;
+  d.classList.add("rolling");
 }
 
 function toggle(i) {
@@ -234,8 +450,26 @@ function toggle(i) {
 }
 
 function roll() {
+  if (!state || fatal) return;
+  if (!online()) { send({ type: "roll" }); draw(); return; }
+  const s = state;
+  if (!myTurn() && s.undo !== null && s.seats[s.undo].you && s.turn !== null && s.seats[s.turn].cpu) { playOn(); return; }
   if ($("roll").disabled) return;
-  send({ type: "roll", seat: state.turn, hold: state.phase === "decide" ? [...held].sort() : [] });
+  if (s.phase === "decide" && held.size === 5) {     // seed 000: holding all five means ready to score
+    say("You are holding all five dice: you are ready to score. Pick a box.");
+    return;
+  }
+  move({ type: "roll", seat: s.turn, hold: s.phase === "decide" ? [...held].sort() : [] });
+}
+
+function playOn() {
+  // the person who just scored lets the CPU go on at once (else it waits the table's undo time)
+  if (state && state.undo !== null) send({ type: "done", seat: state.undo });
+}
+
+function undo() {
+  if (!state || state.undo === null || $("undo").disabled) return;
+  move({ type: "undo", seat: state.undo });
 }
 
 function pick(key) {
@@ -246,10 +480,9 @@ function pick(key) {
 }
 
 function confirm() {
-  if (!picked || !myTurn()) return;
+  if (!picked || !myTurn() || busy) return;
   const [box, col] = picked.split("@");
-  send({ type: "score", seat: state.turn, box, column: Number(col) });
-  picked = null;
+  move({ type: "score", seat: state.turn, box, column: Number(col) });
 }
 
 function lastMove(s) {
@@ -265,24 +498,39 @@ function lastMove(s) {
   return `${who} scored ${e.points} in ${label(e.box)}${e.bonus ? ` (+${e.bonus} bonus)` : ""}`;
 }
 
-function sheetHeads(s, names) {
-  // one column per sheet: the names of the seats writing on it
-  return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([, i]) => names[i]).join(" + "));
+function sheetHeads(s, n) {
+  // one column per sheet: the names of the seats writing on it, with their presence
+  return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([x, i]) => {
+    let h = n[i];
+    if (x.taken) h += " (CPU playing)";
+    else if (x.online === false && !x.cpu && x.name && !x.you) h += " (away)";
+    if (x.you && !x.taken && s.seats.filter((y) => y.you).length === 1) h += " (you)";
+    return h;
+  }).join(" + "));
 }
 
-function drawSheet(t, s, names, live) {
-  const heads = sheetHeads(s, names);
+function drawSheet(t, s, n, live) {
+  const heads = sheetHeads(s, n);
   const turnSheet = s.turn !== null && s.turn !== undefined ? s.seats[s.turn].sheet : -1;
   const thead = el("thead"), hr = el("tr");
-  hr.append(el("th", null, "Box"));
-  heads.forEach((h, k) => { const th = el("th", k === turnSheet ? "now" : null, h); th.scope = "col"; hr.append(th); });
+  const corner = el("th", null, "Box");
+  corner.scope = "col";
+  hr.append(corner);
+  heads.forEach((h, k) => {
+    const th = el("th", k === turnSheet ? "now" : null, h);
+    th.scope = "col";
+    if (k === turnSheet) th.setAttribute("aria-current", "true");
+    hr.append(th);
+  });
   thead.append(hr);
   const body = el("tbody");
   const cols = s.rules.columns;
   for (let c = 0; c < cols; c++) {
     s.rules.boxes.forEach((b, bi) => {
       const tr = el("tr", bi === s.rules.upper.lastIndexOf(true) ? "split" : null);
-      tr.append(el("th", null, label(b) + (cols > 1 ? ` (${c + 1})` : "")));
+      const th = el("th", null, label(b) + (cols > 1 ? ` (${c + 1})` : ""));
+      th.scope = "row";
+      tr.append(th);
       s.sheets.forEach((sh, k) => {
         const v = sh.scores[c][bi];
         const key = `${b}@${c}`;
@@ -293,7 +541,7 @@ function drawSheet(t, s, names, live) {
           btn.type = "button";
           btn.dataset.box = key;
           btn.disabled = !myTurn();
-          btn.setAttribute("aria-label", `score ${s.preview[key]} in ${label(b)}`);
+          btn.setAttribute("aria-label", `${label(b)}: score ${s.preview[key]}${picked === key ? ", picked" : ""}`);
           btn.addEventListener("click", () => pick(key));
           btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true); });
           btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true); });
@@ -310,53 +558,72 @@ function drawSheet(t, s, names, live) {
   for (const [name, f] of foot) {
     if (name === "Upper bonus" && !s.rules.upper_bonus) continue;
     const tr = el("tr", name === "Total" ? "total" : "sum");
-    tr.append(el("th", null, name));
+    const th = el("th", null, name);
+    th.scope = "row";
+    tr.append(th);
     s.sheets.forEach((sh) => tr.append(el("td", null, f(sh))));
     body.append(tr);
   }
   t.replaceChildren(thead, body);
 }
 
-function drawResult(s, names) {
+function resultTitle(s) {
+  const r = s.result, n = names(s);
+  const winners = r.winners.map((i) => n[i]);
+  return s.solo ? `You scored ${r.totals[0]}`
+    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+}
+
+function drawResult(s, n) {
   const box = $("result");
   box.hidden = !s.result;
   if (!s.result) return;
   const r = s.result;
-  const winners = r.winners.map((i) => names[i]);
-  $("result-title").textContent = s.solo ? `You scored ${r.totals[0]}`
-    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+  $("result-title").textContent = resultTitle(s);
   const order = s.seats.map((_, i) => i).sort((a, b) => r.places[a] - r.places[b]);
   $("standings").replaceChildren(...order.map((i) => {
     const tb = r.tiebreak[String(s.seats[i].sheet)];
-    return el("li", null, `${r.places[i]}. ${names[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
+    return el("li", null, `${r.places[i]}. ${n[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
   }));
-  $("rematch").hidden = !s.seats.some((x) => x.you);
+  const mine = s.seats.some((x) => x.you);
+  $("rematch").hidden = !mine;
+  $("rematch").disabled = !online();
+  // a rematch asks the other people at the table; it starts when everyone here has asked
+  const asked = s.rematch || [];
+  const people = s.seats.map((x, i) => i).filter((i) => !s.seats[i].cpu || s.seats[i].taken);
+  const mineAsked = s.seats.every((x, i) => !x.you || asked.includes(i));
+  const waiting = people.filter((i) => !asked.includes(i) && !s.seats[i].you).map((i) => n[i]);
+  $("rematch").textContent = !asked.length ? "Rematch"
+    : mineAsked ? `Rematch: waiting for ${waiting.join(", ") || "the others"}`
+      : `Accept ${asked.map((i) => n[i]).join(" and ")}'s rematch`;
   $("analysis-link").hidden = !r.stored;
+  $("daily-rank").hidden = !s.daily;
+  if (s.daily) $("daily-rank").href = `/daily?rules=${encodeURIComponent(s.rules.name)}&day=${s.daily}`;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
-  if (s.solo) {
-    const key = `yacht.best.${s.rules.hash}`;
+  if (!s.solo || !mine) { $("best").textContent = ""; return; }
+  if (s.seats[0].helped) { $("best").textContent = "A CPU played part of this game for you, so it does not count as a best score."; return; }
+  const key = `yacht.best.${s.rules.hash}`, game = `${s.table}/${s.game}`;
+  if (!bestNote || bestNote.game !== game) {
+    // worked out once per game, so "New best!" stays up however often the table is drawn again
     const before = store.get(key, null);
     const total = r.totals[0];
-    if (before === null || total > before.score || (before.table === s.table && before.game === s.game)) {
-      store.set(key, { score: Math.max(total, before ? before.score : 0), table: s.table, game: s.game });
-    }
-    const now = store.get(key, null);
-    $("best").textContent = before === null || (before.table === s.table && before.game === s.game)
-      ? `Best on this device under ${s.rules.name}: ${now.score}`
-      : total > before.score ? `New best on this device under ${s.rules.name}! (was ${before.score})`
-        : `Best on this device under ${s.rules.name}: ${now.score}`;
-    const key2 = `${s.table}/${s.game}`, name = s.seats[0].name;
-    if (serverBest && serverBest.key === key2 && serverBest.score !== null) {
-      $("best").textContent += ` · ${name}'s best on this server: ${serverBest.score}`;
-    } else if (r.stored && !(serverBest && serverBest.key === key2)) {
-      serverBest = { key: key2, score: null };
-      fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(name)}`)
-        .then((res) => res.json()).then((doc) => { if (doc.best) { serverBest.score = doc.best.score; draw(); } })
-        .catch(() => {});
-    }
-  } else $("best").textContent = "";
+    const fresh = before === null || (before.table === s.table && before.game === s.game);
+    if (fresh || total > before.score) store.set(key, { score: Math.max(total, before && !fresh ? before.score : 0), table: s.table, game: s.game });
+    const now = store.get(key, null).score;
+    bestNote = { game, server: null, text: !fresh && total > before.score
+      ? `New best on this device under ${s.rules.name}! (was ${before.score})` : `Best on this device under ${s.rules.name}: ${now}` };
+  }
+  let text = bestNote.text;
+  if (bestNote.server !== null) text += ` · ${s.seats[0].name}'s best on this server: ${bestNote.server}`;
+  else if (r.stored && !bestNote.asked) {
+    bestNote.asked = true;
+    const note = bestNote;
+    fetch(`/api/best?rules=${encodeURIComponent(s.rules.hash)}&name=${encodeURIComponent(s.seats[0].name)}`)
+      .then((res) => res.json()).then((doc) => { if (doc.best) { note.server = doc.best.score; if (state) draw(); } })
+      .catch(() => {});
+  }
+  $("best").textContent = text;
 }
-let serverBest = null;
 
 function copy(text, what) {
   const done = () => { $("copied").textContent = `${what} copied: ${text}`; };
@@ -365,57 +632,93 @@ function copy(text, what) {
 }
 
 function keys(e) {
-  if ($("table").hidden || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") {
+  if ($("table").hidden || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA" || e.target.tagName === "SELECT") {
     if (!$("board").hidden) boardKeys(e);
     return;
   }
-  if (e.key >= "1" && e.key <= "5") toggle(Number(e.key) - 1);
-  else if (e.key === "r" || e.key === "R") roll();
-  else if (e.key === "u" || e.key === "U") { if (!$("undo").disabled) send({ type: "undo", seat: state.undo }); }
-  else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") confirm();
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key >= "1" && e.key <= "5") { if (!e.repeat) toggle(Number(e.key) - 1); }
+  else if (e.key === "r" || e.key === "R") { if (!e.repeat) roll(); }     // a held key rolls once
+  else if (e.key === "u" || e.key === "U") { if (!e.repeat) undo(); }
+  else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") { if (!e.repeat) confirm(); }
   else return;
   e.preventDefault();
 }
 
 // ---- the analysis board ----------------------------------------------------------------------------
-let board = null, at = 0;
+// `at` counts the log entries played on the board; a decision is shown as the position it was made in
+// (the dice and the sheets just before it), with the move played, the best move and what each was worth.
+let board = null, at = 0, decisionAt = new Map();
 
-async function analysisBoard(api) {
+const MARK_WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
+
+function said(move) {
+  // "hold 5 5" / "score twos" as a player reads it
+  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? `keep ${kept} and roll again` : "roll all five again"; }
+  if (move.startsWith("score ")) return `score ${label(move.slice(6).split("@")[0])}`;
+  return move;
+}
+
+async function analysisBoard(api, folder) {
   show("board");
+  $("board-dice-check").hidden = !folder;
+  $("dice-verdict").textContent = "";
+  $("check-dice").onclick = () => checkDice(folder);
   $("board-title").textContent = "Analysing…";
-  const res = await fetch(api);
-  board = await res.json();
+  let res;
+  try { res = await fetch(api); board = await res.json(); } catch (e) { board = { error: "The analysis could not be loaded." }; res = { ok: false }; }
   if (!res.ok) { $("board-title").textContent = board.error; return; }
   const rec = board.record;
   $("where").textContent = `${board.rules.name} · analysis`;
   $("board-title").textContent = `Analysis board: ${rec.agents.join(", ")}`;
+  $("board-help").textContent = "Every decision is checked against the exact solver. Accuracy is the share of the best "
+    + "expected score a player kept; points lost add up what each decision cost on average. ?! marks an inaccuracy "
+    + "(0.5 to 2 expected points lost), ? a mistake (2 to 5), ?? a blunder (5 or more). Pick a move to see the position "
+    + "it was made in.";
   const head = el("tr");
-  for (const h of ["Player", "Total", "Accuracy", "Points lost", "?!", "?", "??"]) head.append(el("th", null, h));
+  for (const h of ["Player", "Total", "Accuracy", "Points lost", "Inaccuracies ?!", "Mistakes ?", "Blunders ??"]) {
+    const th = el("th", null, h); th.scope = "col"; head.append(th);
+  }
   const rows = board.seats.map((x) => {
     const tr = el("tr");
-    for (const v of [x.agent, rec.totals[x.seat], `${x.accuracy.toFixed(1)}%`, x.loss.toFixed(2), x.inaccuracies, x.mistakes, x.blunders]) tr.append(el("td", null, v));
+    for (const v of [x.agent, rec.totals[x.seat], x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.loss.toFixed(2), x.inaccuracies, x.mistakes, x.blunders]) tr.append(el("td", null, v));
     return tr;
   });
   $("board-seats").replaceChildren(el("thead"), el("tbody"));
   $("board-seats").tHead.append(head);
   $("board-seats").tBodies[0].append(...rows);
-  const byMove = new Map(board.decisions.map((d) => [d.move, d]));
+  decisionAt = new Map(board.decisions.map((d) => [d.move, d]));
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
     const who = rec.agents[e.seat];
-    const dec = byMove.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
+    const dec = decisionAt.get(i);          // the decision this entry plays (a hold and re-roll, or a box)
     const roll = "dice" in e ? e.dice.join(" ") : "";
-    li.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
+    const b = el("button", "step");
+    b.type = "button";
+    b.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
       : dec ? `${who}: ${dec.played} → ${roll}` : `${who} rolls ${roll}`));
     if (dec) {
-      li.append(el("span", `mark ${dec.class}`, dec.mark || ""));
-      li.append(el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
+      const mark = el("span", `mark ${dec.class}`, dec.mark || "");
+      if (dec.mark) mark.title = MARK_WORDS[dec.class];
+      b.append(mark, el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
     }
-    li.addEventListener("click", () => { at = i + 1; replay(); });
+    b.addEventListener("click", () => { at = dec ? i : i + 1; replay(); });   // a decision: the position before it
+    li.append(b);
     return li;
   }));
   at = rec.log.length;
   replay();
+}
+
+async function checkDice(folder) {
+  // the server replays every roll of the stored game from its revealed seed (`yacht verify` does the same)
+  $("dice-verdict").textContent = "Checking…";
+  try {
+    const doc = await (await fetch(`/api/games/${encodeURIComponent(folder)}/dice`)).json();
+    $("dice-verdict").textContent = doc.error ? doc.error : doc.problem
+      ? `The dice do not match: ${doc.problem}.`
+      : `Every roll matches seed ${doc.seed}, whose hash ${doc.commitment.slice(0, 16)}… was shown before the first roll.`;
+  } catch (e) { $("dice-verdict").textContent = "The check could not be loaded."; }
 }
 
 function replay() {
@@ -431,15 +734,27 @@ function replay() {
     sh.scores[e.column][boxes.indexOf(e.box)] = e.points;
     sh.total += e.points + e.bonus;             // the dice stay: the ones the box was scored with
   });
-  const fake = { turn: null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
+  const next = rec.log[at], dec = decisionAt.get(at);
+  const fake = { turn: dec ? dec.seat : null, seats: rec.agents.map((a, i) => ({ name: a, sheet: sheetOf[i] })), sheets, preview: {},
     rules: { boxes, columns: cols, upper: boxes.map(() => false), upper_threshold: 0, upper_bonus: 0 } };
   drawSheet($("board-sheet"), fake, rec.agents.slice(0, n), false);
   $("board-sheet").querySelectorAll("tr.sum").forEach((r) => r.remove());
-  drawDice($("board-dice"), dice, new Set(), null, false);
+  const kept = new Set();
+  if (dec && next && "dice" in next) for (let k = 0; k < 5; k++) if (next.hold & (1 << k)) kept.add(k);
+  drawDice($("board-dice"), dec ? dec.dice : dice, kept, null, false);
   $("board-pos").textContent = ` ${at} / ${rec.log.length} `;
   const e = rec.log[at - 1];
-  $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
-  [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", i === at - 1));
+  if (dec) {
+    const worth = (v) => v.toFixed(1);
+    const verdict = dec.loss > 0
+      ? `${dec.mark ? `${dec.mark} ${MARK_WORDS[dec.class]}: ` : ""}best was to ${said(dec.best)}, expected final score ${worth(dec.best_value)} against ${worth(dec.played_value)} (${dec.loss.toFixed(2)} points lost).`
+      : `the best move (expected final score ${worth(dec.best_value)}).`;
+    $("board-move").textContent = `${rec.agents[dec.seat]} to play, ${dec.rolls_left} roll${dec.rolls_left === 1 ? "" : "s"} left: `
+      + `chose to ${said(dec.played)}; ${verdict}`;
+  } else {
+    $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
+  }
+  [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", dec ? i === at : i === at - 1));
 }
 
 function boardKeys(e) {
@@ -450,16 +765,26 @@ function boardKeys(e) {
 }
 
 // ---- watching a tournament --------------------------------------------------------------------------
-async function watch(index) {
+function gameName(key) {
+  // "t0-d3-r1" -> "Deal 4, seating 2" (and the table when there are several)
+  const m = /^t(\d+)-d(\d+)-r(\d+)$/.exec(key);
+  if (!m) return key;
+  return `${Number(m[1]) ? `Table ${Number(m[1]) + 1}, deal` : "Deal"} ${Number(m[2]) + 1}, seating ${Number(m[3]) + 1}`;
+}
+
+let watchPage = 0;
+
+async function watch(index, page) {
   show("watch");
-  const res = await fetch(`/api/watch/${encodeURIComponent(index)}`);
-  const doc = await res.json();
+  if (page !== undefined) watchPage = page;
+  let res, doc;
+  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The tournament could not be loaded." }; }
   if (!res.ok) { $("watch-title").textContent = doc.error; return; }
   $("watch-title").textContent = doc.name;
   $("where").textContent = `${doc.rules.name} · tournament`;
   $("watch-progress").textContent = `${doc.games_played} of ${doc.games_planned} games played`;
   const head = el("tr");
-  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) head.append(el("th", null, h));
+  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
   const t = $("watch-standings");
   t.replaceChildren(el("thead"), el("tbody"));
   t.tHead.append(head);
@@ -470,32 +795,70 @@ async function watch(index) {
   }));
   $("watch-games").replaceChildren(...doc.games.map((g) => {
     const li = el("li", "move");
-    const a = el("a", null, `${g.key}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
+    const a = el("a", null, `${gameName(g.key)}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
     a.href = `/watch/${encodeURIComponent(index)}/${encodeURIComponent(g.key)}`;   // its analysis board
     li.append(a);
     return li;
   }));
+  $("watch-games").start = doc.page * doc.per_page + 1;
+  const pages = Math.max(1, Math.ceil(doc.games_listed / doc.per_page));
+  $("watch-pager").hidden = pages <= 1;
+  $("watch-page").textContent = `Page ${doc.page + 1} of ${pages}`;
+  $("watch-prev").disabled = doc.page <= 0;
+  $("watch-next").disabled = doc.page >= pages - 1;
+  $("watch-prev").onclick = () => watch(index, doc.page - 1);
+  $("watch-next").onclick = () => watch(index, doc.page + 1);
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
+}
+
+// ---- the daily deal ---------------------------------------------------------------------------------
+async function dailyPage(params) {
+  show("daily");
+  const rules = params.get("rules") || "yacht";
+  const q = new URLSearchParams({ rules });
+  if (params.get("day")) q.set("day", params.get("day"));
+  let res, doc;
+  try { res = await fetch(`/api/daily?${q}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The ranking could not be loaded." }; }
+  if (!res.ok) { $("daily-title").textContent = doc.error; return; }
+  $("where").textContent = `${doc.rules} · the deal of ${doc.day}`;
+  $("daily-title").textContent = `The deal of ${doc.day} (${doc.rules})`;
+  const head = el("tr");
+  for (const h of ["#", "Player", "Points lost", "Accuracy", "Total"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
+  const t = $("daily-table");
+  t.replaceChildren(el("thead"), el("tbody"));
+  t.tHead.append(head);
+  t.tBodies[0].append(...doc.entries.map((x, i) => {
+    const tr = el("tr");
+    for (const v of [i + 1, x.cpu ? `${x.name} (CPU)` : x.name, x.loss.toFixed(2), x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.total]) tr.append(el("td", null, v));
+    return tr;
+  }));
 }
 
 // ---- routing ----------------------------------------------------------------------------------------
 function route() {
   const parts = location.pathname.split("/").filter(Boolean);
   if (parts[0] === "t" && parts[1]) table(parts[1], new URLSearchParams(location.search).get("invite"));
-  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`);
+  else if (parts[0] === "game" && parts[1]) analysisBoard(`/api/games/${encodeURIComponent(parts[1])}`, parts[1]);
   else if (parts[0] === "watch" && parts[2]) analysisBoard(`/api/watch/${encodeURIComponent(parts[1])}/${encodeURIComponent(parts[2])}`);
   else if (parts[0] === "watch" && parts[1]) watch(parts[1]);
+  else if (parts[0] === "daily") dailyPage(new URLSearchParams(location.search));
   else lobby();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("open").addEventListener("submit", openTable);
+  $("play-daily").addEventListener("click", (e) => openTable(e, true));
+  $("rules").addEventListener("change", () => { $("daily-link").href = `/daily?rules=${encodeURIComponent($("rules").value)}`; });
   $("add-person").addEventListener("click", () => addSeat("person", ""));
   $("add-cpu").addEventListener("click", () => addSeat("cpu"));
   $("roll").addEventListener("click", roll);
   $("confirm").addEventListener("click", confirm);
-  $("undo").addEventListener("click", () => send({ type: "undo", seat: state.undo }));
-  $("rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("undo").addEventListener("click", undo);
+  $("done").addEventListener("click", playOn);
+  $("fill").addEventListener("click", () => send({ type: "fill", cpu: $("fill-cpu").value }));
+  $("sound").checked = store.get("yacht.sound", false);
+  $("sound").addEventListener("change", () => store.set("yacht.sound", $("sound").checked));
+  $("rematch").addEventListener("click", () => { if (state) send({ type: "rematch", seq: state.seq }); });
   $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
   $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
   $("board-first").addEventListener("click", () => { at = 0; replay(); });
@@ -503,6 +866,16 @@ document.addEventListener("DOMContentLoaded", () => {
   $("board-next").addEventListener("click", () => { at++; replay(); });
   $("board-last").addEventListener("click", () => { at = 1e9; replay(); });
   document.addEventListener("keydown", keys);
-  window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); } route(); });
+  document.addEventListener("focusin", (e) => { if ($("table").contains(e.target)) lastFocus = selectorOf(e.target); });
+  document.addEventListener("pointerdown", (e) => { if (!e.target.closest("button, a, input, select, textarea")) lastFocus = null; });
+  // leaving the page closes its connection (a page kept in the back-forward cache would hold the seat);
+  // coming back to it opens a fresh one
+  window.addEventListener("pagehide", () => { if (ws) { ws.fatal = true; ws.close(); } });
+  // a phone waking from sleep: its connection may have died unnoticed; open a fresh one at once
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && !$("table").hidden && !fatal && !online()) { retry = 0; connect(); }
+  });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !$("table").hidden && !fatal) { ws = null; connect(); } });
+  window.addEventListener("popstate", () => { if (ws) { ws.fatal = true; ws.close(); ws = null; } state = null; route(); });
   route();
 });
