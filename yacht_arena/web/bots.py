@@ -119,10 +119,13 @@ class BotTokens:
         self._write(bots)
         return True
 
+    def names(self) -> list[str]:
+        """The bots that hold a token (none when the file is damaged: the server's log says why)."""
+        self.check("-")
+        return sorted(self._by_hash.values())
+
     def check(self, token: str) -> str | None:
         """The name of the bot whose token this is, or None."""
-        if not token or len(token) > 200:
-            return None
         try:
             stamp = self.path.stat().st_mtime_ns
         except OSError:
@@ -134,6 +137,8 @@ class BotTokens:
                 log(f"bot tokens not read: {' '.join(str(e).split())[:300]}")
                 bots = {}
             self._stamp, self._by_hash = stamp, {v["sha256"]: k for k, v in bots.items()}
+        if not token or len(token) > 200:
+            return None
         wanted = digest(token)
         for h, name in self._by_hash.items():
             if secrets.compare_digest(h, wanted):
@@ -198,7 +203,8 @@ class Arena:
         return sum(1 for s in self.seated.values() if s.bot == name)
 
     def status(self) -> list[dict]:
-        names = sorted(set(self.links) | set(self.faults) | {s.bot for s in self.seated.values()})
+        names = sorted(set(self.tokens.names()) | set(self.links) | set(self.faults)
+                       | {s.bot for s in self.seated.values()})
         return [{"name": n, "online": n in self.links, "games": self.playing(n), "faults": self.faults.get(n, 0)}
                 for n in names]
 
