@@ -12,8 +12,9 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
   (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the game. A bot that
   disconnects has `grace_seconds` to come back to its games; after that each is a forfeit, played on by
   the fallback the same way.
-- Limits: a bot holds at most `games` unfinished games at once; its messages go through the same budget
-  as people's (`connections.RATE`), queued rather than refused (the clock of the move keeps running).
+- Limits: a bot holds at most `games` unfinished games at once; its messages go through a budget of `rate`
+  a second (people's, `connections.RATE`, unless the operator says otherwise), queued rather than refused
+  (the clock of the move keeps running while a message waits).
 - Pool (`bot_pool: true`): connected bots with room play each other continuously, each at most
   `pool_daily` pool games a UTC day.
 """
@@ -24,6 +25,7 @@ import hashlib
 import json
 import random
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,15 +52,18 @@ POOL_EVERY = 1.0                   # seconds between the pool's looks for idle b
 @dataclass
 class ArenaConfig:
     """The arena's part of the serve config: bot_move_seconds, bot_grace_seconds, bot_games, bot_pool,
-    bot_pool_daily, ratings_every (seconds between refits of the rating list at most)."""
+    bot_pool_daily, bot_rate (messages a second), ratings_every (seconds between refits of the rating list
+    at most)."""
     move_seconds: float = 10.0
     grace_seconds: float = 60.0
     games: int = 4
     pool: bool = False
     pool_daily: int = 200
     ratings_every: float = 10.0
+    rate: float = RATE
 
-    KEYS = ("bot_move_seconds", "bot_grace_seconds", "bot_games", "bot_pool", "bot_pool_daily", "ratings_every")
+    KEYS = ("bot_move_seconds", "bot_grace_seconds", "bot_games", "bot_pool", "bot_pool_daily", "ratings_every",
+            "bot_rate")
 
     @classmethod
     def read(cls, src: str, doc: dict) -> "ArenaConfig":
@@ -68,7 +73,8 @@ class ArenaConfig:
                    whole(src, "bot_games", doc.get("bot_games", d.games), 1, 1000),
                    flag(src, "bot_pool", doc.get("bot_pool", d.pool)),
                    whole(src, "bot_pool_daily", doc.get("bot_pool_daily", d.pool_daily), 0, 1_000_000),
-                   number(src, "ratings_every", doc.get("ratings_every", d.ratings_every), 0, 86400))
+                   number(src, "ratings_every", doc.get("ratings_every", d.ratings_every), 0, 86400),
+                   number(src, "bot_rate", doc.get("bot_rate", d.rate), 1, 100_000))
 
 
 # ---- tokens ----------------------------------------------------------------------------------------------
@@ -410,14 +416,20 @@ class Arena:
             return
         link = Conn(ws, limits.queue, limits.send_timeout)
         self.connected(name, link)
+        rate = self.config.rate
+        budget, stamp = 2 * rate, time.monotonic()           # a burst of two seconds' messages
         try:
             while True:
                 await asyncio.sleep(0)
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
                     break
-                while not link.allow():             # over the budget: the bot waits, its clock runs
-                    await asyncio.sleep(1 / RATE)
+                now = time.monotonic()
+                budget, stamp = min(2 * rate, budget + (now - stamp) * rate), now
+                if budget < 1:                       # over the budget: the bot waits, its clock runs
+                    await asyncio.sleep((1 - budget) / rate)
+                    budget, stamp = 1.0, time.monotonic()
+                budget -= 1
                 raw = msg.get("text")
                 if raw is None:
                     link.send({"type": "error", "message": "send JSON text frames"})
