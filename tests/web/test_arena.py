@@ -96,7 +96,7 @@ def test_a_remote_bot_plays_whole_games_against_strong_and_the_ratings_are_the_o
         ratings = srv.get("/ratings.json")
         assert ratings["games"] == 3 and ratings["ratings"] == offline_fit(data)
         assert {r["name"] for r in ratings["ratings"]} == {"Dicey", "Strong"}
-        idle = [{"name": "Dicey", "online": False, "games": 0, "faults": 0}]
+        idle = [{"name": "Dicey", "online": False, "games": 0, "faults": 0, "pool_today": 0}]
         wait_for(lambda: srv.get("/api/bots")["bots"] == idle, "see the bot leave")
         with urllib.request.urlopen(srv.url + "/ratings", timeout=60) as r:
             page = r.read().decode()
@@ -140,13 +140,69 @@ def test_a_bot_that_fails_is_a_fault_and_the_fallback_finishes_the_game(tmp_path
         if "--garbage" in misbehaviour:
             assert any("not valid JSON" in m for m in tally["messages"])
         bots = wait_for(lambda: [b for b in srv.get("/api/bots")["bots"] if b["faults"]], "count the fault")
-        assert bots == [{"name": "Rogue", "online": False, "games": 0, "faults": 1}]
+        assert bots == [{"name": "Rogue", "online": False, "games": 0, "faults": 1, "pool_today": 0}]
         (folder,) = wait_for(lambda: stored(data), "store the game the fallback finished")
         meta = json.loads((folder / "tournament.json").read_text())
         assert list(meta["config"]["entrants"]) == ["Rogue", "Strong"]
         table = json.loads(next((data / "tables").glob("*.json")).read_text())
         assert any(why in n and "plays this seat now" in n for n in table["notes"])
         assert f"(bot Rogue) failed: {why}" in srv.output()
+
+
+def test_the_bot_pool_plays_bots_against_each_other_up_to_their_daily_cap(tmp_path, config, capsys):
+    data = tmp_path / "data"
+    tokens = [add_bot(data, name, capsys) for name in ("Ada", "Bea")]
+    with serving(data, config(bot_pool=True, bot_pool_daily=2, bot_games=1)) as srv:
+        bots = [subprocess.Popen([sys.executable, BOT, "--url", srv.url, "--token", t], cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) for t in tokens]
+        try:
+            wait_for(lambda: len(stored(data)) == 2 and all(b["games"] == 0 for b in srv.get("/api/bots")["bots"]),
+                     "play two pool games", tries=1200)
+            assert [(b["name"], b["pool_today"], b["faults"]) for b in srv.get("/api/bots")["bots"]] == \
+                [("Ada", 2, 0), ("Bea", 2, 0)]
+            ratings = srv.get("/ratings.json")
+            assert ratings["games"] == 2 and {r["name"] for r in ratings["ratings"]} == {"Ada", "Bea"}
+        finally:
+            for b in bots:
+                b.kill()
+                b.communicate(timeout=30)
+        assert len(stored(data)) == 2
+
+
+def bot_socket(srv, token):
+    return connect(srv.url.replace("http", "ws") + "/api/bot", additional_headers={"Authorization": f"Bearer {token}"})
+
+
+def until(ws, kind: str) -> dict:
+    for _ in range(100):
+        event = json.loads(ws.recv(timeout=60))
+        if event["type"] == kind:
+            return event
+    raise AssertionError(f"no {kind} event")
+
+
+def test_a_bot_comes_back_to_its_games_and_a_restart_keeps_its_grace(tmp_path, config, capsys):
+    data = tmp_path / "data"
+    token = add_bot(data, "Dicey", capsys)
+    seats = [{"kind": "cpu", "cpu": "bot:Dicey"}, {"kind": "cpu", "cpu": "strong"}]
+    with serving(data, config(bot_grace_seconds=600)) as srv:
+        with bot_socket(srv, token) as ws:
+            until(ws, "welcome")
+            status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "seats": seats})
+            assert status == 200
+            first = until(ws, "move")
+        with bot_socket(srv, token) as ws:                                 # back within the grace
+            assert until(ws, "gameStart")["table"] == made["id"]
+            again = until(ws, "move")
+            assert again["state"]["version"] == first["state"]["version"]
+            ws.send(json.dumps({"type": "roll", "table": made["id"], "seat": again["seat"], "hold": []}))
+            assert again["state"]["phase"] == "roll"
+            after = until(ws, "move")["state"]
+            assert after["version"] > again["state"]["version"] and after["phase"] == "decide"
+    with serving(data, config(bot_grace_seconds=0.5)) as srv:               # restarted: the same grace, short
+        (folder,) = wait_for(lambda: stored(data), "forfeit the game after the grace")
+        assert list(json.loads((folder / "tournament.json").read_text())["config"]["entrants"]) == ["Dicey", "Strong"]
+        assert "(bot Dicey) failed: disconnected for more than 0.5 seconds: a forfeit" in srv.output()
 
 
 def test_wrong_and_revoked_tokens_are_refused(tmp_path, config, capsys):

@@ -77,6 +77,10 @@ class ArenaConfig:
                    number(src, "bot_rate", doc.get("bot_rate", d.rate), 1, 100_000))
 
 
+def today() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+
+
 # ---- tokens ----------------------------------------------------------------------------------------------
 
 def digest(token: str) -> str:
@@ -211,8 +215,9 @@ class Arena:
     def status(self) -> list[dict]:
         names = sorted(set(self.tokens.names()) | set(self.links) | set(self.faults)
                        | {s.bot for s in self.seated.values()})
-        return [{"name": n, "online": n in self.links, "games": self.playing(n), "faults": self.faults.get(n, 0)}
-                for n in names]
+        day = today()
+        return [{"name": n, "online": n in self.links, "games": self.playing(n), "faults": self.faults.get(n, 0),
+                 "pool_today": self.pool_days.get((n, day), 0)} for n in names]
 
     # ---- opening tables with bots ----
     def open_table(self, doc) -> dict:
@@ -446,7 +451,7 @@ class Arena:
         rng = random.Random()
         while True:
             await asyncio.sleep(POOL_EVERY)
-            day = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+            day = today()
             free = [n for n in sorted(self.links) if self.playing(n) < self.config.games
                     and self.pool_days.get((n, day), 0) < self.config.pool_daily]
             rng.shuffle(free)
