@@ -126,13 +126,16 @@ def test_connected_bots_are_on_the_lobby_menu_and_hold_at_most_their_games(tmp_p
         assert status == 400 and "not connected" in refused["error"]
 
 
-@pytest.mark.parametrize("misbehaviour, why", [(["--garbage"], "a move the table refused"),
-                                                (["--stall"], "no move within 0.5 seconds"),
-                                                (["--quit-after", "3"], "disconnected for more than 0.5 seconds")])
-def test_a_bot_that_fails_is_a_fault_and_the_fallback_finishes_the_game(tmp_path, config, capsys, misbehaviour, why):
+@pytest.mark.parametrize("misbehaviour, limits, why", [
+    (["--garbage"], {"bot_move_seconds": 60}, "a move the table refused"),
+    (["--stall"], {"bot_move_seconds": 0.5}, "no move within 0.5 seconds"),
+    (["--quit-after", "3"], {"bot_move_seconds": 60, "bot_grace_seconds": 0.5},
+     "disconnected for more than 0.5 seconds")])
+def test_a_bot_that_fails_is_a_fault_and_the_fallback_finishes_the_game(tmp_path, config, capsys, misbehaviour,
+                                                                        limits, why):
     data = tmp_path / "data"
     token = add_bot(data, "Rogue", capsys)
-    with serving(data, config(bot_move_seconds=0.5, bot_grace_seconds=0.5)) as srv:
+    with serving(data, config(**limits)) as srv:
         code, tally = run_bot(srv, token, "--play", "1", *misbehaviour)
         assert code == (0 if "--quit-after" in misbehaviour else 1)
         if "--quit-after" not in misbehaviour:
