@@ -119,7 +119,8 @@ def render(result: dict) -> str:
         f"<tr><td>{i}</td><th scope=\"row\">{html.escape(r['name'])}</th><td>{r['rating']:.0f}</td>"
         f"<td>{r['ci95'][0]:.0f} to {r['ci95'][1]:.0f}</td><td>{r['games']}</td></tr>"
         for i, r in enumerate(result["ratings"], 1))
-    body = (f"<table><caption>Ratings from {result['games']} stored games of two or more seats</caption>"
+    games = f"{result['games']} stored game" + ("" if result["games"] == 1 else "s")
+    body = (f"<table><caption>Ratings from {games} of two or more seats</caption>"
             "<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Name</th><th scope=\"col\">Rating</th>"
             "<th scope=\"col\">95% interval</th><th scope=\"col\">Games</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>") if result["ratings"] else "<p>No games of two or more seats yet.</p>"
