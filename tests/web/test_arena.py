@@ -124,6 +124,8 @@ def test_connected_bots_are_on_the_lobby_menu_and_hold_at_most_their_games(tmp_p
             assert not any(c["id"] == "bot:Dicey" for c in srv.get("/api/menu")["cpus"])
         status, refused = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "seats": seats})
         assert status == 400 and "not connected" in refused["error"]
+        status, refused = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person", "name": " dicey "}]})
+        assert status == 400 and "a remote bot's name" in refused["error"]
 
 
 @pytest.mark.parametrize("misbehaviour, limits, why", [

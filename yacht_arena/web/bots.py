@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from yacht_env.config import ConfigError, flag, number, whole
+from yacht_env.config import ConfigError, flag, number, slug, whole
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
 from .connections import MAX_FRAME, RATE, Conn
@@ -222,11 +222,15 @@ class Arena:
     # ---- opening tables with bots ----
     def open_table(self, doc) -> dict:
         """The lobby's form with bots among its CPU choices (`bot:NAME`): the table opened with a person seat
-        per bot, each taken by its bot. TableError when a bot is not connected or has no room."""
+        per bot, each taken by its bot. TableError when a bot is not connected or has no room, or a person
+        seat takes a bot's name (the rating list rates by name)."""
         bots = {}
         if isinstance(doc, dict) and isinstance(doc.get("seats"), list):
-            seats = []
+            seats, taken = [], {slug(n) for n in self.tokens.names()}
             for i, s in enumerate(doc["seats"]):
+                if isinstance(s, dict) and s.get("kind") == "person" and isinstance(s.get("name"), str) and \
+                        slug(" ".join(s["name"].split())) in taken:
+                    raise TableError(f"seat {i + 1}: {s['name'][:20]} is a remote bot's name; choose another")
                 choice = s.get("cpu") if isinstance(s, dict) and s.get("kind") == "cpu" else None
                 if isinstance(choice, str) and choice.startswith(PREFIX):
                     name = choice[len(PREFIX):]
