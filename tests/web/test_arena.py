@@ -15,11 +15,13 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("websockets.sync.client")
 from websockets.sync.client import connect
 
+from tests.planted import plant
 from tournaments.gamelog import GAMES, read
 from tournaments.ratings import plackett_luce
 from yacht_arena.cli import main
 from yacht_arena.web.bots import ArenaConfig, BotTokens
 from yacht_arena.web.child import ROOT, serving
+from yacht_arena.web.ratings_page import fit_games, render
 from yacht_env.config import ConfigError
 
 BOT = str(ROOT / "scripts" / "remote_bot.py")
@@ -239,3 +241,25 @@ def test_tokens_and_the_arena_config_are_checked(tmp_path, capsys):
     for key, value in (("bot_move_seconds", 0), ("bot_games", 0), ("bot_pool", "yes"), ("ratings_every", -1)):
         with pytest.raises(ConfigError, match=key):
             ArenaConfig.read("serve.yaml", {key: value})
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device", "symlink", "damaged", "nonsense"])
+def test_the_rating_list_leaves_out_a_planted_or_damaged_games_log(tmp_path, capsys, kind, victim):
+    games = tmp_path / "games"
+    good = games / "aa-1"
+    good.mkdir(parents=True)
+    (good / GAMES).write_text(json.dumps({"agents": ["<b>Ann</b>", "Bob"], "places": [1, 2]}) + "\n")
+    bad = games / "bb-1"
+    bad.mkdir()
+    if kind == "damaged":
+        (bad / GAMES).write_text("{not json\n")
+    elif kind == "nonsense":
+        (bad / GAMES).write_text(json.dumps({"agents": "Eve", "places": [1, True]}) + "\n")
+    else:
+        plant(bad / GAMES, kind, victim)
+    got = fit_games(games)
+    assert got["games"] == 1 and [r["name"] for r in got["ratings"]] == ["<b>Ann</b>", "Bob"]
+    page = render(got)
+    assert "&lt;b&gt;Ann&lt;/b&gt;" in page and "<b>Ann" not in page
+    if kind not in ("nonsense", "folder"):
+        assert "bb-1" in capsys.readouterr().err

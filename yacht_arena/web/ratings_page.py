@@ -31,12 +31,13 @@ class Damaged(Exception):
 
 
 def folder_records(folder: Path) -> list[dict]:
-    """The records of one stored web game's folder; none when its log is missing, damaged or not a file (the
-    server's log says so)."""
+    """The seats' names and places of the records of one stored web game's folder (kept for every game, so
+    only what the fit reads); none when its log is missing, damaged or not a file (the server's log says so)."""
     def bad(number, problem):
         raise Damaged(f"{folder / GAMES}: line {number}: {problem}")
     try:
-        return [rec for _, _, rec in read(folder / GAMES, bad, missing_ok=True) if placed(rec)]
+        return [{"agents": rec["agents"], "places": rec["places"]}
+                for _, _, rec in read(folder / GAMES, bad, missing_ok=True) if placed(rec)]
     except (Damaged, OSError, ConfigError) as e:
         log(f"ratings: {' '.join(str(e).split())[:300]}; that game is left out")
         return []
