@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tests.planted import plant
@@ -263,3 +264,39 @@ def test_the_rating_list_leaves_out_a_planted_or_damaged_games_log(tmp_path, cap
     assert "&lt;b&gt;Ann&lt;/b&gt;" in page and "<b>Ann" not in page
     if kind not in ("nonsense", "folder"):
         assert "bb-1" in capsys.readouterr().err
+
+
+def test_hostile_frames_from_a_bot_are_refused_one_by_one_and_cost_no_fault(tmp_path, config, capsys):
+    data = tmp_path / "data"
+    token = add_bot(data, "Noisy", capsys)
+    other = add_bot(data, "Other", capsys)
+    seats = [{"kind": "cpu", "cpu": "bot:Other"}, {"kind": "cpu", "cpu": "easy"}]
+    with serving(data, config(bot_rate=1000)) as srv:
+        with bot_socket(srv, other) as theirs, bot_socket(srv, token) as ws:
+            until(theirs, "welcome")
+            until(ws, "welcome")
+            status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "seats": seats})
+            assert status == 200
+            hostile = ["null", "[]", "\"roll\"", "{not json", "[" * 2000 + "]" * 2000, json.dumps({"type": "sit"}),
+                       json.dumps({"type": "hello", "tokens": []}), json.dumps({"type": "undo"}),
+                       json.dumps({"type": "roll", "table": made["id"], "seat": True}),
+                       json.dumps({"type": "roll", "table": made["id"], "seat": 0, "hold": []}),   # Other's seat
+                       json.dumps({"type": "score", "table": ["x"], "seat": 0}),
+                       json.dumps({"type": "roll", "table": "x" * 3000, "seat": 0})]
+            for frame in hostile:
+                ws.send(frame)
+                assert until(ws, "error")["message"]
+            ws.send(b"\x00binary")
+            assert until(ws, "error")["message"] == "send JSON text frames"
+            for _ in range(200):                                       # a flood waits its turn; nothing is lost
+                ws.send("[]")
+            for _ in range(200):
+                until(ws, "error")
+            assert until(theirs, "gameStart")["table"] == made["id"]
+            ws.send("x" * 5000)                                        # over the frame limit: the socket closes
+            with pytest.raises(ConnectionClosed) as closed:
+                until(ws, "error")
+            assert closed.value.rcvd.code == 1009
+        bots = {b["name"]: b for b in srv.get("/api/bots")["bots"]}
+        assert bots["Noisy"]["faults"] == 0 and bots["Other"]["faults"] == 0
+        assert "Traceback" not in srv.output()
