@@ -7,6 +7,9 @@ files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tourn
 offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
 folders to show, the server's limits and timeouts, and the origins of a proxy (docs/web.md).
 
+Remote bots (docs/external_bots.md, "Remote bots"): `--add-bot NAME` prints a new token for a bot once
+(the folder keeps its hash in `bots.json`) and exits; `--revoke-bot NAME` ends it.
+
 One server per data folder: `DATA/serve.lock` names the one that holds it, and a second start on the same
 folder is one line (exit 2); so is a `--data` that is a file, a dangling link, a device or a FIFO. The soft
 open-file limit is raised to the hard one, and the sockets the server holds are derived from it.
@@ -53,7 +56,10 @@ def run(args) -> int:
     from yacht_arena.web.listener import file_budget, uvicorn_settings
     from yacht_arena.web.settings import ServeConfig
     from yacht_arena.web.storage import check_data, hold_data
-    if not 0 <= args.port <= 65535 and args.add_bot is None and args.revoke_bot is None:
+    data = Path(args.data) if args.data else data_dir() / "web"
+    if args.add_bot is not None or args.revoke_bot is not None:
+        return bot_tokens(data, args)
+    if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
     try:                                     # a port in use is one line, not a server's error log
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
@@ -63,9 +69,6 @@ def run(args) -> int:
     except OSError as e:
         raise CommandError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}); "
                            f"pick another --port or --host") from None
-    data = Path(args.data) if args.data else data_dir() / "web"
-    if args.add_bot is not None or args.revoke_bot is not None:
-        return bot_tokens(data, args)
     config = ServeConfig.read(args.config) if args.config else ServeConfig()
     try:
         check_data(data)
