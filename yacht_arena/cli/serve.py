@@ -7,6 +7,9 @@ files): `tables/ID.json` per table, `games/ID-N/` per finished game in the tourn
 offers beyond the levels (learned models; external bots only with `allow_external: true`), tournament
 folders to show, the server's limits and timeouts, and the origins of a proxy (docs/web.md).
 
+Remote bots (docs/external_bots.md, "Remote bots"): `--add-bot NAME` prints a new token for a bot once
+(the folder keeps its hash in `bots.json`) and exits; `--revoke-bot NAME` ends it.
+
 One server per data folder: `DATA/serve.lock` names the one that holds it, and a second start on the same
 folder is one line (exit 2); so is a `--data` that is a file, a dangling link, a device or a FIFO. The soft
 open-file limit is raised to the hard one, and the sockets the server holds are derived from it.
@@ -37,6 +40,11 @@ def add_parser(sub):
     p.add_argument("--config", default=None, metavar="FILE", help="serve config (YAML): cpus, allow_external, "
                                                                    "tournaments, max_tables, max_connections, "
                                                                    "send_timeout, request_timeout, origins")
+    bots = p.add_mutually_exclusive_group()
+    bots.add_argument("--add-bot", default=None, metavar="NAME",
+                      help="issue a token for the remote bot NAME (printed once; the data folder keeps only its "
+                           "hash; a new one replaces the old) and exit")
+    bots.add_argument("--revoke-bot", default=None, metavar="NAME", help="end the remote bot NAME's token and exit")
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -48,6 +56,9 @@ def run(args) -> int:
     from yacht_arena.web.listener import file_budget, uvicorn_settings
     from yacht_arena.web.settings import ServeConfig
     from yacht_arena.web.storage import check_data, hold_data
+    data = Path(args.data) if args.data else data_dir() / "web"
+    if args.add_bot is not None or args.revoke_bot is not None:
+        return bot_tokens(data, args)
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, got {args.port}")
     try:                                     # a port in use is one line, not a server's error log
@@ -59,7 +70,6 @@ def run(args) -> int:
         raise CommandError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}); "
                            f"pick another --port or --host") from None
     config = ServeConfig.read(args.config) if args.config else ServeConfig()
-    data = Path(args.data) if args.data else data_dir() / "web"
     try:
         check_data(data)
         lock = hold_data(data)                   # held until the process ends
@@ -79,4 +89,31 @@ def run(args) -> int:
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
                 **uvicorn_settings(files, sockets, limits.request_timeout))
     os.close(lock)
+    return 0
+
+
+def bot_tokens(data: Path, args) -> int:
+    """`--add-bot NAME` / `--revoke-bot NAME`: the remote bots' tokens of the data folder (yacht_arena.web.bots)."""
+    # the web extra: loaded only to serve or manage its data folder
+    from yacht_arena.web.bots import BotTokens
+    from yacht_arena.web.storage import check_data
+    from yacht_arena.web.tables import TableError
+    from yacht_env.config import ConfigError
+    try:
+        check_data(data)
+        tokens = BotTokens(data)
+        if args.revoke_bot is not None:
+            if not tokens.revoke(args.revoke_bot):
+                raise CommandError(f"--revoke-bot: no bot named {args.revoke_bot[:40]!r} in {data}")
+            print(f"yacht serve: {args.revoke_bot}'s token is revoked (a bot connected with it stays until it "
+                  f"disconnects or the server restarts)")
+            return 0
+        token = tokens.add(args.add_bot)
+    except (FileRefused, ConfigError) as e:
+        raise CommandError(" ".join(str(e).split())) from None
+    except TableError as e:
+        raise CommandError(f"--add-bot: {e}") from None
+    print(f"yacht serve: the token of remote bot {' '.join(args.add_bot.split())} (shown once; keep it secret):",
+          file=sys.stderr)
+    print(token, flush=True)
     return 0

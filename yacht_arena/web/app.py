@@ -23,9 +23,11 @@ from yacht_env.config import ConfigError
 from yacht_env.rules import presets
 
 from .board import game_analysis, game_dice, tournament_game, tournament_view
+from .bots import Arena
 from .connections import RATE, Conn
 from .daily import ranking, today
 from .guard import SiteGuard
+from .ratings_page import Ratings
 from .server import Server
 from .settings import ServeConfig
 from .tables import MAX_SEATS, REACTIONS, TableError
@@ -67,13 +69,15 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
     only (requests naming another host are refused, see `guard`)."""
     server = Server(Path(data), config)
     limits = server.config.limits
+    arena = Arena(server, server.config.arena)              # remote bots (bots.py)
+    ratings = Ratings(server.storage.games, server.config.arena.ratings_every)
 
     async def page(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), headers=SECURITY)
 
     async def menu(request: Request) -> Response:
-        return JSONResponse({"rules": presets(), "cpus": server.menu.to_json(), "max_seats": MAX_SEATS,
-                             "reactions": list(REACTIONS),
+        return JSONResponse({"rules": presets(), "cpus": server.menu.to_json() + arena.menu(),
+                             "max_seats": MAX_SEATS, "reactions": list(REACTIONS),
                              "tournaments": [str(p.name) for p in server.config.tournaments]})
 
     async def open_table(request: Request) -> Response:
@@ -84,7 +88,7 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             return JSONResponse({"error": why}, status, headers={"Connection": "close"})
         try:
             doc = json.loads(body)
-            return JSONResponse(server.open_table(doc))
+            return JSONResponse(arena.open_table(doc))
         except (ValueError, RecursionError) as e:
             msg = str(e) if isinstance(e, TableError) else "not valid JSON"
             return JSONResponse({"error": msg}, 400)
@@ -184,7 +188,9 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         server.start()
+        arena.start()
         yield
+        await arena.close()
         await server.close()
 
     routes = [Route("/", page), Route("/t/{table}", page), Route("/game/{folder}", page),
@@ -195,12 +201,13 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
               Route("/api/games/{folder}/dice", dice),
               Route("/api/games/{folder}", analysis), Route("/api/watch/{index}", watch),
               Route("/api/watch/{index}/{key}", watched_game),
-              WebSocketRoute("/ws/{table}", socket),
+              WebSocketRoute("/ws/{table}", socket), *arena.routes(), *ratings.routes(SECURITY),
               Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(SiteGuard, origins=server.config.origins, loopback=loopback),
                                 Middleware(GZipMiddleware, minimum_size=1000)])   # JSON and static files compressed
     app.state.server = server
+    app.state.arena = arena
     return app
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from agents.registry import AgentSpecError, make_agent
 from yacht_env.config import ConfigError, flag, mapping, number, read_yaml, text, whole
 
+from .bots import ArenaConfig
 from .tables import TableError
 
 LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "Strong", "strong"),
@@ -96,13 +97,14 @@ class ServeConfig:
     tournaments: list = field(default_factory=list)
     limits: Limits = field(default_factory=Limits)
     origins: list = field(default_factory=list)
+    arena: ArenaConfig = field(default_factory=ArenaConfig)   # remote bots and the rating list (bots.py)
 
     @classmethod
     def read(cls, path) -> "ServeConfig":
         src = str(path)
         doc = mapping(src, "top level", read_yaml(path, "serve config") or {},
                       ("cpus", "allow_external", "tournaments", "max_tables", "max_connections", "origins",
-                       "send_timeout", "request_timeout"))
+                       "send_timeout", "request_timeout", *ArenaConfig.KEYS))
         cpus = {text(src, f"cpus.{k}", k, 40): text(src, f"cpus.{k}", v, 1000)
                 for k, v in mapping(src, "cpus", doc.get("cpus") or {}).items()}
         folders = doc.get("tournaments") or []
@@ -118,7 +120,8 @@ class ServeConfig:
                           whole(src, "max_connections", doc.get("max_connections", 4000), 1, 100_000),
                           send_timeout=number(src, "send_timeout", doc.get("send_timeout", 10.0), 0.1, 300),
                           request_timeout=number(src, "request_timeout", doc.get("request_timeout", 10.0), 0.1, 300)),
-                   [origin_of(src, text(src, "origins", o, 300)) for o in origins])
+                   [origin_of(src, text(src, "origins", o, 300)) for o in origins],
+                   ArenaConfig.read(src, doc))
 
 
 def origin_of(src: str, value: str) -> str:
