@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from yacht_env.config import ConfigError, flag, number, slug, whole
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
-from .connections import MAX_FRAME, RATE, Conn
+from .connections import RATE, Conn, read_message
 from .cpus import fallback
 from .storage import log
 from .tables import Table, TableError, check_name
@@ -385,13 +385,8 @@ class Arena:
     async def from_bot(self, name: str, link: Conn, raw: str) -> None:
         """One message from a bot: a table protocol move for a table where it sits."""
         try:
-            if len(raw) > MAX_FRAME:
-                raise TableError(f"a message may be at most {MAX_FRAME} bytes")
-            try:
-                msg = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise TableError("not valid JSON") from None
-            if not isinstance(msg, dict) or msg.get("type") not in BOT_MESSAGES:
+            msg = read_message(raw)
+            if msg.get("type") not in BOT_MESSAGES:
                 raise TableError("a bot sends {\"type\": \"roll\" or \"score\", \"table\": ID, \"seat\": S, ...}")
             table_id, seat = msg.get("table"), msg.get("seat")
             seated = self.seated.get((table_id, seat)) if isinstance(table_id, str) and \

@@ -12,9 +12,23 @@ import time
 
 from starlette.websockets import WebSocket
 
-from .tables import Table
+from .tables import Table, TableError
 
 MAX_FRAME = 4096                 # bytes of one client message
+
+
+def read_message(raw: str) -> dict:
+    """A client's text frame as a JSON object; TableError when it is over MAX_FRAME bytes, not JSON (or nested
+    past the parser's depth) or not an object."""
+    if len(raw) > MAX_FRAME:
+        raise TableError(f"a message may be at most {MAX_FRAME} bytes")
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise TableError("not valid JSON") from None
+    if not isinstance(msg, dict):
+        raise TableError("a message is a JSON object with a type")
+    return msg
 RATE = 20.0                      # messages per second per connection, with bursts of BURST
 BURST = 40.0
 PER_TABLE = 32                   # connections to one table

@@ -5,10 +5,9 @@ every client message to its table. Everything a client sends is checked and boun
 (`Limits.connections`, and `PER_TABLE` per table); a bad message gets `{"type": "error"}` back and changes
 nothing."""
 import asyncio
-import json
 from pathlib import Path
 
-from .connections import MAX_FRAME, Conn, Connections
+from .connections import Conn, Connections, read_message
 from .cpus import FALLBACK, LAST, CpuSeats, cannot_play, fallback
 from .idle import closable
 from .registry import Registry
@@ -104,14 +103,7 @@ class Server:
         reply_id = None
         self.registry.touch(table.id)
         try:
-            if len(raw) > MAX_FRAME:
-                raise TableError(f"a message may be at most {MAX_FRAME} bytes")
-            try:
-                msg = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise TableError("not valid JSON") from None
-            if not isinstance(msg, dict):
-                raise TableError("a message is a JSON object with a type")
+            msg = read_message(raw)
             reply_id = msg.get("id") if isinstance(msg.get("id"), int) else None
             kind = msg.get("type")
             if kind == "hello":
