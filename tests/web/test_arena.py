@@ -129,6 +129,12 @@ def test_connected_bots_are_on_the_lobby_menu_and_hold_at_most_their_games(tmp_p
         assert status == 400 and "not connected" in refused["error"]
         status, refused = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person", "name": " dicey "}]})
         assert status == 400 and "a remote bot's name" in refused["error"]
+        status, made = srv.post("/api/tables", {"rules": "yacht", "seats": [{"kind": "person", "name": "Ann"},
+                                                                            {"kind": "person"}]})
+        assert status == 200
+        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:     # nor by the invite link
+            ws.send(json.dumps({"type": "sit", "invite": made["invite"], "name": "DICEY"}))
+            assert "a remote bot's name" in until(ws, "error")["message"]
 
 
 @pytest.mark.parametrize("misbehaviour, limits, why", [

@@ -202,6 +202,7 @@ class Arena:
         self.faults: dict[str, int] = {}
         self.pool_days: dict[tuple[str, str], int] = {}
         self.pool_task: asyncio.Task | None = None
+        server.reserved = lambda: frozenset(slug(n) for n in self.tokens.names())   # people joining by invite
 
     # ---- what the lobby sees ----
     def menu(self) -> list[dict]:

@@ -7,6 +7,8 @@ nothing."""
 import asyncio
 from pathlib import Path
 
+from yacht_env.config import slug
+
 from .connections import Conn, Connections, read_message
 from .cpus import FALLBACK, LAST, CpuSeats, cannot_play, fallback
 from .idle import closable
@@ -27,6 +29,7 @@ class Server:
         self.connections = Connections(self.config.limits.connections)
         self.cpus = CpuSeats(self.storage, self.connections, self.menu.label)
         self.waits: dict[tuple, asyncio.Task] = {}
+        self.reserved = lambda: frozenset()     # slugs of names no person may take (the arena's bots set it)
         for table in self.storage.load():
             self._recheck(table)
             self.registry.add(table)
@@ -122,7 +125,10 @@ class Server:
                 table.fill(conn.held, spec, label)
                 self.storage.save(table, snap)
             elif kind == "sit":
-                seat = table.sit(msg.get("invite"), msg.get("name"))
+                name = msg.get("name")
+                if isinstance(name, str) and slug(" ".join(name.split())) in self.reserved():
+                    raise TableError(f"{name[:20]} is a remote bot's name: pick another name.")
+                seat = table.sit(msg.get("invite"), name)
                 self.storage.save(table, snap)
                 conn.held = conn.held | {seat}
                 conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
