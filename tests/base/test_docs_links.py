@@ -13,8 +13,9 @@ LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^()\s>]+)>?(?:\s+\"[
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def prose(text: str) -> str:
-    """The text a reader sees as prose: fenced and indented code blocks dropped, inline code spans emptied."""
+def prose(text: str, spans: bool = False) -> str:
+    """The text a reader sees as prose: fenced and indented code blocks dropped, inline code spans emptied
+    (kept with `spans`: a heading's anchor keeps their text)."""
     kept, fenced = [], False
     for line in text.split("\n"):
         if FENCE.match(line):
@@ -22,7 +23,7 @@ def prose(text: str) -> str:
             continue
         if fenced or line.startswith("    ") or line.startswith("\t"):
             continue
-        kept.append(re.sub(r"`[^`]*`", "``", line))
+        kept.append(line if spans else re.sub(r"`[^`]*`", "``", line))
     return "\n".join(kept)
 
 
@@ -40,7 +41,7 @@ def anchors(page: Path) -> set[str]:
     and the ids of any HTML anchors."""
     text = page.read_text()
     seen, found = Counter(), set()
-    for line in prose(text).split("\n"):
+    for line in prose(text, spans=True).split("\n"):
         heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if heading:
             base = slug(heading.group(1))
