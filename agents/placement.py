@@ -78,7 +78,8 @@ class Curve:
         return c
 
 
-def build_curve(rules, games: int = GAMES, seed: int = CURVE_SEED, grid=GRID, strong: StrongAgent | None = None) -> Curve:
+def build_curve(rules, games: int = GAMES, seed: int = CURVE_SEED, grid=GRID,
+                strong: StrongAgent | None = None) -> Curve:
     """The dial's curve under `rules` (see the module docstring): `games` solitaire games of the dial at every
     strength of `grid`, on the same dice, every decision valued by the move analysis."""
     rules = calibration_rules(rules)

@@ -80,6 +80,8 @@ function addSeat(kind, name) {
     select.setAttribute("aria-label", "CPU level");
     for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; select.append(o); }
     const dial = el("option", null, "Strength dial"); dial.value = "dial"; select.append(dial);
+    const yours = myLevel();
+    if (yours !== null) { const o = el("option", null, `A CPU at your level (${yours.toFixed(2)})`); o.value = "mine"; select.append(o); }
     select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
     const range = el("input"); range.type = "range"; range.min = "0"; range.max = "1"; range.step = "0.05";
     range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", "strength");
@@ -102,7 +104,7 @@ async function openTable(event, daily) {
   const seats = [...$("seats").children].map((li) => {
     if (li.dataset.kind === "person") return { kind: "person", name: li.querySelector("input").value.trim() };
     const v = li.querySelector("select").value;
-    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v };
+    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v === "mine" ? { dial: myLevel() } : v };
   });
   const first = seats.find((s) => s.kind === "person" && s.name);
   if (first) store.set("yacht.name", first.name);
@@ -600,6 +602,7 @@ function drawResult(s, n) {
   $("daily-rank").hidden = !s.daily;
   if (s.daily) $("daily-rank").href = `/daily?rules=${encodeURIComponent(s.rules.name)}&day=${s.daily}`;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
+  yourLevel(s, r.stored);
   if (!s.solo || !mine) { $("best").textContent = ""; return; }
   if (s.seats[0].helped) { $("best").textContent = "A CPU played part of this game for you, so it does not count as a best score."; return; }
   const key = `yacht.best.${s.rules.hash}`, game = `${s.table}/${s.game}`;
@@ -687,6 +690,7 @@ async function analysisBoard(api, folder) {
   $("board-seats").replaceChildren(el("thead"), el("tbody"));
   $("board-seats").tHead.append(head);
   $("board-seats").tBodies[0].append(...rows);
+  drawLevels(board);
   decisionAt = new Map(board.decisions.map((d) => [d.move, d]));
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
@@ -708,6 +712,57 @@ async function analysisBoard(api, folder) {
   }));
   at = rec.log.length;
   replay();
+}
+
+// ---- your level: a person's game placed on the strength dial (the server's `level` per person seat) ----
+const LEVELS_KEY = "yacht.levels", LEVELS_KEPT = 5;
+const LEVEL_NAMES = { easy: "Easy", normal: "Normal", strong: "Strong" };
+
+function levelWords(x) {
+  // "strength 0.72 (likely 0.57 to 0.76), between Normal and Strong"
+  const lv = Object.entries(x.levels).sort((a, b) => a[1] - b[1]);
+  const below = lv.filter(([, v]) => v <= x.strength + 1e-9), above = lv.filter(([, v]) => v > x.strength + 1e-9);
+  const where = !below.length ? `below ${LEVEL_NAMES[above[0][0]] || above[0][0]}`
+    : !above.length ? `as ${LEVEL_NAMES[below[below.length - 1][0]] || below[below.length - 1][0]} plays`
+      : `between ${LEVEL_NAMES[below[below.length - 1][0]]} and ${LEVEL_NAMES[above[0][0]]}`;
+  return `strength ${x.strength.toFixed(2)} (likely ${x.low.toFixed(2)} to ${x.high.toFixed(2)}), ${where}`;
+}
+
+function drawLevels(doc) {
+  const placed = doc.seats.filter((x) => x.level);
+  $("board-levels").hidden = !placed.length;
+  if (!placed.length) return;
+  $("board-level-list").replaceChildren(...placed.map((x) => el("li", null, `${x.agent} played like ${levelWords(x.level)}.`)));
+  const lv = placed[0].level.levels;
+  const scale = Object.entries(lv).map(([k, v]) => `${LEVEL_NAMES[k] || k} ${v.toFixed(2)}`).join(", ");
+  $("board-level-help").textContent = `The strength dial runs from 0 (random-like) to 1 (the best play); the CPU levels sit at ${scale}. `
+    + `The strength is the dial setting that loses as many expected points per decision as this game did `
+    + `(${placed[0].level.loss_per_decision.toFixed(2)} over ${placed[0].level.decisions} decisions); the range is where 95% of games `
+    + "of that length would place it, so one game is a rough guide and several narrow it.";
+}
+
+function myLevel() {
+  // the mean strength of the last games played on this device, or null
+  const kept = store.get(LEVELS_KEY, []);
+  const xs = Array.isArray(kept) ? kept.map((k) => k && k.strength).filter((v) => typeof v === "number" && v >= 0 && v <= 1) : [];
+  return xs.length ? Math.round(100 * xs.reduce((a, b) => a + b, 0) / xs.length) / 100 : null;
+}
+
+let levelAsked = null;
+function yourLevel(s, folder) {
+  // once per stored game of this device's people: the analysis's placement, kept for the lobby's "CPU at your level"
+  if (!folder || !s.seats.some((x) => x.you && !x.cpu) || levelAsked === folder) { if (!folder) $("your-level").textContent = ""; return; }
+  levelAsked = folder;
+  $("your-level").textContent = "";
+  fetch(`/api/games/${encodeURIComponent(folder)}`).then((res) => (res.ok ? res.json() : null)).then((doc) => {
+    if (!doc || levelAsked !== folder) return;
+    const mine = doc.seats.filter((x) => x.level && s.seats[x.seat] && s.seats[x.seat].you);
+    if (!mine.length) return;
+    const kept = store.get(LEVELS_KEY, []).filter((k) => k && k.game !== folder);
+    for (const x of mine) kept.push({ game: folder, strength: x.level.strength });
+    store.set(LEVELS_KEY, kept.slice(-LEVELS_KEPT));
+    $("your-level").textContent = mine.map((x) => `${x.agent} played like ${levelWords(x.level)}.`).join(" ");
+  }).catch(() => {});
 }
 
 async function checkDice(folder) {
