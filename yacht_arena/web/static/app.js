@@ -512,7 +512,7 @@ function sheetHeads(s, n) {
     else if (x.online === false && !x.cpu && x.name && !x.you) h += ` ${t("(away)")}`;
     if (x.you && !x.taken && s.seats.filter((y) => y.you).length === 1) h += ` ${t("(you)")}`;
     return h;
-  }).join());
+  }).join(" + "));
 }
 
 function drawSheet(grid, s, n, live) {
