@@ -305,6 +305,11 @@ def test_the_board_and_the_result_place_the_person_on_the_dial_and_the_lobby_off
     offered = desk.execute_script("return [...document.querySelectorAll('#seats select option')]"
                                   ".filter((o) => o.value === 'mine').map((o) => o.textContent)")
     assert offered == [f"A CPU at your level ({level['strength']:.2f})"]
+    desk.execute_script("document.querySelector('#seats select').value = 'mine'")
+    desk.find_element("id", "open-table").click()                 # the dial at that strength takes the seat
+    seated = wait(lambda: desk.execute_script("return state && state.seats.length === 2 && state.seats[1].name"),
+                  what="the table at your level")
+    assert seated == f"Dial {round(level['strength'], 2):g}" if level["strength"] < 1 else "Strong"
     load(desk, site, "board", board)
     said = desk.find_element("id", "board-level-list").text
     assert said.startswith(f"Ann played like strength {level['strength']:.2f} (likely {level['low']:.2f} to ")
