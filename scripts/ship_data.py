@@ -1,7 +1,8 @@
 """Make the data that ships with the package because it is the same on every machine (package data):
 
 - the named levels' calibrations of every preset (agents/calibrations/), and
-- the solved table of the `yacht` preset, the main job's rules (yacht_env/solver/tables/).
+- the solved table of the `yacht` preset, the main job's rules (yacht_env/solver/tables/), and
+- the strength dial's level curve of the `yacht` preset (agents/calibrations/, `agents.placement`).
 
     python scripts/ship_data.py                   # all of it
     python scripts/ship_data.py classic knizia    # these presets' calibrations only
@@ -25,7 +26,7 @@ TABLES = ("yacht",)          # presets whose solved table ships (the main job's)
 
 def main(names: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
-    from agents import levels
+    from agents import levels, placement
     from yacht_env.rules import load, presets
     from yacht_env.solver import solve
     from yacht_env.solver.cache import save, shipped_path
@@ -35,6 +36,12 @@ def main(names: list[str]) -> int:
         start = time.perf_counter()
         path = shipped_path(rules)
         save(solve(rules, progress=True), path, compressed=True)
+        print(f"{name}: {path.relative_to(ROOT)} ({time.perf_counter() - start:.0f} s)")
+    for name in placement.SHIPPED_CURVES if not names else ():
+        rules = load(name)
+        start = time.perf_counter()
+        path = Path(str(placement.shipped_curve_path(rules)))
+        placement.write_curve(rules, placement.build_curve(rules), path)
         print(f"{name}: {path.relative_to(ROOT)} ({time.perf_counter() - start:.0f} s)")
     for name in names or presets():
         rules = load(name)

@@ -8,9 +8,10 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 MISSING = "no headless Chromium here (apt-get install chromium chromium-driver; .ci/run does it as root)"
 
 
-def chrome(profile, size=(1280, 900), mobile: bool = False):
+def chrome(profile, size=(1280, 900), mobile: bool = False, lang: str | None = None):
     """A fresh headless Chromium with its own profile folder, `size` (width, height) CSS pixels; mobile:
-    a phone's touch screen (device metrics with touch), for the phone-sized tests."""
+    a phone's touch screen (device metrics with touch), for the phone-sized tests; lang: the browser's
+    language (`--lang` and the accepted languages), e.g. "ja"."""
     try:
         from selenium import webdriver
     except ImportError:
@@ -24,6 +25,9 @@ def chrome(profile, size=(1280, 900), mobile: bool = False):
                 "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
                 f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}"):
         options.add_argument(arg)
+    if lang:
+        options.add_argument(f"--lang={lang}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": lang})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})     # the console, for tests that read it
     if mobile:
         options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": size[0], "height": size[1],

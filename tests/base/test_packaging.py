@@ -39,8 +39,10 @@ def test_wheel_holds_every_preset(wheel):
     assert {f"yacht_env/rules/presets/{n}" for n in rules} <= names
     assert {f"tournaments/presets/{n}" for n in tournaments} <= names
     assert not [n for n in names if n.startswith(("yacht_env/configs", "configs/"))]
+    levels = {p.name for p in (ROOT / "agents/calibrations").glob("levels-*.json")}
     shipped = {p.name for p in (ROOT / "agents/calibrations").glob("*.json")}
-    assert len(shipped) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
+    assert len(levels) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
+    assert any(n.startswith("level-curve-") for n in shipped)     # the yacht preset's level curve (agents.placement)
     assert [n for n in names if n.startswith("yacht_env/solver/tables/")] == [
         f"yacht_env/solver/tables/{p.name}" for p in (ROOT / "yacht_env/solver/tables").glob("*.npz")]
     static = {p.name for p in (ROOT / "yacht_arena/web/static").iterdir()}

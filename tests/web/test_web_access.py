@@ -294,3 +294,23 @@ def test_the_dice_tumble_unless_reduced_motion_is_asked_for(site, board, desk):
         finally:
             desk.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     assert names == {False: "tumble", True: "none"}
+
+
+def test_the_board_and_the_result_place_the_person_on_the_dial_and_the_lobby_offers_their_level(site, board, desk):
+    folder = board.rsplit("/", 1)[1]
+    level = site.get("/api/games/" + folder)["seats"][0]["level"]
+    kept = wait(lambda: desk.execute_script("return localStorage.getItem('yacht.levels')"), what="the kept level")
+    assert json.loads(kept)[-1] == {"game": folder, "strength": level["strength"]}
+    load(desk, site, "lobby", board)
+    offered = desk.execute_script("return [...document.querySelectorAll('#seats select option')]"
+                                  ".filter((o) => o.value === 'mine').map((o) => o.textContent)")
+    assert offered == [f"A CPU at your level ({level['strength']:.2f})"]
+    desk.execute_script("document.querySelector('#seats select').value = 'mine'")
+    desk.find_element("id", "open-table").click()                 # the dial at that strength takes the seat
+    seated = wait(lambda: desk.execute_script("return state && state.seats.length === 2 && state.seats[1].name"),
+                  what="the table at your level")
+    assert seated == f"Dial {round(level['strength'], 2):g}" if level["strength"] < 1 else "Strong"
+    load(desk, site, "board", board)
+    said = desk.find_element("id", "board-level-list").text
+    assert said.startswith(f"Ann played like strength {level['strength']:.2f} (likely {level['low']:.2f} to ")
+    assert "Strong" in desk.find_element("id", "board-level-help").text

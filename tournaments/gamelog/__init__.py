@@ -14,12 +14,12 @@ server's analysis board read them from here. Nothing else opens a games log.
   log first; a torn last line is cut first) and reading (streamed) a games log, on safe files.
 - `folders`: a folder of stored games read for the move analysis, with the rules its meta file names
   (`read_games`); an evaluation's folder written (`write_evaluation`); a web table's finished game
-  stored in its own folder (`store_table_game`).
+  stored in its own folder (`store_table_game`) and its seats' agent specs read back (`table_specs`).
 - `best`: the best solo score per rule set (`BestScores`), kept beside the games.
 """
 from .best import BestScores
 from .folders import GameFile, TableMeta, analyze_file, daily_folders, read_games, rules_of_meta, \
-    store_table_game, table_meta, table_record, write_evaluation
+    store_table_game, table_meta, table_record, table_specs, write_evaluation
 from .layout import EVALUATION_META, GAMES, MAX_META_BYTES, METAS, TOURNAMENT_META
 from .log import append, cut_torn_tail, disk_error, read, read_at, write
 from .records import (
@@ -66,6 +66,7 @@ __all__ = [
     "store_table_game",
     "table_meta",
     "table_record",
+    "table_specs",
     "write",
     "write_evaluation",
 ]

@@ -222,6 +222,32 @@ def daily_folders(games: Path, day: str, rules_name: str) -> list[Path]:
     return found
 
 
+def table_specs(folder: Path, record: dict) -> list[str | None]:
+    """The agent spec of every seat of a stored web game's `record` ("human" for a person), from its folder's
+    meta file (`table_meta`); None for a seat the meta file does not name (an unreadable or foreign file)."""
+    names = record.get("agents") if isinstance(record, dict) else None
+    if not isinstance(names, list):
+        return []
+    specs = {}
+    for meta_path in (folder / m for m in METAS):
+        try:
+            doc = json.loads(read_text(meta_path, MAX_META_BYTES, meta_path.name))
+        except (FileRefused, OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        web = doc.get("web")
+        if isinstance(web, dict) and isinstance(doc.get("agent"), str) and isinstance(web.get("spec"), str):
+            specs[doc["agent"]] = web["spec"]
+        config = doc.get("config")
+        entrants = config.get("entrants") if isinstance(config, dict) else None   # {name: spec}
+        for name, spec in entrants.items() if isinstance(entrants, dict) else ():
+            if isinstance(spec, str):
+                specs[name] = spec
+        break
+    return [specs.get(n) if isinstance(n, str) else None for n in names]
+
+
 def store_table_game(folder: Path, meta: TableMeta, record: dict) -> bool:
     """Store a web game in `folder` (created when missing): its meta file when there is none yet, then its
     record (stamped with the meta's config hash, checked against its schema) appended to the log unless the

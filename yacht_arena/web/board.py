@@ -2,7 +2,9 @@
 
 `game_analysis` is `yacht analyze`'s and `yacht show`'s analysis of one stored web game (accuracy, points
 lost, ?!/?/?? marks, the best move at every decision) with the record, so the page can replay it move by
-move. `tournament_view` is a tournament folder's standings (`tournaments.stats.standings`) and its games,
+move; every person's seat also has its `level`, the game placed on the strength dial
+(`agents.placement.placement`: the strength, its 95% interval, and the named levels' strengths).
+`tournament_view` is a tournament folder's standings (`tournaments.stats.standings`) and its games,
 read afresh on every call, so a running tournament's standings follow its store.
 """
 import copy
@@ -11,7 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from agents.analysis import MARKS, analyze_game
-from tournaments.gamelog import GAMES, read_games
+from agents.placement import placement
+from tournaments.gamelog import GAMES, read_games, table_specs
 from tournaments.stats import standings
 from tournaments.store import Store
 from tournaments.verify import check_dice, commitment
@@ -60,6 +63,10 @@ def _analysis(folder: Path, key: str | None) -> dict:
     result = analyze_game(record, stored.rules)
     for d in result["decisions"]:
         d["mark"] = MARKS[d["class"]]
+    specs = table_specs(folder, record) if key is None else []
+    for seat, spec in zip(result["seats"], specs):
+        if spec == "human" and not seat["forfeit"] and seat["decisions"]:
+            seat["level"] = placement(stored.rules, seat["loss"], seat["decisions"])
     return {"folder": folder.name, "record": record, **result,
             "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
 

@@ -8,7 +8,7 @@ const el = (tag, cls, text) => {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 };
-const label = (box) => box.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+const label = (box) => t(box.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase()));   // a box as people read it
 const store = {
   get(key, fallback) {
     try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
@@ -36,7 +36,7 @@ async function lobby() {
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
   $("seats").replaceChildren();
-  addSeat("person", store.get("yacht.name", "") || "Player 1");
+  addSeat("person", store.get("yacht.name", "") || t("Player 1"));
   addSeat("cpu");
   openTables();
   if (menu.tournaments.length) {
@@ -52,13 +52,13 @@ async function openTables() {
   let doc;
   try { doc = await (await fetch("/api/open")).json(); } catch (e) { return; }
   $("open-tables").hidden = !doc.tables.length;
-  $("open-list").replaceChildren(...doc.tables.map((t) => {
+  $("open-list").replaceChildren(...doc.tables.map((o) => {
     const li = el("li");
-    const who = t.seats.map((x) => (x.free ? "free seat" : x.name)).join(", ");
-    const a = el("a", "button", "Join");
-    a.href = `/t/${t.id}?invite=${encodeURIComponent(t.invite)}`;
-    a.setAttribute("aria-label", `join the ${t.rules} table: ${who}`);
-    li.append(el("span", null, `${t.rules}: ${who} `), a);
+    const who = o.seats.map((x) => (x.free ? t("free seat") : x.name)).join(", ");
+    const a = el("a", "button", t("Join"));
+    a.href = `/t/${o.id}?invite=${encodeURIComponent(o.invite)}`;
+    a.setAttribute("aria-label", t("join the {rules} table: {who}", { rules: o.rules, who }));
+    li.append(el("span", null, `${o.rules}: ${who} `), a);
     return li;
   }));
 }
@@ -70,27 +70,29 @@ function addSeat(kind, name) {
   li.dataset.kind = kind;
   if (kind === "person") {
     const input = el("input");
-    input.placeholder = "name (empty: invite someone)";
+    input.placeholder = t("name (empty: invite someone)");
     input.maxLength = 20;
     input.value = name || "";
-    input.setAttribute("aria-label", "person's name");
-    li.append(el("span", "kind", "Person"), input);
+    input.setAttribute("aria-label", t("person's name"));
+    li.append(el("span", "kind", t("Person")), input);
   } else {
     const select = el("select");
-    select.setAttribute("aria-label", "CPU level");
-    for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; select.append(o); }
-    const dial = el("option", null, "Strength dial"); dial.value = "dial"; select.append(dial);
+    select.setAttribute("aria-label", t("CPU level"));
+    for (const c of menu.cpus) { const o = el("option", null, t(c.label)); o.value = c.id; select.append(o); }
+    const dial = el("option", null, t("Strength dial")); dial.value = "dial"; select.append(dial);
+    const yours = myLevel();
+    if (yours !== null) { const o = el("option", null, t("A CPU at your level ({s})", { s: yours.toFixed(2) })); o.value = "mine"; select.append(o); }
     select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
     const range = el("input"); range.type = "range"; range.min = "0"; range.max = "1"; range.step = "0.05";
-    range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", "strength");
+    range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", t("strength"));
     const shown = el("output", null, ""); shown.hidden = true;
     const sync = () => { range.hidden = shown.hidden = select.value !== "dial"; shown.textContent = range.value; };
     select.addEventListener("change", sync); range.addEventListener("input", sync);
-    li.append(el("span", "kind", "CPU"), select, range, shown);
+    li.append(el("span", "kind", t("CPU")), select, range, shown);
   }
   const remove = el("button", "remove", "×");
   remove.type = "button";
-  remove.setAttribute("aria-label", "remove seat");
+  remove.setAttribute("aria-label", t("remove seat"));
   remove.addEventListener("click", () => { if (seats.children.length > 1) li.remove(); });
   li.append(remove);
   seats.append(li);
@@ -102,7 +104,7 @@ async function openTable(event, daily) {
   const seats = [...$("seats").children].map((li) => {
     if (li.dataset.kind === "person") return { kind: "person", name: li.querySelector("input").value.trim() };
     const v = li.querySelector("select").value;
-    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v };
+    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v === "mine" ? { dial: myLevel() } : v };
   });
   const first = seats.find((s) => s.kind === "person" && s.name);
   if (first) store.set("yacht.name", first.name);
@@ -111,7 +113,7 @@ async function openTable(event, daily) {
     set: $("knobs").value.split("\n").map((x) => x.trim()).filter(Boolean),
   };
   if (daily) {             // the day's deal: alone, under the preset's own rules
-    body.seats = [{ kind: "person", name: first ? first.name : "Player 1" }];
+    body.seats = [{ kind: "person", name: first ? first.name : t("Player 1") }];
     body.set = [];
     body.daily = true;
   }
@@ -123,7 +125,7 @@ async function openTable(event, daily) {
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const doc = await res.json();
-  if (!res.ok) { $("lobby-error").textContent = doc.error; return; }
+  if (!res.ok) { $("lobby-error").textContent = fromServer(doc.error); return; }
   store.set(`yacht.seats.${doc.id}`, Object.values(doc.tokens));
   history.pushState(null, "", `/t/${doc.id}`);
   table(doc.id);
@@ -135,17 +137,19 @@ async function openTable(event, daily) {
 // roll's result is always seen). Every move carries the state's `seq`: the server refuses a stale one.
 let ws = null, state = null, tableId = null, held = new Set(), picked = null, retry = 0;
 let busy = false, settled = 0, invited = null, fatal = false, reclaimed = new Set(), bestNote = null, lost = false;
+let watchingLate = false;      // "Every seat was taken before you arrived" stays up instead of "You are watching"
 const SETTLE = 400;
 
 function tokens() { return store.get(`yacht.seats.${tableId}`, []); }
 
 function table(id, invite) {
   tableId = id;
+  watchingLate = false;
   invited = invite || null;
   fatal = false;
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.get("seat")) {
-    const t = tokens(); if (!t.includes(frag.get("seat"))) store.set(`yacht.seats.${id}`, [...t, frag.get("seat")]);
+    const have = tokens(); if (!have.includes(frag.get("seat"))) store.set(`yacht.seats.${id}`, [...have, frag.get("seat")]);
     history.replaceState(null, "", location.pathname + location.search);
   }
   show("table");
@@ -164,7 +168,7 @@ function connect() {
     if (sock !== ws || sock.fatal) return;
     busy = false;
     lost = true;
-    say("Connection lost: reconnecting…");
+    say(t("Connection lost: reconnecting…"));
     if (state) draw();
     setTimeout(connect, Math.min(5000, 300 * 2 ** retry++));
   };
@@ -174,7 +178,7 @@ function online() { return ws && ws.readyState === WebSocket.OPEN; }
 
 function send(msg) {
   if (online()) { ws.send(JSON.stringify(msg)); return true; }
-  say("Not connected, so that did not reach the table: reconnecting…");
+  say(t("Not connected, so that did not reach the table: reconnecting…"));
   lost = true;
   retry = 0;
   connect();
@@ -197,9 +201,10 @@ function announce(text) {
 function receive(msg) {
   if (msg.type === "error") {
     busy = false;
-    if (!$("sit").hidden && !msg.fatal) { $("sit-error").textContent = msg.message; return; }
-    say(msg.message);
-    if (msg.fatal) gone(msg.message);
+    const text = fromServer(msg.message);
+    if (!$("sit").hidden && !msg.fatal) { $("sit-error").textContent = text; return; }
+    say(text);
+    if (msg.fatal) gone(text);
     else if (state) draw();
     return;
   }
@@ -229,7 +234,7 @@ function receive(msg) {
     rolled();
   }
   state = msg;
-  if (lost && msg.seats.some((s) => s.you)) { lost = false; say("Connected again: play on."); }
+  if (lost && msg.seats.some((s) => s.you)) { lost = false; say(t("Connected again: play on.")); }
   else if (before && msg.seq !== before.seq) say("");
   if (before && (msg.moves !== before.moves || msg.game !== before.game)) {
     const others = msg.log.length && !msg.seats[msg.log[msg.log.length - 1].seat].you;
@@ -237,7 +242,7 @@ function receive(msg) {
     else if (others || msg.game !== before.game) announce(lastMove(msg));
   }
   if (before && msg.result && msg.game === before.game && (msg.rematch || []).length > (before.rematch || []).length) {
-    announce(`${names(msg)[msg.rematch[msg.rematch.length - 1]]} asks for a rematch`);
+    announce(t("{name} asks for a rematch", { name: names(msg)[msg.rematch[msg.rematch.length - 1]] }));
   }
   msg.seats.forEach((x, i) => {       // back from away (a phone that slept): take the seat back from the CPU
     if (x.you && x.taken && !reclaimed.has(i)) { reclaimed.add(i); send({ type: "reclaim", seat: i }); }
@@ -247,7 +252,8 @@ function receive(msg) {
   if (invited && !mine && !msg.free) {
     invited = null;
     history.replaceState(null, "", `/t/${tableId}`);
-    $("role").textContent = "Every seat was taken before you arrived: you are watching this table.";
+    $("role").textContent = t("Every seat was taken before you arrived: you are watching this table.");
+    watchingLate = true;
   }
   show("table");
   draw();
@@ -271,8 +277,8 @@ function gone(text) {
   if (ws) ws.fatal = true;
   if (!$("sit").hidden) { $("sit-error").textContent = text; }
   show("table");
-  $("turn").textContent = "This table is not here";
-  say(`${text}: the link may be old, or the table was closed.`);
+  $("turn").textContent = t("This table is not here");
+  say(t("{why}: the link may be old, or the table was closed.", { why: text }));
   for (const id of ["roll", "confirm", "undo", "done", "invite", "view-link"]) $(id).disabled = true;
   $("dice").replaceChildren();
   $("sheet").replaceChildren();
@@ -285,15 +291,15 @@ function myTurn() {
 }
 
 function names(s) {
-  return s.seats.map((x) => x.name || "(free seat)");
+  return s.seats.map((x) => x.name || t("(free seat)"));
 }
 
 function turnText(s) {
   const n = names(s);
-  if (s.result) return "Game over";
-  if (s.free) return "Waiting for someone to take the free seat";
-  if (!s.seats[s.turn].you) return `${n[s.turn]}'s turn`;
-  return s.seats.filter((x) => x.you).length > 1 ? `${n[s.turn]}'s turn (pass the device)` : "Your turn";
+  if (s.result) return t("Game over");
+  if (s.free) return t("Waiting for someone to take the free seat");
+  if (!s.seats[s.turn].you) return t("{name}'s turn", { name: n[s.turn] });
+  return s.seats.filter((x) => x.you).length > 1 ? t("{name}'s turn (pass the device)", { name: n[s.turn] }) : t("Your turn");
 }
 
 function draw() {
@@ -301,32 +307,31 @@ function draw() {
   if (!performance.getEntriesByName("table-drawn").length) performance.mark("table-drawn");   // bench.py web
   const focus = focused();
   const n = names(s);
-  $("where").textContent = `${s.rules.name} · ${s.daily ? `the deal of ${s.daily}` : `game ${s.game}`}`;
-  $("table-title").textContent = `Yacht table: ${s.rules.name}, game ${s.game}`;
+  $("where").textContent = `${s.rules.name} · ${s.daily ? t("the deal of {day}", { day: s.daily }) : t("game {n}", { n: s.game })}`;
+  $("table-title").textContent = t("Yacht table: {rules}, game {n}", { rules: s.rules.name, n: s.game });
   $("turn").textContent = turnText(s);
   const mine = s.seats.some((x) => x.you);
-  if (!mine && !$("role").textContent.startsWith("Every seat")) $("role").textContent = "You are watching this table.";
-  else if (mine) $("role").textContent = "";
+  if (!mine && !watchingLate) $("role").textContent = t("You are watching this table.");
+  else if (mine) { $("role").textContent = ""; watchingLate = false; }
   $("invite").hidden = !(s.invite && s.free);
   $("view-link").disabled = false;
   const up = online();
   drawDice($("dice"), s.dice, held, countingFor(picked), up && myTurn() && s.phase === "decide" && s.rolls_left > 0);
   const canRoll = up && !busy && myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
   $("roll").disabled = !canRoll || performance.now() < settled;
-  $("roll").textContent = s.phase === "decide" ? `Roll (${s.rolls_left} left)` : "Roll";
+  $("roll").textContent = s.phase === "decide" ? t("Roll ({n} left)", { n: s.rolls_left }) : t("Roll");
   $("confirm").disabled = !(up && !busy && myTurn() && picked);
-  $("confirm").textContent = picked ? `Score ${label(picked.split("@")[0])} (${s.preview[picked]})` : "Score";
+  $("confirm").textContent = picked ? t("Score {box} ({points})", { box: label(picked.split("@")[0]), points: s.preview[picked] }) : t("Score");
   const myUndo = s.undo !== null && s.seats[s.undo].you;
   $("undo").disabled = !(up && !busy && myUndo);
   $("done").hidden = !(myUndo && s.turn !== null && s.seats[s.turn].cpu);
   $("done").disabled = !up;
   $("last").textContent = s.preparing !== null && s.preparing !== undefined
-    ? `${n[s.preparing]} is getting ready (the first game under these rules can take a while)` : lastMove(s);
+    ? t("{name} is getting ready (the first game under these rules can take a while)", { name: n[s.preparing] }) : lastMove(s);
   drawExtras(s, n, mine);
   $("commitment").textContent = s.result && s.result.seed !== undefined
-    ? `The dice came from seed ${s.result.seed}; its hash ${s.commitment} was shown before the first roll. `
-      + "The analysis board checks every roll against it."
-    : `The dice of this game are fixed before the first roll: hash ${s.commitment} (the seed is shown at the end).`;
+    ? t("The dice came from seed {seed}; its hash {hash} was shown before the first roll. The analysis board checks every roll against it.", { seed: s.result.seed, hash: s.commitment })
+    : t("The dice of this game are fixed before the first roll: hash {hash} (the seed is shown at the end).", { hash: s.commitment });
   drawSheet($("sheet"), s, n, true);
   document.documentElement.style.setProperty("--bar", `${document.querySelector("#table .bar").offsetHeight}px`);
   const wrap = $("sheet").parentElement;
@@ -351,14 +356,14 @@ function drawExtras(s, n, mine) {
   // start now with CPUs, reactions, the turn alert (the title, and a sound when switched on)
   $("start-now").hidden = !(s.free && mine && menu);
   if (menu && !$("fill-cpu").options.length) {
-    for (const c of menu.cpus) { const o = el("option", null, c.label); o.value = c.id; $("fill-cpu").append(o); }
+    for (const c of menu.cpus) { const o = el("option", null, t(c.label)); o.value = c.id; $("fill-cpu").append(o); }
     $("fill-cpu").value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
   }
   const buttons = $("react-buttons");
   buttons.hidden = !mine || !menu;
   if (menu && menu.reactions && !buttons.children.length) {
     menu.reactions.forEach((p, i) => {
-      const b = el("button", "react", p);
+      const b = el("button", "react", t(p));
       b.type = "button";
       b.addEventListener("click", () => {
         // the seat to react from: the one to move when it is ours (pass and play), else our first
@@ -371,10 +376,10 @@ function drawExtras(s, n, mine) {
   const fresh = (s.reactions || []).filter((r) => r.n > reactionSeen);
   if (fresh.length) {
     reactionSeen = fresh[fresh.length - 1].n;
-    $("reaction-log").replaceChildren(...s.reactions.slice(-3).map((r) => el("li", null, `${n[r.seat]}: ${r.phrase}`)));
+    $("reaction-log").replaceChildren(...s.reactions.slice(-3).map((r) => el("li", null, `${n[r.seat]}: ${t(r.phrase)}`)));
   }
   const mineNow = myTurn();
-  document.title = mineNow ? "Your turn · Yacht" : s.result ? "Game over · Yacht" : "Yacht tables";
+  document.title = mineNow ? t("Your turn · Yacht") : s.result ? t("Game over · Yacht") : t("Yacht tables");
   if (mineNow && !wasMyTurn && $("sound").checked) beep();
   wasMyTurn = mineNow;
 }
@@ -418,7 +423,7 @@ function drawDice(box, dice, heldSet, counting, active) {
     const b = el("button", "die");
     b.type = "button";
     b.dataset.index = String(i);
-    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", `die ${i + 1}: not rolled yet`); return b; }
+    if (!f) { b.classList.add("blank"); b.disabled = true; b.setAttribute("aria-label", t("die {n}: not rolled yet", { n: i + 1 })); return b; }
     const grid = el("span", "pips");
     grid.setAttribute("aria-hidden", "true");
     for (let k = 0; k < 9; k++) grid.append(el("span", PIPS[f].includes(k) ? "pip on" : "pip"));
@@ -426,9 +431,9 @@ function drawDice(box, dice, heldSet, counting, active) {
     const isHeld = heldSet.has(i);
     if (isHeld) b.classList.add("held");
     if (counting && !counting[i]) b.classList.add("faded");
-    b.append(el("span", "tag", isHeld ? "Held" : ""));
+    b.append(el("span", "tag", isHeld ? t("Held") : ""));
     b.setAttribute("aria-pressed", String(isHeld));
-    b.setAttribute("aria-label", `die ${i + 1}: ${f}${counting && !counting[i] ? ", does not count" : ""}`);
+    b.setAttribute("aria-label", counting && !counting[i] ? t("die {n}: {face}, does not count", { n: i + 1, face: f }) : t("die {n}: {face}", { n: i + 1, face: f }));
     b.disabled = !active;
     b.addEventListener("click", () => toggle(i));
     return b;
@@ -456,7 +461,7 @@ function roll() {
   if (!myTurn() && s.undo !== null && s.seats[s.undo].you && s.turn !== null && s.seats[s.turn].cpu) { playOn(); return; }
   if ($("roll").disabled) return;
   if (s.phase === "decide" && held.size === 5) {     // seed 000: holding all five means ready to score
-    say("You are holding all five dice: you are ready to score. Pick a box.");
+    say(t("You are holding all five dice: you are ready to score. Pick a box."));
     return;
   }
   move({ type: "roll", seat: s.turn, hold: s.phase === "decide" ? [...held].sort() : [] });
@@ -489,31 +494,32 @@ function lastMove(s) {
   const e = s.log[s.log.length - 1];
   if (s.roll_off.length && s.moves <= 2) {            // the roll-off for the first turn, while it is news
     const first = s.roll_off[0].map((f, i) => `${s.seats[i].name} ${f}`).join(", ");
-    const more = s.roll_off.slice(1).map((r) => r.join(", ")).join("; then ");
-    return `Roll-off: ${first}${more ? `; then ${more}` : ""}; ${s.seats[s.first_seat].name} starts`;
+    const more = s.roll_off.slice(1).map((r) => r.join(", ")).join(`; ${t("then")} `);
+    return t("Roll-off: {rolls}; {name} starts", { rolls: first + (more ? `; ${t("then")} ${more}` : ""), name: s.seats[s.first_seat].name });
   }
   if (!e) return "";
   const who = s.seats[e.seat].name;
-  if ("dice" in e) return `${who} rolled ${e.dice.join(" ")}`;
-  return `${who} scored ${e.points} in ${label(e.box)}${e.bonus ? ` (+${e.bonus} bonus)` : ""}`;
+  if ("dice" in e) return t("{name} rolled {dice}", { name: who, dice: e.dice.join(" ") });
+  return e.bonus ? t("{name} scored {points} in {box} (+{bonus} bonus)", { name: who, points: e.points, box: label(e.box), bonus: e.bonus })
+    : t("{name} scored {points} in {box}", { name: who, points: e.points, box: label(e.box) });
 }
 
 function sheetHeads(s, n) {
   // one column per sheet: the names of the seats writing on it, with their presence
   return s.sheets.map((_, k) => s.seats.map((x, i) => [x, i]).filter(([x]) => x.sheet === k).map(([x, i]) => {
     let h = n[i];
-    if (x.taken) h += " (CPU playing)";
-    else if (x.online === false && !x.cpu && x.name && !x.you) h += " (away)";
-    if (x.you && !x.taken && s.seats.filter((y) => y.you).length === 1) h += " (you)";
+    if (x.taken) h += ` ${t("(CPU playing)")}`;
+    else if (x.online === false && !x.cpu && x.name && !x.you) h += ` ${t("(away)")}`;
+    if (x.you && !x.taken && s.seats.filter((y) => y.you).length === 1) h += ` ${t("(you)")}`;
     return h;
   }).join(" + "));
 }
 
-function drawSheet(t, s, n, live) {
+function drawSheet(grid, s, n, live) {
   const heads = sheetHeads(s, n);
   const turnSheet = s.turn !== null && s.turn !== undefined ? s.seats[s.turn].sheet : -1;
   const thead = el("thead"), hr = el("tr");
-  const corner = el("th", null, "Box");
+  const corner = el("th", null, t("Box"));
   corner.scope = "col";
   hr.append(corner);
   heads.forEach((h, k) => {
@@ -541,7 +547,7 @@ function drawSheet(t, s, n, live) {
           btn.type = "button";
           btn.dataset.box = key;
           btn.disabled = !myTurn();
-          btn.setAttribute("aria-label", `${label(b)}: score ${s.preview[key]}${picked === key ? ", picked" : ""}`);
+          btn.setAttribute("aria-label", picked === key ? t("{box}: score {points}, picked", { box: label(b), points: s.preview[key] }) : t("{box}: score {points}", { box: label(b), points: s.preview[key] }));
           btn.addEventListener("click", () => pick(key));
           btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true); });
           btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true); });
@@ -558,20 +564,21 @@ function drawSheet(t, s, n, live) {
   for (const [name, f] of foot) {
     if (name === "Upper bonus" && !s.rules.upper_bonus) continue;
     const tr = el("tr", name === "Total" ? "total" : "sum");
-    const th = el("th", null, name);
+    const th = el("th", null, t(name));
     th.scope = "row";
     tr.append(th);
     s.sheets.forEach((sh) => tr.append(el("td", null, f(sh))));
     body.append(tr);
   }
-  t.replaceChildren(thead, body);
+  grid.replaceChildren(thead, body);
 }
 
 function resultTitle(s) {
   const r = s.result, n = names(s);
   const winners = r.winners.map((i) => n[i]);
-  return s.solo ? `You scored ${r.totals[0]}`
-    : winners.length === s.seats.length ? "A shared win for everyone" : winners.length > 1 ? `Shared win: ${winners.join(" and ")}` : `${winners[0]} wins`;
+  return s.solo ? t("You scored {total}", { total: r.totals[0] })
+    : winners.length === s.seats.length ? t("A shared win for everyone") : winners.length > 1 ? t("Shared win: {names}", { names: winners.join(t(" and ")) })
+      : t("{name} wins", { name: winners[0] });
 }
 
 function drawResult(s, n) {
@@ -583,7 +590,7 @@ function drawResult(s, n) {
   const order = s.seats.map((_, i) => i).sort((a, b) => r.places[a] - r.places[b]);
   $("standings").replaceChildren(...order.map((i) => {
     const tb = r.tiebreak[String(s.seats[i].sheet)];
-    return el("li", null, `${r.places[i]}. ${n[i]}: ${r.totals[i]}${tb ? ` (roll-off ${tb.join(", ")})` : ""}`);
+    return el("li", null, `${r.places[i]}. ${n[i]}: ${r.totals[i]}${tb ? ` ${t("(roll-off {rolls})", { rolls: tb.join(", ") })}` : ""}`);
   }));
   const mine = s.seats.some((x) => x.you);
   $("rematch").hidden = !mine;
@@ -593,15 +600,16 @@ function drawResult(s, n) {
   const people = s.seats.map((x, i) => i).filter((i) => !s.seats[i].cpu || s.seats[i].taken);
   const mineAsked = s.seats.every((x, i) => !x.you || asked.includes(i));
   const waiting = people.filter((i) => !asked.includes(i) && !s.seats[i].you).map((i) => n[i]);
-  $("rematch").textContent = !asked.length ? "Rematch"
-    : mineAsked ? `Rematch: waiting for ${waiting.join(", ") || "the others"}`
-      : `Accept ${asked.map((i) => n[i]).join(" and ")}'s rematch`;
+  $("rematch").textContent = !asked.length ? t("Rematch")
+    : mineAsked ? t("Rematch: waiting for {names}", { names: waiting.join(", ") || t("the others") })
+      : t("Accept {names}'s rematch", { names: asked.map((i) => n[i]).join(t(" and ")) });
   $("analysis-link").hidden = !r.stored;
   $("daily-rank").hidden = !s.daily;
   if (s.daily) $("daily-rank").href = `/daily?rules=${encodeURIComponent(s.rules.name)}&day=${s.daily}`;
   if (r.stored) $("analysis-link").href = `/game/${r.stored}`;
+  yourLevel(s, r.stored);
   if (!s.solo || !mine) { $("best").textContent = ""; return; }
-  if (s.seats[0].helped) { $("best").textContent = "A CPU played part of this game for you, so it does not count as a best score."; return; }
+  if (s.seats[0].helped) { $("best").textContent = t("A CPU played part of this game for you, so it does not count as a best score."); return; }
   const key = `yacht.best.${s.rules.hash}`, game = `${s.table}/${s.game}`;
   if (!bestNote || bestNote.game !== game) {
     // worked out once per game, so "New best!" stays up however often the table is drawn again
@@ -611,10 +619,11 @@ function drawResult(s, n) {
     if (fresh || total > before.score) store.set(key, { score: Math.max(total, before && !fresh ? before.score : 0), table: s.table, game: s.game });
     const now = store.get(key, null).score;
     bestNote = { game, server: null, text: !fresh && total > before.score
-      ? `New best on this device under ${s.rules.name}! (was ${before.score})` : `Best on this device under ${s.rules.name}: ${now}` };
+      ? t("New best on this device under {rules}! (was {was})", { rules: s.rules.name, was: before.score })
+      : t("Best on this device under {rules}: {best}", { rules: s.rules.name, best: now }) };
   }
   let text = bestNote.text;
-  if (bestNote.server !== null) text += ` · ${s.seats[0].name}'s best on this server: ${bestNote.server}`;
+  if (bestNote.server !== null) text += ` · ${t("{name}'s best on this server: {best}", { name: s.seats[0].name, best: bestNote.server })}`;
   else if (r.stored && !bestNote.asked) {
     bestNote.asked = true;
     const note = bestNote;
@@ -626,7 +635,7 @@ function drawResult(s, n) {
 }
 
 function copy(text, what) {
-  const done = () => { $("copied").textContent = `${what} copied: ${text}`; };
+  const done = () => { $("copied").textContent = t("{what} copied: {text}", { what, text }); };
   if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, done);
   else done();
 }
@@ -650,12 +659,12 @@ function keys(e) {
 // (the dice and the sheets just before it), with the move played, the best move and what each was worth.
 let board = null, at = 0, decisionAt = new Map();
 
-const MARK_WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
+const MARK_WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };   // catalogue entries
 
 function said(move) {
   // "hold 5 5" / "score twos" as a player reads it
-  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? `keep ${kept} and roll again` : "roll all five again"; }
-  if (move.startsWith("score ")) return `score ${label(move.slice(6).split("@")[0])}`;
+  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? t("keep {dice} and roll again", { dice: kept }) : t("roll all five again"); }
+  if (move.startsWith("score ")) return t("score {box}", { box: label(move.slice(6).split("@")[0]) });
   return move;
 }
 
@@ -664,20 +673,17 @@ async function analysisBoard(api, folder) {
   $("board-dice-check").hidden = !folder;
   $("dice-verdict").textContent = "";
   $("check-dice").onclick = () => checkDice(folder);
-  $("board-title").textContent = "Analysing…";
+  $("board-title").textContent = t("Analysing…");
   let res;
-  try { res = await fetch(api); board = await res.json(); } catch (e) { board = { error: "The analysis could not be loaded." }; res = { ok: false }; }
-  if (!res.ok) { $("board-title").textContent = board.error; return; }
+  try { res = await fetch(api); board = await res.json(); } catch (e) { board = { error: t("The analysis could not be loaded.") }; res = { ok: false }; }
+  if (!res.ok) { $("board-title").textContent = fromServer(board.error); return; }
   const rec = board.record;
-  $("where").textContent = `${board.rules.name} · analysis`;
-  $("board-title").textContent = `Analysis board: ${rec.agents.join(", ")}`;
-  $("board-help").textContent = "Every decision is checked against the exact solver. Accuracy is the share of the best "
-    + "expected score a player kept; points lost add up what each decision cost on average. ?! marks an inaccuracy "
-    + "(0.5 to 2 expected points lost), ? a mistake (2 to 5), ?? a blunder (5 or more). Pick a move to see the position "
-    + "it was made in.";
+  $("where").textContent = `${board.rules.name} · ${t("analysis")}`;
+  $("board-title").textContent = t("Analysis board: {names}", { names: rec.agents.join(", ") });
+  $("board-help").textContent = t("Every decision is checked against the exact solver. Accuracy is the share of the best expected score a player kept; points lost add up what each decision cost on average. ?! marks an inaccuracy (0.5 to 2 expected points lost), ? a mistake (2 to 5), ?? a blunder (5 or more). Pick a move to see the position it was made in.");
   const head = el("tr");
   for (const h of ["Player", "Total", "Accuracy", "Points lost", "Inaccuracies ?!", "Mistakes ?", "Blunders ??"]) {
-    const th = el("th", null, h); th.scope = "col"; head.append(th);
+    const th = el("th", null, t(h)); th.scope = "col"; head.append(th);
   }
   const rows = board.seats.map((x) => {
     const tr = el("tr");
@@ -687,6 +693,7 @@ async function analysisBoard(api, folder) {
   $("board-seats").replaceChildren(el("thead"), el("tbody"));
   $("board-seats").tHead.append(head);
   $("board-seats").tBodies[0].append(...rows);
+  drawLevels(board);
   decisionAt = new Map(board.decisions.map((d) => [d.move, d]));
   $("board-moves").replaceChildren(...rec.log.map((e, i) => {
     const li = el("li", "move");
@@ -696,11 +703,11 @@ async function analysisBoard(api, folder) {
     const b = el("button", "step");
     b.type = "button";
     b.append(el("span", null, !roll ? `${who}: ${label(e.box)} ${e.points}${e.bonus ? ` +${e.bonus}` : ""}`
-      : dec ? `${who}: ${dec.played} → ${roll}` : `${who} rolls ${roll}`));
+      : dec ? `${who}: ${said(dec.played)} → ${roll}` : t("{name} rolls {dice}", { name: who, dice: roll })));
     if (dec) {
       const mark = el("span", `mark ${dec.class}`, dec.mark || "");
-      if (dec.mark) mark.title = MARK_WORDS[dec.class];
-      b.append(mark, el("span", "verdict", dec.loss > 0 ? `best: ${dec.best} (−${dec.loss.toFixed(2)})` : "✓"));
+      if (dec.mark) mark.title = t(MARK_WORDS[dec.class]);
+      b.append(mark, el("span", "verdict", dec.loss > 0 ? t("best: {move} (−{loss})", { move: said(dec.best), loss: dec.loss.toFixed(2) }) : "✓"));
     }
     b.addEventListener("click", () => { at = dec ? i : i + 1; replay(); });   // a decision: the position before it
     li.append(b);
@@ -710,15 +717,64 @@ async function analysisBoard(api, folder) {
   replay();
 }
 
+// ---- your level: a person's game placed on the strength dial (the server's `level` per person seat) ----
+const LEVELS_KEY = "yacht.levels", LEVELS_KEPT = 5;
+const LEVEL_NAMES = { easy: "Easy", normal: "Normal", strong: "Strong" };
+const levelName = (k) => t(LEVEL_NAMES[k] || k);
+
+function levelWords(x) {
+  // "strength 0.72 (likely 0.57 to 0.76), between Normal and Strong"
+  const lv = Object.entries(x.levels).sort((a, b) => a[1] - b[1]);
+  const below = lv.filter(([, v]) => v <= x.strength + 1e-9), above = lv.filter(([, v]) => v > x.strength + 1e-9);
+  const where = !below.length ? t("below {level}", { level: levelName(above[0][0]) })
+    : !above.length ? t("as {level} plays", { level: levelName(below[below.length - 1][0]) })
+      : t("between {low} and {high}", { low: levelName(below[below.length - 1][0]), high: levelName(above[0][0]) });
+  return t("strength {s} (likely {low} to {high}), {where}", { s: x.strength.toFixed(2), low: x.low.toFixed(2), high: x.high.toFixed(2), where });
+}
+
+function drawLevels(doc) {
+  const placed = doc.seats.filter((x) => x.level);
+  $("board-levels").hidden = !placed.length;
+  if (!placed.length) return;
+  $("board-level-list").replaceChildren(...placed.map((x) => el("li", null, t("{name} played like {level}.", { name: x.agent, level: levelWords(x.level) }))));
+  const lv = placed[0].level.levels;
+  const scale = Object.entries(lv).map(([k, v]) => `${levelName(k)} ${v.toFixed(2)}`).join(", ");
+  $("board-level-help").textContent = t("The strength dial runs from 0 (random-like) to 1 (the best play); the CPU levels sit at {scale}. The strength is the dial setting that loses as many expected points per decision as this game did ({loss} over {n} decisions); the range is where 95% of games of that length would place it, so one game is a rough guide and several narrow it.", { scale, loss: placed[0].level.loss_per_decision.toFixed(2), n: placed[0].level.decisions });
+}
+
+function myLevel() {
+  // the mean strength of the last games played on this device, or null
+  const kept = store.get(LEVELS_KEY, []);
+  const xs = Array.isArray(kept) ? kept.map((k) => k && k.strength).filter((v) => typeof v === "number" && v >= 0 && v <= 1) : [];
+  return xs.length ? Math.round(100 * xs.reduce((a, b) => a + b, 0) / xs.length) / 100 : null;
+}
+
+let levelAsked = null;
+function yourLevel(s, folder) {
+  // once per stored game of this device's people: the analysis's placement, kept for the lobby's "CPU at your level"
+  if (!folder || !s.seats.some((x) => x.you && !x.cpu) || levelAsked === folder) { if (!folder) $("your-level").textContent = ""; return; }
+  levelAsked = folder;
+  $("your-level").textContent = "";
+  fetch(`/api/games/${encodeURIComponent(folder)}`).then((res) => (res.ok ? res.json() : null)).then((doc) => {
+    if (!doc || levelAsked !== folder) return;
+    const mine = doc.seats.filter((x) => x.level && s.seats[x.seat] && s.seats[x.seat].you);
+    if (!mine.length) return;
+    const kept = store.get(LEVELS_KEY, []).filter((k) => k && k.game !== folder);
+    for (const x of mine) kept.push({ game: folder, strength: x.level.strength });
+    store.set(LEVELS_KEY, kept.slice(-LEVELS_KEPT));
+    $("your-level").textContent = mine.map((x) => t("{name} played like {level}.", { name: x.agent, level: levelWords(x.level) })).join(" ");
+  }).catch(() => {});
+}
+
 async function checkDice(folder) {
   // the server replays every roll of the stored game from its revealed seed (`yacht verify` does the same)
-  $("dice-verdict").textContent = "Checking…";
+  $("dice-verdict").textContent = t("Checking…");
   try {
     const doc = await (await fetch(`/api/games/${encodeURIComponent(folder)}/dice`)).json();
-    $("dice-verdict").textContent = doc.error ? doc.error : doc.problem
-      ? `The dice do not match: ${doc.problem}.`
-      : `Every roll matches seed ${doc.seed}, whose hash ${doc.commitment.slice(0, 16)}… was shown before the first roll.`;
-  } catch (e) { $("dice-verdict").textContent = "The check could not be loaded."; }
+    $("dice-verdict").textContent = doc.error ? fromServer(doc.error) : doc.problem
+      ? t("The dice do not match: {problem}.", { problem: doc.problem })
+      : t("Every roll matches seed {seed}, whose hash {hash}… was shown before the first roll.", { seed: doc.seed, hash: doc.commitment.slice(0, 16) });
+  } catch (e) { $("dice-verdict").textContent = t("The check could not be loaded."); }
 }
 
 function replay() {
@@ -747,12 +803,13 @@ function replay() {
   if (dec) {
     const worth = (v) => v.toFixed(1);
     const verdict = dec.loss > 0
-      ? `${dec.mark ? `${dec.mark} ${MARK_WORDS[dec.class]}: ` : ""}best was to ${said(dec.best)}, expected final score ${worth(dec.best_value)} against ${worth(dec.played_value)} (${dec.loss.toFixed(2)} points lost).`
-      : `the best move (expected final score ${worth(dec.best_value)}).`;
-    $("board-move").textContent = `${rec.agents[dec.seat]} to play, ${dec.rolls_left} roll${dec.rolls_left === 1 ? "" : "s"} left: `
-      + `chose to ${said(dec.played)}; ${verdict}`;
+      ? `${dec.mark ? `${dec.mark} ${t(MARK_WORDS[dec.class])}: ` : ""}${t("best was to {best}, expected final score {value} against {played} ({loss} points lost).", { best: said(dec.best), value: worth(dec.best_value), played: worth(dec.played_value), loss: dec.loss.toFixed(2) })}`
+      : t("the best move (expected final score {value}).", { value: worth(dec.best_value) });
+    $("board-move").textContent = (dec.rolls_left === 1 ? t("{name} to play, {n} roll left: chose to {move}; {verdict}", { name: rec.agents[dec.seat], n: 1, move: said(dec.played), verdict })
+      : t("{name} to play, {n} rolls left: chose to {move}; {verdict}", { name: rec.agents[dec.seat], n: dec.rolls_left, move: said(dec.played), verdict }));
   } else {
-    $("board-move").textContent = e ? `${rec.agents[who]}: ${"dice" in e ? `rolled ${e.dice.join(" ")}` : `scored ${e.points} in ${label(e.box)}`}` : "Start of the game";
+    $("board-move").textContent = !e ? t("Start of the game") : "dice" in e ? t("{name} rolled {dice}", { name: rec.agents[who], dice: e.dice.join(" ") })
+      : t("{name} scored {points} in {box}", { name: rec.agents[who], points: e.points, box: label(e.box) });
   }
   [...$("board-moves").children].forEach((li, i) => li.classList.toggle("at", dec ? i === at : i === at - 1));
 }
@@ -769,7 +826,8 @@ function gameName(key) {
   // "t0-d3-r1" -> "Deal 4, seating 2" (and the table when there are several)
   const m = /^t(\d+)-d(\d+)-r(\d+)$/.exec(key);
   if (!m) return key;
-  return `${Number(m[1]) ? `Table ${Number(m[1]) + 1}, deal` : "Deal"} ${Number(m[2]) + 1}, seating ${Number(m[3]) + 1}`;
+  const [table, deal, seating] = [Number(m[1]) + 1, Number(m[2]) + 1, Number(m[3]) + 1];
+  return table > 1 ? t("Table {table}, deal {deal}, seating {seating}", { table, deal, seating }) : t("Deal {deal}, seating {seating}", { deal, seating });
 }
 
 let watchPage = 0;
@@ -778,17 +836,17 @@ async function watch(index, page) {
   show("watch");
   if (page !== undefined) watchPage = page;
   let res, doc;
-  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The tournament could not be loaded." }; }
-  if (!res.ok) { $("watch-title").textContent = doc.error; return; }
+  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The tournament could not be loaded.") }; }
+  if (!res.ok) { $("watch-title").textContent = fromServer(doc.error); return; }
   $("watch-title").textContent = doc.name;
-  $("where").textContent = `${doc.rules.name} · tournament`;
-  $("watch-progress").textContent = `${doc.games_played} of ${doc.games_planned} games played`;
+  $("where").textContent = `${doc.rules.name} · ${t("tournament")}`;
+  $("watch-progress").textContent = t("{played} of {planned} games played", { played: doc.games_played, planned: doc.games_planned });
   const head = el("tr");
-  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
-  const t = $("watch-standings");
-  t.replaceChildren(el("thead"), el("tbody"));
-  t.tHead.append(head);
-  t.tBodies[0].append(...doc.standings.map((x) => {
+  for (const h of ["#", "Player", "Wins", "Draws", "Losses", "Score rate", "Mean"]) { const th = el("th", null, t(h)); th.scope = "col"; head.append(th); }
+  const figures = $("watch-standings");
+  figures.replaceChildren(el("thead"), el("tbody"));
+  figures.tHead.append(head);
+  figures.tBodies[0].append(...doc.standings.map((x) => {
     const tr = el("tr");
     for (const v of [x.rank, x.agent, x.wins, x.draws, x.losses, x.score_rate === null ? "–" : x.score_rate.toFixed(3), x.mean === null ? "–" : x.mean.toFixed(1)]) tr.append(el("td", null, v));
     return tr;
@@ -803,7 +861,7 @@ async function watch(index, page) {
   $("watch-games").start = doc.page * doc.per_page + 1;
   const pages = Math.max(1, Math.ceil(doc.games_listed / doc.per_page));
   $("watch-pager").hidden = pages <= 1;
-  $("watch-page").textContent = `Page ${doc.page + 1} of ${pages}`;
+  $("watch-page").textContent = t("Page {page} of {pages}", { page: doc.page + 1, pages });
   $("watch-prev").disabled = doc.page <= 0;
   $("watch-next").disabled = doc.page >= pages - 1;
   $("watch-prev").onclick = () => watch(index, doc.page - 1);
@@ -818,18 +876,18 @@ async function dailyPage(params) {
   const q = new URLSearchParams({ rules });
   if (params.get("day")) q.set("day", params.get("day"));
   let res, doc;
-  try { res = await fetch(`/api/daily?${q}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: "The ranking could not be loaded." }; }
-  if (!res.ok) { $("daily-title").textContent = doc.error; return; }
-  $("where").textContent = `${doc.rules} · the deal of ${doc.day}`;
-  $("daily-title").textContent = `The deal of ${doc.day} (${doc.rules})`;
+  try { res = await fetch(`/api/daily?${q}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The ranking could not be loaded.") }; }
+  if (!res.ok) { $("daily-title").textContent = fromServer(doc.error); return; }
+  $("where").textContent = `${doc.rules} · ${t("the deal of {day}", { day: doc.day })}`;
+  $("daily-title").textContent = t("The deal of {day} ({rules})", { day: doc.day, rules: doc.rules });
   const head = el("tr");
-  for (const h of ["#", "Player", "Points lost", "Accuracy", "Total"]) { const th = el("th", null, h); th.scope = "col"; head.append(th); }
-  const t = $("daily-table");
-  t.replaceChildren(el("thead"), el("tbody"));
-  t.tHead.append(head);
-  t.tBodies[0].append(...doc.entries.map((x, i) => {
+  for (const h of ["#", "Player", "Points lost", "Accuracy", "Total"]) { const th = el("th", null, t(h)); th.scope = "col"; head.append(th); }
+  const figures = $("daily-table");
+  figures.replaceChildren(el("thead"), el("tbody"));
+  figures.tHead.append(head);
+  figures.tBodies[0].append(...doc.entries.map((x, i) => {
     const tr = el("tr");
-    for (const v of [i + 1, x.cpu ? `${x.name} (CPU)` : x.name, x.loss.toFixed(2), x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.total]) tr.append(el("td", null, v));
+    for (const v of [i + 1, x.cpu ? `${t(x.name)} (${t("CPU")})` : x.name, x.loss.toFixed(2), x.accuracy === null ? "–" : `${x.accuracy.toFixed(1)}%`, x.total]) tr.append(el("td", null, v));
     return tr;
   }));
 }
@@ -846,6 +904,9 @@ function route() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  translatePage();
+  $("lang").value = LANG;
+  $("lang").addEventListener("change", () => { store.set("yacht.lang", $("lang").value); location.reload(); });
   $("open").addEventListener("submit", openTable);
   $("play-daily").addEventListener("click", (e) => openTable(e, true));
   $("rules").addEventListener("change", () => { $("daily-link").href = `/daily?rules=${encodeURIComponent($("rules").value)}`; });
@@ -859,8 +920,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("sound").checked = store.get("yacht.sound", false);
   $("sound").addEventListener("change", () => store.set("yacht.sound", $("sound").checked));
   $("rematch").addEventListener("click", () => { if (state) send({ type: "rematch", seq: state.seq }); });
-  $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, "Invite link"));
-  $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, "View link"));
+  $("invite").addEventListener("click", () => copy(`${location.origin}/t/${tableId}?invite=${state.invite}`, t("Invite link")));
+  $("view-link").addEventListener("click", () => copy(`${location.origin}/t/${tableId}`, t("View link")));
   $("board-first").addEventListener("click", () => { at = 0; replay(); });
   $("board-prev").addEventListener("click", () => { at--; replay(); });
   $("board-next").addEventListener("click", () => { at++; replay(); });
