@@ -61,17 +61,28 @@ class GuardedHttp(H11Protocol):
     `sockets`, `request_timeout`, and `idle`, the connections waiting for a request head, oldest first)."""
 
     sockets = 1024
+    files = MAX_FILES
     request_timeout = 10.0
     idle: dict = {}
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self.since = self.loop.time()
-        if len(self.connections) > self.sockets and not self._make_room():
+        if self._crowded(transport) and not self._make_room():
             transport.abort()
             return
         self.idle[self] = None
         self._timer = self.loop.call_later(self.request_timeout, self._check)
+
+    def _crowded(self, transport) -> bool:
+        """Over the socket cap, or the new socket's file number within four accept batches (and a margin) of the
+        open-file limit. File numbers are handed out lowest first, so the newest one counts every file the
+        process holds, sockets or not (modules, the store, bots' pipes). The event loop accepts a batch
+        (`backlog`) at a time and calls `connection_made` two loop turns later, so up to three more batches
+        can come in before this check sees them: the margin lets them in without running out."""
+        sock = transport.get_extra_info("socket")
+        fd = sock.fileno() if sock is not None else -1
+        return len(self.connections) > self.sockets or fd >= self.files - 4 * backlog(self.files) - 8
 
     def waiting(self) -> bool:
         """Whether the connection has no request in progress (none yet, or the last one answered)."""
@@ -137,16 +148,17 @@ class GuardedWebSocket(AutoWebSocketsProtocol):
         await super().run_asgi()
 
 
-def protocols(sockets: int, request_timeout: float) -> tuple[type, type]:
+def protocols(sockets: int, request_timeout: float, files: int = MAX_FILES) -> tuple[type, type]:
     """(the HTTP protocol class, the WebSocket protocol class) for uvicorn's `http` and `ws` settings."""
-    http = type("Http", (GuardedHttp,), {"sockets": sockets, "request_timeout": request_timeout, "idle": {}})
+    http = type("Http", (GuardedHttp,), {"sockets": sockets, "files": files, "request_timeout": request_timeout,
+                                         "idle": {}})
     return http, GuardedWebSocket
 
 
 def uvicorn_settings(files: int, sockets: int, request_timeout: float) -> dict:
     """uvicorn.run's keyword arguments for these limits. uvicorn's `limit_concurrency` is left unset: it counts
     idle sockets too and then answers the next visitor 503, where `GuardedHttp` makes room instead."""
-    http, ws = protocols(sockets, request_timeout)
+    http, ws = protocols(sockets, request_timeout, files)
     return {"http": http, "ws": ws, "ws_max_size": MAX_FRAME, "ws_max_queue": 16, "ws_ping_interval": 20.0,
             "ws_ping_timeout": 20.0, "ws_per_message_deflate": False, "timeout_keep_alive": 5,
             "backlog": backlog(files), "h11_max_incomplete_event_size": MAX_HEAD,
