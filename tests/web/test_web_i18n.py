@@ -75,6 +75,10 @@ def test_the_lobby_is_japanese_from_the_browsers_language(site, ja):
     assert said == "CPUのレベル"
     assert ja.execute_script(ENGLISH) == []
     assert serious(ja) == []
+    # the language switch in the header reads in its own colours, not the header's white on white
+    ink, ground = ja.execute_script("const s = getComputedStyle(document.getElementById('lang'));"
+                                    "return [s.color, s.backgroundColor]")
+    assert ink != ground and ground != "rgba(0, 0, 0, 0)"
 
 
 def test_a_table_is_japanese_and_a_known_refusal_too(site, ja):
