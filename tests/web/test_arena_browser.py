@@ -85,8 +85,11 @@ def test_a_person_sits_with_a_connected_bot_from_the_lobby(tmp_path, capsys):
             name.clear()
             name.send_keys("Ann")
             driver.find_element("id", "open-table").click()
-            seats = until(lambda: (driver.execute_script("return typeof state === 'undefined' ? null : state")
-                                   or {}).get("seats"), "the table to open")
+            def seats_held():              # the first state comes before the page's hello names its seats
+                state = driver.execute_script("return typeof state === 'undefined' ? null : state") or {}
+                seats = state.get("seats") or []
+                return seats if any(s.get("you") for s in seats) else None
+            seats = until(seats_held, "the table to open with the person's seat held")
             names = {s["name"]: s for s in seats}
             assert names["Dicey"]["label"] == "Remote bot" and names["Dicey"]["online"] and not names["Dicey"]["you"]
             assert names["Ann"]["you"]
