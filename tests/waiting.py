@@ -10,12 +10,14 @@ import time
 PATIENCE = 120.0       # seconds: far beyond any healthy wait on a loaded 2-core machine
 
 
-def until(condition, seconds: float = PATIENCE, step: float = 0.02) -> bool:
-    """Call `condition()` every `step` seconds until it is true (True) or `seconds` have passed (False)."""
+def until(condition, seconds: float = PATIENCE, step: float = 0.02):
+    """Call `condition()` every `step` seconds until it gives a true value (returned) or `seconds` have passed
+    (False)."""
     end = time.monotonic() + seconds
     while True:
-        if condition():
-            return True
+        got = condition()
+        if got:
+            return got
         if time.monotonic() >= end:
             return False
         time.sleep(step)

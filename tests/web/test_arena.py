@@ -5,7 +5,6 @@ token. Waits are bounded loops that end when the server has acted."""
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -16,6 +15,7 @@ pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from tests import waiting
 from tests.planted import plant
 from tournaments.gamelog import GAMES, read
 from tournaments.ratings import plackett_luce
@@ -44,13 +44,12 @@ def run_bot(srv, token, *extra, timeout=240) -> tuple[int, dict]:
     return proc.returncode, json.loads(last) if last.startswith("{") else {"stderr": proc.stderr[-500:]}
 
 
-def wait_for(check, what: str, tries: int = 600):
-    for _ in range(tries):
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"the server did not {what}")
+def wait_for(check, what: str, seconds: float = 60.0):
+    """`check()`'s first true value (tests.waiting.until), or an AssertionError naming what did not happen."""
+    got = waiting.until(check, seconds, step=0.1)
+    if not got:
+        raise AssertionError(f"the server did not {what}")
+    return got
 
 
 def stored(data) -> list:
@@ -173,7 +172,7 @@ def test_the_bot_pool_plays_bots_against_each_other_up_to_their_daily_cap(tmp_pa
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for t in tokens]
         try:
             wait_for(lambda: len(stored(data)) == 2 and all(b["games"] == 0 for b in srv.get("/api/bots")["bots"]),
-                     "play two pool games", tries=1200)
+                     "play two pool games", seconds=120)
             assert [(b["name"], b["pool_today"], b["faults"]) for b in srv.get("/api/bots")["bots"]] == \
                 [("Ada", 2, 0), ("Bea", 2, 0)]
             ratings = srv.get("/ratings.json")

@@ -3,7 +3,6 @@ rows shown, nothing wider than the screen, its link reached by keyboard, and axe
 the checkout has it) finding nothing serious. Skipped with the reason when no Chromium is installed."""
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
+from tests import waiting
 from tests.browser import MISSING, chrome
 from yacht_arena.cli import main
 from yacht_arena.web.child import ROOT, serving
@@ -51,14 +51,12 @@ def test_the_rating_list_reads_on_a_desktop_and_a_phone_and_by_keyboard(tmp_path
                 driver.quit()
 
 
-def until(check, what: str, tries: int = 1200):
-    """`check()`'s first true value, polled every 0.1 s (bounded)."""
-    for _ in range(tries):
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+def until(check, what: str):
+    """`check()`'s first true value, polled every 0.1 s (`tests.waiting.until`, bounded)."""
+    got = waiting.until(check, step=0.1)
+    if not got:
+        raise AssertionError(f"timed out waiting for {what}")
+    return got
 
 
 def test_a_person_sits_with_a_connected_bot_from_the_lobby(tmp_path, capsys):
