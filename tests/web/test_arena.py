@@ -171,8 +171,14 @@ def test_the_bot_pool_plays_bots_against_each_other_up_to_their_daily_cap(tmp_pa
         bots = [subprocess.Popen([sys.executable, BOT, "--url", srv.url, "--token", t], cwd=ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for t in tokens]
         try:
-            wait_for(lambda: len(stored(data)) == 2 and all(b["games"] == 0 for b in srv.get("/api/bots")["bots"]),
-                     "play two pool games", seconds=120)
+            played = waiting.until(lambda: len(stored(data)) == 2 and
+                                   all(b["games"] == 0 for b in srv.get("/api/bots")["bots"]), 300, step=0.2)
+            if not played:                  # say what the server and the bots did: a slow host or a stuck seat
+                for b in bots:
+                    b.kill()
+                raise AssertionError(f"the pool did not play two games: {len(stored(data))} stored, "
+                                     f"bots {srv.get('/api/bots')['bots']}\nserver: {srv.output()[-3000:]}\n"
+                                     + "\n".join(f"bot: {b.communicate(timeout=30)[1][-1000:]!r}" for b in bots))
             assert [(b["name"], b["pool_today"], b["faults"]) for b in srv.get("/api/bots")["bots"]] == \
                 [("Ada", 2, 0), ("Bea", 2, 0)]
             ratings = srv.get("/ratings.json")

@@ -462,6 +462,9 @@ class Arena:
                 except TableError as e:
                     log(f"bot pool: {a} v {b} not opened ({e})")
                     continue
+                except Exception as e:  # noqa: BLE001 - the pool outlives any one table: logged, tried again
+                    log(f"bot pool: {a} v {b} failed to open ({type(e).__name__}: {str(e)[:200]})")
+                    continue
                 for n in (a, b):
                     self.pool_days[(n, day)] = self.pool_days.get((n, day), 0) + 1
             for key in [k for k in self.pool_days if k[1] != day]:
