@@ -7,6 +7,7 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
 - Seats: a bot sits at a table as a person seat named after it (label `BOT_LABEL`), held by a `Seated` that
   the server's connections treat as any other client of the table, so the bot hears what a seat holder
   hears and moves with the table protocol's own `roll` and `score` messages (each naming its `table`).
+  Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human".
 - Faults: a bot has `move_seconds` for each decision. A late move, or a move the table refuses while the
   bot was asked to move, is a fault: logged, kept in the table's notes, and the table's fallback player
   (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the game. A bot that
@@ -39,9 +40,8 @@ from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 from .connections import RATE, Conn, read_message
 from .cpus import fallback
 from .storage import log
-from .tables import Table, TableError, check_name
+from .tables import BOT_LABEL, Table, TableError, check_name
 
-BOT_LABEL = "Remote bot"
 TOKENS = "bots.json"               # in the data folder: bot name -> SHA-256 of its token
 MAX_TOKENS_BYTES = 1 << 20
 PREFIX = "bot:"                    # a lobby menu id naming a connected bot
@@ -269,7 +269,7 @@ class Arena:
             if table.game.is_over:
                 continue
             for i, s in enumerate(table.seats):
-                if s.label == BOT_LABEL and not s.cpu:
+                if s.remote:
                     seated = Seated(self, s.name, table, i)
                     self.seated[(table.id, i)] = seated
                     self.server.connections.add(table.id, seated)
