@@ -88,7 +88,7 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             return JSONResponse({"error": why}, status, headers={"Connection": "close"})
         try:
             doc = json.loads(body)
-            return JSONResponse(arena.open_table(doc))
+            return JSONResponse(arena.open_table(doc, request.client.host if request.client else ""))
         except (ValueError, RecursionError) as e:
             msg = str(e) if isinstance(e, TableError) else "not valid JSON"
             return JSONResponse({"error": msg}, 400)

@@ -221,10 +221,11 @@ class Arena:
                  "pool_today": self.pool_days.get((n, day), 0)} for n in names]
 
     # ---- opening tables with bots ----
-    def open_table(self, doc) -> dict:
+    def open_table(self, doc, address: str | None = None) -> dict:
         """The lobby's form with bots among its CPU choices (`bot:NAME`): the table opened with a person seat
-        per bot, each taken by its bot. TableError when a bot is not connected or has no room, or a person
-        seat takes a bot's name (the rating list rates by name)."""
+        per bot, each taken by its bot (`address`: the client's, as `Server.open_table` counts it; None for
+        the pool's). TableError when a bot is not connected or has no room, or a person seat takes a bot's
+        name (the rating list rates by name)."""
         bots = {}
         if isinstance(doc, dict) and isinstance(doc.get("seats"), list):
             seats, taken = [], {slug(n) for n in self.tokens.names()}
@@ -243,7 +244,7 @@ class Arena:
                     s = {"kind": "person", "name": name}
                 seats.append(s)
             doc = {**doc, "seats": seats}
-        made = self.server.open_table(doc)
+        made = self.server.open_table(doc, address)
         if bots:
             table = self.server.tables[made["id"]]
             for i in bots:
