@@ -831,12 +831,21 @@ function gameName(key) {
 }
 
 let watchPage = 0;
+let watchPlaces = 0;     // the page of the standings (50 entrants a page)
+let watchFocus = null;   // the pager button just pressed: it (or, at the last page, its twin) keeps the focus
+const PAGER_TWIN = { "places-prev": "places-next", "places-next": "places-prev", "watch-prev": "watch-next", "watch-next": "watch-prev" };
 
-async function watch(index, page) {
+function turnPage(id, go) {
+  watchFocus = id;
+  go();
+}
+
+async function watch(index, page, places) {
   show("watch");
   if (page !== undefined) watchPage = page;
+  if (places !== undefined) watchPlaces = places;
   let res, doc;
-  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The tournament could not be loaded.") }; }
+  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}&standings=${watchPlaces}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The tournament could not be loaded.") }; }
   if (!res.ok) { $("watch-title").textContent = fromServer(doc.error); return; }
   $("watch-title").textContent = doc.name;
   $("where").textContent = `${doc.rules.name} · ${t("tournament")}`;
@@ -851,6 +860,16 @@ async function watch(index, page) {
     for (const v of [x.rank, x.agent, x.wins, x.draws, x.losses, x.score_rate === null ? "–" : x.score_rate.toFixed(3), x.mean === null ? "–" : x.mean.toFixed(1)]) tr.append(el("td", null, v));
     return tr;
   }));
+  watchPlaces = doc.standings_page;
+  const placePages = Math.max(1, Math.ceil(doc.standings_listed / doc.standings_per_page));
+  const first = doc.standings_page * doc.standings_per_page;
+  $("watch-places").hidden = placePages <= 1;
+  $("places-page").textContent = t("Places {first} to {last} of {count}", { first: first + 1, last: first + doc.standings.length, count: doc.standings_listed });
+  $("places-prev").disabled = doc.standings_page <= 0;
+  $("places-next").disabled = doc.standings_page >= placePages - 1;
+  $("places-prev").onclick = () => turnPage("places-prev", () => watch(index, undefined, doc.standings_page - 1));
+  $("places-next").onclick = () => turnPage("places-next", () => watch(index, undefined, doc.standings_page + 1));
+  watchPage = doc.page;
   $("watch-games").replaceChildren(...doc.games.map((g) => {
     const li = el("li", "move");
     const a = el("a", null, `${gameName(g.key)}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
@@ -864,8 +883,9 @@ async function watch(index, page) {
   $("watch-page").textContent = t("Page {page} of {pages}", { page: doc.page + 1, pages });
   $("watch-prev").disabled = doc.page <= 0;
   $("watch-next").disabled = doc.page >= pages - 1;
-  $("watch-prev").onclick = () => watch(index, doc.page - 1);
-  $("watch-next").onclick = () => watch(index, doc.page + 1);
+  $("watch-prev").onclick = () => turnPage("watch-prev", () => watch(index, doc.page - 1));
+  $("watch-next").onclick = () => turnPage("watch-next", () => watch(index, doc.page + 1));
+  if (watchFocus) { const b = $(watchFocus); (b.disabled ? $(PAGER_TWIN[watchFocus]) : b).focus(); watchFocus = null; }
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
 }
 
