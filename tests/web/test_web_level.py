@@ -3,6 +3,7 @@
 lobby offers a CPU at the level of this device's last games."""
 import pytest
 
+from tests.web.test_web_tables import play_first_boxes
 from agents.base import play_game
 from agents.dial import DialAgent
 from agents.strong import StrongAgent
@@ -55,18 +56,11 @@ def test_a_meta_file_that_names_no_specs_places_nobody(tmp_path, meta):
     assert table_specs(tmp_path / folder, {"agents": "P0"}) == [] and table_specs(tmp_path / folder, None) == []
 
 
-def play_out(table) -> None:
-    while not table.game.is_over:
-        seat = table.game.current_seat
-        table.handle(set(range(len(table.seats))), {"type": "roll", "seat": seat})
-        table.handle(set(range(len(table.seats))), {"type": "score", "seat": seat, "box": table.game.legal_boxes()[0]})
-
-
 def test_a_remote_bots_seat_is_stored_as_remote_name_and_is_no_person(tmp_path):
     """A remote bot holds a person seat (label BOT_LABEL); its game is stored with spec remote:NAME, so the
     board places no level for it, the daily ranking leaves it out and it sets no best score."""
     table = Table.create("yacht", {}, [Seat("Dice Bot", label=BOT_LABEL), Seat("Ann")], pace=0)
-    play_out(table)
+    play_first_boxes(table, {0, 1})
     folder = store_game(table, tmp_path)
     record = table.record()[1]
     assert table_specs(tmp_path / folder, record) == ["remote:Dice Bot", "human"]
@@ -76,7 +70,7 @@ def test_a_remote_bots_seat_is_stored_as_remote_name_and_is_no_person(tmp_path):
     day = "2026-12-06"
     for seats in ([Seat("Dice Bot", label=BOT_LABEL)], [Seat("Ann")]):
         solo = Table.create("yacht", {}, seats, pace=0, daily=day)
-        play_out(solo)
+        play_first_boxes(solo, {0})
         store_game(solo, tmp_path / "games")
         assert (solo.best_offer is None) == seats[0].remote
     (person,) = daily_folders(tmp_path / "games", day, "yacht")

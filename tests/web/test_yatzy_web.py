@@ -1,8 +1,6 @@
 """Scandinavian Yatzy (`--rules yatzy`) at the web tables: the analysis board analyses a stored yatzy game
 (its 15 boxes, the solver's verdicts, the dial placement under yatzy's own curve, the dice check), and a
 yatzy table and its board work on a phone (360×740) in headless Chromium with axe-core."""
-import json
-
 import pytest
 
 pytest.importorskip("starlette")
@@ -12,7 +10,7 @@ from agents.base import play_game
 from agents.dial import DialAgent
 from agents.strong import StrongAgent
 from tests.browser import MISSING, chrome
-from tests.web.test_web_access import controls_too_small, play, serious, wait
+from tests.web.test_web_access import controls_too_small, enter, play, serious, wait
 from tournaments.gamelog import store_table_game, table_meta, table_record
 from tournaments.verify import check_dice
 from yacht_arena.web.board import game_analysis, game_dice
@@ -51,12 +49,8 @@ def test_a_yatzy_table_and_its_board_on_a_phone(tmp_path):
             code, made = srv.post("/api/tables", {"rules": "yatzy", "pace": 0, "seats": [
                 {"kind": "person", "name": "Ann"}, {"kind": "person", "name": "Bob"}]})
             assert code == 200, made
-            driver.get(srv.url + "/")
-            driver.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"yacht.seats.{made['id']}",
-                                  json.dumps(list(made["tokens"].values())))
-            driver.get(f"{srv.url}/t/{made['id']}")
-            wait(lambda: driver.execute_script("return !!(state && state.table === arguments[0])", made["id"]),
-                 what="the table")
+            srv.tables = {"yatzy": made}
+            enter(driver, srv, "yatzy")                              # this device holds both seats
             rows = wait(lambda: driver.execute_script(
                 "return [...document.querySelectorAll('#sheet tbody th')].map((th) => th.textContent)"),
                 what="the sheet")
