@@ -71,6 +71,7 @@ class Soak:
 
     def __init__(self, args, data: Path):
         self.args, self.data = args, data
+        self.config = None                       # the serve config (every simulated person is 127.0.0.1)
         self.rng = random.Random(args.seed)
         self.srv = None
         self.deadline = time.monotonic() + args.seconds
@@ -248,7 +249,7 @@ async def killer(soak: Soak) -> None:
         soak.srv.kill9()
         soak.kills += 1
         soak.srv.stop()
-        soak.srv = await asyncio.to_thread(Served, soak.data, None, port, soak.args.files)
+        soak.srv = await asyncio.to_thread(Served, soak.data, soak.config, port, soak.args.files)
         soak.restarts += 1
     soak.killed.set()
 
@@ -332,13 +333,14 @@ async def soak_run(soak: Soak) -> None:
 
 
 def run(args) -> int:
-    from yacht_arena.web.child import Served
+    from yacht_arena.web.child import Served, one_address_config
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         soak = Soak(args, data)
+        soak.config = one_address_config(tmp)
 
         async def main():
-            soak.srv = await asyncio.to_thread(Served, data, None, None, args.files)
+            soak.srv = await asyncio.to_thread(Served, data, soak.config, None, args.files)
             try:
                 await soak_run(soak)
             finally:

@@ -188,9 +188,9 @@ def page_phase(srv, made, browser: bool) -> dict:
 
 
 def run(args):
-    from yacht_arena.web.child import serving
+    from yacht_arena.web.child import one_address_config, serving
 
-    with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data") as srv:
+    with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data", one_address_config(tmp)) as srv:
         # warm-up: one table's strong CPU solves or loads the rules' tables once
         made, _, _ = asyncio.run(tables_phase(srv, 1, 1, 600))
         t, cpu = time.perf_counter(), cpu_seconds(srv.proc.pid)

@@ -304,7 +304,7 @@ def test_bad_risks_say_what_is_wrong():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["yacht", "verhoeff", "kirakuken", "extended"])
+@pytest.mark.parametrize("name", ["yacht", "verhoeff", "kirakuken", "extended", "yatzy"])
 def test_win_agent_same_games_on_the_full_presets(name):
     rules = load(name)
     dist_of(rules)

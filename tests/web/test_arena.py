@@ -95,6 +95,7 @@ def test_a_remote_bot_plays_whole_games_against_strong_and_the_ratings_are_the_o
         for folder in folders:
             meta = json.loads((folder / "tournament.json").read_text())
             assert list(meta["config"]["entrants"]) == ["Dicey", "Strong"]
+            assert meta["config"]["entrants"]["Dicey"] == "remote:Dicey"        # a bot, never a person
         ratings = srv.get("/ratings.json")
         assert ratings["games"] == 3 and ratings["ratings"] == offline_fit(data)
         assert {r["name"] for r in ratings["ratings"]} == {"Dicey", "Strong"}

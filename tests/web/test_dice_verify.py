@@ -52,6 +52,29 @@ def test_a_web_game_and_a_tournament_verify_and_a_changed_die_is_named(tmp_path,
     assert main(["verify", str(tmp_path / "cup"), "--game", "t9-d9-r9"]) == 2
 
 
+def test_verify_json_gives_the_same_verdicts_and_exit_codes(tmp_path, capsys):
+    table = finished_table()
+    folder = tmp_path / store_game(table, tmp_path)
+    assert main(["verify", str(folder), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["all_match"] is True and (doc["matching"], doc["total"]) == (1, 1)
+    assert doc["rules"]["name"] == "yacht" and doc["rules"]["set"] == {"first_player": "roll_off"}
+    (game,) = doc["games"]
+    assert game == {"game": game["game"], "seed": str(table.game_seed), "commitment": commitment(table.game_seed),
+                    "matches": True, "problem": None}
+
+    record = json.loads((folder / "games.jsonl").read_text())
+    first = next(e for e in record["log"] if "dice" in e)
+    first["dice"] = [6 if f != 6 else 5 for f in first["dice"]]
+    (folder / "games.jsonl").write_text(json.dumps(record) + "\n")
+    assert main(["verify", str(folder), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["all_match"] is False and (doc["matching"], doc["total"]) == (0, 1)
+    assert doc["games"][0]["matches"] is False and doc["games"][0]["problem"].startswith("move 1: ")
+    assert main(["verify", str(folder), "--json", "--game", "t9-d9-r9"]) == 2
+    assert capsys.readouterr().out == ""
+
+
 def test_bad_new_fields_are_refused_with_a_message(tmp_path):
     server = Server(tmp_path / "data")
     for doc, why in [({"public": "yes"}, "public must be true or false"), ({"undo_wait": 99}, "undo before a CPU"),

@@ -300,7 +300,7 @@ def test_the_board_and_the_result_place_the_person_on_the_dial_and_the_lobby_off
     folder = board.rsplit("/", 1)[1]
     level = site.get("/api/games/" + folder)["seats"][0]["level"]
     kept = wait(lambda: desk.execute_script("return localStorage.getItem('yacht.levels')"), what="the kept level")
-    assert json.loads(kept)[-1] == {"game": folder, "strength": level["strength"]}
+    assert json.loads(kept)[-1] == {"game": folder, "rules": "yacht", "strength": level["strength"]}
     load(desk, site, "lobby", board)
     offered = desk.execute_script("return [...document.querySelectorAll('#seats select option')]"
                                   ".filter((o) => o.value === 'mine').map((o) => o.textContent)")

@@ -3,11 +3,13 @@
 lobby offers a CPU at the level of this device's last games."""
 import pytest
 
+from tests.web.test_web_tables import play_first_boxes
 from agents.base import play_game
 from agents.dial import DialAgent
 from agents.strong import StrongAgent
-from tournaments.gamelog import store_table_game, table_meta, table_record, table_specs
+from tournaments.gamelog import daily_folders, store_table_game, table_meta, table_record, table_specs
 from yacht_arena.web.board import game_analysis
+from yacht_arena.web.tables import BOT_LABEL, Seat, Table, store_game
 from yacht_env.core.game import Game
 from yacht_env.rules import load
 
@@ -52,3 +54,26 @@ def test_a_meta_file_that_names_no_specs_places_nobody(tmp_path, meta):
     (tmp_path / folder / "evaluate.json").write_text(meta)
     assert table_specs(tmp_path / folder, record) == [None]
     assert table_specs(tmp_path / folder, {"agents": "P0"}) == [] and table_specs(tmp_path / folder, None) == []
+
+
+def test_a_remote_bots_seat_is_stored_as_remote_name_and_is_no_person(tmp_path):
+    """A remote bot holds a person seat (label BOT_LABEL); its game is stored with spec remote:NAME, so the
+    board places no level for it, the daily ranking leaves it out and it sets no best score."""
+    table = Table.create("yacht", {}, [Seat("Dice Bot", label=BOT_LABEL), Seat("Ann")], pace=0)
+    play_first_boxes(table, {0, 1})
+    folder = store_game(table, tmp_path)
+    record = table.record()[1]
+    assert table_specs(tmp_path / folder, record) == ["remote:Dice Bot", "human"]
+    bot, ann = game_analysis(tmp_path, folder)["seats"]
+    assert "level" not in bot and "level" in ann
+
+    day = "2026-12-06"
+    for seats in ([Seat("Dice Bot", label=BOT_LABEL)], [Seat("Ann")]):
+        solo = Table.create("yacht", {}, seats, pace=0, daily=day)
+        play_first_boxes(solo, {0})
+        store_game(solo, tmp_path / "games")
+        assert (solo.best_offer is None) == seats[0].remote
+    (person,) = daily_folders(tmp_path / "games", day, "yacht")
+    assert table_specs(person, {"agents": ["Ann"]}) == ["human"]
+    (bot_game,) = set((tmp_path / "games").iterdir()) - {person}
+    assert table_specs(bot_game, {"agents": ["Dice Bot"]}) == ["remote:Dice Bot"]

@@ -8,7 +8,7 @@ Exit 0 when every roll of every game matches, 1 when one does not.
 from tournaments.verify import check_dice, commitment
 
 from .analyze import add_rules, games_from_args
-from .options import CommandError
+from .options import CommandError, emit_json
 
 
 def add_parser(sub):
@@ -17,6 +17,18 @@ def add_parser(sub):
     p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
     add_rules(p)
     p.add_argument("--game", default=None, metavar="KEY", help="only this game (a key such as t0-d0-r0)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout (same exit status)")
+
+
+def verdicts(records, rules) -> list[dict]:
+    """Per record `{"game", "seed", "commitment", "matches", "problem"}`: `problem` is None when every roll
+    shows the dice its seed gives, else the sentence naming the first that does not."""
+    out = []
+    for record in records:
+        problem = check_dice(record, rules)
+        out.append({"game": record.get("key", "game"), "seed": str(record["seed"]),
+                    "commitment": commitment(record["seed"]), "matches": problem is None, "problem": problem})
+    return out
 
 
 def run(args) -> int:
@@ -24,14 +36,16 @@ def run(args) -> int:
     records = [r for r in games.records if args.game is None or r.get("key") == args.game]
     if not records:
         raise CommandError(f"no game {args.game!r} in {games.path}" if args.game else f"no games in {games.path}")
-    bad = 0
-    for record in records:
-        problem = check_dice(record, games.rules)
-        name = record.get("key", "game")
-        if problem is None:
-            print(f"{name}: every roll matches seed {record['seed']} (hash {commitment(record['seed'])})")
-        else:
-            bad += 1
-            print(f"{name}: MISMATCH: {problem}")
-    print(f"{len(records) - bad} of {len(records)} games: every roll matches its seed")
-    return 1 if bad else 0
+    found = verdicts(records, games.rules)
+    good = sum(v["matches"] for v in found)
+    if args.json:
+        emit_json({"path": str(games.path), "rules": games.rules_block, "games": found,
+                   "matching": good, "total": len(found), "all_match": good == len(found)})
+    else:
+        for v in found:
+            if v["matches"]:
+                print(f"{v['game']}: every roll matches seed {v['seed']} (hash {v['commitment']})")
+            else:
+                print(f"{v['game']}: MISMATCH: {v['problem']}")
+        print(f"{good} of {len(found)} games: every roll matches its seed")
+    return 0 if good == len(found) else 1

@@ -88,7 +88,7 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             return JSONResponse({"error": why}, status, headers={"Connection": "close"})
         try:
             doc = json.loads(body)
-            return JSONResponse(arena.open_table(doc))
+            return JSONResponse(arena.open_table(doc, request.client.host if request.client else ""))
         except (ValueError, RecursionError) as e:
             msg = str(e) if isinstance(e, TableError) else "not valid JSON"
             return JSONResponse({"error": msg}, 400)
@@ -143,10 +143,10 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             folder = server.config.tournaments[i]
         except (ValueError, IndexError):
             return JSONResponse({"error": "no such tournament"}, 404)
-        page = request.query_params.get("page", "0")
-        page = int(page) if page.isdigit() and len(page) < 9 else 0
+        page, places = (request.query_params.get(k, "0") for k in ("page", "standings"))
+        page, places = (int(p) if p.isdigit() and len(p) < 9 else 0 for p in (page, places))
         try:
-            return JSONResponse(await asyncio.to_thread(tournament_view, folder, page))
+            return JSONResponse(await asyncio.to_thread(tournament_view, folder, page, places))
         except (ConfigError, OSError) as e:
             return JSONResponse({"error": str(e)[:300]}, 404)
 

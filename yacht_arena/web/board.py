@@ -21,6 +21,7 @@ from tournaments.verify import check_dice, commitment
 
 FOLDER = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9]{1,9}")
 PER_PAGE = 50            # games a page of the tournament view lists
+STANDINGS_PER_PAGE = 50  # standings rows (entrants) a page of the tournament view lists
 
 
 def game_analysis(games: Path, folder: str) -> dict:
@@ -71,17 +72,29 @@ def _analysis(folder: Path, key: str | None) -> dict:
             "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
 
 
-def tournament_view(folder: Path, page: int = 0) -> dict:
-    """Standings of a tournament folder (running or finished) and one page of its games (`PER_PAGE` a page,
-    in schedule order; no move logs: a game's moves come with its analysis board)."""
+def tournament_view(folder: Path, page: int = 0, standings_page: int = 0) -> dict:
+    """A tournament folder (running or finished): page `standings_page` of its standings
+    (`STANDINGS_PER_PAGE` rows a page, in rank order, with the agent spec of each entrant listed) and page
+    `page` of its games (`PER_PAGE` a page, in schedule order; no move logs: a game's moves come with its
+    analysis board). Pages past either end are the nearest page, so the answer is bounded for any size of
+    tournament."""
     store = Store(folder)
     config = store.config()
     records = sorted(store.records().values(), key=lambda r: (r["table"], r["deal"], r["rotation"]))
-    pages = max(1, -(-len(records) // PER_PAGE))
-    page = min(max(0, page), pages - 1)
-    return {"name": config.name, "rules": config.rules_block, "entrants": config.entrants,
+    page = _page(page, len(records), PER_PAGE)
+    ranked = standings(records, list(config.entrants))
+    standings_page = _page(standings_page, len(ranked), STANDINGS_PER_PAGE)
+    shown = ranked[standings_page * STANDINGS_PER_PAGE:(standings_page + 1) * STANDINGS_PER_PAGE]
+    return {"name": config.name, "rules": config.rules_block,
+            "entrants": {x["agent"]: config.entrants[x["agent"]] for x in shown},
             "games_played": len(records), "games_planned": config.total_games,
-            "standings": standings(records, list(config.entrants)),
+            "standings": shown, "standings_page": standings_page, "standings_per_page": STANDINGS_PER_PAGE,
+            "standings_listed": len(ranked),
             "page": page, "per_page": PER_PAGE, "games_listed": len(records),
             "games": [{"key": r["key"], "agents": r["agents"], "totals": r["totals"], "places": r["places"]}
                       for r in records[page * PER_PAGE:(page + 1) * PER_PAGE]]}
+
+
+def _page(page: int, items: int, per_page: int) -> int:
+    """`page` moved into 0 .. the last page of `items` at `per_page` a page (one page when there are none)."""
+    return min(max(0, page), max(1, -(-items // per_page)) - 1)

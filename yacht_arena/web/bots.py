@@ -7,6 +7,7 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
 - Seats: a bot sits at a table as a person seat named after it (label `BOT_LABEL`), held by a `Seated` that
   the server's connections treat as any other client of the table, so the bot hears what a seat holder
   hears and moves with the table protocol's own `roll` and `score` messages (each naming its `table`).
+  Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human".
 - Faults: a bot has `move_seconds` for each decision. A late move, or a move the table refuses while the
   bot was asked to move, is a fault: logged, kept in the table's notes, and the table's fallback player
   (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the game. A bot that
@@ -39,9 +40,8 @@ from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 from .connections import RATE, Conn, read_message
 from .cpus import fallback
 from .storage import log
-from .tables import Table, TableError, check_name
+from .tables import BOT_LABEL, Table, TableError, check_name
 
-BOT_LABEL = "Remote bot"
 TOKENS = "bots.json"               # in the data folder: bot name -> SHA-256 of its token
 MAX_TOKENS_BYTES = 1 << 20
 PREFIX = "bot:"                    # a lobby menu id naming a connected bot
@@ -221,10 +221,11 @@ class Arena:
                  "pool_today": self.pool_days.get((n, day), 0)} for n in names]
 
     # ---- opening tables with bots ----
-    def open_table(self, doc) -> dict:
+    def open_table(self, doc, address: str | None = None) -> dict:
         """The lobby's form with bots among its CPU choices (`bot:NAME`): the table opened with a person seat
-        per bot, each taken by its bot. TableError when a bot is not connected or has no room, or a person
-        seat takes a bot's name (the rating list rates by name)."""
+        per bot, each taken by its bot (`address`: the client's, as `Server.open_table` counts it; None for
+        the pool's). TableError when a bot is not connected or has no room, or a person seat takes a bot's
+        name (the rating list rates by name)."""
         bots = {}
         if isinstance(doc, dict) and isinstance(doc.get("seats"), list):
             seats, taken = [], {slug(n) for n in self.tokens.names()}
@@ -243,7 +244,7 @@ class Arena:
                     s = {"kind": "person", "name": name}
                 seats.append(s)
             doc = {**doc, "seats": seats}
-        made = self.server.open_table(doc)
+        made = self.server.open_table(doc, address)
         if bots:
             table = self.server.tables[made["id"]]
             for i in bots:
@@ -269,7 +270,7 @@ class Arena:
             if table.game.is_over:
                 continue
             for i, s in enumerate(table.seats):
-                if s.label == BOT_LABEL and not s.cpu:
+                if s.remote:
                     seated = Seated(self, s.name, table, i)
                     self.seated[(table.id, i)] = seated
                     self.server.connections.add(table.id, seated)

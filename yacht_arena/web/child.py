@@ -16,6 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]      # the checkout: the child import
 START_TIMEOUT = 60.0
 
 
+def one_address_config(folder: Path) -> Path:
+    """A serve config (written in `folder`) for a loopback run that plays many people, every one from
+    127.0.0.1: that address may open as many tables as the server holds (`max_tables_per_address`)."""
+    path = Path(folder) / "serve-one-address.yaml"
+    path.write_text("max_tables_per_address: 100000\n")
+    return path
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

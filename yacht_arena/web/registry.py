@@ -11,12 +11,14 @@ FORM = {"rules", "set", "seats", "pace", "replace_after", "replace_cpu", "undo_w
 
 
 class Registry:
-    """Open tables by id, and when a message last came to each (monotonic seconds)."""
+    """Open tables by id, when a message last came to each (monotonic seconds), and the client address each
+    was opened from (tables restored after a restart, and the arena's pool tables, have none)."""
 
     def __init__(self, menu: Menu):
         self.menu = menu
         self.tables: dict[str, Table] = {}
         self.touched: dict[str, float] = {}
+        self.opened_from: dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self.tables)
@@ -24,9 +26,15 @@ class Registry:
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
 
-    def add(self, table: Table) -> None:
+    def add(self, table: Table, address: str | None = None) -> None:
         self.tables[table.id] = table
         self.touch(table.id)
+        if address is not None:
+            self.opened_from[table.id] = address
+
+    def opened_by(self, address: str) -> list[Table]:
+        """The open tables opened from client address `address`."""
+        return [self.tables[t] for t, a in self.opened_from.items() if a == address]
 
     def touch(self, table_id: str) -> None:
         self.touched[table_id] = time.monotonic()
@@ -38,6 +46,7 @@ class Registry:
     def remove(self, table_id: str) -> None:
         del self.tables[table_id]
         self.touched.pop(table_id, None)
+        self.opened_from.pop(table_id, None)
 
     def create(self, doc) -> Table:
         """A new table from the lobby's form; TableError naming what does not fit."""

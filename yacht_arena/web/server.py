@@ -75,30 +75,44 @@ class Server:
         return self.storage.best(rules_hash, name)
 
     # ---- opening and closing tables ----------------------------------------------------------------
-    def open_table(self, doc) -> dict:
-        """Open a table from the lobby's form; {id, invite, tokens: seat -> token of the creator's seats}."""
-        limit = self.config.limits.tables
-        if len(self.registry) >= limit:
+    def open_table(self, doc, address: str | None = None) -> dict:
+        """Open a table from the lobby's form; {id, invite, tokens: seat -> token of the creator's seats}.
+        `address`: the client address the request came from, which may hold at most
+        `limits.tables_per_address` open tables (None: the server's own, as the arena's pool)."""
+        limits = self.config.limits
+        if address is not None:
+            mine = self.registry.opened_by(address)
+            if len(mine) >= limits.tables_per_address:
+                self.close_idle(mine, limits.tables_per_address)
+            if len(self.registry.opened_by(address)) >= limits.tables_per_address:
+                raise TableError(f"You have {limits.tables_per_address} tables open here (counted by your network "
+                                 "address), as many as this server allows. Finish or leave one of them, then try "
+                                 "again.")
+        if len(self.registry) >= limits.tables:
             self.close_idle()
-        if len(self.registry) >= limit:
+        if len(self.registry) >= limits.tables:
             raise TableError("the server holds as many tables as it may; try again later")
         table = self.registry.create(doc)
         self.storage.create(table)
-        self.registry.add(table)
+        self.registry.add(table, address)
         return {"id": table.id, "invite": table.invite,
                 "tokens": {i: s.token for i, s in enumerate(table.seats) if not s.cpu and s.name}}
 
-    def close_idle(self) -> None:
-        """Make room: close the tables `idle.closable` lists until the server is under its table limit (their
-        files go; their stored games stay)."""
-        for t in closable(list(self.registry.tables.values()), self.registry.touched,
-                          self.connections.watched, self.cpus.busy()):
-            if len(self.registry) < self.config.limits.tables:
+    def close_idle(self, among: list[Table] | None = None, under: int | None = None) -> None:
+        """Make room: close the tables `idle.closable` lists (of `among`, default every open table) until
+        fewer than `under` of them are open (default the server's table limit); their files go, their stored
+        games stay."""
+        among = list(self.registry.tables.values()) if among is None else among
+        under = self.config.limits.tables if under is None else under
+        open_ = len(among)
+        for t in closable(among, self.registry.touched, self.connections.watched, self.cpus.busy()):
+            if open_ < under:
                 break
             self.registry.remove(t.id)
             self.connections.forget(t.id)
             self.cpus.forget(t.id)
             self.storage.remove(t.id)
+            open_ -= 1
 
     # ---- live play -------------------------------------------------------------------------------
     async def message(self, table: Table, conn: Conn, raw: str) -> None:

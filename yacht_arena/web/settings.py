@@ -21,6 +21,7 @@ class Limits:
     queue: int = 32                # messages waiting to be sent to one connection
     send_timeout: float = 10.0     # seconds one message may take to send
     request_timeout: float = 10.0  # seconds for a request's head, and then for its body
+    tables_per_address: int = 100  # open tables opened from one client address (as the server sees it)
 
 
 @dataclass
@@ -90,8 +91,8 @@ def accepted(spec: str) -> bool:
 @dataclass
 class ServeConfig:
     """`yacht serve --config FILE`: cpus (label -> spec), allow_external, tournaments (folders to show),
-    max_tables, max_connections, send_timeout, request_timeout, origins (the pages allowed to change tables,
-    for a server behind a proxy or on a public name)."""
+    max_tables, max_tables_per_address, max_connections, send_timeout, request_timeout, origins (the pages
+    allowed to change tables, for a server behind a proxy or on a public name)."""
     cpus: dict = field(default_factory=dict)
     allow_external: bool = False
     tournaments: list = field(default_factory=list)
@@ -103,7 +104,8 @@ class ServeConfig:
     def read(cls, path) -> "ServeConfig":
         src = str(path)
         doc = mapping(src, "top level", read_yaml(path, "serve config") or {},
-                      ("cpus", "allow_external", "tournaments", "max_tables", "max_connections", "origins",
+                      ("cpus", "allow_external", "tournaments", "max_tables", "max_tables_per_address",
+                       "max_connections", "origins",
                        "send_timeout", "request_timeout", *ArenaConfig.KEYS))
         cpus = {text(src, f"cpus.{k}", k, 40): text(src, f"cpus.{k}", v, 1000)
                 for k, v in mapping(src, "cpus", doc.get("cpus") or {}).items()}
@@ -118,6 +120,9 @@ class ServeConfig:
                    [base / text(src, "tournaments", f, 1000) for f in folders],
                    Limits(whole(src, "max_tables", doc.get("max_tables", 1000), 1, 100_000),
                           whole(src, "max_connections", doc.get("max_connections", 4000), 1, 100_000),
+                          tables_per_address=whole(src, "max_tables_per_address",
+                                                   doc.get("max_tables_per_address", Limits.tables_per_address),
+                                                   1, 100_000),
                           send_timeout=number(src, "send_timeout", doc.get("send_timeout", 10.0), 0.1, 300),
                           request_timeout=number(src, "request_timeout", doc.get("request_timeout", 10.0), 0.1, 300)),
                    [origin_of(src, text(src, "origins", o, 300)) for o in origins],

@@ -45,6 +45,8 @@ MESSAGE_TYPES = ("hello", "sit", "fill", "roll", "score", "undo", "done", "recla
 FORMAT = 1                     # of the table file ("format") and of the journal (its first line {"journal": 1})
 MAX_NOTES = 20                 # notes a table keeps (a CPU that failed, a seat the operator's config changed)
 REACTIONS = ("Good game!", "Nice roll!", "Well played", "Oops!", "Your turn!", "Thanks!")   # canned: no free text
+BOT_LABEL = "Remote bot"       # the label of a person seat a remote bot holds (`yacht_arena.web.bots`)
+REMOTE_SPEC = "remote:"        # a remote bot's seat in a stored game's meta file: remote:NAME
 REACTION_GAP = 1.5             # seconds between two reactions of one seat
 MAX_REACTIONS = 5              # the last reactions a state shows
 
@@ -77,7 +79,8 @@ def check_name(name) -> str:
 
 @dataclass
 class Seat:
-    """A seat: a person (spec None) or a CPU (an agent spec from the server's menu)."""
+    """A seat: a person (spec None) or a CPU (an agent spec from the server's menu). A remote bot sits in a
+    person seat named after it, labelled `BOT_LABEL` (`yacht_arena.web.bots`)."""
     name: str                      # "" for a person seat nobody has taken yet
     spec: str | None = None
     token: str = field(default_factory=new_token)
@@ -87,6 +90,17 @@ class Seat:
     @property
     def cpu(self) -> bool:
         return self.spec is not None
+
+    @property
+    def remote(self) -> bool:
+        """A remote bot holds the seat (not a CPU standing in for it)."""
+        return self.spec is None and self.label == BOT_LABEL
+
+    @property
+    def record_spec(self) -> str:
+        """The seat's agent spec in a stored game's meta file: the CPU's spec, `remote:NAME` for a remote
+        bot, "human" for a person."""
+        return self.spec or (f"{REMOTE_SPEC}{self.name}" if self.remote else "human")
 
     def to_json(self) -> dict:
         return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label, "taken": self.taken}
@@ -579,8 +593,9 @@ class Table:
 
     @property
     def best_offer(self) -> tuple[str, int, str] | None:
-        """(key, score, name) a finished solo game offers the best scores; None when a CPU played any of it."""
-        if not self.solo or not self.game.is_over or self.helped:
+        """(key, score, name) a finished solo game offers the best scores; None when a CPU played any of it
+        or a remote bot played it."""
+        if not self.solo or not self.game.is_over or self.helped or self.seats[0].remote:
             return None
         name = self.seats[0].name
         return f"{self.rules_key}:{name}", self.game.totals()[0], name
@@ -590,7 +605,7 @@ class Table:
         `table_record`): the table's names in seat order, its places, its dice seed."""
         names = self.entrants()
         meta = table_meta(self.id, self.number, self.rules_name, self.sets, self.rules, names,
-                          [s.spec or "human" for s in self.seats], self.config_seed, self.game_seed, self.daily)
+                          [s.record_spec for s in self.seats], self.config_seed, self.game_seed, self.daily)
         return meta, table_record(self.game, names, self.game_seed)
 
 

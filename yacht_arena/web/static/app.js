@@ -35,6 +35,7 @@ async function lobby() {
   const rules = $("rules");
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
+  rules.onchange = () => { for (const select of $("seats").querySelectorAll("select")) offerMyLevel(select); };
   $("seats").replaceChildren();
   addSeat("person", store.get("yacht.name", "") || t("Player 1"));
   addSeat("cpu");
@@ -80,9 +81,8 @@ function addSeat(kind, name) {
     select.setAttribute("aria-label", t("CPU level"));
     for (const c of menu.cpus) { const o = el("option", null, t(c.label)); o.value = c.id; select.append(o); }
     const dial = el("option", null, t("Strength dial")); dial.value = "dial"; select.append(dial);
-    const yours = myLevel();
-    if (yours !== null) { const o = el("option", null, t("A CPU at your level ({s})", { s: yours.toFixed(2) })); o.value = "mine"; select.append(o); }
     select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
+    offerMyLevel(select);
     const range = el("input"); range.type = "range"; range.min = "0"; range.max = "1"; range.step = "0.05";
     range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", t("strength"));
     const shown = el("output", null, ""); shown.hidden = true;
@@ -104,7 +104,7 @@ async function openTable(event, daily) {
   const seats = [...$("seats").children].map((li) => {
     if (li.dataset.kind === "person") return { kind: "person", name: li.querySelector("input").value.trim() };
     const v = li.querySelector("select").value;
-    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v === "mine" ? { dial: myLevel() } : v };
+    return { kind: "cpu", cpu: v === "dial" ? { dial: Number(li.querySelector("input").value) } : v === "mine" ? { dial: myLevel($("rules").value) } : v };
   });
   const first = seats.find((s) => s.kind === "person" && s.name);
   if (first) store.set("yacht.name", first.name);
@@ -718,7 +718,8 @@ async function analysisBoard(api, folder) {
 }
 
 // ---- your level: a person's game placed on the strength dial (the server's `level` per person seat) ----
-const LEVELS_KEY = "yacht.levels", LEVELS_KEPT = 5;
+// kept per rule set: {game, rules (the preset's name), strength}, the last LEVELS_KEPT games of each rule set
+const LEVELS_KEY = "yacht.levels", LEVELS_KEPT = 5, LEVELS_RULES = 20;
 const LEVEL_NAMES = { easy: "Easy", normal: "Normal", strong: "Strong" };
 const levelName = (k) => t(LEVEL_NAMES[k] || k);
 
@@ -742,11 +743,36 @@ function drawLevels(doc) {
   $("board-level-help").textContent = t("The strength dial runs from 0 (random-like) to 1 (the best play); the CPU levels sit at {scale}. The strength is the dial setting that loses as many expected points per decision as this game did ({loss} over {n} decisions); the range is where 95% of games of that length would place it, so one game is a rough guide and several narrow it.", { scale, loss: placed[0].level.loss_per_decision.toFixed(2), n: placed[0].level.decisions });
 }
 
-function myLevel() {
-  // the mean strength of the last games played on this device, or null
+function keptLevels() {
   const kept = store.get(LEVELS_KEY, []);
-  const xs = Array.isArray(kept) ? kept.map((k) => k && k.strength).filter((v) => typeof v === "number" && v >= 0 && v <= 1) : [];
+  return Array.isArray(kept) ? kept.filter((k) => k && typeof k.rules === "string" && typeof k.strength === "number" && k.strength >= 0 && k.strength <= 1) : [];
+}
+
+function myLevel(rules) {
+  // the mean strength of the last games played on this device under `rules` (a preset's name), or null
+  const xs = keptLevels().filter((k) => k.rules === rules).map((k) => k.strength);
   return xs.length ? Math.round(100 * xs.reduce((a, b) => a + b, 0) / xs.length) / 100 : null;
+}
+
+function offerMyLevel(select) {
+  // a lobby CPU menu offers "A CPU at your level" only when this device has a level under the rules picked
+  const yours = myLevel($("rules").value);
+  let o = select.querySelector('option[value="mine"]');
+  if (yours === null) {
+    if (o) { if (select.value === "mine") select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id; o.remove(); }
+    return;
+  }
+  if (!o) { o = el("option"); o.value = "mine"; select.append(o); }
+  o.textContent = t("A CPU at your level ({s})", { s: yours.toFixed(2) });
+}
+
+function keepLevels(folder, rules, strengths) {
+  // the game's placements kept under its rules: the last LEVELS_KEPT of each rule set, LEVELS_RULES rule sets
+  const kept = keptLevels().filter((k) => k.game !== folder);
+  for (const strength of strengths) kept.push({ game: folder, rules, strength });
+  const sets = [...new Set(kept.map((k) => k.rules).reverse())].slice(0, LEVELS_RULES);
+  const keep = new Set(sets.flatMap((r) => kept.filter((k) => k.rules === r).slice(-LEVELS_KEPT)));
+  store.set(LEVELS_KEY, kept.filter((k) => keep.has(k)));
 }
 
 let levelAsked = null;
@@ -759,9 +785,7 @@ function yourLevel(s, folder) {
     if (!doc || levelAsked !== folder) return;
     const mine = doc.seats.filter((x) => x.level && s.seats[x.seat] && s.seats[x.seat].you);
     if (!mine.length) return;
-    const kept = store.get(LEVELS_KEY, []).filter((k) => k && k.game !== folder);
-    for (const x of mine) kept.push({ game: folder, strength: x.level.strength });
-    store.set(LEVELS_KEY, kept.slice(-LEVELS_KEPT));
+    keepLevels(folder, s.rules.name, mine.map((x) => x.level.strength));
     $("your-level").textContent = mine.map((x) => t("{name} played like {level}.", { name: x.agent, level: levelWords(x.level) })).join(" ");
   }).catch(() => {});
 }
@@ -831,12 +855,21 @@ function gameName(key) {
 }
 
 let watchPage = 0;
+let watchPlaces = 0;     // the page of the standings (50 entrants a page)
+let watchFocus = null;   // the pager button just pressed: it (or, at the last page, its twin) keeps the focus
+const PAGER_TWIN = { "places-prev": "places-next", "places-next": "places-prev", "watch-prev": "watch-next", "watch-next": "watch-prev" };
 
-async function watch(index, page) {
+function turnPage(id, go) {
+  watchFocus = id;
+  go();
+}
+
+async function watch(index, page, places) {
   show("watch");
   if (page !== undefined) watchPage = page;
+  if (places !== undefined) watchPlaces = places;
   let res, doc;
-  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The tournament could not be loaded.") }; }
+  try { res = await fetch(`/api/watch/${encodeURIComponent(index)}?page=${watchPage}&standings=${watchPlaces}`); doc = await res.json(); } catch (e) { res = { ok: false }; doc = { error: t("The tournament could not be loaded.") }; }
   if (!res.ok) { $("watch-title").textContent = fromServer(doc.error); return; }
   $("watch-title").textContent = doc.name;
   $("where").textContent = `${doc.rules.name} · ${t("tournament")}`;
@@ -851,6 +884,16 @@ async function watch(index, page) {
     for (const v of [x.rank, x.agent, x.wins, x.draws, x.losses, x.score_rate === null ? "–" : x.score_rate.toFixed(3), x.mean === null ? "–" : x.mean.toFixed(1)]) tr.append(el("td", null, v));
     return tr;
   }));
+  watchPlaces = doc.standings_page;
+  const placePages = Math.max(1, Math.ceil(doc.standings_listed / doc.standings_per_page));
+  const first = doc.standings_page * doc.standings_per_page;
+  $("watch-places").hidden = placePages <= 1;
+  $("places-page").textContent = t("Places {first} to {last} of {count}", { first: first + 1, last: first + doc.standings.length, count: doc.standings_listed });
+  $("places-prev").disabled = doc.standings_page <= 0;
+  $("places-next").disabled = doc.standings_page >= placePages - 1;
+  $("places-prev").onclick = () => turnPage("places-prev", () => watch(index, undefined, doc.standings_page - 1));
+  $("places-next").onclick = () => turnPage("places-next", () => watch(index, undefined, doc.standings_page + 1));
+  watchPage = doc.page;
   $("watch-games").replaceChildren(...doc.games.map((g) => {
     const li = el("li", "move");
     const a = el("a", null, `${gameName(g.key)}: ${g.agents.map((x, i) => `${x} ${g.totals[i]}`).join(" · ")}`);
@@ -864,8 +907,9 @@ async function watch(index, page) {
   $("watch-page").textContent = t("Page {page} of {pages}", { page: doc.page + 1, pages });
   $("watch-prev").disabled = doc.page <= 0;
   $("watch-next").disabled = doc.page >= pages - 1;
-  $("watch-prev").onclick = () => watch(index, doc.page - 1);
-  $("watch-next").onclick = () => watch(index, doc.page + 1);
+  $("watch-prev").onclick = () => turnPage("watch-prev", () => watch(index, doc.page - 1));
+  $("watch-next").onclick = () => turnPage("watch-next", () => watch(index, doc.page + 1));
+  if (watchFocus) { const b = $(watchFocus); (b.disabled ? $(PAGER_TWIN[watchFocus]) : b).focus(); watchFocus = null; }
   if (doc.games_played < doc.games_planned && !$("watch").hidden) setTimeout(() => { if (!$("watch").hidden) watch(index); }, 3000);
 }
 

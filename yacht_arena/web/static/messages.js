@@ -88,6 +88,9 @@ const CATALOGUE = {
     "pages of games": "ゲームのページ",
     "Earlier games": "前のゲーム",
     "Later games": "後のゲーム",
+    "pages of standings": "順位表のページ",
+    "Higher places": "上の順位",
+    "Lower places": "下の順位",
 
     "Player 1": "プレイヤー1",
     "free seat": "空席",
@@ -187,6 +190,7 @@ const CATALOGUE = {
     "tournament": "トーナメント",
     "{played} of {planned} games played": "{planned} ゲーム中 {played} ゲーム終了",
     "Page {page} of {pages}": "{pages} ページ中 {page} ページ目",
+    "Places {first} to {last} of {count}": "{count} 人中 {first}〜{last} 位",
     "The ranking could not be loaded.": "ランキングを読み込めませんでした。",
     "The deal of {day} ({rules})": "{day} のディール（{rules}）",
 
