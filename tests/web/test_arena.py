@@ -148,7 +148,7 @@ def test_a_bot_that_fails_is_a_fault_and_the_fallback_finishes_the_game(tmp_path
     token = add_bot(data, "Rogue", capsys)
     with serving(data, config(**limits)) as srv:
         code, tally = run_bot(srv, token, "--play", "1", *misbehaviour)
-        assert code == (0 if "--quit-after" in misbehaviour else 1)
+        assert code == (0 if "--quit-after" in misbehaviour else 1), tally
         if "--quit-after" not in misbehaviour:
             assert tally["faults"] == 1 and why in tally["messages"][-1]
         if "--garbage" in misbehaviour:
