@@ -138,8 +138,12 @@ class MaskedActorCritic(ActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def extract_features(self, obs, features_extractor=None):
-        self._legal = mask_of(obs, self.action_space.n)      # every action distribution follows this call
+        self._legal = mask_of(obs, self.action_space.n)      # forward and evaluate_actions: their distribution
         return super().extract_features(obs, features_extractor)
+
+    def get_distribution(self, obs):
+        self._legal = mask_of(obs, self.action_space.n)      # predict's way, past `extract_features`
+        return super().get_distribution(obs)
 
     def _get_action_dist_from_latent(self, latent_pi):
         logits = self.action_net(latent_pi).masked_fill(~self._legal, ILLEGAL)
@@ -369,9 +373,10 @@ def plot(curves: dict, path: Path) -> None:
     import matplotlib.pyplot as plt   # after the Agg backend: no window
 
     budgets = sorted({key[1] for key in curves})
+    games = ", ".join(f"{g:,}" for g in sorted({key[2] for key in curves}))
     fig, axes = plt.subplots(1, len(budgets), figsize=(6 * len(budgets), 4.5), squeeze=False)
     for ax, budget in zip(axes[0], budgets):
-        for (algo, b, games, _), by_seed in sorted(curves.items(), key=lambda kv: ALGOS.index(kv[0][0])):
+        for (algo, b, _, _), by_seed in sorted(curves.items(), key=lambda kv: ALGOS.index(kv[0][0])):
             if b != budget:
                 continue
             n = min(len(rows) for rows in by_seed.values())
@@ -383,7 +388,7 @@ def plot(curves: dict, path: Path) -> None:
             ax.axhline(score, color="k", ls=style, lw=1, label=f"{label} {score:g}")
         ax.set_title(f"budget {budget:,} env steps")
         ax.set_xlabel("env steps")
-        ax.set_ylabel(f"evaluation mean ({games:,} fresh games)")
+        ax.set_ylabel(f"evaluation mean ({games} fresh games)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
