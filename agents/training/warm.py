@@ -44,6 +44,12 @@ def input_columns(rules, source: dict, target: dict) -> np.ndarray:
     return cols
 
 
+def _shown(config: dict, key: str) -> str:
+    """The value of an input group's key as a config file writes it (true / false, summary / full)."""
+    value = config.get(key, "summary" if key == "table_obs" else False)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def warm_start(policy, path, cfg, rules) -> dict:
     """Load the weights of model file `path` into the SB3 `policy` of a run with `TrainConfig` cfg under
     `rules` (see the module docstring); returns what was done, for run.json. ConfigError naming the
@@ -59,7 +65,8 @@ def warm_start(policy, path, cfg, rules) -> dict:
         raise refuse(f"its network is {source['policy']}, the config's {target['policy']}")
     for key in GROUPS:
         if uses(source, key) and not uses(target, key):
-            raise refuse(f"it was trained with {key} {source[key]}, the config has {key} {target[key]}")
+            raise refuse(f"it was trained with {key} {_shown(source, key)}, the config has {key} "
+                         f"{_shown(target, key)}")
     trained = model_rules(doc)
     if trained.hash != play_hash(rules):
         raise refuse(f"it was trained on rules {trained.name!r} (hash {trained.hash}), the config's are "
