@@ -1,27 +1,22 @@
 """scripts/baselines.py at a tiny budget: its results are the per-run curves' numbers aggregated over seeds with
 a Student-t interval; the masked A2C and DQN never choose an illegal action; bad flags exit 2 with a message."""
 import csv
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from agents.stats import mean_t_ci, t_quantile95, t_within
+from tests.scripts import load_script
 from yacht_env.integrations.sb3 import YachtVecEnv
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "baselines.py"
 
 
 @pytest.fixture(scope="module")
 def baselines():
-    spec = importlib.util.spec_from_file_location("baselines_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("baselines")
 
 
 def _rows(path):

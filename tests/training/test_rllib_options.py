@@ -1,9 +1,7 @@
 """scripts/rllib_ppo.py passes the env options (action_set, dice_obs, table_obs) through RLlib's env config to
 the envs it trains on, and records them in the exported model file so `learned:` plays with the same inputs
 (all without Ray: the envs and the export are plain Python)."""
-import importlib.util
 import sys
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -14,19 +12,14 @@ import yacht_env  # noqa: F401 - registers Yacht-v0
 from agents.learned import LearnedAgent
 from agents.model_file import read_model
 from agents.training.evaluate import evaluate_player
+from tests.scripts import load_script
 from yacht_env.integrations.pettingzoo import raw_env
 from yacht_env.rules import load
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "rllib_ppo.py"
 
 
 @pytest.fixture(scope="module")
 def rllib_ppo():
-    spec = importlib.util.spec_from_file_location("rllib_ppo_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert "ray" not in sys.modules or sys.modules["ray"] is not None
-    return module
+    return load_script("rllib_ppo")
 
 
 def test_solitaire_options_reach_the_env(rllib_ppo):
