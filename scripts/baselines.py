@@ -69,8 +69,10 @@ from agents.stats import mean_t_ci  # noqa: E402
 from agents.training.config import load_config  # noqa: E402
 from agents.training.evaluate import evaluate_player  # noqa: E402
 from agents.training.reward import ScaleReward  # noqa: E402
+from yacht_env.config import ConfigError  # noqa: E402
 from yacht_env.integrations.sb3 import YachtVecEnv  # noqa: E402
 from yacht_env.rules import load  # noqa: E402
+from yacht_env.safe_file import atomic_writer, check_folder, read_text, write_atomic  # noqa: E402
 
 ALGOS = ("maskppo", "ppo_batched", "a2c", "dqn")
 SEED_STRIDE = 10_000          # training seed k = --seed + SEED_STRIDE k: runs play disjoint dice streams
@@ -321,21 +323,34 @@ def write_curve(path: Path, rows: list[dict], games: int, eval_seed: int) -> Non
     for r in rows:
         w.writerow({**r, "eval_mean": f"{r['eval_mean']:.4f}", "eval_ci95": f"{r['eval_ci95']:.4f}",
                     "eval_games": games, "eval_seed": eval_seed})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(buf.getvalue())
-    tmp.replace(path)
+    write_atomic(path, buf.getvalue(), "run curve")
+
+
+MAX_CURVE_BYTES = 1 << 20     # a run file: a few rows of a few numbers
+
+
+def read_curve(path: Path) -> list[dict]:
+    """The rows of a run file, every field a finite number; a damaged one is a `ConfigError` naming it."""
+    text = read_text(path, MAX_CURVE_BYTES, "run curve")
+    try:
+        rows = [{k: float(r[k]) for k in CURVE} for r in csv.DictReader(io.StringIO(text, newline=""))]
+    except (KeyError, TypeError, ValueError):
+        rows = None
+    if not rows or not all(np.isfinite(list(r.values())).all() for r in rows):
+        raise ConfigError(str(path), "rows", f"must be rows of finite numbers under the header {','.join(CURVE)}; "
+                                             "the run file is damaged (remove it, or train it again with --rerun)")
+    return rows
 
 
 def read_curves(runs: Path) -> dict:
-    """{(algo, budget, eval_games, eval_seed): {seed: rows}} of every run file in `runs`."""
+    """{(algo, budget, eval_games, eval_seed): {seed: rows}} of every run file in `runs` (named
+    ALGO-BUDGET-sSEED.csv; other files are not run files)."""
     out: dict = {}
     for path in sorted(runs.glob("*-*-s*.csv")):
         algo, budget, seed = path.stem.rsplit("-", 2)
-        with open(path, newline="") as f:
-            rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
-        if algo not in ALGOS or not rows:
+        if algo not in ALGOS or not budget.isdigit() or not seed[1:].isdigit():
             continue
+        rows = read_curve(path)
         key = (algo, int(budget), int(rows[-1]["eval_games"]), int(rows[-1]["eval_seed"]))
         out.setdefault(key, {})[int(seed[1:])] = rows
     return out
@@ -363,7 +378,7 @@ def write_results(path: Path, rows: list[dict]) -> None:
     w = csv.DictWriter(buf, fieldnames=RESULTS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    path.write_text(buf.getvalue())
+    write_atomic(path, buf.getvalue(), "results table")
 
 
 def plot(curves: dict, path: Path) -> None:
@@ -392,7 +407,8 @@ def plot(curves: dict, path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=80)
+    with atomic_writer(path, "baselines plot") as f:
+        fig.savefig(f, format="png", dpi=80)
     plt.close(fig)
 
 
@@ -424,7 +440,19 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        return table(args)
+    except (ConfigError, OSError) as e:     # a damaged run file, an --out that is no folder, a full disk
+        print(f"baselines.py: error: {e}", file=sys.stderr)
+        return 2
+
+
+def table(args) -> int:
+    """Train the runs `args` ask for that have no run file yet (all with --rerun), then write the table."""
     out, work = Path(args.out), Path(args.work)
+    check_folder(out / "runs", "--out folder")           # before any training
+    check_folder(work, "--work folder")
+    read_curves(out / "runs")                            # a damaged run file stops the command now, not at the end
     set_torch_threads(1)
     for budget in args.budgets:
         for algo in args.algos:
@@ -443,7 +471,8 @@ def main(argv=None) -> int:
     curves = read_curves(out / "runs")
     rows = aggregate(curves)
     write_results(out / "results.csv", rows)
-    plot(curves, out / "curves.png")
+    if curves:
+        plot(curves, out / "curves.png")
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -125,6 +125,24 @@ def test_a_tiny_table_is_recomputable_from_its_run_files(baselines, tmp_path, ca
     assert _rows(out / "results.csv") == results
 
 
+def test_bad_files_end_in_one_line_before_any_training(baselines, tmp_path, capsys):
+    out = tmp_path / "table"
+    (out / "runs").mkdir(parents=True)
+    (out / "runs" / "a2c-400-s0.csv").write_text("timesteps,wall_seconds\n1,nan\n")
+    argv = ["--algos", "dqn", "--budgets", "400", "--seeds", "1", "--eval-games", "5", "--work", str(tmp_path / "w")]
+    assert baselines.main(argv + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "a2c-400-s0.csv" in err and "damaged" in err and "Traceback" not in err
+    assert not (out / "runs" / "dqn-400-s0.csv").exists()                  # nothing trained
+    (out / "runs" / "a2c-400-s0.csv").write_text("timesteps,wall_seconds,eval_mean,eval_ci95,eval_games,eval_seed\n")
+    assert baselines.main(argv + ["--out", str(out)]) == 2
+    assert "damaged" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert baselines.main(argv + ["--out", str(afile)]) == 2
+    assert "not a folder" in capsys.readouterr().err and afile.read_text() == "x"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--algos", "sac"], "invalid choice"),
     (["--budgets", "10"], "--budgets must be"),
