@@ -18,13 +18,16 @@ model plays without stable-baselines3:
   there now, scaled as [1]; [10:16] for the same box: 1 if the bonus is still reachable after scoring
   the dice there now. What the flat observation holds already (the upper total, which boxes are open,
   the dice) but as the thresholded sums a bonus plan is made of.
+* `table_obs: full` (tables only) -- after the dice entries, this sheet's total and every other sheet box
+  by box, the entries of the env option `table_obs="full"` (`yacht_env.envs.options.full_sheets`), so a
+  policy trained on `YachtVs-v0(table_obs="full")` plays from a position; `summary` (the default) adds none.
 * `distinct_holds: true` -- one hold pattern per keep, the env option `action_set="distinct"`
   (`yacht_env.envs.options`: `DISTINCT`, `narrow_masks`).
 """
 import numpy as np
 
 from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size, observe
-from yacht_env.envs.options import DICE_SIZES, dice_features
+from yacht_env.envs.options import DICE_SIZES, dice_features, full_sheets, sheet_size
 from yacht_env.envs.table_obs import num_extra, seat_observations
 
 N_EXTRA = DICE_SIZES["onehot"]   # the env option dice_obs="onehot" is `dice_onehot: true`
@@ -111,14 +114,30 @@ def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:
     return seat_observations(state, rows, seats, dice)
 
 
-FEATURES = ("dice_onehot", "upper_features")   # the config keys of the extra inputs, in input order
+FEATURES = ("dice_onehot", "upper_features")   # the config keys (true / false) of the extra inputs, in input order
+GROUPS = ("dice_onehot", "table_obs", "upper_features")   # every extra input group's config key, in input order
+
+
+def uses(config: dict, key: str) -> bool:
+    """Whether a policy trained with this config (a dict) sees the input group `key` (of GROUPS):
+    `table_obs` when it is "full", the others when true."""
+    if key == "table_obs":
+        return config.get("table_obs", "summary") == "full"
+    return bool(config.get(key, False))
+
+
+def table_size(rules, sheets: int) -> int:
+    """Entries of the `table_obs: full` group at a table of `sheets` sheets."""
+    return 1 + (sheets - 1) * sheet_size(rules)
 
 
 def feature_sizes(config: dict, rules) -> dict[str, int]:
     """Config key -> entries, for each extra input group a policy trained with this config (a dict) sees
-    under `rules`, in input order (after the observation)."""
-    size = {"dice_onehot": N_EXTRA, "upper_features": N_UPPER * rules.columns}
-    return {key: size[key] for key in FEATURES if config.get(key, False)}
+    under `rules`, in input order (after the observation); the table group is sized for the table it was
+    trained at (it plays only at tables with as many sheets)."""
+    size = {"dice_onehot": lambda: N_EXTRA, "upper_features": lambda: N_UPPER * rules.columns,
+            "table_obs": lambda: table_size(rules, trained_sheets(rules, config))}
+    return {key: size[key]() for key in GROUPS if uses(config, key)}
 
 
 def extra_size(config: dict, rules) -> int:
@@ -126,13 +145,24 @@ def extra_size(config: dict, rules) -> int:
     return sum(feature_sizes(config, rules).values())
 
 
-def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules) -> np.ndarray:
+def table_input(state, rows, sheets, config: dict):
+    """The `table_obs: full` entries of a config (a dict) for sheet sheets[j] of table rows[j] of an
+    engine state, or None when the config does not use them."""
+    return full_sheets(state, rows, sheets) if uses(config, "table_obs") else None
+
+
+def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules, table=None) -> np.ndarray:
     """What a policy trained with this config is fed under `rules`: rows of observations (and the dice
-    they show) followed by the extra inputs of the config."""
+    they show) followed by the extra inputs of the config; `table`: the rows' `table_input` (needed when
+    the config uses `table_obs: full`)."""
     obs = np.asarray(obs, np.float32)
     parts = [obs]
     if config.get("dice_onehot", False):
         parts.append(dice_features(dice))
+    if uses(config, "table_obs"):
+        if table is None:
+            raise ValueError("a policy trained with table_obs: full needs the table's sheets (table_input)")
+        parts.append(np.asarray(table, np.float32))
     if config.get("upper_features", False):
         parts.append(upper_features(obs, rules))
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.core.actions import num_actions
+from yacht_env.envs.options import TABLE as TABLE_OBS
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash, solitaire_rules
 
 from yacht_env.config import ConfigError
@@ -226,8 +227,9 @@ def check_model(doc, path="<model>") -> dict:
     format: FORMAT. rules: JSON text of a mapping that `yacht_env.rules.load` accepts. config: JSON
     text of a mapping whose `policy` has `pi` and `vf` (lists of 1..MAX_LAYERS layer sizes, each
     1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot` / `upper_features`, when
-    present, true or false. extra: JSON text of a mapping. obs_dim, n_actions: the sizes the rules and
-    config give. num_timesteps: a whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
+    present, true or false; `table_obs`, when present, summary or full (full only at a table). extra:
+    JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give. num_timesteps: a
+    whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
     a state dict whose names and shapes are those of that network, finite floating-point tensors.
     optimizer (checkpoints only): a state dict mapping.
     """
@@ -251,6 +253,11 @@ def check_model(doc, path="<model>") -> dict:
     players = config.get("num_players", 1)
     if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_PLAYERS:
         raise bad("config.num_players", f"must be a whole number from 1 to {MAX_PLAYERS}, got {_short(players)}")
+    if config.get("table_obs", "summary") not in TABLE_OBS:
+        raise bad("config.table_obs", f"must be one of {', '.join(TABLE_OBS)}, got {_short(config['table_obs'])}")
+    if config.get("table_obs", "summary") == "full" and players == 1:
+        raise bad("config.table_obs", "full shows the other sheets of a table; the model was trained alone "
+                                      "(num_players 1)")
     try:
         trained_sheets(trained, config)
     except ValueError as e:

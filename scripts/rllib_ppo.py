@@ -4,6 +4,8 @@
     python scripts/rllib_ppo.py --players 4 --reward win ...         # every seat of a 4-player table, one policy
     RAY_AUTH_MODE=token python scripts/rllib_ppo.py --address HOST:6399 ...             # a `ray start` cluster
     yacht evaluate learned:runs/rllib/model.pt           # the exported policy plays as `learned:`
+    python scripts/rllib_ppo.py --action-set distinct --dice-obs onehot ...   # env options, as gym.make takes them
+    python scripts/rllib_ppo.py --players 3 --table-obs full ...     # every other sheet in full at the table
 
 NOT INSTALLABLE BESIDE THE PROJECT'S PINS TODAY: `ray[rllib]==2.60.0` (the Ray of the tournament cluster)
 requires `gymnasium==1.2.2`, and the project runs gymnasium 1.4.0 (`pip install -c constraints.txt
@@ -20,6 +22,11 @@ RLlib turn-based multi-agent env: only the seat to move gets an observation, eve
 (or, with `--reward win`, +1 / 0 / -1 at the end) and one shared policy plays every seat. Its observation is
 `YachtVs-v0`'s (every sheet of the table), so the exported model plays at tables of N sheets.
 
+The env options (`yacht_env.envs.options`) go in the env config as `gym.make` takes them: `--action-set`
+(distinct: one hold pattern per keep, masked), `--dice-obs` (onehot: the sorted dice one-hot after the
+layout) and at a table `--table-obs` (full: every other sheet box by box); the model file records them as
+`learned:` plays them (`distinct_holds`, `dice_onehot`, `table_obs`).
+
 `--out` gets the policy as a project model file (`agents.training.checkpoint.write_model`): the actor's
 Linear layers become `mlp_extractor.policy_net` and `action_net`, the critic's `value_net`, so `learned:`
 plays it.
@@ -30,6 +37,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
+from yacht_env.envs.options import ACTIONS, DICE, TABLE
 
 
 class MaskedYacht(gym.Env):
@@ -37,7 +45,9 @@ class MaskedYacht(gym.Env):
 
     def __init__(self, config=None):
         from yacht_env.envs.env import YachtEnv        # imported in the env runner's process too
-        self.env = YachtEnv(rules=(config or {}).get("rules", "yacht"))
+        config = config or {}
+        self.env = YachtEnv(rules=config.get("rules", "yacht"), action_set=config.get("action_set", "all"),
+                            dice_obs=config.get("dice_obs", "scaled"))
         n = self.env.action_space.n
         self.action_space = self.env.action_space
         self.observation_space = gym.spaces.Dict({"observations": self.env.observation_space,
@@ -65,7 +75,8 @@ class MaskedYachtTable:
         super().__init__()
         config = config or {}
         self.env = raw_env(num_players=config.get("players", 2), rules=config.get("rules", "yacht"),
-                           reward=config.get("reward", "points"))
+                           reward=config.get("reward", "points"), action_set=config.get("action_set", "all"),
+                           dice_obs=config.get("dice_obs", "scaled"), table_obs=config.get("table_obs", "summary"))
         self.agents = self.possible_agents = list(self.env.possible_agents)
         agent = self.agents[0]
         n = self.env.action_space(agent).n
@@ -111,8 +122,26 @@ def linear_layers(state: dict, prefixes) -> list[tuple]:
     return [(state[f"{n}.weight"], state[f"{n}.bias"]) for n in names]
 
 
-def export(module, rules, out: Path, hidden: list[int], steps: int, players: int = 1) -> Path:
-    """The RLlib PPO module's weights as a project model file (actor -> policy, critic -> value)."""
+def env_config(args) -> dict:
+    """The env config of the command line: the rules, the env options (`yacht_env.envs.options`: `action_set`,
+    `dice_obs`, and at a table `table_obs`) and, at a table, its seats and reward."""
+    config = {"rules": "yacht", "action_set": args.action_set, "dice_obs": args.dice_obs}
+    if args.players > 1:
+        config.update(players=args.players, reward=args.reward, table_obs=args.table_obs)
+    return config
+
+
+def played_as(config: dict) -> dict:
+    """The env options of an env config as the model file's config keys `learned:` plays them with
+    (`agents.features`: `distinct_holds`, `dice_onehot`, `table_obs`)."""
+    return {"distinct_holds": config.get("action_set", "all") == "distinct",
+            "dice_onehot": config.get("dice_obs", "scaled") == "onehot",
+            **({"table_obs": config["table_obs"]} if "table_obs" in config else {})}
+
+
+def export(module, rules, out: Path, hidden: list[int], steps: int, players: int = 1, options=None) -> Path:
+    """The RLlib PPO module's weights as a project model file (actor -> policy, critic -> value); `options`:
+    the env config's options as `played_as` records them."""
     from agents.training.checkpoint import write_model
     state = module.state_dict()
     if not any(k.startswith("pi.") for k in state):
@@ -125,12 +154,12 @@ def export(module, rules, out: Path, hidden: list[int], steps: int, players: int
             named[f"mlp_extractor.{head}.{2 * i}.weight"], named[f"mlp_extractor.{head}.{2 * i}.bias"] = w, b
         named[f"{last}.weight"], named[f"{last}.bias"] = layers[-1]
     config = {"name": out.name, "algo": "ppo (RLlib, scripts/rllib_ppo.py)", "num_players": players,
-              "policy": {"pi": hidden, "vf": hidden, "activation": "tanh"}}
+              "policy": {"pi": hidden, "vf": hidden, "activation": "tanh"}, **(options or {})}
     return write_model(out / "model.pt", named, actor[0][0].shape[1], actor[-1][0].shape[0], steps, config,
                        rules.to_dict())
 
 
-def main():
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--players", type=int, default=1, help="1: Yacht-v0; 2-8: every seat of the PettingZoo table")
@@ -139,8 +168,19 @@ def main():
     p.add_argument("--batch", type=int, default=4000, help="env steps per training iteration")
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--address", default="local", help="Ray address: local (a new local Ray) or auto / HOST:PORT")
+    p.add_argument("--action-set", choices=ACTIONS, default="all", help="the env option action_set")
+    p.add_argument("--dice-obs", choices=[d for d in DICE if d != "counts"], default="scaled",
+                   help="the env option dice_obs (counts has no `learned:` input to export to)")
+    p.add_argument("--table-obs", choices=TABLE, default="summary", help="the env option table_obs (--players 2+)")
     p.add_argument("--out", default="runs/rllib")
+    return p
+
+
+def main():
+    p = parser()
     args = p.parse_args()
+    if args.players == 1 and args.table_obs != "summary":
+        p.error("--table-obs shows the other sheets of a table: give --players 2 .. 8")
 
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -151,11 +191,11 @@ def main():
     from yacht_env.rules import load
     ray.init(address=args.address)
     config = PPOConfig()
+    options = env_config(args)
     if args.players == 1:
-        config = config.environment(MaskedYacht, env_config={"rules": "yacht"})
+        config = config.environment(MaskedYacht, env_config=options)
     else:
-        config = (config.environment(table_env_class(), env_config={"rules": "yacht", "players": args.players,
-                                                                   "reward": args.reward})
+        config = (config.environment(table_env_class(), env_config=options)
                   .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED))
     config = (config
               .env_runners(num_env_runners=args.env_runners)
@@ -176,7 +216,7 @@ def main():
     module_id = DEFAULT_MODULE_ID if args.players == 1 else SHARED
     module = algo.learner_group._learner.module[module_id] if algo.learner_group.is_local else \
         algo.get_module(module_id)               # the learner's module: the one trained
-    path = export(module, load("yacht"), out, list(args.hidden), steps, args.players)
+    path = export(module, load("yacht"), out, list(args.hidden), steps, args.players, played_as(options))
     print(f"wrote {path}: yacht evaluate learned:{path}")
     algo.stop()
     ray.shutdown()

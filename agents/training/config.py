@@ -1,7 +1,7 @@
 """Training configs: a YAML file read into a checked `TrainConfig`.
 
 A config names the rule set (`rules:` and `set:`, as in tournament configs), the seed, the step
-budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`: alone by
+budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`, `table_obs`: alone by
 default, else one seat of a multi-player table, `yacht_env.integrations.sb3.YachtVsVecEnv`), MaskablePPO's
 hyperparameters, the network, a model to start from (`warm_start`), how often to evaluate and to
 save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises `ConfigError`
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
                               read_yaml, text, whole)
+from yacht_env.envs.options import TABLE as TABLE_OBS   # the other sheets: summed up or in full
 from yacht_env.rules import RuleError, RuleSet, load
 
 from ..registry import AGENTS, AgentSpecError, known, parse_spec
@@ -89,6 +90,7 @@ class TrainConfig:
     reward: str = "points"             # points, or win (+1 outright win, 0 shared first place, -1 loss; tables only)
     seat: int | str = "rotate"         # the learner's seat: rotate (seat k % num_players in a table's game k) or 0..
     env_threads: int = 1               # threads stepping a table env (one `strong` opponent plays in compiled code)
+    table_obs: str = "summary"         # at a table: the other sheets summed up, or in full (env option table_obs)
     warm_start: str | None = None      # a model file whose weights the network starts from (agents.training.warm)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     bc: BCConfig = field(default_factory=BCConfig)
@@ -190,6 +192,7 @@ CHECKS = {
         "upper_features": flag,
         "upper_shaping": _number(0, 1e6), "num_players": _whole(1, MAX_PLAYERS), "opponents": _opponents,
         "reward": lambda s, k, v: choice(s, k, v, REWARDS), "seat": _seat, "env_threads": _whole(1, 64),
+        "table_obs": lambda s, k, v: choice(s, k, v, TABLE_OBS),
         "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),
         "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
         "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256),
@@ -299,7 +302,7 @@ def _check_table(cfg: TrainConfig, source) -> None:
     """The table keys agree with each other (the rules' own seat limits are checked when the env is built)."""
     others = cfg.num_players - 1
     if others == 0:
-        for key, default in (("opponents", ()), ("reward", "points"), ("seat", "rotate")):
+        for key, default in (("opponents", ()), ("reward", "points"), ("seat", "rotate"), ("table_obs", "summary")):
             if getattr(cfg, key) != default:
                 raise ConfigError(source, key, f"needs a table: set num_players to 2 .. {MAX_PLAYERS} (it is 1, "
                                                "training alone)")

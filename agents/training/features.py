@@ -1,9 +1,10 @@
 """The extra policy inputs of a config (`dice_onehot`, `upper_features`; layout in `agents.features`) on a
 training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
 
-`distinct_holds` and `dice_onehot` are the env's own options (`action_set="distinct"`, `dice_obs="onehot"`,
-`env_options`): the env makes those masks and entries, and `InputFeatures` adds only the rest
-(`upper_features`, `beyond_env`), after them, in the order `agents.features.policy_input` feeds a policy."""
+`distinct_holds`, `dice_onehot` and `table_obs` are the env's own options (`action_set="distinct"`,
+`dice_obs="onehot"`, `table_obs="full"`, `env_options`): the env makes those masks and entries, and
+`InputFeatures` adds only the rest (`upper_features`, `beyond_env`), after them, in the order
+`agents.features.policy_input` feeds a policy."""
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -19,15 +20,18 @@ ENV_GIVEN = ("dice_onehot",)    # the input groups the env's options give (its `
 
 def env_options(config: dict) -> dict:
     """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds` and
-    `dice_onehot` as `action_set` and `dice_obs`."""
-    return {"action_set": "distinct" if config.get("distinct_holds", False) else "all",
-            "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled"}
+    `dice_onehot` as `action_set` and `dice_obs`, and at a table its `table_obs`."""
+    options = {"action_set": "distinct" if config.get("distinct_holds", False) else "all",
+               "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled"}
+    if config.get("num_players", 1) > 1:
+        options["table_obs"] = config.get("table_obs", "summary")
+    return options
 
 
 def beyond_env(config: dict) -> dict:
     """The config (a dict) with the input groups the env gives switched off: what `InputFeatures` adds to
     an env made with `env_options(config)`."""
-    return {**config, **{key: False for key in ENV_GIVEN}}
+    return {**config, **{key: False for key in ENV_GIVEN}, "table_obs": "summary"}
 
 
 def add_features(obs: np.ndarray, config: dict, rules) -> np.ndarray:

@@ -172,7 +172,8 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
-    for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate")):
+    for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate"),
+                         ("table_obs", "summary")):
         if doc["config"].get(key, default) != cfg.to_dict()[key]:
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
                               f", the config asks for {cfg.to_dict()[key]}")

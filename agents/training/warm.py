@@ -1,6 +1,6 @@
 """Warm starts (config key `warm_start`): a new network's weights from a model file trained before.
 
-The source must have the same network (`policy`), no extra input group (`agents.features.FEATURES`)
+The source must have the same network (`policy`), no extra input group (`agents.features.GROUPS`)
 the config lacks, and the same rules (by meaning, `agents.model_file.check_rules`), and see either the
 same observation or its solitaire part: a model trained alone (`yacht_env.envs.obs` layout) can start a
 table run, whose observation (`yacht_env.envs.table_obs`) is that layout followed by the table entries.
@@ -15,7 +15,7 @@ import torch
 
 from yacht_env.envs.obs import obs_size
 
-from ..features import FEATURES, feature_sizes, observation_size, trained_sheets
+from ..features import GROUPS, feature_sizes, observation_size, trained_sheets, uses
 from ..model_file import model_rules, play_hash
 from .checkpoint import ModelFileError, load_checkpoint
 from .config import ConfigError
@@ -36,12 +36,18 @@ def input_columns(rules, source: dict, target: dict) -> np.ndarray:
     if s_sheets == t_sheets:
         cols[base:t_obs] = np.arange(base, t_obs)
     s_at, t_at = s_obs, t_obs
-    for key in FEATURES:
-        if key in t_groups and key in s_groups:
+    for key in GROUPS:
+        if key in t_groups and key in s_groups and s_groups[key] == t_groups[key]:
             cols[t_at:t_at + t_groups[key]] = s_at + np.arange(t_groups[key])
         s_at += s_groups.get(key, 0)
         t_at += t_groups.get(key, 0)
     return cols
+
+
+def _shown(config: dict, key: str) -> str:
+    """The value of an input group's key as a config file writes it (true / false, summary / full)."""
+    value = config.get(key, "summary" if key == "table_obs" else False)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def warm_start(policy, path, cfg, rules) -> dict:
@@ -57,9 +63,10 @@ def warm_start(policy, path, cfg, rules) -> dict:
     source, target = doc["config"], cfg.to_dict()
     if source["policy"] != target["policy"]:
         raise refuse(f"its network is {source['policy']}, the config's {target['policy']}")
-    for key in FEATURES:
-        if source.get(key, False) and not target.get(key, False):
-            raise refuse(f"it was trained with {key} true, the config has {key} false")
+    for key in GROUPS:
+        if uses(source, key) and not uses(target, key):
+            raise refuse(f"it was trained with {key} {_shown(source, key)}, the config has {key} "
+                         f"{_shown(target, key)}")
     trained = model_rules(doc)
     if trained.hash != play_hash(rules):
         raise refuse(f"it was trained on rules {trained.name!r} (hash {trained.hash}), the config's are "
