@@ -1,6 +1,8 @@
 """Scandinavian Yatzy (`--rules yatzy`) at the web tables: the analysis board analyses a stored yatzy game
 (its 15 boxes, the solver's verdicts, the dial placement under yatzy's own curve, the dice check), and a
-yatzy table and its board work on a phone (360×740) in headless Chromium with axe-core."""
+yatzy table and its board work on a phone (360×740) in headless Chromium with axe-core. Both play with the
+boxes filled in order (yatzy-solver's +forced, `--set forced_order=true`): the same fifteen boxes and kinds,
+solved in a second, where the free-order preset's solve takes minutes."""
 import pytest
 
 pytest.importorskip("starlette")
@@ -18,7 +20,8 @@ from yacht_arena.web.child import serving
 from yacht_env.core.game import Game
 from yacht_env.rules import load
 
-YATZY = load("yatzy")
+YATZY = load("yatzy", forced_order=True)
+SETS = {"forced_order": True}
 
 
 @pytest.mark.slow
@@ -27,7 +30,7 @@ def test_the_board_analyses_a_yatzy_game(tmp_path):
     strong = StrongAgent()
     game = play_game(Game(YATZY, 2, seed=seed), [strong, DialAgent(0.5, strong)])
     names = ["Ann", "Bob"]
-    store_table_game(tmp_path / "yz-1", table_meta("yz", 1, "yatzy", {}, YATZY, names, ["human", "human"], 7, seed),
+    store_table_game(tmp_path / "yz-1", table_meta("yz", 1, "yatzy", SETS, YATZY, names, ["human", "human"], 7, seed),
                      table_record(game, names, seed))
     doc = game_analysis(tmp_path, "yz-1")
     assert doc["layout"] == {"boxes": list(YATZY.boxes), "columns": 1} and len(YATZY.boxes) == 15
@@ -46,7 +49,7 @@ def test_a_yatzy_table_and_its_board_on_a_phone(tmp_path):
         pytest.skip(MISSING)
     try:
         with serving(tmp_path / "data") as srv:
-            code, made = srv.post("/api/tables", {"rules": "yatzy", "pace": 0, "seats": [
+            code, made = srv.post("/api/tables", {"rules": "yatzy", "set": ["forced_order=true"], "pace": 0, "seats": [
                 {"kind": "person", "name": "Ann"}, {"kind": "person", "name": "Bob"}]})
             assert code == 200, made
             srv.tables = {"yatzy": made}
