@@ -4,8 +4,9 @@ A config names the rule set (`rules:` and `set:`, as in tournament configs), the
 budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`: alone by
 default, else one seat of a multi-player table, `yacht_env.integrations.sb3.YachtVsVecEnv`), MaskablePPO's
 hyperparameters, the network, a model to start from (`warm_start`), how often to evaluate and to
-save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises `ConfigError`
-naming the file, the key and what is allowed. The bounds keep a run finite and its
+save, and a league of opponents for self-play at a table (`league`, `LeagueConfig`). Every key is checked
+by the config layer (`yacht_env.config`): a bad one raises `ConfigError` naming the file, the key and what
+is allowed. The bounds keep a run finite and its
 memory in reach: at most `MAX_STEPS` env steps, a rollout of at most `MAX_ROLLOUT` steps, layers of
 at most `MAX_WIDTH` units, seeds that numpy and torch accept.
 """
@@ -102,6 +103,7 @@ class TrainConfig:
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     num_players: int = 1               # 1: alone (Yacht-v0); 2-8: one seat of a table (YachtVs-v0)
     opponents: tuple[str, ...] = ()    # agent specs: one for every other seat, or one per other seat in order
+    #                                    (with a `league`, the evaluation's opponents only)
     reward: str = "points"             # points, or win (+1 outright win, 0 shared first place, -1 loss; tables only)
     seat: int | str = "rotate"         # the learner's seat: rotate (seat k % num_players in a table's game k) or 0..
     env_threads: int = 1               # threads stepping a table env (one `strong` opponent plays in compiled code)

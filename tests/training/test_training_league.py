@@ -134,3 +134,15 @@ def test_the_same_seed_gives_the_same_league_run(tmp_path):
     assert all(np.array_equal(wa[k].numpy(), wb[k].numpy()) for k in wa)
     c, lines_c = league_run(tmp_path, "c", seed=1)
     assert lines_c != lines_a
+
+
+def test_a_resumed_league_run_takes_its_pool_back(tmp_path):
+    first, _ = league_run(tmp_path, "r")
+    assert json.loads((first.out / "league.json").read_text())["pool"] == ["step_256", "step_320"]
+    cfg = parse_config({**TABLE, "name": "r", "out": str(first.out), "total_timesteps": 512})
+    train(cfg, resume=first.out / "last.pt", progress=False)
+    record = json.loads((first.out / "league.json").read_text())
+    assert record["pool"] == ["step_320", "step_448"]
+    lines = [json.loads(line) for line in (first.out / "league.jsonl").read_text().splitlines()]
+    assert [line["timesteps"] for line in lines][-3:] == [384, 448, 512]
+    assert lines[-2]["pool"] == ["step_256", "step_320"]
