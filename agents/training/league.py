@@ -29,6 +29,7 @@ Files in the run folder:
 """
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -41,12 +42,15 @@ from yacht_env.core.view import BatchView
 from yacht_env.safe_file import NoSuchFile, open_append, read_text, write_atomic
 
 from ..learned import LearnedAgent, NetPlayer
+from ..model_file import ModelFileError
 from ..registry import make_agent
 from .checkpoint import model_record, save_checkpoint
+from .config import MAX_POOL
 from .evaluate import net_of
 
 CURRENT, PAST = "current", "past"
 MAX_LEAGUE_BYTES = 1 << 20
+SNAPSHOT = re.compile(r"step_[0-9]{1,19}")      # a snapshot's name, and its file league/<name>.pt
 
 
 def draws(seed: int, game_seeds, seats) -> tuple[np.ndarray, np.ndarray]:
@@ -128,22 +132,27 @@ class League:
         (self.out / "league.jsonl").unlink(missing_ok=True)
 
     def _reload(self) -> None:
-        """A resumed run: the pool as league.json last recorded it (its snapshots' files)."""
+        """A resumed run: the pool as league.json last recorded it (each snapshot's file league/step_N.pt)."""
+        path = self.out / "league.json"
         try:
-            doc = json.loads(read_text(self.out / "league.json", MAX_LEAGUE_BYTES, "league.json"))
-            history, pool = doc["snapshots"], doc["pool"]
+            doc = json.loads(read_text(path, MAX_LEAGUE_BYTES, "league.json"))
         except NoSuchFile:
             return
-        except (ValueError, KeyError, TypeError, RecursionError):
-            raise ConfigError(str(self.out / "league.json"), "pool", "the league record is damaged") from None
-        self.history = [h for h in history if isinstance(h, dict)]
-        for h in self.history:
-            if h.get("name") in pool and h.get("dropped") is None:
-                try:
-                    player = LearnedAgent(self.out / h["file"], deterministic=self.lc.deterministic)
-                except (OSError, ValueError) as e:
-                    raise ConfigError(str(self.out / "league.json"), "pool", f"snapshot {h['name']}: {e}") from None
-                self.pool.append(self._add(f"{PAST}:{h['name']}", player))
+        except (ValueError, RecursionError):
+            doc = None
+        history = doc.get("snapshots") if isinstance(doc, dict) else None
+        pool = doc.get("pool") if isinstance(doc, dict) else None
+        if not (isinstance(history, list) and all(isinstance(h, dict) for h in history) and isinstance(pool, list)
+                and all(isinstance(n, str) and SNAPSHOT.fullmatch(n) for n in pool) and len(pool) <= MAX_POOL):
+            raise ConfigError(str(path), "pool", "must be a list of snapshot names step_N in a JSON object with "
+                                                 "its snapshots; the league record is damaged")
+        self.history = history
+        for name in pool:
+            try:
+                player = LearnedAgent(self.folder / f"{name}.pt", deterministic=self.lc.deterministic)
+            except ModelFileError as e:
+                raise ConfigError(str(path), "pool", f"snapshot {name}: {e}") from None
+            self.pool.append(self._add(f"{PAST}:{name}", player))
 
     def bind(self, core) -> None:
         """The training env's table core: its `seating` tells which seats are the learner's."""

@@ -146,3 +146,19 @@ def test_a_resumed_league_run_takes_its_pool_back(tmp_path):
     lines = [json.loads(line) for line in (first.out / "league.jsonl").read_text().splitlines()]
     assert [line["timesteps"] for line in lines][-3:] == [384, 448, 512]
     assert lines[-2]["pool"] == ["step_256", "step_320"]
+
+
+@pytest.mark.parametrize("record, message", [
+    ("{", "league.json: pool: must be a list of snapshot names"),
+    ('{"pool": 3, "snapshots": []}', "league.json: pool: must be a list of snapshot names"),
+    ('{"pool": ["../../x"], "snapshots": []}', "league.json: pool: must be a list of snapshot names"),
+    ('{"pool": ["step_5"], "snapshots": [1]}', "league.json: pool: must be a list of snapshot names"),
+    ('{"pool": ["step_5"], "snapshots": []}', "league.json: pool: snapshot step_5:"),
+])
+def test_a_damaged_league_record_is_refused_on_resume(tmp_path, record, message):
+    cfg = parse_config({**TABLE, "out": str(tmp_path / "run")})
+    cfg.out_dir.mkdir()
+    (cfg.out_dir / "league.json").write_text(record)
+    with pytest.raises(ConfigError) as e:
+        League(cfg, cfg.ruleset, cfg.out_dir, resume=True)
+    assert message in str(e.value)
