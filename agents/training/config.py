@@ -4,8 +4,9 @@ A config names the rule set (`rules:` and `set:`, as in tournament configs), the
 budget, the batched env size, the table (`num_players`, `opponents`, `reward`, `seat`, `table_obs`: alone by
 default, else one seat of a multi-player table, `yacht_env.integrations.sb3.YachtVsVecEnv`), MaskablePPO's
 hyperparameters, the network, a model to start from (`warm_start`), how often to evaluate and to
-save. Every key is checked by the config layer (`yacht_env.config`): a bad one raises `ConfigError`
-naming the file, the key and what is allowed. The bounds keep a run finite and its
+save, and a league of opponents for self-play at a table (`league`, `LeagueConfig`). Every key is checked
+by the config layer (`yacht_env.config`): a bad one raises `ConfigError` naming the file, the key and what
+is allowed. The bounds keep a run finite and its
 memory in reach: at most `MAX_STEPS` env steps, a rollout of at most `MAX_ROLLOUT` steps, layers of
 at most `MAX_WIDTH` units, seeds that numpy and torch accept.
 """
@@ -32,6 +33,9 @@ MAX_EVAL_GAMES = 1_000_000
 MAX_ROLLOUT = 1 << 22            # n_steps x n_envs: one rollout's observations are held in memory
 MAX_WIDTH = 4096                 # units of one hidden layer
 MAX_LAYERS = 8
+MAX_POOL = 64                    # past versions a league keeps (agents.training.league)
+MAX_LEAGUE_SPECS = 16            # agent specs a league samples besides the learner's own versions
+MAX_WEIGHT = 1e6
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,19 @@ class PolicyConfig:
 
 
 @dataclass(frozen=True)
+class LeagueConfig:
+    """Self-play at a table (`agents.training.league`): every other seat of every training game is sampled with
+    these weights (normalised by their sum) from the learner's current weights, one of its past versions
+    (snapshots every `snapshot_every` env steps, the newest `pool` kept) and the agent specs of `specs`."""
+    current: float = 0.0               # the learner as it is now (its weights at the rollout's start)
+    past: float = 0.0                  # one of its past versions, uniformly from the pool
+    specs: dict = field(default_factory=dict)   # agent spec -> weight, e.g. {"strong?goal=win": 1}
+    snapshot_every: int = 500_000      # env steps between snapshots (the first: the starting weights)
+    pool: int = 8                      # snapshots kept; the oldest is dropped (and its file removed)
+    deterministic: bool = False        # learned opponents take their likeliest action (else they sample)
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """Everything `yacht train` needs; `out` is relative to the current folder."""
     name: str
@@ -87,6 +104,7 @@ class TrainConfig:
     upper_shaping: float = 0.0         # weight of the upper-par potential (agents.training.reward); 0 = off
     num_players: int = 1               # 1: alone (Yacht-v0); 2-8: one seat of a table (YachtVs-v0)
     opponents: tuple[str, ...] = ()    # agent specs: one for every other seat, or one per other seat in order
+    #                                    (with a `league`, the evaluation's opponents only)
     reward: str = "points"             # points, or win (+1 outright win, 0 shared first place, -1 loss; tables only)
     seat: int | str = "rotate"         # the learner's seat: rotate (seat k % num_players in a table's game k) or 0..
     env_threads: int = 1               # threads stepping a table env (one `strong` opponent plays in compiled code)
@@ -102,6 +120,7 @@ class TrainConfig:
     torch_threads: int = 1
     device: str = "auto"               # torch device: auto (cuda when torch sees a GPU, else cpu), cpu or cuda
     out: str = "runs/{name}"
+    league: LeagueConfig | None = None   # self-play at a table (agents.training.league); None: `opponents` play
 
     @property
     def out_dir(self) -> Path:
@@ -117,6 +136,8 @@ class TrainConfig:
         d["policy"]["vf"] = list(self.policy.vf)
         d["opponents"] = list(self.opponents)
         d.pop("bc" if self.algo == "ppo" else "ppo")
+        if self.league is None:
+            d.pop("league")           # configs without a league record exactly what they always did
         return d
 
 
@@ -141,20 +162,60 @@ def _opponents(source, key, value) -> tuple[str, ...]:
     if not isinstance(value, (str, list)):
         raise ConfigError(source, key, f"must be an agent spec, or a list of one per other seat, got {value!r:.60}")
     specs = [value] if isinstance(value, str) else items(source, key, value, 1, MAX_PLAYERS - 1)
-    out = []
-    for i, spec in enumerate(specs):
-        at = key if isinstance(value, str) else f"{key}[{i}]"
-        spec = text(source, at, spec, 1000)
-        try:
-            name = parse_spec(spec)[0]
-        except AgentSpecError as e:
-            raise ConfigError(source, at, str(e)) from None
-        if name not in AGENTS:
-            raise ConfigError(source, at, f"unknown agent {name!r}; known: {known()}")
-        if name == "human":
-            raise ConfigError(source, at, "human plays at a terminal; a training opponent must play by itself")
-        out.append(spec)
-    return tuple(out)
+    return tuple(_agent_spec(source, key if isinstance(value, str) else f"{key}[{i}]", spec)
+                 for i, spec in enumerate(specs))
+
+
+def _agent_spec(source, at, spec) -> str:
+    """One opponent's agent spec: known, and one that plays by itself."""
+    spec = text(source, at, spec, 1000)
+    try:
+        name = parse_spec(spec)[0]
+    except AgentSpecError as e:
+        raise ConfigError(source, at, str(e)) from None
+    if name not in AGENTS:
+        raise ConfigError(source, at, f"unknown agent {name!r}; known: {known()}")
+    if name == "human":
+        raise ConfigError(source, at, "human plays at a terminal; a training opponent must play by itself")
+    return spec
+
+
+LEAGUE_KEYS = [f.name for f in fields(LeagueConfig)]
+
+
+def _league(source, key, value) -> LeagueConfig | None:
+    """The `league` mapping: weights finite and >= 0 with a positive sum, specs known agents that play in
+    batches (an external bot plays one game per process), a snapshot interval and a bounded pool."""
+    if value is None:
+        return None
+    mapping(source, key, value, LEAGUE_KEYS)
+    out = {}
+    for name in ("current", "past"):
+        if name in value:
+            out[name] = number(source, f"{key}.{name}", value[name], 0, MAX_WEIGHT)
+    if "specs" in value:
+        specs = mapping(source, f"{key}.specs", value["specs"])
+        if len(specs) > MAX_LEAGUE_SPECS:
+            raise ConfigError(source, f"{key}.specs", f"at most {MAX_LEAGUE_SPECS} agent specs, got {len(specs)}")
+        out["specs"] = {}
+        for spec, weight in specs.items():
+            at = f"{key}.specs[{spec!r:.60}]"
+            spec = _agent_spec(source, at, spec)
+            if parse_spec(spec)[0] == "external":
+                raise ConfigError(source, at, "an external bot plays one game per process; a league's opponents "
+                                              "play every table at once (use it in `opponents`)")
+            out["specs"][spec] = number(source, at, weight, 0, MAX_WEIGHT)
+    if "snapshot_every" in value:
+        out["snapshot_every"] = whole(source, f"{key}.snapshot_every", value["snapshot_every"], 1, MAX_STEPS)
+    if "pool" in value:
+        out["pool"] = whole(source, f"{key}.pool", value["pool"], 1, MAX_POOL)
+    if "deterministic" in value:
+        out["deterministic"] = flag(source, f"{key}.deterministic", value["deterministic"])
+    league = LeagueConfig(**out)
+    if league.current + league.past + sum(league.specs.values()) <= 0:
+        raise ConfigError(source, key, "the weights (current, past and every spec's) sum to 0; give at least one "
+                                       "a weight above 0")
+    return league
 
 
 def _seat(source, key, value):
@@ -196,7 +257,7 @@ CHECKS = {
         "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),
         "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
         "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256),
-        "device": lambda s, k, v: choice(s, k, v, DEVICES), "out": _out},
+        "device": lambda s, k, v: choice(s, k, v, DEVICES), "out": _out, "league": _league},
     PPOConfig: {
         "learning_rate": _number(0, 10, above=True), "final_learning_rate": _or_null(_number(0, 10)),
         "n_steps": _whole(1, MAX_ROLLOUT), "batch_size": _whole(1, MAX_ROLLOUT), "n_epochs": _whole(1, 1000),
@@ -302,7 +363,8 @@ def _check_table(cfg: TrainConfig, source) -> None:
     """The table keys agree with each other (the rules' own seat limits are checked when the env is built)."""
     others = cfg.num_players - 1
     if others == 0:
-        for key, default in (("opponents", ()), ("reward", "points"), ("seat", "rotate"), ("table_obs", "summary")):
+        for key, default in (("opponents", ()), ("reward", "points"), ("seat", "rotate"), ("table_obs", "summary"),
+                             ("league", None)):
             if getattr(cfg, key) != default:
                 raise ConfigError(source, key, f"needs a table: set num_players to 2 .. {MAX_PLAYERS} (it is 1, "
                                                "training alone)")

@@ -42,6 +42,7 @@ from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
 from .config import ConfigError, TrainConfig
 from .features import InputFeatures, beyond_env, env_options
+from .league import League, LeagueCallback
 from .reward import ScaleReward, UpperParShaping
 from .warm import warm_start
 
@@ -54,21 +55,26 @@ class Trained:
     out: Path
 
 
-def make_vec_env(cfg: TrainConfig, rules, seed: int):
+def make_vec_env(cfg: TrainConfig, rules, seed: int, league: League | None = None):
     """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
-    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`), with
-    the env options of the config (`features.env_options`)."""
+    `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`, or the
+    `league` at every other seat, bound to the env's tables), with the env options of the config
+    (`features.env_options`)."""
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv   # imports SB3: only when a run trains
     options = env_options(cfg.to_dict())       # distinct holds and the dice one-hot, when the config asks
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed, **options)
     try:
-        return YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players, opponents=opponents(cfg, rules),
+        venv = YachtVsVecEnv(cfg.n_envs, rules=rules, num_players=cfg.num_players,
+                             opponents=league if league is not None else opponents(cfg, rules),
                              seat=cfg.seat, reward=cfg.reward, seed=seed, num_threads=cfg.env_threads, **options)
     except ConfigError:
         raise
     except ValueError as e:
         raise ConfigError(f"opponents: {e}") from None
+    if league is not None:
+        league.bind(venv.env.core)
+    return venv
 
 
 def opponents(cfg: TrainConfig, rules):
@@ -236,7 +242,8 @@ def memory_needed(cfg: TrainConfig, rules) -> int:
 def run_files(cfg: TrainConfig) -> dict:
     """{file: sha256} of the files a training run depends on besides its config: its opponents' model files
     and bot scripts, the model it starts from and its rules file (`agents.provenance`)."""
-    specs = list(cfg.opponents) + ([f"learned:{cfg.warm_start}"] if cfg.warm_start else [])
+    specs = list(cfg.opponents) + ([f"learned:{cfg.warm_start}"] if cfg.warm_start else []) + \
+        (list(cfg.league.specs) if cfg.league is not None else [])
     return digests(spec_files(specs) + rules_files(cfg.rules))
 
 
@@ -272,7 +279,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     start = doc["num_timesteps"] if doc else 0
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
-    venv = make_vec_env(cfg, rules, env_seed)
+    league = League(cfg, rules, out, resume=doc is not None) if cfg.league is not None else None
+    venv = make_vec_env(cfg, rules, env_seed, league)
     if cfg.upper_shaping:
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
@@ -296,6 +304,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
         model.num_timesteps = start
     elif cfg.warm_start:
         warm = warm_start(model.policy, cfg.warm_start, cfg, rules)
+    if league is not None:
+        league.attach(model.policy, start)
     cfg_d, rules_d = model_record(cfg, rules)
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     run["starts"].append({"at_timesteps": start, "resumed_from": str(resume) if resume else None,
@@ -310,7 +320,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     ended, error = "failed", None
     try:
         with _terminate_as_interrupt():
-            model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
+            model.learn(cfg.total_timesteps - start, reset_num_timesteps=doc is None,
+                        callback=loop if league is None else [loop, LeagueCallback(league, start)],
                         tb_log_name="ppo")
         if loop.last_eval_at != model.num_timesteps:
             loop.run_eval()
