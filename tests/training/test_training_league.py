@@ -162,3 +162,11 @@ def test_a_damaged_league_record_is_refused_on_resume(tmp_path, record, message)
     with pytest.raises(ConfigError) as e:
         League(cfg, cfg.ruleset, cfg.out_dir, resume=True)
     assert message in str(e.value)
+
+
+def test_a_league_run_with_every_sheet_in_the_observation(tmp_path):
+    """`table_obs: full` and a league together: the learned members read the full table as the learner does."""
+    trained, lines = league_run(tmp_path, "full", num_players=3, table_obs="full")
+    assert json.loads((trained.out / "config.json").read_text())["config"]["table_obs"] == "full"
+    played = {label for line in lines for label in line["seats"]}
+    assert {"current", "past:step_0"} <= played and (trained.out / "final.pt").is_file()
