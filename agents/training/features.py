@@ -1,9 +1,10 @@
-"""The extra policy inputs of a config (`dice_onehot`, `upper_features`; layout in `agents.features`) on a
-training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
+"""The extra policy inputs of a config (`dice_onehot`, `rule_knobs`, `upper_features`; layout in
+`agents.features`) on a training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
 
-`distinct_holds` and `dice_onehot` are the env's own options (`action_set="distinct"`, `dice_obs="onehot"`,
-`env_options`): the env makes those masks and entries, and `InputFeatures` adds only the rest
-(`upper_features`, `beyond_env`), after them, in the order `agents.features.policy_input` feeds a policy."""
+`distinct_holds`, `dice_onehot` and `rule_knobs` are the env's own options (`action_set="distinct"`,
+`dice_obs="onehot"`, `rule_obs="knobs"`, `env_options`): the env makes those masks and entries, and
+`InputFeatures` adds only the rest (`upper_features`, `beyond_env`), after them, in the order
+`agents.features.policy_input` feeds a policy."""
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -14,14 +15,15 @@ from ..features import N_EXTRA, extra_size, policy_input
 
 __all__ = ["N_EXTRA", "InputFeatures", "add_features", "beyond_env", "env_options"]
 
-ENV_GIVEN = ("dice_onehot",)    # the input groups the env's options give (its `dice_obs`)
+ENV_GIVEN = ("dice_onehot", "rule_knobs")    # the input groups the env's options give (`dice_obs`, `rule_obs`)
 
 
 def env_options(config: dict) -> dict:
-    """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds` and
-    `dice_onehot` as `action_set` and `dice_obs`."""
+    """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds`, `dice_onehot`
+    and `rule_knobs` as `action_set`, `dice_obs` and `rule_obs`."""
     return {"action_set": "distinct" if config.get("distinct_holds", False) else "all",
-            "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled"}
+            "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled",
+            **({"rule_obs": "knobs"} if config.get("rule_knobs", False) else {})}
 
 
 def beyond_env(config: dict) -> dict:

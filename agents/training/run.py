@@ -1,6 +1,7 @@
 """`train(config)`: MaskablePPO on the batched Yacht env, with evaluation, checkpoints and resume.
 
-Alone (`num_players: 1`) it trains on `yacht_env.integrations.sb3.YachtVecEnv`; at a table on
+Alone (`num_players: 1`) it trains on `yacht_env.integrations.sb3.YachtVecEnv` (with `rule_variants`, on several
+rule sets side by side: `agents.training.variants`); at a table on
 `yacht_env.integrations.sb3.YachtVsVecEnv`, the learner at one seat and the opponents (agent specs) at the
 others, with the reward the config names (points, or win: +1 / 0 / -1 at the end).
 
@@ -40,9 +41,10 @@ from ..provenance import check_unchanged, digests, rules_files, spec_files
 from ..registry import make_agent
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
-from .config import ConfigError, TrainConfig
+from .config import ConfigError, TrainConfig, variant_rules
 from .features import InputFeatures, beyond_env, env_options
 from .reward import ScaleReward, UpperParShaping
+from .variants import Curriculum, MixedRulesVecEnv, stage_weights
 from .warm import warm_start
 
 
@@ -54,12 +56,15 @@ class Trained:
     out: Path
 
 
-def make_vec_env(cfg: TrainConfig, rules, seed: int):
-    """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
+def make_vec_env(cfg: TrainConfig, rules, seed: int, start: int = 0):
+    """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), its
+    rule variants side by side as the curriculum shares them out at step `start` (`MixedRulesVecEnv`), or
     `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`), with
     the env options of the config (`features.env_options`)."""
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv   # imports SB3: only when a run trains
-    options = env_options(cfg.to_dict())       # distinct holds and the dice one-hot, when the config asks
+    options = env_options(cfg.to_dict())       # distinct holds, the dice one-hot, the rule knobs, when asked
+    if cfg.rule_variants:
+        return MixedRulesVecEnv(variant_rules(cfg), cfg.n_envs, stage_weights(cfg, start), seed, **options)
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed, **options)
     try:
@@ -172,7 +177,8 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
-    for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate")):
+    for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate"),
+                         ("rule_variants", [])):
         if doc["config"].get(key, default) != cfg.to_dict()[key]:
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
                               f", the config asks for {cfg.to_dict()[key]}")
@@ -271,7 +277,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     start = doc["num_timesteps"] if doc else 0
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
-    venv = make_vec_env(cfg, rules, env_seed)
+    venv = make_vec_env(cfg, rules, env_seed, start)
+    shared = venv                                   # what a curriculum shares out anew (under the wrappers)
     if cfg.upper_shaping:
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
@@ -306,10 +313,11 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
+    callbacks = [loop] + ([Curriculum(shared, cfg, cfg.seed, start)] if cfg.curriculum else [])
     ended, error = "failed", None
     try:
         with _terminate_as_interrupt():
-            model.learn(cfg.total_timesteps - start, callback=loop, reset_num_timesteps=doc is None,
+            model.learn(cfg.total_timesteps - start, callback=callbacks, reset_num_timesteps=doc is None,
                         tb_log_name="ppo")
         if loop.last_eval_at != model.num_timesteps:
             loop.run_eval()
