@@ -171,14 +171,16 @@ def _opponents(source, key, value) -> tuple[str, ...]:
 
 
 def _variants(source, key, value) -> tuple[dict, ...]:
-    """Rule overrides, one mapping per rule set (each is loaded over the config's rules in `_check_variants`)."""
-    items(source, key, value, 1, MAX_VARIANTS)
+    """Rule overrides, one mapping per rule set (each loaded over the config's rules by `variant_rules`); an
+    empty list trains on the config's rules alone."""
+    items(source, key, value, 0, MAX_VARIANTS)
     return tuple(dict(mapping(source, f"{key}[{i}]", v)) for i, v in enumerate(value))
 
 
 def _stages(source, key, value) -> tuple[dict, ...]:
-    """Curriculum stages: {at: first env step of the stage, weights: a weight 0 .. 1e6 per rule variant}."""
-    items(source, key, value, 1, MAX_STAGES)
+    """Curriculum stages: {at: first env step of the stage, weights: a weight 0 .. 1e6 per rule variant}; an
+    empty list gives every variant weight 1 throughout."""
+    items(source, key, value, 0, MAX_STAGES)
     out = []
     for i, stage in enumerate(value):
         at = f"{key}[{i}]"

@@ -8,8 +8,9 @@ others, with the reward the config names (points, or win: +1 / 0 / -1 at the end
 Files written under the config's `out` folder:
 
     config.json         the checked config and the rule set, as trained
-    run.json            seeds, library versions, and every start / resume: its step count, device, and how it
-                        ended (finished, interrupted: Ctrl-C or SIGTERM, failed: with the error)
+    run.json            seeds, library versions, and every start / resume: its step count, device, how it
+                        ended (finished, interrupted: Ctrl-C or SIGTERM, failed: with the error) and the
+                        curriculum stages it entered (`stages`: step and stage index, with a curriculum)
     tb/                 TensorBoard logs (SB3's train/* and rollout/*, plus eval/*)
     curve.csv, curve.png  evaluation results against env steps
     checkpoints/step_N.pt, last.pt   resumable checkpoints (weights + optimizer state)
@@ -313,7 +314,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
-    callbacks = [loop] + ([Curriculum(shared, cfg, cfg.seed, start)] if cfg.curriculum else [])
+    curriculum = Curriculum(shared, cfg, cfg.seed, start) if cfg.curriculum else None
+    callbacks = [loop] + ([curriculum] if curriculum else [])
     ended, error = "failed", None
     try:
         with _terminate_as_interrupt():
@@ -338,6 +340,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
                                   "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
                                   "torch_threads": torch.get_num_threads(),    # held from the start: threads.py
                                   **({"error": error} if error else {}),
+                                  **({"stages": [{"at_timesteps": n, "stage": s} for n, s in curriculum.stages]}
+                                     if curriculum else {}),
                                   "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
         write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
         venv.close()
