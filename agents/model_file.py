@@ -453,6 +453,14 @@ def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:
                              f"({num_players} player{'s' if num_players != 1 else ''} under {rules.name!r})")
 
 
+def knob_changes(trained: RuleSet, rules: RuleSet) -> str:
+    """The top-level rule keys whose values differ between two rule sets, as `key=value` of `rules` ("other box
+    fields" when box fields differ; "" when none of the keys compared differ)."""
+    a, b = solitaire_rules(trained).to_dict(), solitaire_rules(rules).to_dict()
+    keys = [k for k in b if k not in ("name", "description") and a.get(k) != b[k]]
+    return ", ".join("other box fields" if k == "boxes" else f"{k}={json.dumps(b[k])}" for k in keys)
+
+
 def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:
     """Whether the model in `doc` may play `rules` (the table's seats: `check_table`).
 
@@ -469,12 +477,14 @@ def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str |
                              f"{need[1]})")
     if play_hash(rules) in trained.hashes():
         return None
+    changed = knob_changes(trained.ruleset, rules)
+    shown = f"{rules.name!r} with {changed}" if changed and rules.name == trained.name else repr(rules.name)
     if trained.variants:
         message = (f"model {path} was trained on {len(trained.variants)} variants of rules {trained.name!r} "
-                   f"({'; '.join(label for label, _ in trained.variants)}), not on {rules.name!r} (hash "
+                   f"({'; '.join(label for label, _ in trained.variants)}), not on {shown} (hash "
                    f"{play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
     else:
-        message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {rules.name!r} "
+        message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {shown} "
                    f"(hash {play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
     if not insist:
         raise ModelFileError(message + "; insist to play them anyway")

@@ -31,11 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.training.threads import set_torch_threads  # first: the OpenMP settings come before torch loads
 
 from agents.evaluation import solitaire
+from agents.model_file import read_model
 from agents.registry import make_agent
 from agents.stats import mean_ci
 from agents.training.config import load_config
 from agents.training.run import train
 from yacht_env.config import ConfigError
+from yacht_env.core.actions import num_actions
+from yacht_env.envs.obs import obs_size
 from yacht_env.rules import RuleError, load, parse_sets
 
 TRAIN = ("", "rolls_per_turn=2")
@@ -51,6 +54,29 @@ def knobs_of(spec: str) -> dict:
 
 def label(spec: str) -> str:
     return spec or "as the preset"
+
+
+def check_inputs(args, also: dict) -> None:
+    """Every rule set loads and has the box layout of the first (ValueError naming it otherwise), the warm-start
+    file is a model file, and every `--also` spec makes an agent that plays every rule set: all before anything
+    trains."""
+    sets = args.train + args.test
+    first = load(args.rules, **knobs_of(sets[0]))
+    for spec in sets:
+        rules = load(args.rules, **knobs_of(spec))
+        if (obs_size(rules), num_actions(rules)) != (obs_size(first), num_actions(first)):
+            raise ValueError(f"rule set {label(spec)!r} has another box layout than {label(sets[0])!r} (observation "
+                             f"{obs_size(rules)} and {num_actions(rules)} actions, not {obs_size(first)} and "
+                             f"{num_actions(first)}); one network plays rule sets of one layout")
+    if args.warm_start:
+        read_model(args.warm_start)
+    for spec in also.values():
+        agent = make_agent(spec)
+        try:
+            for rules_spec in sets:
+                agent.prepare(load(args.rules, **knobs_of(rules_spec)), 1)
+        finally:
+            agent.close()
 
 
 def config_of(args, kind: str) -> dict:
@@ -158,13 +184,12 @@ def main(argv=None) -> int:
             if not sep or not name or name in ("strong", *args.kinds):
                 raise ValueError(f"--also takes NAME=SPEC with a new name, got {item!r}")
             also[name] = spec
-        for spec in args.train + args.test:
-            load(args.rules, **knobs_of(spec))        # every rule set is checked before anything trains
+        check_inputs(args, also)                      # every input is checked before anything trains
         set_torch_threads(args.torch_threads)
         models = train_models(args)
         agents = {k: f"learned?insist=1:{path}" for k, path in models.items()} | also
         rows = measure(args, agents)
-    except (ConfigError, RuleError, ValueError) as e:
+    except (ConfigError, RuleError, ValueError, OSError) as e:
         print(f"generalise: error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)

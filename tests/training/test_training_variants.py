@@ -117,7 +117,8 @@ def test_learned_plays_every_variant_and_refuses_another_layout(run):
     agent = make_agent(f"learned:{path}")
     for overrides in VARIANTS:
         agent.prepare(load("yacht", **overrides), 1)           # no insisting needed
-    with pytest.raises(ModelFileError, match="trained on 3 variants of rules 'yacht'.*insist"):
+    with pytest.raises(ModelFileError, match=r"trained on 3 variants of rules 'yacht' \(as they are; rolls_per_turn=2; "
+                                             r"upper_bonus=False\), not on 'yacht' with rolls_per_turn=4 .*insist"):
         agent.prepare(load("yacht", rolls_per_turn=4), 1)
     insisting = make_agent(f"learned?insist=1:{path}")
     insisting.prepare(load("yacht", rolls_per_turn=4), 1)
