@@ -133,3 +133,40 @@ def test_the_policy_sees_the_knobs_of_the_rules_it_plays():
     x = policy_input(obs, np.ones((2, 5), np.int64), {"rule_knobs": True}, rules)
     assert x.shape == (2, 41 + KNOB_SIZE)
     np.testing.assert_array_equal(x[:, 41:], np.tile(rule_features(rules), (2, 1)))
+
+
+def generalise():
+    """scripts/generalise.py as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("generalise", "scripts/generalise.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generalisation_benchmark_end_to_end(tmp_path, capsys):
+    out = tmp_path / "gen"
+    assert generalise().main(["--out", str(out), "--train", "", "--test", "upper_bonus=false", "--kinds", "knobs",
+                              "--warm-start", "", "--steps", "1024", "--n-envs", "32", "--games", "20",
+                              "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "| upper_bonus=false | held out |" in printed and str(out / "results.csv") in printed
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert [(r["rules"], r["agent"]) for r in rows] == [("as the preset", "strong"), ("as the preset", "knobs"),
+                                                        ("upper_bonus=false", "strong"), ("upper_bonus=false", "knobs")]
+    assert all(r["games"] == 20 and r["ci_lo"] <= r["mean"] <= r["ci_hi"] for r in rows)
+    assert rows[0]["minus_strong"] == 0 and rows[1]["minus_strong"] == pytest.approx(rows[1]["mean"] - rows[0]["mean"])
+    assert (out / "results.csv").read_text().count("\n") == 5
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--test", "columns=2"], "rule set 'columns=2' has another box layout"),
+    (["--train", "rolls_per_turn=9"], "rolls_per_turn: must be a whole number from 1 to 5"),
+    (["--kinds", "all"], "--kinds: knobs, plain or both"),
+    (["--also", "strong=strong"], "--also takes NAME=SPEC with a new name"),
+    (["--also", "x=learned:models/ppo-yacht.pt"], "insist to play them anyway"),
+    (["--warm-start", "README.md"], "not a model file"),
+])
+def test_the_benchmark_refuses_bad_inputs_before_training(tmp_path, capsys, args, words):
+    assert generalise().main(["--out", str(tmp_path / "gen"), *args]) == 2
+    assert words in capsys.readouterr().err and not (tmp_path / "gen").exists()
