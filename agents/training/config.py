@@ -174,7 +174,15 @@ def _variants(source, key, value) -> tuple[dict, ...]:
     """Rule overrides, one mapping per rule set (each loaded over the config's rules by `variant_rules`); an
     empty list trains on the config's rules alone."""
     items(source, key, value, 0, MAX_VARIANTS)
-    return tuple(dict(mapping(source, f"{key}[{i}]", v)) for i, v in enumerate(value))
+    out = []
+    for i, overrides in enumerate(value):
+        mapping(source, f"{key}[{i}]", overrides)
+        for name in overrides:
+            if not isinstance(name, str):
+                raise ConfigError(source, f"{key}[{i}]", f"rule keys are names such as rolls_per_turn, "
+                                                         f"got {name!r:.40}")
+        out.append(dict(overrides))
+    return tuple(out)
 
 
 def _stages(source, key, value) -> tuple[dict, ...]:

@@ -39,6 +39,7 @@ def config(**changes):
     ({"rule_variants": [{}, {"rolls_per_turn": 3}]}, "rule_variants[1]", "same rules as rule_variants[0]"),
     ({"rule_variants": "rolls_per_turn=2"}, "rule_variants", "must be a list"),
     ({"rule_variants": [{}, 2]}, "rule_variants[1]", "must be a mapping"),
+    ({"rule_variants": [{}, {1: 2}]}, "rule_variants[1]", "rule keys are names"),
     ({"rule_variants": [{}] * 17}, "rule_variants", "must have 0 to 16 items"),
     ({"rule_variants": [], "curriculum": [{"at": 0, "weights": [1]}]}, "curriculum", "list the rule sets"),
     ({"curriculum": [{"at": 0, "weights": [1, 1]}]}, "curriculum[0].weights", "one weight per rule variant (3)"),
