@@ -9,6 +9,10 @@ model plays without stable-baselines3:
   `yacht_env.envs.table_obs`), so it plays only at tables with as many sheets as it was trained for.
 * `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.envs.obs`) followed by the
   34 entries of the env option `dice_obs="onehot"` (`yacht_env.envs.options`, where the layout is).
+* `rule_knobs: true` -- then the 12 entries of the env option `rule_obs="knobs"` (`yacht_env.envs.options`:
+  rolls per turn, upper bonus, extra-Yacht bonus, joker rule, forced order) for the rules being played, so a
+  model plays every rule set of its box layout as the rules it sits at (those it was not trained on with
+  `learned?insist=1:PATH`).
 * `upper_features: true` -- then, for each column, 16 entries on the way to the upper bonus (all 0 under
   rules without one; `SLACK` points of slack span [0, 1] around 0.5, clipped):
   [0] points still needed for the bonus / threshold; [1] 0.5 + slack / (2 SLACK), where slack = three of
@@ -27,7 +31,7 @@ model plays without stable-baselines3:
 import numpy as np
 
 from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size, observe
-from yacht_env.envs.options import DICE_SIZES, dice_features, full_sheets, sheet_size
+from yacht_env.envs.options import DICE_SIZES, KNOB_SIZE, dice_features, full_sheets, rule_features, sheet_size
 from yacht_env.envs.table_obs import num_extra, seat_observations
 
 N_EXTRA = DICE_SIZES["onehot"]   # the env option dice_obs="onehot" is `dice_onehot: true`
@@ -114,8 +118,8 @@ def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:
     return seat_observations(state, rows, seats, dice)
 
 
-FEATURES = ("dice_onehot", "upper_features")   # the config keys (true / false) of the extra inputs, in input order
-GROUPS = ("dice_onehot", "table_obs", "upper_features")   # every extra input group's config key, in input order
+FEATURES = ("dice_onehot", "rule_knobs", "upper_features")   # the config keys (true / false) of extra inputs
+GROUPS = ("dice_onehot", "table_obs", "rule_knobs", "upper_features")   # every extra input group, in input order
 
 
 def uses(config: dict, key: str) -> bool:
@@ -135,7 +139,8 @@ def feature_sizes(config: dict, rules) -> dict[str, int]:
     """Config key -> entries, for each extra input group a policy trained with this config (a dict) sees
     under `rules`, in input order (after the observation); the table group is sized for the table it was
     trained at (it plays only at tables with as many sheets)."""
-    size = {"dice_onehot": lambda: N_EXTRA, "upper_features": lambda: N_UPPER * rules.columns,
+    size = {"dice_onehot": lambda: N_EXTRA, "rule_knobs": lambda: KNOB_SIZE,
+            "upper_features": lambda: N_UPPER * rules.columns,
             "table_obs": lambda: table_size(rules, trained_sheets(rules, config))}
     return {key: size[key]() for key in GROUPS if uses(config, key)}
 
@@ -163,6 +168,8 @@ def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules, table=N
         if table is None:
             raise ValueError("a policy trained with table_obs: full needs the table's sheets (table_input)")
         parts.append(np.asarray(table, np.float32))
+    if config.get("rule_knobs", False):
+        parts.append(np.broadcast_to(rule_features(rules), (len(obs), KNOB_SIZE)))
     if config.get("upper_features", False):
         parts.append(upper_features(obs, rules))
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)

@@ -29,6 +29,7 @@ import numpy as np
 
 from yacht_env.core.actions import num_actions
 from yacht_env.envs.options import TABLE as TABLE_OBS
+from yacht_env.envs.obs import obs_size
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash, solitaire_rules
 
 from yacht_env.config import ConfigError
@@ -50,6 +51,7 @@ MAX_PARAMS = 64_000_000
 MAX_OBS = 1 << 16
 MAX_ACTIONS = 1 << 12
 MAX_PLAYERS = 8                     # seats at the table a model was trained at
+MAX_VARIANTS = 16                   # rule variants a model was trained on (`variant_sets`)
 STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
             "BFloat16Storage": None, "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,
             "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_}
@@ -227,10 +229,12 @@ def check_model(doc, path="<model>") -> dict:
     format: FORMAT. rules: JSON text of a mapping that `yacht_env.rules.load` accepts. config: JSON
     text of a mapping whose `policy` has `pi` and `vf` (lists of 1..MAX_LAYERS layer sizes, each
     1..MAX_WIDTH) and a known `activation`; `distinct_holds` / `dice_onehot` / `upper_features`, when
-    present, true or false; `table_obs`, when present, summary or full (full only at a table). extra:
-    JSON text of a mapping. obs_dim, n_actions: the sizes the rules and config give. num_timesteps: a
-    whole number >= 0. The network's parameter count is at most MAX_PARAMS. policy:
-    a state dict whose names and shapes are those of that network, finite floating-point tensors.
+    present, true or false; `table_obs`, when present, summary or full (full only at a table);
+    `rule_variants`, when present, a list of at most MAX_VARIANTS mappings of rule overrides that `load`
+    accepts over its rules, each of their box layout. extra: JSON text of a mapping. obs_dim, n_actions: the
+    sizes the rules and config give. num_timesteps: a whole number >= 0. The network's parameter count is at
+    most MAX_PARAMS. policy: a state dict whose names and shapes are those of that network, finite
+    floating-point tensors.
     optimizer (checkpoints only): a state dict mapping.
     """
     def bad(field, problem):
@@ -247,9 +251,13 @@ def check_model(doc, path="<model>") -> dict:
         raise bad("rules", f"not a rule set yacht_env.rules.load accepts ({e})") from None
     config = out["config"]
     pi, vf, _ = _network(config, bad)
-    for key in ("distinct_holds", "dice_onehot", "upper_features"):
+    for key in ("distinct_holds", "dice_onehot", "rule_knobs", "upper_features"):
         if not isinstance(config.get(key, False), bool):
             raise bad(f"config.{key}", f"must be true or false, got {_short(config[key])}")
+    try:
+        variant_sets(out["rules"], config)
+    except (RuleError, ValueError, TypeError) as e:
+        raise bad("config.rule_variants", str(e)) from None
     players = config.get("num_players", 1)
     if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_PLAYERS:
         raise bad("config.num_players", f"must be a whole number from 1 to {MAX_PLAYERS}, got {_short(players)}")
@@ -382,18 +390,44 @@ def policy_shapes(doc: dict) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def variant_sets(rules: dict, config: dict) -> list[RuleSet]:
+    """The rule sets a model with this config and rule set (as dicts) was trained on beside its rules: one per
+    entry of `config["rule_variants"]` (its rules with those overrides); ValueError (or RuleError) when the
+    entry is not a list of such mappings giving rule sets of its rules' observation and action sizes."""
+    variants = config.get("rule_variants", [])
+    if not isinstance(variants, list) or len(variants) > MAX_VARIANTS or \
+            not all(isinstance(v, dict) for v in variants):
+        raise ValueError(f"must be a list of at most {MAX_VARIANTS} mappings of rule overrides, got {_short(variants)}")
+    base = load(rules)
+    out = []
+    for i, overrides in enumerate(variants):
+        ruleset = load(rules, **overrides)
+        if (obs_size(ruleset), num_actions(ruleset)) != (obs_size(base), num_actions(base)):
+            raise ValueError(f"[{i}] has another box layout than its rules {base.name!r}")
+        out.append(ruleset)
+    return out
+
+
 @dataclass(frozen=True)
 class ModelRules:
-    """The rules a model was trained under."""
+    """The rules a model was trained under: its rules, or with `rule_variants` each variant of them."""
     name: str          # the rule set's name in the model file
     hash: str          # rules_hash of them as one sheet's game (`yacht_env.solver.solitaire_rules`)
     ruleset: RuleSet
+    variants: tuple = ()   # (label, hash) of each rule variant it was trained on (`variant_sets`)
+
+    def hashes(self) -> tuple[str, ...]:
+        """The play hashes of the rule sets it was trained on."""
+        return tuple(h for _, h in self.variants) or (self.hash,)
 
 
 def model_rules(doc: dict) -> ModelRules:
-    """The rules a (checked) model file was trained under: name, hash and RuleSet."""
+    """The rules a (checked) model file was trained under: name, hash and RuleSet, and its rule variants."""
     trained = load(doc["rules"])
-    return ModelRules(trained.name, play_hash(trained), trained)
+    overrides = doc["config"].get("rule_variants", [])
+    variants = tuple((", ".join(f"{k}={v}" for k, v in o.items()) or "as they are", play_hash(r))
+                     for o, r in zip(overrides, variant_sets(doc["rules"], doc["config"])))
+    return ModelRules(trained.name, play_hash(trained), trained, variants)
 
 
 def play_hash(rules) -> str:
@@ -426,6 +460,14 @@ def check_table(doc: dict, rules, num_players: int, path="<model>") -> None:
                              f"({num_players} player{'s' if num_players != 1 else ''} under {rules.name!r})")
 
 
+def knob_changes(trained: RuleSet, rules: RuleSet) -> str:
+    """The top-level rule keys whose values differ between two rule sets, as `key=value` of `rules` ("other box
+    fields" when box fields differ; "" when none of the keys compared differ)."""
+    a, b = solitaire_rules(trained).to_dict(), solitaire_rules(rules).to_dict()
+    keys = [k for k in b if k not in ("name", "description") and a.get(k) != b[k]]
+    return ", ".join("other box fields" if k == "boxes" else f"{k}={json.dumps(b[k])}" for k in keys)
+
+
 def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str | None:
     """Whether the model in `doc` may play `rules` (the table's seats: `check_table`).
 
@@ -440,10 +482,17 @@ def check_rules(doc: dict, rules, path="<model>", insist: bool = False) -> str |
         raise ModelFileError(f"model {path} was trained on rules {trained.name!r} (observation {have[0]}, actions "
                              f"{have[1]}) and cannot play rules {rules.name!r} (observation {need[0]}, actions "
                              f"{need[1]})")
-    if play_hash(rules) == trained.hash:
+    if play_hash(rules) in trained.hashes():
         return None
-    message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {rules.name!r} "
-               f"(hash {play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
+    changed = knob_changes(trained.ruleset, rules)
+    shown = f"{rules.name!r} with {changed}" if changed and rules.name == trained.name else repr(rules.name)
+    if trained.variants:
+        message = (f"model {path} was trained on {len(trained.variants)} variants of rules {trained.name!r} "
+                   f"({'; '.join(label for label, _ in trained.variants)}), not on {shown} (hash "
+                   f"{play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
+    else:
+        message = (f"model {path} was trained on rules {trained.name!r} (hash {trained.hash}), not on {shown} "
+                   f"(hash {play_hash(rules)}); they have the same shape, so it can play them, but not as trained")
     if not insist:
         raise ModelFileError(message + "; insist to play them anyway")
     return message

@@ -9,6 +9,12 @@ by the config layer (`yacht_env.config`): a bad one raises `ConfigError` naming 
 is allowed. The bounds keep a run finite and its
 memory in reach: at most `MAX_STEPS` env steps, a rollout of at most `MAX_ROLLOUT` steps, layers of
 at most `MAX_WIDTH` units, seeds that numpy and torch accept.
+
+Several rule sets (`agents.training.variants`): `rule_variants` lists rule overrides over `rules` and
+`set`, one mapping per rule set trained on, all of one box layout (the same observation and action sizes);
+the envs of the batched env are shared out among them by `curriculum`'s weights at each stage (equal
+weights without one). `rule_knobs` lets the policy see which rule set it plays (the env option
+`rule_obs="knobs"`).
 """
 import string
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -16,8 +22,10 @@ from pathlib import Path
 
 from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
                               read_yaml, text, whole)
+from yacht_env.core.actions import num_actions
+from yacht_env.envs.obs import obs_size
 from yacht_env.envs.options import TABLE as TABLE_OBS   # the other sheets: summed up or in full
-from yacht_env.rules import RuleError, RuleSet, load
+from yacht_env.rules import RuleError, RuleSet, load, rules_hash, solitaire_rules
 
 from ..registry import AGENTS, AgentSpecError, known, parse_spec
 
@@ -36,6 +44,8 @@ MAX_LAYERS = 8
 MAX_POOL = 64                    # past versions a league keeps (agents.training.league)
 MAX_LEAGUE_SPECS = 16            # agent specs a league samples besides the learner's own versions
 MAX_WEIGHT = 1e6
+MAX_VARIANTS = 16                # rule sets one run trains on
+MAX_STAGES = 64                  # stages of a curriculum
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,9 @@ class TrainConfig:
     device: str = "auto"               # torch device: auto (cuda when torch sees a GPU, else cpu), cpu or cuda
     out: str = "runs/{name}"
     league: LeagueConfig | None = None   # self-play at a table (agents.training.league); None: `opponents` play
+    rule_knobs: bool = False           # the policy also sees the rule knobs (env option rule_obs="knobs")
+    rule_variants: tuple[dict, ...] = ()   # rule overrides over rules + set: one mapping per rule set trained on
+    curriculum: tuple[dict, ...] = ()  # stages {at: STEP, weights: [one per variant]} (agents.training.variants)
 
     @property
     def out_dir(self) -> Path:
@@ -135,6 +148,8 @@ class TrainConfig:
         d["policy"]["pi"] = list(self.policy.pi)
         d["policy"]["vf"] = list(self.policy.vf)
         d["opponents"] = list(self.opponents)
+        d["rule_variants"] = [dict(v) for v in self.rule_variants]
+        d["curriculum"] = [{"at": s["at"], "weights": list(s["weights"])} for s in self.curriculum]
         d.pop("bc" if self.algo == "ppo" else "ppo")
         if self.league is None:
             d.pop("league")           # configs without a league record exactly what they always did
@@ -218,6 +233,38 @@ def _league(source, key, value) -> LeagueConfig | None:
     return league
 
 
+def _variants(source, key, value) -> tuple[dict, ...]:
+    """Rule overrides, one mapping per rule set (each loaded over the config's rules by `variant_rules`); an
+    empty list trains on the config's rules alone."""
+    items(source, key, value, 0, MAX_VARIANTS)
+    out = []
+    for i, overrides in enumerate(value):
+        mapping(source, f"{key}[{i}]", overrides)
+        for name in overrides:
+            if not isinstance(name, str):
+                raise ConfigError(source, f"{key}[{i}]", f"rule keys are names such as rolls_per_turn, "
+                                                         f"got {name!r:.40}")
+        out.append(dict(overrides))
+    return tuple(out)
+
+
+def _stages(source, key, value) -> tuple[dict, ...]:
+    """Curriculum stages: {at: first env step of the stage, weights: a weight 0 .. 1e6 per rule variant}; an
+    empty list gives every variant weight 1 throughout."""
+    items(source, key, value, 0, MAX_STAGES)
+    out = []
+    for i, stage in enumerate(value):
+        at = f"{key}[{i}]"
+        mapping(source, at, stage, ("at", "weights"))
+        for name in ("at", "weights"):
+            if name not in stage:
+                raise ConfigError(source, f"{at}.{name}", "missing (a stage is {at: STEP, weights: [...]})")
+        weights = items(source, f"{at}.weights", stage["weights"], 1, MAX_VARIANTS)
+        out.append({"at": whole(source, f"{at}.at", stage["at"], 0, MAX_STEPS),
+                    "weights": tuple(number(source, f"{at}.weights[{j}]", w, 0, 1e6) for j, w in enumerate(weights))})
+    return tuple(out)
+
+
 def _seat(source, key, value):
     if value == "rotate":
         return value
@@ -257,7 +304,8 @@ CHECKS = {
         "warm_start": _or_null(lambda s, k, v: text(s, k, v, 1000)), "eval_every": _whole(1, MAX_STEPS),
         "eval_games": _whole(1, MAX_EVAL_GAMES), "eval_seed": _whole(0, MAX_EVAL_SEED),
         "checkpoint_every": _whole(1, MAX_STEPS), "torch_threads": _whole(1, 256),
-        "device": lambda s, k, v: choice(s, k, v, DEVICES), "out": _out, "league": _league},
+        "device": lambda s, k, v: choice(s, k, v, DEVICES), "out": _out, "league": _league,
+        "rule_knobs": flag, "rule_variants": _variants, "curriculum": _stages},
     PPOConfig: {
         "learning_rate": _number(0, 10, above=True), "final_learning_rate": _or_null(_number(0, 10)),
         "n_steps": _whole(1, MAX_ROLLOUT), "batch_size": _whole(1, MAX_ROLLOUT), "n_epochs": _whole(1, 1000),
@@ -344,6 +392,7 @@ def parse_config(raw, source: str = "<config>", folder=None, settings: dict | No
         raise ConfigError(source, "ppo.batch_size", f"{ppo.batch_size} is larger than one rollout "
                                                     f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
     _check_table(cfg, source)
+    _check_curriculum(cfg, source)
     rules_source = "command line" if "rules" in changes else source
     if names_a_file(cfg.rules) and rules_source == source and folder is not None and not Path(cfg.rules).is_absolute():
         cfg = replace(cfg, rules=str(Path(folder) / cfg.rules))
@@ -356,7 +405,62 @@ def parse_config(raw, source: str = "<config>", folder=None, settings: dict | No
             rules.check_players(cfg.num_players)
         except ValueError as e:
             raise ConfigError("command line" if "num_players" in changes else source, "num_players", str(e)) from None
+    variant_rules(cfg, "command line" if "rule_variants" in changes else source)
     return cfg
+
+
+def variant_rules(cfg: TrainConfig, source: str = "<config>") -> list[RuleSet]:
+    """The rule sets a config trains on: its rules (`rules` + `set`) alone, or each of `rule_variants` over
+    them. ConfigError naming the variant when one is not a rule set, has another box layout than the
+    config's rules (observation or action size), or repeats another."""
+    base = cfg.ruleset
+    if not cfg.rule_variants:
+        return [base]
+    shape = (obs_size(base), num_actions(base))
+    out, seen = [], {}
+    for i, overrides in enumerate(cfg.rule_variants):
+        key = f"rule_variants[{i}]"
+        try:
+            rules = load(cfg.rules, **{**cfg.set, **overrides})
+        except RuleError as e:
+            raise ConfigError(source, key, str(e)) from None
+        if (obs_size(rules), num_actions(rules)) != shape:
+            raise ConfigError(source, key, f"has another box layout than the config's rules {base.name!r} (observation "
+                                           f"{obs_size(rules)} and {num_actions(rules)} actions, not {shape[0]} and "
+                                           f"{shape[1]}); one network plays rule sets of one layout")
+        same = seen.get(rules_hash(solitaire_rules(rules)))
+        if same is not None:
+            raise ConfigError(source, key, f"plays the same rules as rule_variants[{same}]")
+        seen[rules_hash(solitaire_rules(rules))] = i
+        out.append(rules)
+    return out
+
+
+def _check_curriculum(cfg: TrainConfig, source) -> None:
+    """The rule-variant keys agree with each other and with the rest of the config."""
+    if not cfg.rule_variants:
+        if cfg.curriculum:
+            raise ConfigError(source, "curriculum", "weighs rule_variants: list the rule sets in rule_variants first")
+        return
+    for key, why in (("num_players", cfg.num_players != 1), ("algo", cfg.algo != "ppo"),
+                     ("upper_features", cfg.upper_features), ("upper_shaping", cfg.upper_shaping != 0)):
+        if why:
+            raise ConfigError(source, "rule_variants", f"trains alone with algo ppo and without upper_features or "
+                                                       f"upper_shaping (they read one rule set's upper bonus); "
+                                                       f"{key} is {getattr(cfg, key)!r}")
+    n = len(cfg.rule_variants)
+    for i, stage in enumerate(cfg.curriculum):
+        at = f"curriculum[{i}]"
+        if len(stage["weights"]) != n:
+            raise ConfigError(source, f"{at}.weights", f"must give one weight per rule variant ({n}), "
+                                                       f"got {len(stage['weights'])}")
+        if not any(stage["weights"]):
+            raise ConfigError(source, f"{at}.weights", "must give at least one rule variant a weight above 0")
+        if i == 0 and stage["at"] != 0:
+            raise ConfigError(source, f"{at}.at", f"the first stage starts at step 0, got {stage['at']}")
+        if i and stage["at"] <= cfg.curriculum[i - 1]["at"]:
+            raise ConfigError(source, f"{at}.at", f"stages start in increasing order: {stage['at']} is not after "
+                                                  f"{cfg.curriculum[i - 1]['at']}")
 
 
 def _check_table(cfg: TrainConfig, source) -> None:

@@ -1,8 +1,8 @@
-"""The extra policy inputs of a config (`dice_onehot`, `upper_features`; layout in `agents.features`) on a
-training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
+"""The extra policy inputs of a config (`dice_onehot`, `rule_knobs`, `upper_features`; layout in
+`agents.features`) on a training VecEnv, and the env options (`yacht_env.envs.options`) that give some of them.
 
-`distinct_holds`, `dice_onehot` and `table_obs` are the env's own options (`action_set="distinct"`,
-`dice_obs="onehot"`, `table_obs="full"`, `env_options`): the env makes those masks and entries, and
+`distinct_holds`, `dice_onehot`, `table_obs` and `rule_knobs` are the env's own options (`action_set="distinct"`,
+`dice_obs="onehot"`, `table_obs="full"`, `rule_obs="knobs"`, `env_options`): the env makes those masks and entries, and
 `InputFeatures` adds only the rest (`upper_features`, `beyond_env`), after them, in the order
 `agents.features.policy_input` feeds a policy."""
 import numpy as np
@@ -15,16 +15,18 @@ from ..features import N_EXTRA, extra_size, policy_input
 
 __all__ = ["N_EXTRA", "InputFeatures", "add_features", "beyond_env", "env_options"]
 
-ENV_GIVEN = ("dice_onehot",)    # the input groups the env's options give (its `dice_obs`)
+ENV_GIVEN = ("dice_onehot", "rule_knobs")    # the input groups the env's options give (`dice_obs`, `rule_obs`)
 
 
 def env_options(config: dict) -> dict:
-    """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds` and
-    `dice_onehot` as `action_set` and `dice_obs`, and at a table its `table_obs`."""
+    """The env options (`yacht_env.envs.options`) of a config (a dict): its `distinct_holds`, `dice_onehot`
+    and `rule_knobs` as `action_set`, `dice_obs` and `rule_obs`, and at a table its `table_obs`."""
     options = {"action_set": "distinct" if config.get("distinct_holds", False) else "all",
                "dice_obs": "onehot" if config.get("dice_onehot", False) else "scaled"}
     if config.get("num_players", 1) > 1:
         options["table_obs"] = config.get("table_obs", "summary")
+    if config.get("rule_knobs", False):
+        options["rule_obs"] = "knobs"
     return options
 
 

@@ -1,14 +1,16 @@
 """`train(config)`: MaskablePPO on the batched Yacht env, with evaluation, checkpoints and resume.
 
-Alone (`num_players: 1`) it trains on `yacht_env.integrations.sb3.YachtVecEnv`; at a table on
+Alone (`num_players: 1`) it trains on `yacht_env.integrations.sb3.YachtVecEnv` (with `rule_variants`, on several
+rule sets side by side: `agents.training.variants`); at a table on
 `yacht_env.integrations.sb3.YachtVsVecEnv`, the learner at one seat and the opponents (agent specs) at the
 others, with the reward the config names (points, or win: +1 / 0 / -1 at the end).
 
 Files written under the config's `out` folder:
 
     config.json         the checked config and the rule set, as trained
-    run.json            seeds, library versions, and every start / resume: its step count, device, and how it
-                        ended (finished, interrupted: Ctrl-C or SIGTERM, failed: with the error)
+    run.json            seeds, library versions, and every start / resume: its step count, device, how it
+                        ended (finished, interrupted: Ctrl-C or SIGTERM, failed: with the error) and the
+                        curriculum stages it entered (`stages`: step and stage index, with a curriculum)
     tb/                 TensorBoard logs (SB3's train/* and rollout/*, plus eval/*)
     curve.csv, curve.png  evaluation results against env steps
     checkpoints/step_N.pt, last.pt   resumable checkpoints (weights + optimizer state)
@@ -40,10 +42,11 @@ from ..provenance import check_unchanged, digests, rules_files, spec_files
 from ..registry import make_agent
 from .callbacks import TrainLoop
 from .checkpoint import ModelFileError, load_checkpoint, model_record, policy_kwargs, save_checkpoint
-from .config import ConfigError, TrainConfig
+from .config import ConfigError, TrainConfig, variant_rules
 from .features import InputFeatures, beyond_env, env_options
 from .league import League, LeagueCallback
 from .reward import ScaleReward, UpperParShaping
+from .variants import Curriculum, MixedRulesVecEnv, stage_weights
 from .warm import warm_start
 
 
@@ -55,13 +58,16 @@ class Trained:
     out: Path
 
 
-def make_vec_env(cfg: TrainConfig, rules, seed: int, league: League | None = None):
-    """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), or
+def make_vec_env(cfg: TrainConfig, rules, seed: int, start: int = 0, league: League | None = None):
+    """The SB3 VecEnv a config trains on: the batched solitaire env (reward per step = points gained), its
+    rule variants side by side as the curriculum shares them out at step `start` (`MixedRulesVecEnv`), or
     `cfg.n_envs` tables of `cfg.num_players` seats with the opponents inside the step (`opponents`, or the
     `league` at every other seat, bound to the env's tables), with the env options of the config
     (`features.env_options`)."""
     from yacht_env.integrations.sb3 import YachtVecEnv, YachtVsVecEnv   # imports SB3: only when a run trains
-    options = env_options(cfg.to_dict())       # distinct holds and the dice one-hot, when the config asks
+    options = env_options(cfg.to_dict())       # distinct holds, the dice one-hot, the rule knobs, when asked
+    if cfg.rule_variants:
+        return MixedRulesVecEnv(variant_rules(cfg), cfg.n_envs, stage_weights(cfg, start), seed, **options)
     if cfg.num_players == 1:
         return YachtVecEnv(cfg.n_envs, rules=rules, seed=seed, **options)
     try:
@@ -179,7 +185,7 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
     for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate"),
-                         ("table_obs", "summary")):
+                         ("table_obs", "summary"), ("rule_variants", [])):
         if doc["config"].get(key, default) != cfg.to_dict()[key]:
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
                               f", the config asks for {cfg.to_dict()[key]}")
@@ -280,7 +286,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     wall0 = doc["extra"].get("wall_seconds", 0.0) if doc else 0.0
     env_seed = cfg.seed + start            # a resumed run deals fresh games, reproducibly
     league = League(cfg, rules, out, resume=doc is not None) if cfg.league is not None else None
-    venv = make_vec_env(cfg, rules, env_seed, league)
+    venv = make_vec_env(cfg, rules, env_seed, start, league)
+    shared = venv                                   # what a curriculum shares out anew (under the wrappers)
     if cfg.upper_shaping:
         venv = UpperParShaping(venv, rules, cfg.upper_shaping)
     if cfg.reward_scale != 1.0:
@@ -317,11 +324,12 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
 
     loop = TrainLoop(cfg, rules, out, total=cfg.total_timesteps, start=start, wall_offset=wall0,
                      progress=progress)
+    curriculum = Curriculum(shared, cfg, cfg.seed, start) if cfg.curriculum else None
+    callbacks = [loop] + ([curriculum] if curriculum else []) + ([LeagueCallback(league, start)] if league else [])
     ended, error = "failed", None
     try:
         with _terminate_as_interrupt():
-            model.learn(cfg.total_timesteps - start, reset_num_timesteps=doc is None,
-                        callback=loop if league is None else [loop, LeagueCallback(league, start)],
+            model.learn(cfg.total_timesteps - start, callback=callbacks, reset_num_timesteps=doc is None,
                         tb_log_name="ppo")
         if loop.last_eval_at != model.num_timesteps:
             loop.run_eval()
@@ -342,6 +350,8 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
                                   "wall_seconds": round(loop.wall(), 1) if hasattr(loop, "t0") else 0.0,
                                   "torch_threads": torch.get_num_threads(),    # held from the start: threads.py
                                   **({"error": error} if error else {}),
+                                  **({"stages": [{"at_timesteps": n, "stage": s} for n, s in curriculum.stages]}
+                                     if curriculum else {}),
                                   "ended_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())})
         write_atomic(run_file, json.dumps(run, indent=2) + "\n", "run.json")
         venv.close()

@@ -142,7 +142,7 @@ def test_warm_start_adding_the_upper_features_plays_as_before():
     from agents.learned import PolicyNet
     from agents.model_file import read_model
     cfg = load_config("configs/train/ppo-upper.yaml")
-    assert FEATURES == ("dice_onehot", "upper_features")
+    assert FEATURES == ("dice_onehot", "rule_knobs", "upper_features")
     policy = new_policy(cfg.to_dict(), YACHT)
     info = warm_start(policy, "models/ppo-yacht.pt", cfg, YACHT)
     assert info["new_inputs"] == N_UPPER and not info["value_head_reset"]

@@ -154,7 +154,7 @@ class YachtEnv(gym.Env):
     import gymnasium as gym
     import yacht_env
     gym.make("Yacht-v0", rules="yacht", obs_mode="flat", reward="points", illegal_action="penalize",
-             illegal_penalty=1.0, render_mode=None, action_set="all", dice_obs="scaled", **knobs)
+             illegal_penalty=1.0, render_mode=None, action_set="all", dice_obs="scaled", rule_obs="none", **knobs)
     ```
     - `rules`: a preset name (`cheerio`, `classic`, `extended`, `kirakuken`, `knizia`, `verhoeff`,
       `yacht`), a YAML rule file, a dict or a `RuleSet`. Team rules and rules for two or more players
@@ -170,7 +170,9 @@ class YachtEnv(gym.Env):
     - `action_set`: `"all"` (every hold pattern, default) or `"distinct"` (the mask allows one hold pattern
       per keep of the sorted dice); `dice_obs`: `"scaled"` (the layout above, default), `"onehot"` (34
       entries after it: the sorted dice one-hot and which dice repeat) or `"counts"` (36: dice per face
-      one-hot). Flat observations only; layouts in `yacht_env.envs.options`.
+      one-hot); `rule_obs`: `"none"` (default) or `"knobs"` (12 entries last: rolls per turn, upper bonus,
+      extra-Yacht bonus, joker rule, forced order, scaled to [0, 1], so one network can play several rule sets
+      of one box layout). Flat observations only; layouts in `yacht_env.envs.options`.
     - `render_mode`: None, `"ansi"` (`render()` returns the dice and the sheet as text), `"rgb_array"`
       (`render()` returns the picture as an (H, W, 3) uint8 array: the dice with the ones the last re-roll
       kept marked held, the turn, the rolls left, the last move and the sheet; `yacht_env.envs.render`) or
@@ -198,13 +200,14 @@ class YachtEnv(gym.Env):
 
     def __init__(self, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
-                 action_set: str = "all", dice_obs: str = "scaled", **overrides):
+                 action_set: str = "all", dice_obs: str = "scaled", rule_obs: str = "none", **overrides):
         check_choice("obs_mode", obs_mode, OBS_MODES)
-        self.options = EnvOptions(action_set, dice_obs, obs_mode)
+        EnvOptions(action_set, dice_obs, obs_mode, rule_obs=rule_obs)   # checked before anything is built
         check_choice("reward", reward, REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
+        self.options = EnvOptions(action_set, dice_obs, obs_mode, rules=self.rules, rule_obs=rule_obs)
         self.obs_mode, self.reward_mode, self.illegal_action = obs_mode, reward, illegal_action
         self.render_mode = render_mode
         self.core = TableCore(self.rules, 1, 1, reward=reward, illegal_penalty=illegal_penalty)

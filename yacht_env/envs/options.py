@@ -1,4 +1,5 @@
-"""Observation and action options of every env: the `action_set=` and `dice_obs=` keywords.
+"""Observation and action options of every env: the `action_set=`, `dice_obs=`, `table_obs=` and `rule_obs=`
+keywords.
 
     gym.make("Yacht-v0", action_set="distinct", dice_obs="onehot")
     gym.make_vec("Yacht-v0", num_envs=1024, vectorization_mode="vector_entry_point", action_set="distinct")
@@ -32,6 +33,17 @@ and the entries below follow it, all in [0, 1]):
   `total_scale` is a total no game can pass (every box at its best, the upper bonus and an extra-Yacht
   bonus on every turn), so totals never saturate as the summary's (capped at 1) can.
 
+`rule_obs` (every env; the last entries, after the `dice_obs` and `table_obs` ones):
+- `"none"` (default): nothing more.
+- `"knobs"`: `KNOB_SIZE` (12) entries giving the rule knobs that can change while the observation and action
+  sizes stay the same, so one network can play several rule sets of one box layout (`rule_features`). Each
+  value is divided by the largest the rule validator (`yacht_env.rules.load`) allows, so nothing is clipped:
+  [0] rolls per turn / 5; [1] 1 when an upper bonus is paid; [2] its threshold / 105 (0 without one);
+  [3] its points / 1000; [4] 1 when an extra-Yacht bonus is paid; [5] its points / 1000; [6:11] the joker
+  rule one-hot, in the order none, forced, free, verhoeff, kirakuken; [11] 1 with `forced_order`.
+  Under `yacht` they are 0.6, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0. The box layout (boxes, their kinds,
+  columns) is not among them: rule sets of other layouts give other observation or action sizes.
+
 A finished game's mask stays all 1 under every option. The options need `obs_mode="flat"`. The trainers
 use them: `yacht train`'s `distinct_holds` and `dice_onehot` are `action_set="distinct"` and
 `dice_obs="onehot"`, as are `scripts/ppo_batched.py`'s inputs.
@@ -42,12 +54,17 @@ from gymnasium import spaces
 from ..core.actions import NUM_HOLDS
 from ..core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
 from ..core.engine import UPPER, YACHT50
+from ..rules.ruleset import JOKERS
 from .obs import FACE_COUNTS, box_scale, dice_of_obs, max_total
 
 ACTIONS = ("all", "distinct")
 DICE = ("scaled", "onehot", "counts")
 DICE_SIZES = {"scaled": 0, "onehot": 34, "counts": 36}
 TABLE = ("summary", "full")
+RULE = ("none", "knobs")
+KNOB_SIZE = 6 + len(JOKERS) + 1
+# the largest values `yacht_env.rules.load` accepts, which scale the knob entries
+MAX_ROLLS_PER_TURN, MAX_UPPER_THRESHOLD, MAX_BONUS_POINTS = 5, 105, 1000
 _SLOT = 6 * np.arange(5)
 _POW6 = 6 ** np.arange(5)
 
@@ -133,41 +150,62 @@ def full_sheets(state, rows, sheets) -> np.ndarray:
     return out
 
 
-def check_options(action_set, dice_obs, obs_mode: str = "flat", table_obs: str = "summary") -> None:
-    """ValueError naming the keyword when `action_set`, `dice_obs` or `table_obs` is not one of its
-    choices, or when an option is asked of a Dict observation."""
+def rule_features(rules) -> np.ndarray:
+    """(KNOB_SIZE,) float32 `rule_obs="knobs"` entries of a rule set (module docstring), all in [0, 1]."""
+    out = np.zeros(KNOB_SIZE, np.float32)
+    bonus = rules.upper_bonus > 0
+    out[0] = rules.rolls_per_turn / MAX_ROLLS_PER_TURN
+    out[1] = bonus
+    out[2] = rules.upper_bonus_threshold / MAX_UPPER_THRESHOLD if bonus else 0.0
+    out[3] = rules.upper_bonus / MAX_BONUS_POINTS
+    out[4] = rules.extra_yacht_bonus > 0
+    out[5] = rules.extra_yacht_bonus / MAX_BONUS_POINTS
+    out[6 + JOKERS.index(rules.joker)] = 1.0
+    out[6 + len(JOKERS)] = rules.forced_order
+    return out
+
+
+def check_options(action_set, dice_obs, obs_mode: str = "flat", table_obs: str = "summary",
+                  rule_obs: str = "none") -> None:
+    """ValueError naming the keyword when `action_set`, `dice_obs`, `table_obs` or `rule_obs` is not one of
+    its choices, or when an option is asked of a Dict observation."""
     for name, value, choices in (("action_set", action_set, ACTIONS), ("dice_obs", dice_obs, DICE),
-                                 ("table_obs", table_obs, TABLE)):
+                                 ("table_obs", table_obs, TABLE), ("rule_obs", rule_obs, RULE)):
         if not isinstance(value, str) or value not in choices:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {shown}")
-    if obs_mode != "flat" and (action_set, dice_obs, table_obs) != (ACTIONS[0], DICE[0], TABLE[0]):
-        raise ValueError(f"action_set, dice_obs and table_obs need obs_mode='flat', got obs_mode={obs_mode!r}")
+    if obs_mode != "flat" and (action_set, dice_obs, table_obs, rule_obs) != (ACTIONS[0], DICE[0], TABLE[0], RULE[0]):
+        raise ValueError(f"action_set, dice_obs, table_obs and rule_obs need obs_mode='flat', "
+                         f"got obs_mode={obs_mode!r}")
 
 
 class EnvOptions:
     """The options of an env (module docstring), applied to what its core shows: `space(base)`,
     `observe(obs, state, rows, sheets)` (rows of flat observations; the state for `table_obs`) and
-    `masks(masks, obs, over)`. `rules` and `num_sheets` size the `table_obs="full"` entries."""
+    `masks(masks, obs, over)`. `rules` and `num_sheets` size the `table_obs="full"` entries; `rules` gives the
+    `rule_obs="knobs"` entries (an env checks its options before its rules are built, then builds them with
+    its rules)."""
 
     def __init__(self, action_set: str = "all", dice_obs: str = "scaled", obs_mode: str = "flat",
-                 table_obs: str = "summary", rules=None, num_sheets: int = 1):
-        check_options(action_set, dice_obs, obs_mode, table_obs)
-        self.action_set, self.dice_obs, self.table_obs = action_set, dice_obs, table_obs
+                 table_obs: str = "summary", rules=None, num_sheets: int = 1, rule_obs: str = "none"):
+        check_options(action_set, dice_obs, obs_mode, table_obs, rule_obs)
+        self.action_set, self.dice_obs, self.table_obs, self.rule_obs = action_set, dice_obs, table_obs, rule_obs
         self.full = table_obs == "full"
         table = 1 + (num_sheets - 1) * sheet_size(rules) if self.full and rules is not None else 0
-        self.extra = DICE_SIZES[dice_obs] + table
-        self.plain = action_set == "all" and dice_obs == "scaled" and not self.full   # shown as the core has them
+        self.knobs = rule_features(rules) if rule_obs == "knobs" and rules is not None else None
+        self.extra = DICE_SIZES[dice_obs] + table + (KNOB_SIZE if rule_obs == "knobs" else 0)
+        self.plain = action_set == "all" and dice_obs == "scaled" and not self.full and rule_obs == "none"
 
     def space(self, base: spaces.Space) -> spaces.Space:
-        """The observation space: `base` (a flat Box) with the `dice` entries after it."""
+        """The observation space: `base` (a flat Box) with the option entries after it, every one in [0, 1]."""
         if not self.extra:
             return base
         return spaces.Box(0.0, 1.0, (base.shape[0] + self.extra,), np.float32)
 
     def observe(self, obs: np.ndarray, state=None, rows=None, sheets=None) -> np.ndarray:
         """Rows (n, d) of flat observations -> (n, d + extra), float32 (the rows themselves without extra
-        entries); with `table_obs="full"`, row j shows sheet sheets[j] of table rows[j] of `state`."""
+        entries); with `table_obs="full"`, row j shows sheet sheets[j] of table rows[j] of `state`; with
+        `rule_obs="knobs"`, every row ends with the rules' knob entries."""
         if not self.extra:
             return obs
         parts = [obs]
@@ -175,6 +213,8 @@ class EnvOptions:
             parts.append(dice_features(dice_of_obs(obs)) if self.dice_obs == "onehot" else count_features(obs))
         if self.full:
             parts.append(full_sheets(state, rows, sheets))
+        if self.knobs is not None:
+            parts.append(np.broadcast_to(self.knobs, (len(obs), KNOB_SIZE)))
         return np.concatenate(parts, axis=1)
 
     def masks(self, masks: np.ndarray, obs: np.ndarray, over=None) -> np.ndarray:

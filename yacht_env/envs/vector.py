@@ -204,7 +204,7 @@ class BatchedVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def _shown(self, obs: np.ndarray, info: dict) -> tuple:
-        """The core's observations and info as the options show them: the `dice_obs` entries after every
+        """The core's observations and info as the options show them: the option entries after every
         observation (`final_obs` included), the `action_set` masks (finished games' rows stay all 1)."""
         o = self.options
         if o.plain:
@@ -385,9 +385,10 @@ class YachtVectorEnv(BatchedVectorEnv):
     import yacht_env
     gym.make_vec("Yacht-v0", num_envs=N, vectorization_mode="vector_entry_point", rules="yacht",
                  reward="points", illegal_penalty=1.0, num_threads=1,
-                 autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, action_set="all", dice_obs="scaled", **knobs)
+                 autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, action_set="all", dice_obs="scaled",
+                 rule_obs="none", **knobs)
     ```
-    `rules`, `**knobs`, `reward`, `illegal_penalty`, `action_set` and `dice_obs` are those of `YachtEnv`;
+    `rules`, `**knobs`, `reward`, `illegal_penalty`, `action_set`, `dice_obs` and `rule_obs` are those of `YachtEnv`;
     `obs_mode` must be `"flat"`, `illegal_action` `"penalize"` and `render_mode` None (the batched env does
     not render).
     `num_threads`: threads that step the games (the same games for any count). `autoreset_mode`: an
@@ -403,10 +404,10 @@ class YachtVectorEnv(BatchedVectorEnv):
     def __init__(self, num_envs: int = 1, rules="yacht", obs_mode: str = "flat", reward: str = "points",
                  illegal_action: str = "penalize", illegal_penalty: float = 1.0, render_mode=None,
                  max_episode_steps=None, num_threads: int = 1, autoreset_mode=AutoresetMode.SAME_STEP,
-                 action_set: str = "all", dice_obs: str = "scaled", **overrides):
+                 action_set: str = "all", dice_obs: str = "scaled", rule_obs: str = "none", **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, REWARDS)
-        self._init_batched(num_envs, autoreset_mode, action_set=action_set, dice_obs=dice_obs)
+        self._init_batched(num_envs, autoreset_mode, action_set=action_set, dice_obs=dice_obs, rule_obs=rule_obs)
         self.rules = resolve_rules(rules, overrides)
         self.core = TableCore(self.rules, self.num_envs, 1, reward=reward, illegal_penalty=illegal_penalty,
                               num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)

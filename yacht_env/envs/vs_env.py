@@ -88,7 +88,8 @@ class YachtVsEnv(gym.Env):
     (2-8); `opponents`; `seat` (an int, or "rotate": seat k % num_players in episode k); `reward`
     ("points" or "win"); `obs_mode`; `illegal_action` ("penalize" or "raise"); `illegal_penalty`;
     `action_set` and `dice_obs` (as `Yacht-v0`), `table_obs` ("summary" or "full": every other sheet in full
-    and unsaturated totals), all in `yacht_env.envs.options` (the entries follow the seat layout);
+    and unsaturated totals) and `rule_obs` ("none" or "knobs": the rule knobs as entries), all in
+    `yacht_env.envs.options` (the entries follow the seat layout);
     `render_mode`: "ansi" (every sheet as text), "rgb_array" (the table as an (H, W, 3) uint8 picture: the
     dice, held marks, whose turn, the learner's last move, every sheet; `yacht_env.envs.render`, pygame) or
     "human" (that picture in a pygame window at every reset and step).
@@ -103,9 +104,9 @@ class YachtVsEnv(gym.Env):
     def __init__(self, rules="yacht", num_players: int = 2, opponents=None, seat=0, reward: str = "points",
                  obs_mode: str = "flat", illegal_action: str = "penalize", illegal_penalty: float = 1.0,
                  render_mode=None, action_set: str = "all", dice_obs: str = "scaled", table_obs: str = "summary",
-                 **overrides):
+                 rule_obs: str = "none", **overrides):
         check_choice("obs_mode", obs_mode, OBS_MODES)
-        EnvOptions(action_set, dice_obs, obs_mode, table_obs)            # checked before anything is built
+        EnvOptions(action_set, dice_obs, obs_mode, table_obs, rule_obs=rule_obs)   # checked before anything is built
         check_choice("reward", reward, VS_REWARDS)
         check_choice("illegal_action", illegal_action, ILLEGAL)
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -113,7 +114,7 @@ class YachtVsEnv(gym.Env):
         check_vs_players(self.rules, num_players, seat)
         self.core = TableCore(self.rules, 1, num_players, opponents, seat, reward, illegal_penalty=illegal_penalty)
         self.num_players, self.num_sheets = num_players, self.core.num_sheets
-        self.options = EnvOptions(action_set, dice_obs, obs_mode, table_obs, self.rules, self.num_sheets)
+        self.options = EnvOptions(action_set, dice_obs, obs_mode, table_obs, self.rules, self.num_sheets, rule_obs)
         self.obs_mode, self.illegal_action = obs_mode, illegal_action
         self.illegal_penalty, self.render_mode = float(illegal_penalty), render_mode
         self.action_space = gym.spaces.Discrete(self.core.num_actions)

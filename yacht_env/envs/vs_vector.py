@@ -64,7 +64,7 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     `num_envs`, `num_threads` (when one opponent plays every other seat from kept plans, as `strong`
     does, its moves are played in compiled code inside the step, in slices on that many threads: the
     same games for any count; `yacht_env.envs.step_threads`), and the arguments of `YachtVs-v0` (obs_mode
-    "flat" only, no render_mode; `action_set`, `dice_obs` and `table_obs` included); `autoreset_mode` as
+    "flat" only, no render_mode; `action_set`, `dice_obs`, `table_obs` and `rule_obs` included); `autoreset_mode` as
     `BatchedVectorEnv`.
 
     ## Version History
@@ -77,10 +77,11 @@ class YachtVsVectorEnv(BatchedVectorEnv):
                  reward: str = "points", obs_mode: str = "flat", illegal_action: str = "penalize",
                  illegal_penalty: float = 1.0, render_mode=None, max_episode_steps=None, num_threads: int = 1,
                  autoreset_mode=AutoresetMode.SAME_STEP, action_set: str = "all", dice_obs: str = "scaled",
-                 table_obs: str = "summary", **overrides):
+                 table_obs: str = "summary", rule_obs: str = "none", **overrides):
         check_batched_args(num_envs, obs_mode, illegal_action, render_mode, max_episode_steps)
         check_choice("reward", reward, VS_REWARDS)
-        self._init_batched(num_envs, autoreset_mode, action_set=action_set, dice_obs=dice_obs, table_obs=table_obs)
+        self._init_batched(num_envs, autoreset_mode, action_set=action_set, dice_obs=dice_obs, table_obs=table_obs,
+                           rule_obs=rule_obs)
         self.rules = resolve_rules(rules, overrides)
         check_vs_players(self.rules, num_players, seat)
         self.core = TableCore(self.rules, self.num_envs, num_players, opponents, seat, reward, num_threads,

@@ -81,11 +81,12 @@ class raw_env(AECEnv):
     ```python
     from yacht_env.integrations.pettingzoo import env, raw_env
     env(num_players=2, rules="yacht", reward="points", render_mode=None, action_set="all", dice_obs="scaled",
-        table_obs="summary", **knobs)
+        table_obs="summary", rule_obs="none", **knobs)
     ```
     `num_players`: 1 to 8 within the rules' limits (and a multiple of `teams` in team games); `rules`
     and `**knobs` as `YachtEnv` (team rules allowed here); `reward`: `"points"` or `"win"`; `action_set`,
-    `dice_obs` and `table_obs` as `YachtVs-v0` (`yacht_env.envs.options`; the entries follow the seat layout);
+    `dice_obs`, `table_obs` and `rule_obs` as `YachtVs-v0` (`yacht_env.envs.options`; the entries follow the
+    seat layout);
     `render_mode`: None, `"ansi"` (`render()` returns the table as text), `"rgb_array"` (the table as an
     (H, W, 3) uint8 picture: dice, held marks, whose turn, the last move, every sheet; `yacht_env.envs.render`,
     pygame) or `"human"` (that picture in a pygame window at every reset and step).
@@ -97,10 +98,11 @@ class raw_env(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "yacht_v0", "is_parallelizable": False, "render_fps": 4}
 
     def __init__(self, num_players: int = 2, rules="yacht", reward: str = "points", render_mode=None,
-                 action_set: str = "all", dice_obs: str = "scaled", table_obs: str = "summary", **overrides):
+                 action_set: str = "all", dice_obs: str = "scaled", table_obs: str = "summary", rule_obs: str = "none",
+                 **overrides):
         super().__init__()
         check_choice("reward", reward, VS_REWARDS)
-        EnvOptions(action_set, dice_obs, table_obs=table_obs)            # checked before anything is built
+        EnvOptions(action_set, dice_obs, table_obs=table_obs, rule_obs=rule_obs)   # checked before anything is built
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = resolve_rules(rules, overrides)
         r = self.rules
@@ -110,7 +112,8 @@ class raw_env(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = num_actions(r)
         num_sheets = r.teams or num_players
-        self.options = EnvOptions(action_set, dice_obs, table_obs=table_obs, rules=r, num_sheets=num_sheets)
+        self.options = EnvOptions(action_set, dice_obs, table_obs=table_obs, rules=r, num_sheets=num_sheets,
+                                  rule_obs=rule_obs)
         obs_space = spaces.Dict({"observation": self.options.space(seat_space(r, num_sheets)),
                                  "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
