@@ -30,7 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from .loopback import percentile, rss_mb
 
+
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
+# benchmarks' options read alike, but each default and help text is that benchmark's own).
 def add_parser(sub):
     p = sub.add_parser("soak", help="web tables under faults: slow, idle, half-open and cross-site clients, kill -9",
                        description=__doc__)
@@ -51,19 +55,6 @@ def add_parser(sub):
     return p
 
 
-def percentile(xs, q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 class Soak:
