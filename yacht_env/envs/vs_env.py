@@ -125,11 +125,6 @@ class YachtVsEnv(gym.Env):
         self._move = None
 
     @property
-    def tables(self) -> TableCore:
-        """The table core, by its earlier name."""
-        return self.core
-
-    @property
     def seat(self) -> int:
         return int(self.core.seat[0])
 
