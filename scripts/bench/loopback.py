@@ -1,5 +1,5 @@
-"""What the benchmarks that drive `yacht serve` on loopback (web, soak, arena) share: percentiles of their
-timings and the server process's memory."""
+"""What the benchmarks that drive `yacht serve` on loopback (web, soak, arena) share: a simulated person's
+move, percentiles of the timings and the server process's memory."""
 
 from __future__ import annotations
 
@@ -21,3 +21,13 @@ def rss_mb(pid: int) -> float:
     except OSError:
         pass
     return float("nan")
+
+
+def person_move(state: dict, seat: int) -> dict:
+    """A simulated person's move at its turn in a table's `state`: roll while it may, else score the box its
+    dice pay most in."""
+    if state["phase"] == "roll":
+        return {"type": "roll", "seat": seat}
+    key = max(state["preview"], key=lambda k: state["preview"][k])
+    box, _, col = key.partition("@")
+    return {"type": "score", "seat": seat, "box": box, "column": int(col)}

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .loopback import percentile, rss_mb
+from .loopback import percentile, person_move, rss_mb
 
 
 # Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
@@ -126,12 +126,7 @@ async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None
                     me = next(i for i, s in enumerate(msg["seats"]) if s["you"])
                     if msg["turn"] != me or sent is not None:
                         continue
-                    if msg["phase"] == "roll":
-                        move = {"type": "roll", "seat": me}
-                    else:
-                        key = max(msg["preview"], key=lambda k: msg["preview"][k])
-                        box, _, col = key.partition("@")
-                        move = {"type": "score", "seat": me, "box": box, "column": int(col)}
+                    move = person_move(msg, me)
                     if soak.args.think:
                         await asyncio.sleep(soak.args.think * rng.uniform(0.5, 1.5))
                         msg = await newest(ws, msg)

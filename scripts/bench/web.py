@@ -27,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .loopback import percentile, rss_mb
+from .loopback import percentile, person_move, rss_mb
 
 
 # Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
@@ -78,12 +78,7 @@ async def person(url: str, table: str, token: str, games: int, deadline: float, 
             me = next(i for i, s in enumerate(state["seats"]) if s["you"])
             if state["turn"] != me:
                 continue
-            if state["phase"] == "roll":
-                move = {"type": "roll", "seat": me}
-            else:
-                key = max(state["preview"], key=lambda k: state["preview"][k])
-                box, _, col = key.partition("@")
-                move = {"type": "score", "seat": me, "box": box, "column": int(col)}
+            move = person_move(state, me)
             if think:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                 while pending is None:                       # what arrived while thinking (spectators come and go)
