@@ -12,6 +12,8 @@ The environments take their opponents as
   `YachtVs-v0`).
 
 A batched player answers `act_batch(view)` with one action per row of a `yacht_env.core.view.BatchView`.
+`Forfeiting` is the one fault wrapper: a failing player forfeits its seat's game instead of stopping the
+others', whether an environment's opponent (batched) or a tournament's seat (per game, `tournaments.play`).
 """
 import warnings
 from importlib.metadata import entry_points
