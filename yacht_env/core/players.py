@@ -147,7 +147,7 @@ class OpponentFault(UserWarning):
     """An opponent inside an environment failed (`Forfeiting`): its seat forfeits the rest of that game."""
 
 
-RESET, ACT = 0, 1          # the kind of agent call, first entry of a call's tag (seat, move index in the game log)
+RESET, ACT = 0, 1          # the kind of agent call: a call's tag is (RESET or ACT, seat, move index in the log)
 
 
 class AgentFailed(Exception):
@@ -203,7 +203,8 @@ class Forfeiting:
 
     Every agent call goes through `call(tag, fn, *args)` (`direct_call` by default; a tournament passes its
     time budget, which also applies a fault its watcher decided), which returns the result or raises
-    `AgentFailed`; the tag is (RESET or ACT, seat, move index in the game log).
+    `AgentFailed`; the tag is (RESET or ACT, seat, move index in the game log), with seat -1 and move 0 for a
+    batched call (many tables at once).
 
     Batched, every fault is appended to `faults` as a dict {"table", "seat", "opponent", "kind" (error, illegal,
     or the bot's own: timeout, crash, garbage), "cause", "game_seed"} for the environment to hand over in its
