@@ -4,8 +4,9 @@ Game i of a run with seed S uses the dice seed `game_seed(S, i)`, so every agent
 the same seed sees the same dice. Head-to-head deal i is played twice, seats swapped, so each
 agent plays each sheet's dice once; a win counts 1, a tie 1/2, a loss 0.
 
-Batched agents play many games at once through the engine (`yacht_env.core.lockstep`); any other agent
-plays one `Game` at a time. Both give the same games.
+Batched agents play many games at once through the engine (`yacht_env.core.lockstep`, by `seated_games`,
+which also plays a tournament's tables of batched agents); any other agent plays one `Game` at a time. Both
+give the same games.
 """
 
 import numpy as np
@@ -15,6 +16,7 @@ from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.engine import EXTRA_BONUS, UPPER_BONUS, State
 from yacht_env.core.game import Game
 from yacht_env.core.lockstep import Record, play, sheet_ranks
+from yacht_env.gc_pause import gc_paused
 
 from .base import play_game
 from .stats import mean_ci, wilson
@@ -23,10 +25,30 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 CHUNK = 8192   # games played at once by batched agents
 
 
-
 def _chunks(total: int, size: int):
     for lo in range(0, total, size):
         yield lo, min(total, lo + size)
+
+
+def seated_games(rules, players, seeds, seating, chunk: int = CHUNK, logs: bool = False):
+    """Play game j -- dice seed seeds[j], seating[j, s] the index in `players` of the one at seat s -- for every
+    j, in lockstep (`yacht_env.core.lockstep.play`), `chunk` games at a time; yield (lo, hi, state, logs) per
+    chunk: the finished State of games lo..hi-1 (its table i is game lo + i) and, with `logs`, their move logs
+    (as `Game.log`), else None. The players are prepared by the caller.
+
+    The one player of duplicate-dice deals in lockstep: a deal is one seed in each of its seatings, whether the
+    deals of `table_deals` (A against B) or the games of a tournament's tables of batched agents
+    (`tournaments.batched`). A player that fails raises `yacht_env.core.lockstep.PlayerError` from the chunk
+    it failed in (the chunks before were yielded whole)."""
+    seeds, seating = np.asarray(seeds, np.uint64), np.asarray(seating, np.int64)
+    for lo, hi in _chunks(len(seeds), chunk):
+        state = State(rules, hi - lo, seating.shape[1])
+        state.reset(seeds[lo:hi])
+        record = Record(hi - lo) if logs else None
+        with gc_paused():                     # thousands of small acyclic objects: moves and records
+            play(state, players, seating[lo:hi], record=record)
+            moves = record.logs(rules) if logs else None
+        yield lo, hi, state, moves
 
 
 def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, desc: str = "",
@@ -43,17 +65,14 @@ def solitaire(agent, rules, games: int, seed: int = 0, progress: bool = True, de
     with tqdm(total=games, desc=desc or "games", unit="game", disable=not progress, leave=False) as bar:
         if agent.batched:
             agent.prepare(rules, 1)
-            for lo, hi in _chunks(games, CHUNK):
-                state = State(rules, hi - lo, 1)
-                state.reset(seeds[lo:hi])
-                record = Record(hi - lo) if logs else None
-                play(state, [agent], record=record)
+            for lo, hi, state, chunk_logs in seated_games(rules, [agent], seeds, np.zeros((games, 1), np.int64),
+                                                          logs=logs):
                 totals[lo:hi] = state.totals[:, 0]
                 boxes[lo:hi] = state.scores[:, 0]
                 upper[lo:hi] = state.cols[:, 0, :, UPPER_BONUS].sum(axis=1)
                 extra[lo:hi] = state.cols[:, 0, :, EXTRA_BONUS].sum(axis=1)
                 if logs:
-                    moves += record.logs(rules)
+                    moves += chunk_logs
                 bar.update(hi - lo)
         else:
             for i, s in enumerate(seeds.tolist()):
@@ -144,16 +163,14 @@ def table_deals(agent_a, agent_b, rules, deals: int, seats: int, seed: int = 0, 
         if agent_a.batched and agent_b.batched:
             for a in (agent_a, agent_b):
                 a.prepare(rules, seats)
-            for lo, hi in _chunks(deals, max(1, CHUNK // seats)):
-                n = hi - lo
-                state = State(rules, seats * n, seats)
-                state.reset(np.repeat(seeds[lo:hi], seats))
-                play(state, [agent_a, agent_b], np.tile(rot, (n, 1)))
+            for lo, hi, state, _ in seated_games(rules, [agent_a, agent_b], np.repeat(seeds, seats),
+                                                 np.tile(rot, (deals, 1)), seats * max(1, CHUNK // seats)):
+                n = (hi - lo) // seats
                 ranks = sheet_ranks(state)
                 a_sheet = np.tile(np.arange(seats), n) % state.num_sheets
                 mine = ranks[np.arange(seats * n), a_sheet]
                 share = np.where(mine == 1, 1.0 / (ranks == 1).sum(axis=1), 0.0)
-                per_deal[lo:hi] = share.reshape(n, seats).mean(axis=1)
+                per_deal[lo // seats:hi // seats] = share.reshape(n, seats).mean(axis=1)
                 bar.update(n)
         else:
             for i, s in enumerate(seeds.tolist()):

@@ -24,8 +24,6 @@ from yacht_env.safe_file import FileRefused, NoSuchFile, file_digest, read_bytes
 from .model_file import MAX_FILE_BYTES
 from .registry import parse_spec
 
-MAX_SCRIPT_BYTES = MAX_FILE_BYTES       # a bot's script or program is hashed in pieces; bounded all the same
-
 
 def spec_files(specs) -> list[str]:
     """The files the agent specs depend on, in order, each once: a `learned:` spec's model file (for every
@@ -59,7 +57,7 @@ def digests(files) -> dict[str, str]:
     out = {}
     for f in files:
         try:
-            out[f] = file_digest(f, MAX_SCRIPT_BYTES, "agent file")
+            out[f] = file_digest(f, MAX_FILE_BYTES, "agent file")   # a model file's bound serves a bot's script
         except FileRefused:
             continue
     return out

@@ -91,7 +91,7 @@ POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "upda
             "first_eval", "eval_every", "eval_games")
 
 
-class Agent(nn.Module):
+class ActorCritic(nn.Module):
     """Policy and value MLPs, named as SB3's MaskableActorCriticPolicy names them (so the weights form a
     project model file): mlp_extractor.policy_net / value_net, action_net, value_net."""
 
@@ -145,7 +145,7 @@ def main():
     x = torch.as_tensor(obs, device=device)
     mask = torch.as_tensor(info["action_mask"].astype(bool), device=device)
 
-    agent = Agent(x.shape[1], n_actions, args.hidden).to(device)
+    agent = ActorCritic(x.shape[1], n_actions, args.hidden).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     config = {"name": out.name, "algo": "ppo (scripts/ppo_batched.py)", "rules": rules.name, "seed": args.seed,
               "num_players": 1, "reward": "points", "dice_onehot": True, "distinct_holds": True,

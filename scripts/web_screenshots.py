@@ -15,19 +15,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests import waiting  # noqa: E402
 from tests.browser import chrome  # noqa: E402
 
 from yacht_arena.web.child import serving  # noqa: E402
 
 
-def until(test, timeout=120.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = test()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise RuntimeError("the page did not get there")
+def until(test, timeout=waiting.PATIENCE):
+    """`tests.waiting.until`, stopping the script when the page never gets there."""
+    value = waiting.until(test, timeout, 0.05)
+    if not value:
+        raise RuntimeError("the page did not get there")
+    return value
 
 
 def enter(driver, srv, seats, **options) -> dict:

@@ -2,7 +2,8 @@
 
 The built-in agents decide for many games in one call (`agents.base.Agent.act_batch`) and are library
 code that returns in bounded time (`trusted`), so the tables of them are played in this process, their
-games in lockstep through the engine (`yacht_env.core.lockstep`), without game workers. Tables are
+games in lockstep through the engine (`agents.evaluation.seated_games`, which plays the duplicate-dice deals
+of `agents.evaluation.table_deals` too), without game workers. Tables are
 independent, so a game is the same whichever games share its batch. The records are
 the ones `tournaments.play.play_job` writes for the same jobs, field for field: same dice, same moves,
 same places. If a batched call fails or answers with an illegal move, the games not yet stored are
@@ -10,9 +11,10 @@ handed back to be played game by game in the watched game workers, where the fau
 """
 import numpy as np
 
+from agents.evaluation import seated_games
 from yacht_env.core.engine import EXTRA_BONUS, UPPER_BONUS, State
+from yacht_env.core.lockstep import PlayerError, sheet_ranks
 from yacht_env.gc_pause import gc_paused
-from yacht_env.core.lockstep import PlayerError, Record, play, sheet_ranks
 
 from .play import make_record
 
@@ -37,23 +39,17 @@ def play_batched(jobs, rules, agents: dict):
     except Exception:  # noqa: BLE001 - the per-game path records the failure as each game's forfeit
         yield jobs, None
         return
-    for lo in range(0, len(jobs), CHUNK):
-        chunk = jobs[lo:lo + CHUNK]
-        state = State(rules, len(chunk), seats)
-        state.reset(np.array([job.seed for job in chunk], np.uint64))
-        seating = np.array([[index[n] for n in job.agents] for job in chunk], np.int64)
-        record = Record(len(chunk))
-        with gc_paused():                     # thousands of small acyclic objects: moves and records
-            try:
-                play(state, players, seating, record=record)
-            except PlayerError:
-                failed = True
-            else:
-                failed, records = False, _records(chunk, state, record.logs(rules))
-        if failed:
-            yield jobs[lo:], None
-            return
-        yield chunk, records
+    seeds = np.array([job.seed for job in jobs], np.uint64)
+    seating = np.array([[index[n] for n in job.agents] for job in jobs], np.int64)
+    done = 0
+    try:
+        for lo, hi, state, logs in seated_games(rules, players, seeds, seating, CHUNK, logs=True):
+            with gc_paused():                 # thousands of small acyclic objects: the records
+                records = _records(jobs[lo:hi], state, logs)
+            yield jobs[lo:hi], records
+            done = hi
+    except PlayerError:
+        yield jobs[done:], None
 
 
 def _records(jobs, state: State, logs) -> list[dict]:

@@ -4,7 +4,9 @@ A seat forfeits the game when its agent's `reset` or `act` raises anything (Syst
 KeyboardInterrupt included; a Ctrl-C from the user is told apart and still stops the run), runs
 past the move time limit, returns an illegal move, or ends the process playing the game. The
 fault is recorded, the seat's remaining moves are replaced by the fallback (score the first legal
-box), and it is placed below every seat that did not fault.
+box), and it is placed below every seat that did not fault. Each seat plays through
+`yacht_env.core.players.Forfeiting`, the fault wrapper the environments seat their opponents in, with its
+calls made by `CallBudget`.
 
 Time limits are kept by `CallBudget`, one agent call at a time, in three layers:
 
@@ -32,24 +34,16 @@ from dataclasses import dataclass
 from agents.base import play_game
 from yacht_env.core.actions import fallback_action
 from yacht_env.core.game import Game
+from yacht_env.core.players import RESET, AgentFailed, Forfeiting
 
 from .gamelog.records import game_record, record_of_game
 from .schedule import Job
 
-RESET, ACT = 0, 1          # the kind of agent call, first entry of a call's tag
 MAX_ERROR = 500            # characters of an error message kept in a record
 
 
 class MoveTimeout(Exception):
     """An agent thought longer than the move time limit."""
-
-
-class CallFailed(Exception):
-    """An agent call failed; `error` says how, as the record will show it."""
-
-    def __init__(self, error: str):
-        super().__init__(error)
-        self.error = error
 
 
 def error_text(exc: BaseException) -> str:
@@ -166,7 +160,7 @@ class CallBudget:
     """Runs agent calls with a time budget of `seconds` each (None: no limit); see the module docstring.
 
     Use as a context manager around the calls (it installs the alarm, where it can). `call` returns
-    the function's result or raises CallFailed: with the timeout error if the call ran out of time,
+    the function's result or raises AgentFailed: with the timeout error if the call ran out of time,
     else with the exception it raised, described while the clock still runs (so an exception whose
     message never ends is a timeout too). A Ctrl-C from the user passes through.
     """
@@ -199,7 +193,7 @@ class CallBudget:
             except BaseException as e:  # every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
-                raise CallFailed(error_text(e)) from None
+                raise AgentFailed(error_text(e)) from None
         with self.clock.running(self.seconds, tag):
             start = time.monotonic()
             try:
@@ -213,9 +207,9 @@ class CallBudget:
             except BaseException as e:  # every failure of an agent is its fault
                 if is_user_interrupt(e):
                     raise
-                raise CallFailed(error_text(e)) from None
+                raise AgentFailed(error_text(e)) from None
             if time.monotonic() - start > self.seconds:
-                raise CallFailed(timeout_error(self.seconds))
+                raise AgentFailed(timeout_error(self.seconds))
         return result
 
 
@@ -229,72 +223,18 @@ class Forfeit:
     error: str
 
 
-def _plain(action):
-    """The action, if the game can read it without running agent code (builtin and numpy values: the
-    game checks them); any other object could do anything in its conversion, so it is a fault here."""
-    if type(action).__module__ in ("builtins", "numpy"):
-        return action
-    raise CallFailed(f"TypeError: act returned a {type(action).__name__} object, not an integer action")
+def planted(call, forfeit: Forfeit | None):
+    """`call` (a `CallBudget`'s), except that the call `forfeit` names -- a reset, or the moves from its move on
+    -- is not made and fails with the forfeit's error."""
+    if forfeit is None:
+        return call
 
+    def planted_call(tag, fn, *args, **kwargs):
+        if tag[0] == forfeit.call and (tag[0] == RESET or forfeit.move <= tag[2]):
+            raise AgentFailed(forfeit.error)
+        return call(tag, fn, *args, **kwargs)
 
-class Guarded:
-    """Wraps one seat's agent for a game: every call through the budget, fallback moves once it has
-    faulted, and the seat's `Forfeit` (if any) applied at its call.
-
-    Agents that handle their own faults (external bots replace a bad move and append to a `faults`
-    list) are seen through that list: a new entry during the game is a fault too.
-    """
-
-    def __init__(self, agent, seat: int, budget: CallBudget, forfeit: Forfeit | None = None):
-        self.agent, self.seat, self.budget, self.forfeit = agent, seat, budget, forfeit
-        self.fault: str | None = None
-        self.fault_move: int | None = None    # index in the game log where the fault happened
-        self._at = 0
-        self._seen = 0
-
-    def _reported(self) -> int:
-        return len(getattr(self.agent, "faults", None) or ())
-
-    def _check_reported(self) -> None:
-        faults = getattr(self.agent, "faults", None) or ()
-        if self.fault is None and len(faults) > self._seen:
-            f = faults[self._seen]
-            kind, cause = getattr(f, "kind", None), getattr(f, "cause", None)
-            self.fault = f"{kind}: {cause}" if kind and cause else str(f)
-            self.fault_move = self._at
-
-    def _fail(self, call: int, error: str) -> None:
-        self.fault = ("reset: " if call == RESET else "") + error
-        self.fault_move = 0 if call == RESET else self._at
-
-    def reset(self, rules, seat, num_players, seed=None):
-        self.fault = self.fault_move = None
-        self._at = 0
-        self._seen = self._reported()
-        if self.forfeit is not None and self.forfeit.call == RESET:
-            self._fail(RESET, self.forfeit.error)
-            return
-        try:
-            self.budget.call((RESET, self.seat, 0), self.agent.reset, rules, seat, num_players, seed=seed)
-        except CallFailed as e:
-            self._fail(RESET, e.error)
-        self._check_reported()
-
-    def act(self, view):
-        if self.fault is not None:
-            return fallback_action(view.mask)
-        self._at = len(view.game.log)
-        if self.forfeit is not None and self.forfeit.move <= self._at:
-            self._fail(ACT, self.forfeit.error)
-            return fallback_action(view.mask)
-        _ = view.mask      # the legal moves are the game's work, done before the agent's clock starts
-        try:
-            return _plain(self.budget.call((ACT, self.seat, self._at), self.agent.act, view))
-        except CallFailed as e:
-            self._fail(ACT, e.error)
-            return fallback_action(view.mask)
-        finally:
-            self._check_reported()
+    return planted_call
 
 
 def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dict | None = None,
@@ -307,8 +247,9 @@ def play_job(job: Job, rules, agents: dict, timeout: float | None, forfeits: dic
     forfeits = forfeits or {}
     untimed = CallBudget(None)
     with user_interrupts(), CallBudget(timeout, clock) as budget:
-        seats = [Guarded(agents[name], seat, untimed if getattr(agents[name], "trusted", False) else budget,
-                         forfeits.get(seat)) for seat, name in enumerate(job.agents)]
+        seats = [Forfeiting(agents[name], name, call=planted((untimed if getattr(agents[name], "trusted", False)
+                                                              else budget).call, forfeits.get(seat)))
+                 for seat, name in enumerate(job.agents)]
         _play(game, seats)
     faults = [None if s.fault is None else {"error": s.fault, "move": s.fault_move} for s in seats]
     return record_of(job, game, faults)
@@ -325,10 +266,9 @@ def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_b
                        sheets, upper_bonus, extra_bonus, faults, log)
 
 
-def _play(game: Game, seats: list[Guarded]) -> None:
+def _play(game: Game, seats: list[Forfeiting]) -> None:
     def on_error(seat, exc, g):                 # the game refused the move (an illegal action)
-        if seats[seat].fault is None:
-            seats[seat].fault, seats[seat].fault_move = error_text(exc), len(g.log)
+        seats[seat].refused(error_text(exc), len(g.log))
         return fallback_action(g.legal_mask())
 
     play_game(game, seats, on_error=on_error)

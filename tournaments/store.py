@@ -48,7 +48,7 @@ from yacht_env.safe_file import (
 from . import gamelog
 from .config import TournamentConfig, parse_config
 from .formats import format_of
-from .gamelog import GAMES, MAX_LINE_BYTES, MAX_META_BYTES, TOURNAMENT_META, Schema, check_record, disk_error, \
+from .gamelog import GAMES, MAX_META_BYTES, MAX_RECORD_BYTES, TOURNAMENT_META, Schema, check_record, disk_error, \
     is_whole, record_line
 from .schedule import job_of, parse_key
 from .seating import games_per_deal
@@ -340,7 +340,7 @@ class Store:
             yield at, rec
 
     def _bad_line(self, number: int, problem: str):
-        self._damaged(number, f"longer than {MAX_LINE_BYTES} bytes: not a game record" if problem == "too long"
+        self._damaged(number, f"longer than {MAX_RECORD_BYTES} bytes: not a game record" if problem == "too long"
                       else "not valid JSON")
 
     def _damaged(self, number: int, problem: str):

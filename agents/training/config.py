@@ -50,7 +50,8 @@ MAX_STAGES = 64                  # stages of a curriculum
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """MaskablePPO hyperparameters (the names SB3 uses)."""
+    """MaskablePPO hyperparameters (the names SB3 uses). scripts/ppo_batched.py's `Args` lists its own under
+    CleanRL's names, alike on purpose: that trainer is one file to read top to bottom."""
     learning_rate: float = 3e-4
     final_learning_rate: float | None = None   # linear decay to this value; None keeps it constant
     n_steps: int = 128

@@ -19,8 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from .loopback import percentile
 
-# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
+
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
+# benchmarks' options read alike, but each default and help text is that benchmark's own).
 def add_parser(sub):
     p = sub.add_parser("arena", help="a remote bot against strong through the server: added time per bot move",
                        description=__doc__)
@@ -29,10 +32,6 @@ def add_parser(sub):
     p.add_argument("--seconds", type=float, default=600.0, help="bound on the run (default 600)")
     return p
 
-
-def percentile(xs, q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 async def play(srv, token: str, games: int, parallel: int, seconds: float) -> dict:

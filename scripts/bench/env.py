@@ -76,12 +76,12 @@ class Batched:
         self.rng = np.random.default_rng(seed)
         self.actions = np.zeros(n, np.int64)
         _, info = self.envs.reset(seed=seed)
-        self.mask = self.envs.unwrapped.batch.mask if bare else info["action_mask"]
+        self.mask = self.envs.unwrapped.core.mask if bare else info["action_mask"]
 
     cpu = 0.0  # CPU seconds of the process (all its threads) in the step calls, per game-step
 
     def run(self, steps: int) -> float:
-        batch, n, actions = self.envs.unwrapped.batch, self.n, self.actions
+        batch, n, actions = self.envs.unwrapped.core, self.n, self.actions
         spent = 0.0
         for _ in range(steps):
             self.random_legal(self.mask, self.rng.random(n), actions)

@@ -30,7 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from .loopback import percentile, person_move, rss_mb
 
+
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
+# benchmarks' options read alike, but each default and help text is that benchmark's own).
 def add_parser(sub):
     p = sub.add_parser("soak", help="web tables under faults: slow, idle, half-open and cross-site clients, kill -9",
                        description=__doc__)
@@ -51,19 +55,6 @@ def add_parser(sub):
     return p
 
 
-def percentile(xs, q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 class Soak:
@@ -136,12 +127,7 @@ async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None
                     me = next(i for i, s in enumerate(msg["seats"]) if s["you"])
                     if msg["turn"] != me or sent is not None:
                         continue
-                    if msg["phase"] == "roll":
-                        move = {"type": "roll", "seat": me}
-                    else:
-                        key = max(msg["preview"], key=lambda k: msg["preview"][k])
-                        box, _, col = key.partition("@")
-                        move = {"type": "score", "seat": me, "box": box, "column": int(col)}
+                    move = person_move(msg, me)
                     if soak.args.think:
                         await asyncio.sleep(soak.args.think * rng.uniform(0.5, 1.5))
                         msg = await newest(ws, msg)

@@ -27,7 +27,8 @@ REFERENCE = Path("/work/shared/reference/solve.c")
 PEER_VARIANT = {"yacht": "american+forced-joker", "yatzy": "yatzy-scandinavian"}   # our preset -> yatzy-solver's
 
 
-# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
+# benchmarks' options read alike, but each default and help text is that benchmark's own).
 def add_parser(sub):
     p = sub.add_parser("solver", help="solve time and optimal games/s against the C solver and yatzy-solver",
                        description=__doc__)

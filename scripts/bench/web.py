@@ -27,8 +27,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from .loopback import percentile, person_move, rss_mb
 
-# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do.
+
+# Every bench subcommand builds its own parser here, one option a line, as the CLI's commands do (the loopback
+# benchmarks' options read alike, but each default and help text is that benchmark's own).
 def add_parser(sub):
     p = sub.add_parser("web", help="web tables: move round trips, idle connections' memory, page size and paint",
                        description=__doc__)
@@ -42,22 +45,12 @@ def add_parser(sub):
     return p
 
 
-def percentile(xs, q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
-
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 async def person(url: str, table: str, token: str, games: int, deadline: float, rtts: list, think: float,
@@ -85,12 +78,7 @@ async def person(url: str, table: str, token: str, games: int, deadline: float, 
             me = next(i for i, s in enumerate(state["seats"]) if s["you"])
             if state["turn"] != me:
                 continue
-            if state["phase"] == "roll":
-                move = {"type": "roll", "seat": me}
-            else:
-                key = max(state["preview"], key=lambda k: state["preview"][k])
-                box, _, col = key.partition("@")
-                move = {"type": "score", "seat": me, "box": box, "column": int(col)}
+            move = person_move(state, me)
             if think:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                 while pending is None:                       # what arrived while thinking (spectators come and go)

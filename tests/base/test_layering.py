@@ -181,14 +181,48 @@ def test_imports_inside_functions_only_keep_an_extra_lazy():
     assert not wrong, "\n".join(dict.fromkeys(wrong))
 
 
+def _sources() -> dict[str, Path]:
+    """Every module of the four packages and every script, by name."""
+    return {**tree(), **{_module_name(p): p for p in sorted((ROOT / "scripts").rglob("*.py"))}}
+
+
+def _public_classes(body, prefix: str = ""):
+    """(qualified name, name) of every public class defined in `body`, in classes too (not in functions)."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            if not node.name.startswith("_"):
+                yield prefix + node.name, node.name
+            yield from _public_classes(node.body, f"{prefix}{node.name}.")
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            yield from _public_classes(ast.iter_child_nodes(node), prefix)
+
+
 def test_no_two_public_classes_share_a_name():
-    """A class name means one thing in the whole tree (`Game` is yacht_env's, `Table` the web's)."""
+    """A class name means one thing in the whole tree, scripts included (`Game` is yacht_env's, `Table` the
+    web's), nested classes too."""
     where: dict[str, list[str]] = {}
-    for module, path in tree().items():
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                where.setdefault(node.name, []).append(module)
+    for module, path in _sources().items():
+        for qualified, name in _public_classes(ast.parse(path.read_text()).body):
+            where.setdefault(name, []).append(f"{module}.{qualified}")
     assert not {name: ms for name, ms in where.items() if len(ms) > 1}
+
+
+def _dotted_name(node) -> bool:
+    """True for a plain name or a dotted one (`old`, `module.old`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def test_no_second_name_for_a_class_function_or_constant():
+    """No module-level `new = old`: a class, function or constant has one name (no alias kept for an old one).
+    The documented short modules (`yacht_env.pettingzoo`, `yacht_env.sb3`) replace themselves in
+    `sys.modules` and are checked by `test_the_documented_short_names_are_the_integrations_modules`."""
+    aliases = [f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+               for path in _sources().values() for node in ast.parse(path.read_text()).body
+               if isinstance(node, (ast.Assign, ast.AnnAssign)) and _dotted_name(node.value)
+               and "sys.modules" not in ast.unparse(node)]
+    assert not aliases, "second names:\n" + "\n".join(aliases)
 
 
 def test_core_dependencies_leave_out_torch():

@@ -252,7 +252,7 @@ def test_vector_env_pickles_with_one_thread():
     envs.step(random_actions(info["action_mask"], np.random.default_rng(0)))
     copy = pickle.loads(pickle.dumps(envs.unwrapped))
     rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
-    ia = ib = envs.unwrapped.batch.mask
+    ia = ib = envs.unwrapped.core.mask
     for _ in range(50):
         ra = envs.step(random_actions(ia, rng_a))
         rb = copy.step(random_actions(ib, rng_b))
@@ -282,9 +282,9 @@ def test_threads_give_the_same_games(threads):
             assert np.array_equal(a, b)
         i1, i2 = r1[4], r2[4]
         assert_same_info(i1, i2)
-    assert many.unwrapped.batch.threads.num_threads == threads
+    assert many.unwrapped.core.threads.num_threads == threads
     many.close()
-    assert many.unwrapped.batch.threads.num_threads == 1
+    assert many.unwrapped.core.threads.num_threads == 1
     r = many.step(random_actions(i2["action_mask"], rng))  # still works on one thread after close
     assert r[0].shape == (n, 41)
 
@@ -322,7 +322,7 @@ def test_the_batch_keeps_stepping_its_own_arrays_after_a_vector_reset():
     arrays it shows: random legal play from `batch.mask` makes no illegal move."""
     envs = gym.make_vec("Yacht-v0", num_envs=64, vectorization_mode="vector_entry_point")
     envs.reset(seed=3)
-    batch, rng, actions = envs.unwrapped.batch, np.random.default_rng(0), np.zeros(64, np.int64)
+    batch, rng, actions = envs.unwrapped.core, np.random.default_rng(0), np.zeros(64, np.int64)
     for _ in range(100):
         random_legal(batch.mask, rng.random(64), actions)
         batch.step(actions)
@@ -417,7 +417,7 @@ def test_steps_in_place_between_vector_steps_leave_the_final_info_zero_off_the_e
     n = 32
     envs = make_vec(n=n)
     _, info = envs.reset(seed=4)
-    batch, rng, actions, checked = envs.unwrapped.batch, np.random.default_rng(2), np.zeros(n, np.int64), 0
+    batch, rng, actions, checked = envs.unwrapped.core, np.random.default_rng(2), np.zeros(n, np.int64), 0
     for k in range(300):
         if k % 7 in (3, 4):
             random_legal(batch.mask, rng.random(n), actions)

@@ -81,7 +81,7 @@ def test_sb3_adapter_with_threads_matches_one_thread():
     ended = 0
     for _ in range(45):
         assert np.array_equal(o1, o2)
-        actions = random_actions(one.batch.mask, rng)
+        actions = random_actions(one.core.mask, rng)
         o1, r1, d1, _ = one.step(actions)
         o2, r2, d2, _ = two.step(actions)
         assert np.array_equal(r1, r2) and np.array_equal(d1, d2)

@@ -14,7 +14,8 @@ from tests.waiting import group_gone, until
 
 from tournaments.config import parse_config
 from tournaments.executors import GameWorker, Setup, _worker_state
-from tournaments.play import ACT, CallClock, play_job
+from tournaments.play import CallClock, play_job
+from yacht_env.core.players import ACT
 from tournaments.run import run_tournament
 from tournaments.schedule import schedule
 from tournaments.store import Store

@@ -6,7 +6,7 @@ import pytest
 
 from tournaments.config import parse_config
 from tournaments.gamelog import placements
-from tournaments.play import fallback_action
+from yacht_env.core.actions import fallback_action
 from tournaments.ratings import bradley_terry_elo, elo, openskill
 from agents.stats import wilson
 from tournaments.stats import describe_scores, duplicate_effect, pair_results

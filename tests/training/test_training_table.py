@@ -136,7 +136,7 @@ def test_one_strong_opponent_spec_is_one_agent_in_compiled_code():
     from agents.training.run import make_vec_env
     cfg = parse_config({**TABLE, "num_players": 3})
     venv = make_vec_env(cfg, cfg.ruleset, 0)
-    assert venv.env.tables.planned is not None
+    assert venv.env.core.planned is not None
     venv.close()
 
 
@@ -188,7 +188,7 @@ def test_play_time_observation_is_the_env_observation(run):
     moves = [[] for _ in range(n)]
     live = np.ones(n, bool)
     totals = np.zeros(n, np.int64)
-    st = env.tables.state
+    st = env.core.state
     while live.any():
         rows = np.flatnonzero(live)
         mine = observations(st, rows, np.ones(len(rows), np.int64), st.dice[rows], 3)

@@ -31,12 +31,11 @@ from .records import (
     record_lines,
     record_of_game,
 )
-from .schema import MAX_LINE_BYTES, RECORD_KEYS, Schema, check_record, is_whole
+from .schema import RECORD_KEYS, Schema, check_record, is_whole
 
 __all__ = [
     "EVALUATION_META",
     "GAMES",
-    "MAX_LINE_BYTES",
     "MAX_META_BYTES",
     "MAX_RECORD_BYTES",
     "METAS",

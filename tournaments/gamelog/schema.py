@@ -6,9 +6,6 @@ where (`agents`, `sheet_of`) and what happened (`totals`, `places`, `sheets`, bo
 config hash of its folder -- down to every box score against the move log; a tournament's store adds
 the schedule's check by overriding `Schema.seating_problem` (`tournaments.store.Expected`).
 """
-from .records import MAX_RECORD_BYTES
-
-MAX_LINE_BYTES = MAX_RECORD_BYTES
 RECORD_KEYS = ("key", "table", "deal", "rotation", "seed", "agents", "sheet_of", "totals", "places", "sheets",
                "upper_bonus", "extra_bonus", "faults", "log")
 

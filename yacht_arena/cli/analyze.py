@@ -22,8 +22,7 @@ from tournaments.stats import standings
 def add_parser(sub):
     p = sub.add_parser("analyze", help="points lost by every move of stored games, against the exact solver",
                        description=__doc__.split("\n\n")[1].replace("\n", " "))
-    p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
-    add_rules(p)
+    add_games_source(p)
     p.add_argument("--agent", default=None, metavar="NAME", help="only this agent (an entrant name)")
     p.add_argument("--worst", type=int, default=10, metavar="N", help="list the N costliest moves (default: 10)")
     p.add_argument("--no-win", action="store_true",
@@ -33,8 +32,10 @@ def add_parser(sub):
                    help="also write analysis.json and analysis.txt (the printed tables) to DIR")
 
 
-def add_rules(p) -> None:
-    """--rules/--set for a games.jsonl with no tournament.json or evaluate.json beside it."""
+def add_games_source(p) -> None:
+    """The stored games a command reads (`games_from_args`): DIR|FILE, and --rules/--set for a games.jsonl with
+    no tournament.json or evaluate.json beside it."""
+    p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
     p.add_argument("--rules", default=None, metavar="NAME|PATH",
                    help="rules of a bare games.jsonl (default: yacht); a folder's tournament.json or "
                         "evaluate.json names its own")

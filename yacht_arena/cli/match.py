@@ -12,6 +12,8 @@ from .options import CommandError, add_common, emit_json
 DEFAULT_MAX = 20_000
 
 
+# Each command module builds its own parser (`yacht COMMAND` imports only that module); the
+# add_parser functions share their shape, not their options.
 def add_parser(sub):
     p = sub.add_parser("match", help="a candidate against one agent or a field, paired deals, SPRT (resumable)",
                        description="Play CANDIDATE against OPPONENT (or every opponent named: a gauntlet) on "

@@ -17,17 +17,16 @@ from yacht_env.core.game import Game
 from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, analyze
 from agents.human import scorecard
 
-from .analyze import add_rules, games_from_args
+from .analyze import add_games_source, games_from_args
 from .options import CommandError, emit_json
 
 
 def add_parser(sub):
     p = sub.add_parser("show", help="replay a stored game turn by turn with the analysis of every move",
                        description=__doc__.split("\n\n")[1].replace("\n", " "))
-    p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
+    add_games_source(p)
     p.add_argument("game", metavar="GAME", help="the game's key (e.g. t0-d3-r1) or its line number")
     p.add_argument("--seat", type=int, default=None, metavar="S", help="only the turns of seat S (1 = first seat)")
-    add_rules(p)
     p.add_argument("--no-win", action="store_true", help="leave out the chance to win before and after each move")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 

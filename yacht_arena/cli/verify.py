@@ -7,15 +7,14 @@ Exit 0 when every roll of every game matches, 1 when one does not.
 """
 from tournaments.verify import check_dice, commitment
 
-from .analyze import add_rules, games_from_args
+from .analyze import add_games_source, games_from_args
 from .options import CommandError, emit_json
 
 
 def add_parser(sub):
     p = sub.add_parser("verify", help="check that every roll of stored games is the dice their seeds give",
                        description=__doc__.split("\n\n")[1].replace("\n", " "))
-    p.add_argument("path", metavar="DIR|FILE", help="a tournament or `evaluate --out` folder, or a games.jsonl")
-    add_rules(p)
+    add_games_source(p)
     p.add_argument("--game", default=None, metavar="KEY", help="only this game (a key such as t0-d0-r0)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout (same exit status)")
 

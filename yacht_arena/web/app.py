@@ -17,14 +17,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from yacht_env.config import ConfigError
 from yacht_env.rules import presets
 
 from .board import game_analysis, game_dice, tournament_game, tournament_view
 from .bots import Arena
-from .connections import RATE, Conn
+from .connections import RATE, Conn, receive
 from .daily import ranking, today
 from .guard import SiteGuard
 from .ratings_page import Ratings
@@ -163,23 +163,16 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
             return
         conn = Conn(ws, limits.queue, limits.send_timeout)
         server.connections.add(table.id, conn)
+
+        async def pace() -> bool:
+            if conn.allow():
+                return True
+            conn.send({"type": "error", "message": f"too many messages (at most {RATE:g} a second)"})
+            return False
+
         try:
             conn.send(table.state(set(), server.connections.connected(table.id)))
-            while True:
-                await asyncio.sleep(0)              # the writers send before the next message is read
-                msg = await ws.receive()
-                if msg["type"] == "websocket.disconnect":
-                    break
-                if not conn.allow():
-                    conn.send({"type": "error", "message": f"too many messages (at most {RATE:g} a second)"})
-                    continue
-                raw = msg.get("text")
-                if raw is None:
-                    conn.send({"type": "error", "message": "send JSON text frames"})
-                    continue
-                await server.message(table, conn, raw)
-        except WebSocketDisconnect:
-            pass
+            await receive(ws, conn, pace, lambda raw: server.message(table, conn, raw))
         finally:
             server.connections.remove(table.id, conn)
             server.left(table, conn)

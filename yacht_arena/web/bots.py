@@ -32,12 +32,12 @@ from pathlib import Path
 
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from yacht_env.config import ConfigError, flag, number, slug, whole
 from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
 
-from .connections import RATE, Conn, read_message
+from .connections import RATE, Conn, read_message, receive
 from .cpus import fallback
 from .storage import log
 from .tables import BOT_LABEL, Table, TableError, check_name
@@ -424,25 +424,19 @@ class Arena:
         self.connected(name, link)
         rate = self.config.rate
         budget, stamp = 2 * rate, time.monotonic()           # a burst of two seconds' messages
+
+        async def pace() -> bool:
+            nonlocal budget, stamp
+            now = time.monotonic()
+            budget, stamp = min(2 * rate, budget + (now - stamp) * rate), now
+            if budget < 1:                       # over the budget: the bot waits, its clock runs
+                await asyncio.sleep((1 - budget) / rate)
+                budget, stamp = 1.0, time.monotonic()
+            budget -= 1
+            return True
+
         try:
-            while True:
-                await asyncio.sleep(0)
-                msg = await ws.receive()
-                if msg["type"] == "websocket.disconnect":
-                    break
-                now = time.monotonic()
-                budget, stamp = min(2 * rate, budget + (now - stamp) * rate), now
-                if budget < 1:                       # over the budget: the bot waits, its clock runs
-                    await asyncio.sleep((1 - budget) / rate)
-                    budget, stamp = 1.0, time.monotonic()
-                budget -= 1
-                raw = msg.get("text")
-                if raw is None:
-                    link.send({"type": "error", "message": "send JSON text frames"})
-                    continue
-                await self.from_bot(name, link, raw)
-        except WebSocketDisconnect:
-            pass
+            await receive(ws, link, pace, lambda raw: self.from_bot(name, link, raw))
         finally:
             link.close()
             self.disconnected(name, link)

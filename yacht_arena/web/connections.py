@@ -10,7 +10,7 @@ import contextlib
 import json
 import time
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .tables import Table, TableError
 
@@ -29,6 +29,29 @@ def read_message(raw: str) -> dict:
     if not isinstance(msg, dict):
         raise TableError("a message is a JSON object with a type")
     return msg
+
+
+async def receive(ws: WebSocket, conn: "Conn", pace, handle) -> None:
+    """Read a client's messages until it leaves: each first through `await pace()` (False: the message is
+    dropped, `pace` having answered it; a table's people are refused over their rate, a bot is made to wait),
+    then a text frame to `await handle(raw)` and any other frame answered that JSON text is wanted."""
+    try:
+        while True:
+            await asyncio.sleep(0)              # the writers send before the next message is read
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            if not await pace():
+                continue
+            raw = msg.get("text")
+            if raw is None:
+                conn.send({"type": "error", "message": "send JSON text frames"})
+                continue
+            await handle(raw)
+    except WebSocketDisconnect:
+        pass
+
+
 RATE = 20.0                      # messages per second per connection, with bursts of BURST
 BURST = 40.0
 PER_TABLE = 32                   # connections to one table

@@ -27,7 +27,8 @@ class IllegalMove(ValueError):
 class Sheet:
     """One score sheet of a game (a player's, or a team's), read from the engine's arrays.
 
-    The arrays are read-only views: change a sheet by hand with `Game.set_sheet`.
+    The arrays are read-only views: change a sheet by hand with `Game.set_sheet`. Each field of the sheet is
+    its own documented property, alike in shape on purpose (as `view.BatchView`'s): what a bot author reads.
     """
 
     def __init__(self, state: State, table: int, sheet: int):

@@ -12,13 +12,15 @@ The environments take their opponents as
   `YachtVs-v0`).
 
 A batched player answers `act_batch(view)` with one action per row of a `yacht_env.core.view.BatchView`.
+`Forfeiting` is the one fault wrapper: a failing player forfeits its seat's game instead of stopping the
+others', whether an environment's opponent (batched) or a tournament's seat (per game, `tournaments.play`).
 """
 import warnings
 from importlib.metadata import entry_points
 
 import numpy as np
 
-from .actions import fallback_actions
+from .actions import fallback_action, fallback_actions
 from ..errors import printable
 from .dice_source import decision_uniforms
 from .game import Game
@@ -145,6 +147,26 @@ class OpponentFault(UserWarning):
     """An opponent inside an environment failed (`Forfeiting`): its seat forfeits the rest of that game."""
 
 
+RESET, ACT = 0, 1          # the kind of agent call: a call's tag is (RESET or ACT, seat, move index in the log)
+
+
+class AgentFailed(Exception):
+    """An agent call failed; `error` says how, in the words its fault is recorded with."""
+
+    def __init__(self, error: str):
+        super().__init__(error)
+        self.error = error
+
+
+def direct_call(tag: tuple[int, ...], fn, *args, **kwargs):
+    """An agent call as `Forfeiting` makes it by default: its result, or AgentFailed('Type: message') for an
+    exception it raised. A caller with a time limit passes its own (`tournaments.play.CallBudget.call`)."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - a failing agent forfeits its seat (`Forfeiting`)
+        raise AgentFailed(f"{type(e).__name__}: {e}") from None
+
+
 def guarded(player, opponent, num_tables: int, env: str = "YachtVs-v0"):
     """`player` (made for `opponent` by `batched_player`) as an environment seats it: library agents
     (`trusted`) and the default random player as they are, any other through `Forfeiting`."""
@@ -158,31 +180,54 @@ def opponent_label(opponent) -> str:
     return printable(opponent, 80) if isinstance(opponent, str) else type(opponent).__name__
 
 
-class Forfeiting:
-    """A batched player whose failures cost its seat the game instead of stopping everyone's.
+def _plain(action):
+    """The action, if the game can read it without running agent code (builtin and numpy values: the
+    game checks them); any other object could do anything in its conversion, so it is a fault here."""
+    if type(action).__module__ in ("builtins", "numpy"):
+        return action
+    raise AgentFailed(f"TypeError: act returned a {type(action).__name__} object, not an integer action")
 
-    A fault is the player raising (also in `start`), answering with anything but one legal action per
-    table, or an instance of a per-game agent recording one in its `faults` list (an external bot's
-    timeout, crash, garbage or illegal reply: `agents.external`, whose own fallback move is played for
-    that decision). From its fault to the end of that game the player forfeits at that table: its seat
-    plays `actions.fallback_action` (score the first legal box, as a tournament's forfeit does) and the
+
+class Forfeiting:
+    """A player whose failures cost its seat the game instead of stopping everyone's: the one fault wrapper,
+    for a batched player at many tables (an environment's opponents: `start`, `act_batch`) and for a
+    per-game agent at one game (a tournament's seat: `reset`, `act`).
+
+    A fault is the player raising (also in `start` / `reset`), answering with anything but one legal action per
+    table, or recording one in its `faults` list (an external bot's timeout, crash, garbage or illegal reply:
+    `agents.external`, whose own fallback move is played for that decision; a batched player's per-game
+    instances are asked through `PerGame.new_faults`). From its fault to the end of that game the player
+    forfeits at that table: its seat plays `actions.fallback_action` (score the first legal box) and the
     player is not asked again there; its next game at that table asks it again. The game is scored as
     played: the fallback's points count, and the places and rewards come from the totals as in any game.
 
-    Every fault is appended to `faults` as a dict {"table", "seat", "opponent", "kind" (error, illegal, or
-    the bot's own: timeout, crash, garbage), "cause", "game_seed"} for the environment to hand over in its
+    Every agent call goes through `call(tag, fn, *args)` (`direct_call` by default; a tournament passes its
+    time budget, which also applies a fault its watcher decided), which returns the result or raises
+    `AgentFailed`; the tag is (RESET or ACT, seat, move index in the game log), with seat -1 and move 0 for a
+    batched call (many tables at once).
+
+    Batched, every fault is appended to `faults` as a dict {"table", "seat", "opponent", "kind" (error, illegal,
+    or the bot's own: timeout, crash, garbage), "cause", "game_seed"} for the environment to hand over in its
     info, and warned about (`OpponentFault`, one message per opponent and kind, so Python's default filter
     shows each once). `seating` and `index` (set by the caller: the tables' seating and this player's
-    index in it) name the seat of a fault in `start`, before any decision.
+    index in it) name the seat of a fault in `start`, before any decision. Per game, the game's first fault is
+    kept as `fault` (the record's words: "reset: " before a failed reset's error, "kind: cause" for one the
+    agent recorded) and `fault_move` (its index in the game log); an illegal move the game refuses is
+    reported by the caller through `refused`.
     """
 
     batched = True
 
-    def __init__(self, player, label: str, num_tables: int, env: str = "YachtVs-v0"):
-        self.player, self.label, self.env = player, label, env
+    def __init__(self, player, label: str, num_tables: int = 1, env: str = "YachtVs-v0", call=direct_call):
+        self.player, self.label, self.env, self.call = player, label, env, call
         self.forfeited = np.zeros(num_tables, np.bool_)
         self.faults: list[dict] = []
         self.seating, self.index = None, None
+        self.fault: str | None = None
+        self.fault_move: int | None = None
+        self._seat_now, self._at, self._seen = 0, 0, 0
+
+    # -- batched: many tables, faults as the environments report them
 
     def _seat(self, table: int):
         if self.seating is None:
@@ -214,10 +259,10 @@ class Forfeiting:
         if not hasattr(self.player, "start"):
             return
         try:
-            self.player.start(state, rows)
-        except Exception as e:  # noqa: BLE001 - a failing opponent forfeits its seat (the class docstring)
+            self.call((RESET, -1, 0), self.player.start, state, rows)
+        except AgentFailed as e:
             for i in rows.tolist():
-                self._fault(state, i, self._seat(i), "error", f"reset: {type(e).__name__}: {e}")
+                self._fault(state, i, self._seat(i), "error", f"reset: {e.error}")
         self._collect(state, rows)
 
     def act_batch(self, view: BatchView) -> np.ndarray:
@@ -227,14 +272,19 @@ class Forfeiting:
         if not len(ask):
             return out
         sub = view if len(ask) == len(rows) else BatchView(state, rows[ask])
-        try:
+
+        def answer():
             got = np.asarray(self.player.act_batch(sub))
             if got.shape != (len(ask),) or not np.issubdtype(got.dtype, np.integer) or got.dtype == np.bool_:
                 raise TypeError(f"act_batch must return {len(ask)} integer actions, got {got.dtype} of shape "
                                 f"{got.shape}")
-        except Exception as e:  # noqa: BLE001 - a failing opponent forfeits its seat (the class docstring)
+            return got
+
+        try:
+            got = self.call((ACT, -1, 0), answer)
+        except AgentFailed as e:
             for j in ask.tolist():
-                self._fault(state, int(rows[j]), int(seats[j]), "error", f"{type(e).__name__}: {e}")
+                self._fault(state, int(rows[j]), int(seats[j]), "error", e.error)
             self._collect(state, rows[ask], seats[ask])
             return out
         mask = view.mask[ask]
@@ -246,15 +296,60 @@ class Forfeiting:
         self._collect(state, rows[ask], seats[ask])
         return out
 
-    def prepare(self, rules, num_players: int) -> None:
-        """The player's own check of the table (refusals propagate: they come before any game)."""
-        if hasattr(self.player, "prepare"):
-            self.player.prepare(rules, num_players)
-
     def take_faults(self) -> list[dict]:
         """The faults recorded since last taken."""
         out, self.faults = self.faults, []
         return out
+
+    # -- per game: one game, its first fault as the game record holds it
+
+    def refused(self, error: str, move: int) -> None:
+        """The game refused the agent's move (`error`, at index `move` of its log): the game's fault, unless it
+        has one already; the seat plays the fallback from here."""
+        if self.fault is None:
+            self.fault, self.fault_move = error, move
+        self.forfeited[0] = True
+
+    def _failed(self, call: int, error: str) -> None:
+        self.refused(("reset: " if call == RESET else "") + error, 0 if call == RESET else self._at)
+
+    def _check_reported(self) -> None:
+        faults = getattr(self.player, "faults", None) or ()
+        if self.fault is None and len(faults) > self._seen:
+            f = faults[self._seen]
+            kind, cause = getattr(f, "kind", None), getattr(f, "cause", None)
+            self.refused(f"{kind}: {cause}" if kind and cause else str(f), self._at)
+
+    def reset(self, rules, seat, num_players, seed=None):
+        self.fault = self.fault_move = None
+        self.forfeited[0] = False
+        self._seat_now, self._at = seat, 0
+        self._seen = len(getattr(self.player, "faults", None) or ())
+        try:
+            self.call((RESET, seat, 0), self.player.reset, rules, seat, num_players, seed=seed)
+        except AgentFailed as e:
+            self._failed(RESET, e.error)
+        self._check_reported()
+
+    def act(self, view):
+        if self.forfeited[0]:
+            return fallback_action(view.mask)
+        self._at = len(view.game.log)
+        _ = view.mask      # the legal moves are the game's work, done before the agent's clock starts
+        try:
+            return _plain(self.call((ACT, self._seat_now, self._at), self.player.act, view))
+        except AgentFailed as e:
+            self._failed(ACT, e.error)
+            return fallback_action(view.mask)
+        finally:
+            self._check_reported()
+
+    # -- both
+
+    def prepare(self, rules, num_players: int) -> None:
+        """The player's own check of the table (refusals propagate: they come before any game)."""
+        if hasattr(self.player, "prepare"):
+            self.player.prepare(rules, num_players)
 
     def close(self) -> None:
         if hasattr(self.player, "close"):

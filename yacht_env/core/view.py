@@ -88,7 +88,8 @@ class View:
 
 
 class BatchView:
-    """What the seats to move at tables `rows` of a batch see (see the module docstring)."""
+    """What the seats to move at tables `rows` of a batch see (see the module docstring). Each field is its own
+    documented cached property, alike in shape on purpose (as `game.Sheet`'s): what a bot author reads."""
 
     def __init__(self, state: State, rows):
         self.state = state

@@ -58,6 +58,16 @@ def check_no_options(options, env_id: str) -> None:
     raise ValueError(f"{env_id} reset takes no options, got {shown}")
 
 
+def reset_first_table(env: gym.Env, seed, options, env_id: str) -> None:
+    """How `reset` of Yacht-v0 and YachtVs-v0 begins: the seed and options checked, `np_random` seeded
+    (`gym.Env.reset`), and table 0 of the env's core reset from the seed or, without one, from `np_random`."""
+    if seed is not None:
+        seed = check_seed(seed)
+    check_no_options(options, env_id)
+    gym.Env.reset(env, seed=seed)
+    env.core.reset_table(0, seed, lambda: int(env.np_random.integers(2 ** 63)))
+
+
 def resolve_rules(rules, overrides) -> RuleSet:
     """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
     return load(rules, **overrides)
@@ -220,11 +230,7 @@ class YachtEnv(gym.Env):
         self._move = None
 
     def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            seed = check_seed(seed)
-        check_no_options(options, "Yacht-v0")
-        super().reset(seed=seed)
-        self.core.reset_table(0, seed, lambda: int(self.np_random.integers(2 ** 63)))
+        reset_first_table(self, seed, options, "Yacht-v0")
         self._over = False
         self._move = None
         if self.render_mode == "human":

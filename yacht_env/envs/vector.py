@@ -413,8 +413,3 @@ class YachtVectorEnv(BatchedVectorEnv):
                               num_threads=num_threads, autoreset=self.autoreset_mode == AutoresetMode.SAME_STEP)
         self._actions = self.core.own_actions     # the core's own: its fresh step skips numba's type dispatch
         self._spaces(flat_space(self.rules), self.core.num_actions)
-
-    @property
-    def batch(self) -> TableCore:
-        """The table core (its one-seat case: `mask`, `obs`, `step` ...), by its earlier name."""
-        return self.core

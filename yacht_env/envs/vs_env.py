@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.actions import action_name, as_action, legal_summary
-from .env import ILLEGAL, OBS_MODES, check_choice, check_no_options, check_render_mode, check_seed, resolve_rules
+from .env import ILLEGAL, OBS_MODES, check_choice, check_render_mode, reset_first_table, resolve_rules
 from ..core.game import Game, IllegalMove
 from .options import EnvOptions
 from .render import RENDER_MODES, last_move, renderer
@@ -126,20 +126,11 @@ class YachtVsEnv(gym.Env):
         self._move = None
 
     @property
-    def tables(self) -> TableCore:
-        """The table core, by its earlier name."""
-        return self.core
-
-    @property
     def seat(self) -> int:
         return int(self.core.seat[0])
 
     def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            seed = check_seed(seed)
-        check_no_options(options, "YachtVs-v0")
-        super().reset(seed=seed)
-        self.core.reset_table(0, seed, lambda: int(self.np_random.integers(2 ** 63)))
+        reset_first_table(self, seed, options, "YachtVs-v0")
         self.game = Game.of_table(self.core.state, 0)
         self._move = None
         if self.render_mode == "human":

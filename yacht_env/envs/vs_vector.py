@@ -89,11 +89,6 @@ class YachtVsVectorEnv(BatchedVectorEnv):
         self.illegal_penalty = float(illegal_penalty)
         self._spaces(seat_space(self.rules, self.core.num_sheets), self.core.num_actions)
 
-    @property
-    def tables(self) -> TableCore:
-        """The table core, by its earlier name."""
-        return self.core
-
     def close(self, **kwargs):
         if hasattr(self, "core"):       # not when its arguments were refused (`close_extras`)
             self.core.close()

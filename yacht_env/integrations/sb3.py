@@ -202,7 +202,7 @@ class YachtVecEnv(MaskedVecEnv):
         _check_num_envs(num_envs, seed)
         super().__init__(YachtVectorEnv(int(num_envs), rules=rules, reward=reward, illegal_penalty=illegal_penalty,
                                         num_threads=num_threads, **overrides), seed)
-        self.batch = self.env.batch
+        self.core = self.env.core
 
 
 class YachtVsVecEnv(MaskedVecEnv):

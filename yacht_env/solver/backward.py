@@ -44,7 +44,10 @@ def _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx):
 
 @nb.njit(cache=True, parallel=True)
 def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
-    """Fill V (and, with `stats`, the moments A) for every reachable state whose mask is in `masks`."""
+    """Fill V (and, with `stats`, the moments A) for every reachable state whose mask is in `masks`.
+
+    `risk._risk_layer` walks the states the same way, a deliberate twin: it takes a utility between the scoring
+    stage and the re-roll stages, and the two are kept apart so this value solve stays as measured."""
     n_upper, n_flag = space[0], space[1]
     nbox = T.n_boxes
     top = prep[0].shape[2]

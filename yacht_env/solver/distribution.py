@@ -75,7 +75,8 @@ def summary(lo: int, p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 9
 def _mix(T, gain, u, opts, extra, odds, choice, NX, j, offset, length, lo, lost, data, row):
     """The pmf of lane j's state (upper total u) into row[a:a + len], trimmed, from the odds of the roll each turn
     is scored on, the box chosen (choice[r, j]) and the state it leads to (NX[b, p, j]); returns
-    (a, the score at row[a], len, the lost-mass bound)."""
+    (a, the score at row[a], len, the lost-mass bound). Its walk over the rolls each turn is scored on is
+    `lanes.stats_lanes`'s, a deliberate twin: that one sums moments, this one a pmf, each in one compiled loop."""
     # sum the rolls that end in the same move: (next state, points gained) pairs
     ws = np.zeros(NUM_ROLLS)
     gs = np.empty(NUM_ROLLS, dtype=np.int64)

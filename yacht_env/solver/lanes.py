@@ -39,7 +39,8 @@ def lane_scratch(nbox, top, n_stages):
 
 @nb.njit(cache=True)
 def score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S0, choice):
-    """Lane j (< n) is the state with upper total us[j]: S0[r, j], choice[r, j], W[b, p, j], NX[b, p, j]."""
+    """Lane j (< n) is the state with upper total us[j]: S0[r, j], choice[r, j], W[b, p, j], NX[b, p, j]. The lane
+    form of `widget.score_stage`, a deliberate twin (the module docstring)."""
     n_upper, n_flag, threshold, yacht_points = space
     gain, points, n_points = prep
     nbox = T.n_boxes
@@ -156,7 +157,9 @@ def odds_lanes(best, n_stages, out, m, mass):
 
 @nb.njit(cache=True)
 def stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, odds, V, A, idx, acc):
-    """A[idx[j]] = the moments of lane j (see `backward._state_stats`); acc is (4, LANES) scratch."""
+    """A[idx[j]] = the moments of lane j (see `backward._state_stats`); acc is (4, LANES) scratch. Its walk over
+    the rolls each turn is scored on is `distribution._mix`'s, a deliberate twin (this one sums moments, that
+    one a pmf)."""
     yacht_points = space[3]
     gain = prep[0]
     acc[:, :] = 0.0

@@ -75,6 +75,8 @@ def score_stage(T, V, space, prep, mask, u, flag, opts, extra, W, NX, S0, choice
     """S0[r] = best value of scoring roll r now; choice[r] = the box.
 
     Filled first (boxes x points): NX[b, p] = the state after p points in box b, W[b, p] = its bonus + value.
+    Its lane form is `lanes.score_lanes`, a deliberate twin: the same operations per lane, for several upper
+    totals at once so the compiler vectorises them (bit-identical values: tests/solver/test_solver_lanes.py).
     """
     n_upper, n_flag, threshold, yacht_points = space
     gain, points, n_points = prep

@@ -275,7 +275,8 @@ def win_plans(T, V, space, prep, dist, own, span, keys, totals, mine, targets, s
     start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
     other sheets. spreads: the deciding sheet's future scaled (`chance_after`). plans[j, L, r]: the move (Game
     encoding; a hold as its lowest pattern) with L re-rolls left and roll r; chances[j, L, r]: its chance by this
-    estimate. span: the longest pmf."""
+    estimate. span: the longest pmf. `win_tables` is its deliberate twin for the analysis: the same widget per
+    table, keeping every box's chance where play keeps only the plan."""
     nbox = T.n_boxes
     stages = plans.shape[1] - 1
     for j in nb.prange(keys.shape[0]):
