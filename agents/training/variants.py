@@ -16,9 +16,8 @@ step. The training evaluation plays the config's own rules; `scripts/generalise.
 """
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecEnv
 
-from yacht_env.integrations.sb3 import YachtVecEnv
+from yacht_env.integrations.sb3 import MaskOnlyVecEnv, YachtVecEnv
 
 
 def apportion(n: int, weights) -> np.ndarray:
@@ -50,7 +49,7 @@ def stage_weights(cfg, step: int) -> tuple:
     return tuple(cfg.curriculum[stage_at(cfg.curriculum, step)]["weights"])
 
 
-class MixedRulesVecEnv(VecEnv):
+class MixedRulesVecEnv(MaskOnlyVecEnv):
     """`n_envs` solitaire games as one SB3 VecEnv, shared out among rule sets of one box layout (module
     docstring): one `YachtVecEnv` per variant with envs, side by side, with the masks MaskablePPO reads.
     `variant_of[i]` is the variant env i plays. Infos are those of `YachtVecEnv`."""
@@ -106,25 +105,6 @@ class MixedRulesVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """(n_envs, A) bool mask of the legal actions now."""
         return np.concatenate([env.action_masks() for _, _, env in self.groups])
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        idx = list(self._get_indices(indices))
-        if attr_name == "action_masks":
-            return [lambda i=i: self.action_masks()[i] for i in idx]
-        value = getattr(self, attr_name)
-        return [value for _ in idx]
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        raise AttributeError(f"{type(self).__name__} attributes are fixed at construction; cannot set {attr_name!r}")
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name != "action_masks":
-            raise AttributeError(f"{type(self).__name__} envs have no method {method_name!r} (only 'action_masks')")
-        masks = self.action_masks()
-        return [masks[i] for i in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
 
     def close(self) -> None:
         for _, _, env in self.groups:

@@ -29,7 +29,34 @@ def _copy_faults(info: dict, infos: list[dict]) -> None:
             infos[i]["opponent_faults"] = info["opponent_faults"][i]
 
 
-class MaskedVecEnv(VecEnv):
+class MaskOnlyVecEnv(VecEnv):
+    """SB3's attribute and method access for a VecEnv whose one per-env method is `action_masks` (a subclass
+    gives `action_masks()`, one bool row per env): MaskablePPO reads the masks through `env_method` or
+    `get_attr`; every other attribute is the VecEnv's own, the same for every env, and fixed."""
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        """The attribute for each env: per-env `action_masks` methods, else this env's attribute."""
+        idx = list(self._get_indices(indices))
+        if attr_name == "action_masks":
+            return [lambda i=i: self.action_masks()[i] for i in idx]
+        value = getattr(self, attr_name)
+        return [value for _ in idx]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        raise AttributeError(f"{type(self).__name__} attributes are fixed at construction; cannot set {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """Call a per-env method; only `action_masks` exists (one bool row per env)."""
+        if method_name != "action_masks":
+            raise AttributeError(f"{type(self).__name__} envs have no method {method_name!r} (only 'action_masks')")
+        masks = self.action_masks()
+        return [masks[i] for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+class MaskedVecEnv(MaskOnlyVecEnv):
     """Any batched Gymnasium env of `yacht_env.envs` (a `BatchedVectorEnv`, same-step autoreset) as one SB3
     `VecEnv`: base streams, SB3's episode bookkeeping and attribute and method access, with per-env
     `action_masks` (MaskablePPO reads them through `env_method`/`get_attr`).
@@ -108,26 +135,6 @@ class MaskedVecEnv(VecEnv):
         """(num_envs, A) bool mask of the legal actions now."""
         return self._mask().astype(bool)
 
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        """The attribute for each env: per-env `action_masks` methods, else this env's attribute."""
-        idx = list(self._get_indices(indices))
-        if attr_name == "action_masks":
-            return [lambda i=i: self._mask()[i].astype(bool) for i in idx]
-        value = getattr(self, attr_name)
-        return [value for _ in idx]
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        raise AttributeError(f"{type(self).__name__} attributes are fixed at construction; cannot set {attr_name!r}")
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """Call a per-env method; only `action_masks` exists (one bool row per env)."""
-        if method_name != "action_masks":
-            raise AttributeError(f"{type(self).__name__} envs have no method {method_name!r} (only 'action_masks')")
-        masks = self._mask().astype(bool)
-        return [masks[i] for i in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
 
 
 def _check_num_envs(num_envs, seed) -> None:
