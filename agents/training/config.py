@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
-                              read_yaml, text, whole)
+                              overrides, read_yaml, text, whole)
 from yacht_env.core.actions import num_actions
 from yacht_env.envs.obs import obs_size
 from yacht_env.envs.options import TABLE as TABLE_OBS   # the other sheets: summed up or in full
@@ -238,13 +238,8 @@ def _variants(source, key, value) -> tuple[dict, ...]:
     empty list trains on the config's rules alone."""
     items(source, key, value, 0, MAX_VARIANTS)
     out = []
-    for i, overrides in enumerate(value):
-        mapping(source, f"{key}[{i}]", overrides)
-        for name in overrides:
-            if not isinstance(name, str):
-                raise ConfigError(source, f"{key}[{i}]", f"rule keys are names such as rolls_per_turn, "
-                                                         f"got {name!r:.40}")
-        out.append(dict(overrides))
+    for i, variant in enumerate(value):
+        out.append(dict(overrides(source, f"{key}[{i}]", variant)))
     return tuple(out)
 
 
@@ -294,7 +289,7 @@ def _out(source, key, value) -> str:
 CHECKS = {
     TrainConfig: {
         "name": _run_name, "algo": lambda s, k, v: choice(s, k, v, ALGOS),
-        "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(mapping(s, k, v)),
+        "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(overrides(s, k, v)),
         "seed": _whole(0, MAX_TRAIN_SEED), "total_timesteps": _whole(1, MAX_STEPS), "n_envs": _whole(1, 65_536),
         "reward_scale": _number(0, 1e6, above=True), "distinct_holds": flag, "dice_onehot": flag,
         "upper_features": flag,
@@ -372,7 +367,7 @@ def parse_config(raw, source: str = "<config>", folder=None, settings: dict | No
         in_sections.setdefault(head, set()).add(rest)
     if "set" in changes:
         base = raw.get("set") if isinstance(raw.get("set"), dict) else {}
-        changes["set"] = {**base, **mapping("command line", "--set", changes["set"])}
+        changes["set"] = {**base, **overrides("command line", "--set", changes["set"])}
     raw = {**raw, **changes}
     if "name" not in raw:
         raise ConfigError(source, "name", "missing (every config names its run)")
@@ -418,10 +413,10 @@ def variant_rules(cfg: TrainConfig, source: str = "<config>") -> list[RuleSet]:
         return [base]
     shape = (obs_size(base), num_actions(base))
     out, seen = [], {}
-    for i, overrides in enumerate(cfg.rule_variants):
+    for i, variant in enumerate(cfg.rule_variants):
         key = f"rule_variants[{i}]"
         try:
-            rules = load(cfg.rules, **{**cfg.set, **overrides})
+            rules = load(cfg.rules, **{**cfg.set, **variant})
         except RuleError as e:
             raise ConfigError(source, key, str(e)) from None
         if (obs_size(rules), num_actions(rules)) != shape:
