@@ -139,6 +139,12 @@ def test_the_same_seed_gives_the_same_league_run(tmp_path):
 def test_a_resumed_league_run_takes_its_pool_back(tmp_path):
     first, _ = league_run(tmp_path, "r")
     assert json.loads((first.out / "league.json").read_text())["pool"] == ["step_256", "step_320"]
+    for league, asks in (({**LEAGUE, "current": 0.5}, "'current': 0.5"), ({**LEAGUE, "pool": 3}, "'pool': 3"),
+                         (None, "None")):
+        changed = parse_config({**TABLE, "name": "r", "out": str(first.out), "total_timesteps": 512, "league": league})
+        with pytest.raises(ConfigError, match=f"cannot resume from .*last.pt: it was trained with league .*'current': "
+                                              f"1.0.*, the config asks for .*{asks}"):
+            train(changed, resume=first.out / "last.pt", progress=False)
     cfg = parse_config({**TABLE, "name": "r", "out": str(first.out), "total_timesteps": 512})
     train(cfg, resume=first.out / "last.pt", progress=False)
     record = json.loads((first.out / "league.json").read_text())
