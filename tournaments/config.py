@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file, number, preset_names,
-                              read_yaml, slug, text, whole)
+from yacht_env.config import (MAX_SEED, ConfigError, find, mapping, names_a_file, number, overrides,
+                              preset_names, read_yaml, slug, text, whole)
 from yacht_env.rules import RuleError, RuleSet, load, rules_block, rules_hash
 
 from .formats import check_format, kind_of
@@ -185,9 +185,9 @@ def parse_config(data, source: str = "<config>", folder=None, **changes) -> Tour
         raise ConfigError(source, "name", f"must not contain / or \\ (it names the run folder), got {name!r}")
 
     sets = data.get("set")
-    sets = {} if sets is None else dict(mapping(source, "set", sets))
+    sets = {} if sets is None else dict(overrides(source, "set", sets))
     if "set" in changes:
-        sets.update(mapping("command line", "--set", changes["set"]))
+        sets.update(overrides("command line", "--set", changes["set"]))
     rules_source, rules = given("rules", "yacht")
     rules = text(rules_source, "rules", rules, 1000)
     if names_a_file(rules) and rules_source == source and folder is not None and not Path(rules).is_absolute():

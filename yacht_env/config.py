@@ -293,6 +293,18 @@ def mapping(source, key, value, allowed=None) -> dict:
     return value
 
 
+def overrides(source, key, value) -> dict:
+    """Rule overrides (`set:` in every config, `--set` on the command line): a mapping whose keys are
+    text, rule keys such as `rolls_per_turn` or dotted ones such as `boxes.full_house.points`. The
+    values are checked when the rules are loaded (`yacht_env.rules.load`), which names the key."""
+    mapping(source, key, value)
+    for name in value:
+        if not isinstance(name, str):
+            raise ConfigError(source, key, f"rule keys are names such as rolls_per_turn or boxes.full_house.points, "
+                                           f"got {name!r:.40}")
+    return value
+
+
 def items(source, key, value, lo: int, hi: int) -> list:
     """A list of lo..hi items."""
     if not isinstance(value, list):

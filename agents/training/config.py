@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from yacht_env.config import (ConfigError, choice, flag, items, mapping, names_a_file, number,
-                              read_yaml, text, whole)
+                              overrides, read_yaml, text, whole)
 from yacht_env.core.actions import num_actions
 from yacht_env.envs.obs import obs_size
 from yacht_env.envs.options import TABLE as TABLE_OBS   # the other sheets: summed up or in full
@@ -199,9 +199,10 @@ def _agent_spec(source, at, spec) -> str:
 LEAGUE_KEYS = [f.name for f in fields(LeagueConfig)]
 
 
-def _league(source, key, value) -> LeagueConfig | None:
+def _league(source, key, value, part: bool = False) -> LeagueConfig | dict | None:
     """The `league` mapping: weights finite and >= 0 with a positive sum, specs known agents that play in
-    batches (an external bot plays one game per process), a snapshot interval and a bounded pool."""
+    batches (an external bot plays one game per process), a snapshot interval and a bounded pool. `part`
+    checks some of its keys alone (`--set league.KEY=VALUE`) and gives them as a mapping."""
     if value is None:
         return None
     mapping(source, key, value, LEAGUE_KEYS)
@@ -227,6 +228,8 @@ def _league(source, key, value) -> LeagueConfig | None:
         out["pool"] = whole(source, f"{key}.pool", value["pool"], 1, MAX_POOL)
     if "deterministic" in value:
         out["deterministic"] = flag(source, f"{key}.deterministic", value["deterministic"])
+    if part:
+        return out
     league = LeagueConfig(**out)
     if league.current + league.past + sum(league.specs.values()) <= 0:
         raise ConfigError(source, key, "the weights (current, past and every spec's) sum to 0; give at least one "
@@ -239,13 +242,8 @@ def _variants(source, key, value) -> tuple[dict, ...]:
     empty list trains on the config's rules alone."""
     items(source, key, value, 0, MAX_VARIANTS)
     out = []
-    for i, overrides in enumerate(value):
-        mapping(source, f"{key}[{i}]", overrides)
-        for name in overrides:
-            if not isinstance(name, str):
-                raise ConfigError(source, f"{key}[{i}]", f"rule keys are names such as rolls_per_turn, "
-                                                         f"got {name!r:.40}")
-        out.append(dict(overrides))
+    for i, variant in enumerate(value):
+        out.append(dict(overrides(source, f"{key}[{i}]", variant)))
     return tuple(out)
 
 
@@ -295,7 +293,7 @@ def _out(source, key, value) -> str:
 CHECKS = {
     TrainConfig: {
         "name": _run_name, "algo": lambda s, k, v: choice(s, k, v, ALGOS),
-        "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(mapping(s, k, v)),
+        "rules": lambda s, k, v: text(s, k, v, 1000), "set": lambda s, k, v: dict(overrides(s, k, v)),
         "seed": _whole(0, MAX_TRAIN_SEED), "total_timesteps": _whole(1, MAX_STEPS), "n_envs": _whole(1, 65_536),
         "reward_scale": _number(0, 1e6, above=True), "distinct_holds": flag, "dice_onehot": flag,
         "upper_features": flag,
@@ -321,16 +319,17 @@ CHECKS = {
         "pi": _layers, "vf": _layers, "activation": lambda s, k, v: choice(s, k, v, ACTIVATIONS)},
 }
 SECTIONS = {"ppo": PPOConfig, "bc": BCConfig, "policy": PolicyConfig}
+LEAGUE = "league"      # an optional section: its keys are set one by one as SECTION.KEY too
 
 
 def split_sets(sets: dict) -> tuple[dict, dict]:
     """`--set KEY=VALUE` pairs (parsed) split into (training-config keys, rule keys): a top-level key of the
     config (`eval_every`, `n_envs`, `device`, ...) or SECTION.KEY of a section (`ppo.n_steps`,
-    `policy.pi`) sets that config key; any other key is a rule override, as in every command."""
+    `policy.pi`, `league.current`) sets that config key; any other key is a rule override, as in every command."""
     top = {f.name for f in fields(TrainConfig)} - set(SECTIONS) - {"set"}
     config, rules = {}, {}
     for key, value in sets.items():
-        is_config = key in top or key.partition(".")[0] in SECTIONS
+        is_config = key in top or key.partition(".")[0] in (*SECTIONS, LEAGUE)
         (config if is_config else rules)[key] = value
     return config, rules
 
@@ -350,30 +349,47 @@ def _section(cls, raw: dict, source, where: str, changed=()) -> dict:
     return out
 
 
+def _over(base, given: dict):
+    """`given` keys set over the mapping `base` (None: none yet); another `base` is left for its own error."""
+    if base is None:
+        return given
+    return {**base, **given} if isinstance(base, dict) else base
+
+
 def parse_config(raw, source: str = "<config>", folder=None, settings: dict | None = None,
                  **changes) -> TrainConfig:
     """A checked `TrainConfig` from a mapping (as read from YAML).
 
     `changes` are command-line values for top-level keys (None: not given); `set=` adds its keys
     over the config's `set`; `settings` are `--set` config keys (`split_sets`: KEY or SECTION.KEY),
-    checked as the file's keys are and named as the command line's in errors. A relative rules
+    checked as the file's keys are and named as the command line's in errors; `league.KEY` is set over
+    the league the file (or `--set league=...`) gives, or makes one of that key alone. A relative rules
     path in the config is taken from `folder` (the config file's folder); one from the command line
     from the working folder.
     """
     mapping(source, "top level", raw)
     changes = {k: v for k, v in changes.items() if v is not None}
-    in_sections = {}
+    in_sections, in_league = {}, {}
     for key, value in (settings or {}).items():
         head, dot, rest = key.partition(".")
         if not dot:
             changes.setdefault(key, value)
+            continue
+        if head == LEAGUE:
+            in_league[rest] = value
             continue
         section = raw.get(head) if isinstance(raw.get(head), dict) else {}
         raw = {**raw, head: {**section, rest: value}}
         in_sections.setdefault(head, set()).add(rest)
     if "set" in changes:
         base = raw.get("set") if isinstance(raw.get("set"), dict) else {}
-        changes["set"] = {**base, **mapping("command line", "--set", changes["set"])}
+        changes["set"] = {**base, **overrides("command line", "--set", changes["set"])}
+    if in_league:          # checked alone here, then as a whole with the keys it is set over
+        given = _league("command line", LEAGUE, in_league, part=True)
+        if LEAGUE in changes:
+            changes[LEAGUE] = _over(changes[LEAGUE], given)
+        else:
+            raw = {**raw, LEAGUE: _over(raw.get(LEAGUE), given)}
     raw = {**raw, **changes}
     if "name" not in raw:
         raise ConfigError(source, "name", "missing (every config names its run)")
@@ -419,10 +435,10 @@ def variant_rules(cfg: TrainConfig, source: str = "<config>") -> list[RuleSet]:
         return [base]
     shape = (obs_size(base), num_actions(base))
     out, seen = [], {}
-    for i, overrides in enumerate(cfg.rule_variants):
+    for i, variant in enumerate(cfg.rule_variants):
         key = f"rule_variants[{i}]"
         try:
-            rules = load(cfg.rules, **{**cfg.set, **overrides})
+            rules = load(cfg.rules, **{**cfg.set, **variant})
         except RuleError as e:
             raise ConfigError(source, key, str(e)) from None
         if (obs_size(rules), num_actions(rules)) != shape:

@@ -184,11 +184,12 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
     if doc["config"]["policy"] != cfg.to_dict()["policy"]:
         raise ConfigError(f"cannot resume from {path}: it was trained with policy {doc['config']['policy']}, "
                           f"the config asks for {cfg.to_dict()['policy']}")
+    asks = cfg.to_dict()
     for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate"),
-                         ("table_obs", "summary"), ("rule_variants", [])):
-        if doc["config"].get(key, default) != cfg.to_dict()[key]:
+                         ("table_obs", "summary"), ("rule_variants", []), ("league", None)):
+        if doc["config"].get(key, default) != asks.get(key, default):   # a run without a league records none
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
-                              f", the config asks for {cfg.to_dict()[key]}")
+                              f", the config asks for {asks.get(key, default)}")
     for key in FEATURES:
         if doc["config"].get(key, False) != cfg.to_dict()[key]:
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} "

@@ -41,6 +41,13 @@ def test_unknown_rules():
 def test_bad_rule_override():
     fails(r"t.yaml: rules: .*rolls_per_turn: must be a whole number", set={"rolls_per_turn": 0})
     fails(r"t.yaml: set: must be a mapping, got a list", set=["joker=free"])
+    fails(r"t.yaml: set: rule keys are names such as rolls_per_turn or boxes.full_house.points, got 1", set={1: 2})
+    fails(r"t.yaml: set: rule keys are names such as rolls_per_turn", set={("a",): 2})
+    fails(r"t.yaml: rules: .*joker: must be one of", set={"joker": {"a": [1, {2: 3}]}})
+    fails(r"t.yaml: rules: .*rolls_per_turn: must be a whole number", set={"rolls_per_turn": math.nan})
+    fails(r"t.yaml: rules: .*rolls_per_turn: must be a whole number", set={"rolls_per_turn": 10**30})
+    with pytest.raises(ConfigError, match=r"command line: --set: rule keys are names"):
+        parse_config(BASE, "t.yaml", set={1: 2})
 
 
 def test_more_seats_than_rules_allow():

@@ -3,14 +3,16 @@ opponents, the bounded snapshot pool, and tiny league runs at 2 and 4 seats that
 write their files, the same for the same seed."""
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from agents.training.checkpoint import load_checkpoint, new_policy
-from agents.training.config import ConfigError, LeagueConfig, load_config, parse_config
+from agents.training.config import ConfigError, LeagueConfig, load_config, parse_config, split_sets
 from agents.training.league import League, draws, pick
 from agents.training.run import train
+from yacht_arena.cli import main
 
 LEAGUE = {"current": 1, "past": 1, "specs": {"greedy": 1}, "snapshot_every": 64, "pool": 2}
 TABLE = {"name": "l", "total_timesteps": 384, "n_envs": 4, "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
@@ -56,6 +58,34 @@ def test_bad_league_keys(league, message):
     with pytest.raises(ConfigError) as e:
         parse_config({**TABLE, "league": league})
     assert message in str(e.value)
+
+
+def test_league_keys_are_set_from_the_command_line_checked_as_in_the_file(tmp_path, capsys):
+    keys, rules = split_sets({"league.current": 0.5, "league.specs": {"greedy": 2}, "joker": "free"})
+    assert rules == {"joker": "free"} and set(keys) == {"league.current", "league.specs"}
+    cfg = load_config("configs/train/league4.yaml", settings=keys)
+    assert cfg.league == replace(load_config("configs/train/league4.yaml").league, current=0.5, specs={"greedy": 2.0})
+    plain = {k: v for k, v in TABLE.items() if k != "league"}
+    assert parse_config(plain, settings={"league.past": 1}).league == LeagueConfig(past=1.0)       # makes one
+    assert parse_config(plain, settings={"league": {"current": 1}, "league.pool": 3}).league == LeagueConfig(
+        current=1.0, pool=3)                                                               # over --set league=
+    with pytest.raises(ConfigError, match="t.yaml: league.pool: must be a whole number"):   # the file's own key
+        parse_config({**TABLE, "league": {**LEAGUE, "pool": 0}}, "t.yaml", settings={"league.current": 2})
+    with pytest.raises(ConfigError, match="t.yaml: league: must be a mapping, got 3"):
+        parse_config({**TABLE, "league": 3}, "t.yaml", settings={"league.current": 2})
+    for pair, message in (("league.current=-1", "command line: league.current: must be a finite number from 0"),
+                          ("league.current=.nan", "command line: league.current: must be a finite number"),
+                          ("league.pool=1e300", "command line: league.pool: must be a whole number from 1 to 64"),
+                          ("league.colour=1", "command line: league.colour: unknown key; allowed: current, past"),
+                          ("league.specs.greedy=1", "command line: league.specs.greedy: unknown key"),
+                          ("league.specs=[strong]", "command line: league.specs: must be a mapping, got a list"),
+                          ("league.specs={nobody: 1}", "command line: league.specs['nobody']: unknown agent"),
+                          ("league.deterministic=3", "command line: league.deterministic: must be true or false")):
+        assert main(["train", "configs/train/league4.yaml", "--set", pair, "--no-progress",
+                     "--out", str(tmp_path / "never")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], (pair, err)
+    assert not (tmp_path / "never").exists()
 
 
 def test_a_league_needs_a_table():
@@ -139,6 +169,12 @@ def test_the_same_seed_gives_the_same_league_run(tmp_path):
 def test_a_resumed_league_run_takes_its_pool_back(tmp_path):
     first, _ = league_run(tmp_path, "r")
     assert json.loads((first.out / "league.json").read_text())["pool"] == ["step_256", "step_320"]
+    for league, asks in (({**LEAGUE, "current": 0.5}, "'current': 0.5"), ({**LEAGUE, "pool": 3}, "'pool': 3"),
+                         (None, "None")):
+        changed = parse_config({**TABLE, "name": "r", "out": str(first.out), "total_timesteps": 512, "league": league})
+        with pytest.raises(ConfigError, match=f"cannot resume from .*last.pt: it was trained with league .*'current': "
+                                              f"1.0.*, the config asks for .*{asks}"):
+            train(changed, resume=first.out / "last.pt", progress=False)
     cfg = parse_config({**TABLE, "name": "r", "out": str(first.out), "total_timesteps": 512})
     train(cfg, resume=first.out / "last.pt", progress=False)
     record = json.loads((first.out / "league.json").read_text())

@@ -23,6 +23,7 @@ from yacht_arena.cli import main
 from yacht_arena.web.bots import ArenaConfig, BotTokens
 from yacht_arena.web.child import ROOT, serving
 from yacht_arena.web.ratings_page import fit_games, render
+from yacht_arena.web.tables import BOT_LABEL, Seat, Table
 from yacht_env.config import ConfigError
 
 BOT = str(ROOT / "scripts" / "remote_bot.py")
@@ -315,3 +316,59 @@ def test_hostile_frames_from_a_bot_are_refused_one_by_one_and_cost_no_fault(tmp_
         bots = {b["name"]: b for b in srv.get("/api/bots")["bots"]}
         assert bots["Noisy"]["faults"] == 0 and bots["Other"]["faults"] == 0
         assert "Traceback" not in srv.output()
+
+
+def test_a_bot_seat_the_fallback_took_stays_the_bots_seat_played_by_the_cpu_after_a_rematch():
+    """After a fault the fallback plays the bot's seat for the rest of the table: a rematch keeps the CPU there
+    (the bot lost its seat at this table; it is not a person's seat with the bot's name), the seat stays marked
+    as the bot's, and its games are stored as "NAME + CPU". A person's seat a CPU took goes back to them."""
+    table = Table.create("yacht", {}, [Seat("Ann"), Seat("Rogue", label=BOT_LABEL)], pace=0)
+    assert table.seats[1].remote
+    table.replace(1, "greedy", "Greedy")                 # as `Arena.fault` does
+    table.replace(0, "greedy", "CPU")                    # Ann left; the server's replacement CPU plays for her
+    for _ in range(2):                                   # the rematch, and the same table loaded from its file
+        table.start(first_seat=1)
+        ann, rogue = table.seats
+        assert (ann.spec, ann.label, ann.taken) == (None, "", False)
+        assert (rogue.name, rogue.spec, rogue.label, rogue.taken, rogue.remote) == ("Rogue", "greedy", "Greedy", True,
+                                                                                   False)
+        assert rogue.bot and not ann.bot
+        assert table.to_json()["seats"][1]["bot"] is True and "bot" not in table.to_json()["seats"][0]
+        table.cpu_move(None)
+        assert table.entrants() == ["Ann", "Rogue + CPU"] and table.state(set())["seats"][1]["taken"]
+        table = Table.from_json(json.loads(json.dumps(table.to_json())))
+
+
+def test_a_rematch_after_a_bots_fault_keeps_the_fallback_at_its_seat(tmp_path, config, capsys):
+    """Through the server: a stalling bot faults, the fallback finishes its game (Ann's seat too: she left and
+    the table replaces her), Ann comes back and asks for a rematch; the new game gives Ann her seat back and
+    keeps the CPU at the bot's seat, which is not a person's seat with the bot's name."""
+    data = tmp_path / "data"
+    token = add_bot(data, "Rogue", capsys)
+    with serving(data, config(bot_move_seconds=0.3)) as srv:
+        with bot_socket(srv, token) as bot:
+            assert json.loads(bot.recv(timeout=30))["type"] == "welcome"
+            seats = [{"kind": "person", "name": "Ann"}, {"kind": "cpu", "cpu": "bot:Rogue"}]
+            status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.1, "seats": seats})
+            assert status == 200, made
+            hello = json.dumps({"type": "hello", "tokens": [made["tokens"]["0"]]})
+            with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
+                ws.send(hello)
+                until(ws, "state")
+            assert "no move within 0.3 seconds" in until(bot, "fault")["message"]
+        (first,) = wait_for(lambda: stored(data), "store the game the CPUs finished", seconds=120)
+        assert list(json.loads((first / "tournament.json").read_text())["config"]["entrants"]) == [
+            "Ann + CPU", "Rogue + CPU"]
+        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
+            ws.send(hello)
+            until(ws, "state")
+            ws.send(json.dumps({"type": "rematch"}))
+            for _ in range(200):
+                state = until(ws, "state")
+                if state["game"] == 2:
+                    break
+            ann, rogue = state["seats"]
+            assert (ann["name"], ann["cpu"], ann["taken"]) == ("Ann", False, False)
+            assert (rogue["name"], rogue["cpu"], rogue["taken"]) == ("Rogue", True, True)
+        table = json.loads(next((data / "tables").glob("*.json")).read_text())
+        assert table["seats"][1]["bot"] is True and table["seats"][1]["spec"] is not None

@@ -36,8 +36,8 @@ def add_parser(sub) -> None:
                         "or resume although an opponent's or the warm start's model file changed")
     add_common(p, config=True, out="replace the config's out folder",
                set_help="set a training-config key (eval_every=50000, n_envs=32, device=cuda, ppo.n_steps=16, "
-                        "policy.pi=[64,64]: checked as the config's keys are), else a rule key, added to the config's "
-                        "set: (joker=free); repeatable")
+                        "league.current=0.5, policy.pi=[64,64]: checked as the config's keys are), else a rule key, "
+                        "added to the config's set: (joker=free); repeatable")
 
 
 def run(args) -> int:

@@ -10,7 +10,8 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
   Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human".
 - Faults: a bot has `move_seconds` for each decision. A late move, or a move the table refuses while the
   bot was asked to move, is a fault: logged, kept in the table's notes, and the table's fallback player
-  (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the game. A bot that
+  (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the table (the games after a
+  rematch too: the seat stays the bot's, `Seat.bot`, played by the CPU and stored as "NAME + CPU"). A bot that
   disconnects has `grace_seconds` to come back to its games; after that each is a forfeit, played on by
   the fallback the same way.
 - Limits: a bot holds at most `games` unfinished games at once; its messages go through a budget of `rate`
@@ -248,7 +249,7 @@ class Arena:
         if bots:
             table = self.server.tables[made["id"]]
             for i in bots:
-                table.seats[i].label = BOT_LABEL
+                table.seats[i].label, table.seats[i].bot = BOT_LABEL, True
             table.changed(full=True)
             self.server.storage.create(table)
             made["tokens"] = {k: v for k, v in made["tokens"].items() if k not in bots}

@@ -80,12 +80,17 @@ def check_name(name) -> str:
 @dataclass
 class Seat:
     """A seat: a person (spec None) or a CPU (an agent spec from the server's menu). A remote bot sits in a
-    person seat named after it, labelled `BOT_LABEL` (`yacht_arena.web.bots`)."""
+    person seat named after it, labelled `BOT_LABEL` (`yacht_arena.web.bots`); that seat is the bot's for the
+    table's life (`bot`), also once the fallback CPU plays it after a fault."""
     name: str                      # "" for a person seat nobody has taken yet
     spec: str | None = None
     token: str = field(default_factory=new_token)
     label: str = ""                # the CPU's menu label ("Strong"), for people to read
     taken: bool = False            # a person's seat a CPU plays while its person is away (they may reclaim it)
+    bot: bool = False              # a remote bot's seat (a CPU that took it over keeps it to the table's end)
+
+    def __post_init__(self):
+        self.bot = self.bot or self.remote
 
     @property
     def cpu(self) -> bool:
@@ -103,7 +108,8 @@ class Seat:
         return self.spec or (f"{REMOTE_SPEC}{self.name}" if self.remote else "human")
 
     def to_json(self) -> dict:
-        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label, "taken": self.taken}
+        return {"name": self.name, "spec": self.spec, "token": self.token, "label": self.label, "taken": self.taken,
+                **({"bot": True} if self.bot else {})}
 
 
 @dataclass(eq=False)
@@ -191,9 +197,11 @@ class Table:
     def start(self, first_seat: int | None) -> None:
         """Start game number `self.number` (a fresh config seed gives its dice); None: the rules decide
         who plays first (roll-off or seat 1). Seats a CPU took over go back to their people: a new game
-        never starts with a CPU in a person's seat (the server hands it over again if they stay away)."""
+        never starts with a CPU in a person's seat (the server hands it over again if they stay away). A
+        remote bot's seat a CPU took over stays with it: the bot lost its seat at this table (its games there
+        are stored as "NAME + CPU")."""
         for s in self.seats:
-            if s.taken:
+            if s.taken and not s.bot:
                 s.spec, s.label, s.taken = None, "", False
         self.helped = set()
         self.scored_at = None
@@ -502,8 +510,8 @@ class Table:
         its journal (`flush`): (line number, move) pairs as `read_journal` gives them, played after it."""
         if doc.get("format", FORMAT) != FORMAT:
             raise JournalError(f"table file format {str(doc.get('format'))[:20]}; this server reads format {FORMAT}")
-        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", ""), bool(s.get("taken", False)))
-                 for s in doc["seats"]]
+        seats = [Seat(s["name"], s["spec"], s["token"], s.get("label", ""), bool(s.get("taken", False)),
+                      bool(s.get("bot", False))) for s in doc["seats"]]
         table = cls(doc["id"], doc["invite"], doc["rules"], dict(doc["set"]), seats, float(doc["pace"]),
                     doc["replace_after"], doc["replace_spec"], int(doc["config_seed"]), int(doc["number"]),
                     doc["first_seat"], list(doc["stored"]))
