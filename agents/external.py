@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from . import bot_supervisor
+from yacht_env.config import finite
 from yacht_env.core.actions import num_actions
 
 from .base import Agent, View
@@ -481,8 +482,7 @@ class _Tail(threading.Thread):
 
 
 def _seconds(name: str, value, positive: bool) -> float:
-    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-          and (value > 0 if positive else value >= 0) and value <= MAX_SECONDS)
+    ok = finite(value) and (value > 0 if positive else value >= 0) and value <= MAX_SECONDS
     if not ok:
         low = "> 0" if positive else ">= 0"
         raise ValueError(f"{name} must be a number of seconds {low} and at most {MAX_SECONDS:g}, got {value!r}")
@@ -491,8 +491,7 @@ def _seconds(name: str, value, positive: bool) -> float:
 
 def _limit(name: str, value) -> int:
     low, high, unit, _ = LIMITS[name]
-    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-          and value == int(value) and low <= value <= high)
+    ok = finite(value) and value == int(value) and low <= value <= high
     if not ok:
         shown = f"{value:g}" if isinstance(value, float) else repr(value)
         raise ValueError(f"{name} must be a whole number of {unit} from {low} to {high}, got {shown}")

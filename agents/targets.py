@@ -6,8 +6,9 @@ games against strong, or against a named level). The named levels are targets (`
 the strength that wins `NORMAL_WIN` of its games against strong, `easy` the strength that wins
 `EASY_WIN` against normal (`agents.levels`).
 """
-import math
 from dataclasses import dataclass
+
+from yacht_env.config import finite
 
 NORMAL_WIN = 0.30        # normal wins 30% of its games against strong
 EASY_WIN = 0.20          # easy wins 20% of its games against normal
@@ -30,7 +31,7 @@ class Target:
             raise ValueError(f"unknown target {self.kind!r}; targets: "
                              + ", ".join(f"{k}= ({v})" for k, v in KINDS.items()))
         v = self.value
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        if not finite(v):
             raise ValueError(f"target {self.kind}= must be a finite number, got {v!r}")
         if self.kind == "win":
             if self.against != "strong" and self.against not in LEVELS:

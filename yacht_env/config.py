@@ -227,38 +227,55 @@ def find(spec, folder: Traversable, what: str, base=None, key: str = "name"):
 
 # --- typed checks ----------------------------------------------------------------------------------
 
+def shown(value, limit: int = 60) -> str:
+    """`value` as a message quotes it: its repr, cut to `limit` characters (a number too long for Python to
+    print is said so)."""
+    try:
+        text = repr(value)
+    except ValueError:                  # an int past sys.get_int_max_str_digits()
+        return "a number too long to print"
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _n(x) -> str:
     return f"{x:,}" if isinstance(x, int) and abs(x) >= 10_000 else f"{x:,g}" if isinstance(x, float) else str(x)
+
+
+def finite(value) -> bool:
+    """A real number that is finite: an int of any size (not true/false) or a finite float. Safe for ints
+    too large for a float, where `math.isfinite` raises."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def whole(source, key, value, lo: int, hi: int) -> int:
     """A whole number lo..hi (not true/false, not 3.0)."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(source, key, f"must be a whole number from {_n(lo)} to {_n(hi)}, got {value!r}")
+        raise ConfigError(source, key, f"must be a whole number from {_n(lo)} to {_n(hi)}, got {shown(value)}")
     return value
 
 
 def number(source, key, value, lo: float, hi: float, above: bool = False) -> float:
     """A finite number lo..hi (above=True: more than lo), as a float."""
-    ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-          and (value > lo if above else value >= lo) and value <= hi)
+    ok = finite(value) and (value > lo if above else value >= lo) and value <= hi    # ints compare exactly
     if not ok:
         span = f"above {_n(lo)} and at most {_n(hi)}" if above else f"from {_n(lo)} to {_n(hi)}"
-        raise ConfigError(source, key, f"must be a finite number {span}, got {value!r}")
+        raise ConfigError(source, key, f"must be a finite number {span}, got {shown(value)}")
     return float(value)
 
 
 def choice(source, key, value, choices):
     """One of `choices`."""
     if isinstance(value, bool) or value not in choices:
-        raise ConfigError(source, key, f"must be one of {', '.join(map(str, choices))}, got {value!r}")
+        raise ConfigError(source, key, f"must be one of {', '.join(map(str, choices))}, got {shown(value)}")
     return value
 
 
 def flag(source, key, value) -> bool:
     """true or false."""
     if not isinstance(value, bool):
-        raise ConfigError(source, key, f"must be true or false, got {value!r}")
+        raise ConfigError(source, key, f"must be true or false, got {shown(value)}")
     return value
 
 
@@ -266,7 +283,8 @@ def text(source, key, value, max_len: int = 200, lines: bool = False) -> str:
     """Non-empty text (surrounding spaces dropped) of at most max_len characters, without control
     characters (lines=True allows newlines and tabs)."""
     if not isinstance(value, str):
-        raise ConfigError(source, key, f"must be text, got {value!r}" + (" (quote it)" if value is not None else ""))
+        quote = " (quote it)" if value is not None else ""
+        raise ConfigError(source, key, f"must be text, got {shown(value)}{quote}")
     value = value.strip()
     if not value:
         raise ConfigError(source, key, "must not be empty")
@@ -274,7 +292,7 @@ def text(source, key, value, max_len: int = 200, lines: bool = False) -> str:
         raise ConfigError(source, key, f"must be at most {max_len} characters, got {len(value)}")
     allowed = "\n\t" if lines else ""
     if any(unicodedata.category(c).startswith("C") and c not in allowed for c in value):
-        raise ConfigError(source, key, f"must not contain control characters, got {value!r}")
+        raise ConfigError(source, key, f"must not contain control characters, got {shown(value)}")
     return value
 
 

@@ -224,3 +224,17 @@ def test_messages_stay_one_printable_line(spec, start):
         load(spec)
     msg = str(e.value)
     assert msg.startswith(start) and msg.isprintable() and len(msg) < 400
+
+
+def test_a_huge_or_long_bad_value_is_quoted_short():
+    from yacht_env.config import ConfigError, number, text, whole
+    for check, value in ((whole, 10 ** 4000), (whole, 10 ** 5000), (number, -(10 ** 400)), (text, ["x"] * 5000)):
+        with pytest.raises(ConfigError) as e:
+            check("f.yaml", "key", value, *(() if check is text else (0, 10)))
+        assert len(str(e.value)) < 300, str(e.value)[:400]
+
+
+def test_finite_takes_ints_of_any_size_and_finite_floats_only():
+    from yacht_env.config import finite
+    assert finite(10 ** 400) and finite(-3) and finite(2.5)
+    assert not any(finite(v) for v in (True, float("nan"), float("inf"), "3", None, [1]))

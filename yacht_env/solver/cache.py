@@ -13,7 +13,6 @@ unique temporary name, fsynced and renamed over the old one, so readers and conc
 """
 import hashlib
 import json
-import math
 import os
 import zipfile
 from importlib.resources import files
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import numpy.lib.format as npy
 
+from ..config import finite
 from ..rules import rules_hash
 from ..safe_file import FileRefused, NoSuchFile, atomic_writer, build_lock, open_read
 from .distribution import Distributions, build
@@ -148,7 +148,7 @@ def _meta(text, rules) -> dict:
         raise DamagedCache("meta has no valid state space")
     for key in SUMMARY:
         v = meta.get(key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if not finite(v):
             raise DamagedCache(f"meta field {key} is not a finite number")
     return meta
 
