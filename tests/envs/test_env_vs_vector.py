@@ -178,9 +178,9 @@ def test_one_spec_for_every_seat_is_one_batched_agent():
     """`opponents="strong"` (or the same spec repeated) at 4 seats: one agent plays every other seat, from
     its kept plans in compiled code; a per-game spec still gets its own players per seat."""
     for opponents in ("strong", ["strong"] * 3):
-        t = YachtVsVectorEnv(num_envs=4, num_players=4, opponents=opponents).tables
+        t = YachtVsVectorEnv(num_envs=4, num_players=4, opponents=opponents).core
         assert len({id(p) for p in t.players[1:]}) == 1 and t.planned is t.players[1]
-    t = YachtVsVectorEnv(num_envs=2, num_players=3, opponents=f"external:{sys.executable} {BOT}").tables
+    t = YachtVsVectorEnv(num_envs=2, num_players=3, opponents=f"external:{sys.executable} {BOT}").core
     assert len({id(p) for p in t.players[1:]}) == 2 and t.planned is None
     t.close()
 

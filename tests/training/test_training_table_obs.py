@@ -82,7 +82,7 @@ def test_learned_sees_what_the_env_showed_it(run):
     env = YachtVsVectorEnv(n, num_players=3, opponents=make_agent("strong"), seat=2, table_obs="full",
                            action_set="distinct")
     obs, info = env.reset(seed=123)
-    st = env.tables.state
+    st = env.core.state
     live = np.ones(n, bool)
     decisions = 0
     while live.any():
