@@ -46,7 +46,7 @@ GAMES = 500                     # solitaire games per grid point
 GRID = tuple(round(i / 20, 2) for i in range(21))   # strengths 0, 0.05, .., 1
 FINE = 1001                     # points of the interpolated curve the inverse reads
 MAX_CURVE_BYTES = 1 << 16
-SHIPPED_CURVES = ("yacht",)     # presets whose curve ships (scripts/ship_data.py)
+SHIPPED_CURVES = ("yacht", "yatzy")     # presets whose curve ships (scripts/ship_data.py)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 - the named levels' calibrations of every preset (agents/calibrations/), and
 - the solved table of the `yacht` preset, the main job's rules (yacht_env/solver/tables/), and
-- the strength dial's level curve of the `yacht` preset (agents/calibrations/, `agents.placement`).
+- the strength dial's level curves of the presets in `agents.placement.SHIPPED_CURVES` (`yacht`, `yatzy`;
+  agents/calibrations/).
 
     python scripts/ship_data.py                   # all of it
     python scripts/ship_data.py classic knizia    # these presets' calibrations only

@@ -186,7 +186,7 @@ def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
                           f"the config asks for {cfg.to_dict()['policy']}")
     asks = cfg.to_dict()
     for key, default in (("num_players", 1), ("opponents", []), ("reward", "points"), ("seat", "rotate"),
-                         ("table_obs", "summary"), ("rule_variants", []), ("league", None)):
+                         ("table_obs", "summary"), ("rule_variants", []), ("curriculum", []), ("league", None)):
         if doc["config"].get(key, default) != asks.get(key, default):   # a run without a league records none
             raise ConfigError(f"cannot resume from {path}: it was trained with {key} {doc['config'].get(key, default)}"
                               f", the config asks for {asks.get(key, default)}")

@@ -113,3 +113,16 @@ def test_a_kept_curve_that_is_a_folder_or_a_fifo_falls_back_to_the_shipped_one(t
     monkeypatch.setattr(placement, "_CURVES", {})
     os.mkfifo(placement.curve_path(RULES))
     assert placement.curve_for(RULES).mean == placement.read_curve(RULES, placement.shipped_curve_path(RULES)).mean
+
+
+def test_every_shipped_curve_is_read_without_a_build(tmp_path, monkeypatch):
+    """The presets of SHIPPED_CURVES (yacht, yatzy) place a person at once on a fresh machine: their curve is
+    read from the package, never built (a build needs the rules' solve and minutes of play)."""
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(placement, "_CURVES", {})
+    monkeypatch.setattr(placement, "build_curve", lambda rules: pytest.fail(f"built the {rules.name} curve"))
+    for name in placement.SHIPPED_CURVES:
+        rules = load(name)
+        curve = placement.curve_for(rules)
+        assert curve is not None and curve.strengths[0] == 0.0 and curve.strengths[-1] == 1.0, name
+        assert np.all(np.diff(curve.mean) <= 0), name        # more strength, fewer points lost a decision

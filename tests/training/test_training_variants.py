@@ -113,6 +113,13 @@ def test_a_multi_rule_run_enters_its_curriculum_stages(run):
     assert saved["rule_variants"] == [{}, {"rolls_per_turn": 2}, {"upper_bonus": False}]
 
 
+def test_a_resume_with_another_curriculum_is_refused(run):
+    stages = [{"at": 0, "weights": [1, 1, 1]}]
+    with pytest.raises(ConfigError, match="it was trained with curriculum"):
+        train(config(out=str(run.out), curriculum=stages, total_timesteps=4096), resume=run.out / "last.pt",
+              progress=False)
+
+
 def test_learned_plays_every_variant_and_refuses_another_layout(run):
     path = run.out / "final.pt"
     agent = make_agent(f"learned:{path}")
