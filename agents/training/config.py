@@ -43,7 +43,7 @@ MAX_WIDTH = 4096                 # units of one hidden layer
 MAX_LAYERS = 8
 MAX_POOL = 64                    # past versions a league keeps (agents.training.league)
 MAX_LEAGUE_SPECS = 16            # agent specs a league samples besides the learner's own versions
-MAX_WEIGHT = 1e6
+MAX_WEIGHT = 1e6                 # a league member's or a curriculum stage's sampling weight
 MAX_VARIANTS = 16                # rule sets one run trains on
 MAX_STAGES = 64                  # stages of a curriculum
 
@@ -248,7 +248,7 @@ def _variants(source, key, value) -> tuple[dict, ...]:
 
 
 def _stages(source, key, value) -> tuple[dict, ...]:
-    """Curriculum stages: {at: first env step of the stage, weights: a weight 0 .. 1e6 per rule variant}; an
+    """Curriculum stages: {at: first env step of the stage, weights: a weight 0 .. MAX_WEIGHT per rule variant}; an
     empty list gives every variant weight 1 throughout."""
     items(source, key, value, 0, MAX_STAGES)
     out = []
@@ -260,7 +260,8 @@ def _stages(source, key, value) -> tuple[dict, ...]:
                 raise ConfigError(source, f"{at}.{name}", "missing (a stage is {at: STEP, weights: [...]})")
         weights = items(source, f"{at}.weights", stage["weights"], 1, MAX_VARIANTS)
         out.append({"at": whole(source, f"{at}.at", stage["at"], 0, MAX_STEPS),
-                    "weights": tuple(number(source, f"{at}.weights[{j}]", w, 0, 1e6) for j, w in enumerate(weights))})
+                    "weights": tuple(number(source, f"{at}.weights[{j}]", w, 0, MAX_WEIGHT)
+                                     for j, w in enumerate(weights))})
     return tuple(out)
 
 
