@@ -249,6 +249,7 @@ def test_tokens_and_the_arena_config_are_checked(tmp_path, capsys):
     assert tokens.check(a) == "Bot A" and tokens.check(a + "x") is None and tokens.check("") is None
     b = tokens.add("Bot A")                                                # a new token replaces the old
     assert tokens.check(a) is None and tokens.check(b) == "Bot A"
+    assert not any(tokens.add("Bot B").startswith("-") for _ in range(300))   # 1 in 64 would, drawn plainly
     assert main(["serve", "--data", str(tmp_path), "--add-bot", "!!"]) == 2
     assert "letter or digit" in capsys.readouterr().err
     (tmp_path / "bots.json").write_text("{\"bots\": [1]}")

@@ -114,10 +114,13 @@ class BotTokens:
         write_atomic(self.path, json.dumps({"bots": bots}, indent=2, sort_keys=True) + "\n", "bot tokens")
 
     def add(self, name: str) -> str:
-        """A new token for bot `name` (replacing its old one); only its hash is kept. TableError for a bad name."""
+        """A new token for bot `name` (replacing its old one); only its hash is kept. TableError for a bad name.
+        A token never starts with "-", so `--token TOKEN` is never read as an option by a bot's command line."""
         name = check_name(name)
         bots = self._read()
-        token = secrets.token_urlsafe(24)
+        token = "-"
+        while token.startswith("-"):
+            token = secrets.token_urlsafe(24)
         bots[name] = {"sha256": digest(token)}
         self._write(bots)
         return token
