@@ -1,20 +1,64 @@
 """Dice combinatorics shared by every part of the project.
 
-A *roll* is a sorted multiset of five faces (252 of them); a *keep* is a
-sorted multiset of 0..5 faces (462 of them). Rolls and keeps are indexed
-once here, and every table in the project uses these indices.
+A *roll* is a sorted multiset of n faces; a *keep* is a sorted multiset of 0..n faces; a *hold pattern*
+is a bit mask over the n dice of a roll (bit i: die i is kept). `dice_tables(n)` indexes them once for
+n dice (5: 252 rolls, 462 keeps, 32 hold patterns; 6: 462 rolls, 924 keeps, 64 hold patterns) and every
+table in the project uses these indices. The module-level constants are the five-dice tables.
+
+Keeps are ordered by size, then lexicographically, so the last `n_rolls` keeps are the rolls in the same
+order: keep index = roll index + n_keeps - n_rolls.
 """
+from functools import cache
 from itertools import combinations_with_replacement
-from math import factorial
+from math import comb, factorial
+from typing import NamedTuple
 
 import numpy as np
 
-NUM_DICE = 5
 FACES = 6
-NUM_ROLLS = 252
-NUM_KEEPS = 462
+DICE_COUNTS = (5, 6)
 
-ROLLS = np.array(list(combinations_with_replacement(range(1, 7), 5)), dtype=np.int8)
+
+class Dice(NamedTuple):
+    """The tables of n six-sided dice (a numba-friendly named tuple).
+
+    n                  dice per roll
+    n_rolls            rolls (sorted multisets of n faces): C(n + 5, 5)
+    n_keeps            keeps (sorted multisets of 0..n faces): C(n + 6, 6)
+    n_holds            hold patterns: 2**n
+    rolls[r, i]        the i-th smallest face (1..6) of roll r
+    roll_counts[r, f]  how many dice of roll r show face f + 1
+    roll_sums[r]       the sum of roll r's faces
+    roll_prob[r]       the probability that n fresh dice show roll r
+    keep_counts[k, f]  how many dice of keep k show face f + 1
+    keep_sizes[k]      how many dice keep k holds
+    keep_add[k, f]     keep k plus one die showing f + 1 (-1 when k holds n dice)
+    keep_sub[k, f]     keep k minus one die showing f + 1 (-1 when k has none)
+    hold_keep[r, h]    the keep left when roll r (sorted) is held with pattern h
+    roll_index[code]   the roll of n dice in any order, code = sum((d_i - 1) * 6**i)
+    transition[k, r]   the probability that keeping k and rolling the rest gives roll r
+    """
+    n: int
+    n_rolls: int
+    n_keeps: int
+    n_holds: int
+    rolls: np.ndarray
+    roll_counts: np.ndarray
+    roll_sums: np.ndarray
+    roll_prob: np.ndarray
+    keep_counts: np.ndarray
+    keep_sizes: np.ndarray
+    keep_add: np.ndarray
+    keep_sub: np.ndarray
+    hold_keep: np.ndarray
+    roll_index: np.ndarray
+    transition: np.ndarray
+
+    def index(self, dice) -> int:
+        """Index (0..n_rolls-1) of n dice given in any order."""
+        if len(dice) != self.n or any(not 1 <= int(d) <= FACES for d in dice):
+            raise ValueError(f"{self.n} dice with faces 1..6 are needed, got {list(dice)}")
+        return int(self.roll_index[sum((int(d) - 1) * FACES ** i for i, d in enumerate(dice))])
 
 
 def _counts(faces):
@@ -24,77 +68,79 @@ def _counts(faces):
     return c
 
 
-ROLL_COUNTS = np.array([_counts(r) for r in ROLLS], dtype=np.int8)
-ROLL_SUMS = ROLLS.sum(axis=1).astype(np.int32)
-
-_KEEPS = [k for n in range(NUM_DICE + 1) for k in combinations_with_replacement(range(1, 7), n)]
-KEEP_COUNTS = np.array([_counts(k) for k in _KEEPS], dtype=np.int8)
-KEEP_SIZES = KEEP_COUNTS.sum(axis=1).astype(np.int8)
-
-
-def _code(counts):
-    """Base-6 code of a count vector (each count 0..5)."""
+def _code(counts, n):
+    """Base-(n+1) code of a count vector (each count 0..n)."""
     code = 0
     for c in counts:
-        code = code * 6 + int(c)
+        code = code * (n + 1) + int(c)
     return code
 
 
-_KEEP_INDEX = {_code(c): i for i, c in enumerate(KEEP_COUNTS)}
-
-# KEEP_ADD[k, f] = keep k plus one die showing f+1 (-1 when k holds five dice).
-KEEP_ADD = np.full((NUM_KEEPS, FACES), -1, dtype=np.int32)
-# KEEP_SUB[k, f] = keep k minus one die showing f+1 (-1 when k has none).
-KEEP_SUB = np.full((NUM_KEEPS, FACES), -1, dtype=np.int32)
-for _k, _c in enumerate(KEEP_COUNTS):
-    for _f in range(FACES):
-        _d = _c.copy()
-        if KEEP_SIZES[_k] < NUM_DICE:
-            _d[_f] += 1
-            KEEP_ADD[_k, _f] = _KEEP_INDEX[_code(_d)]
-            _d[_f] -= 1
-        if _d[_f] > 0:
-            _d[_f] -= 1
-            KEEP_SUB[_k, _f] = _KEEP_INDEX[_code(_d)]
-
-# HOLD_KEEP[r, h] = keep index when roll r (sorted) is held with pattern h (bit i = die i).
-HOLD_KEEP = np.zeros((NUM_ROLLS, 32), dtype=np.int32)
-for _r, _dice in enumerate(ROLLS):
-    for _h in range(32):
-        HOLD_KEEP[_r, _h] = _KEEP_INDEX[_code(_counts([d for i, d in enumerate(_dice) if _h >> i & 1]))]
-
-# ROLL_INDEX[code] for code = sum((d_i - 1) * 6**i) over the five dice in any order.
-ROLL_INDEX = np.zeros(6 ** 5, dtype=np.int32)
-for _code_value in range(6 ** 5):
-    _faces = [(_code_value // 6 ** i) % 6 + 1 for i in range(5)]
-    ROLL_INDEX[_code_value] = _KEEP_INDEX[_code(_counts(_faces))] - (NUM_KEEPS - NUM_ROLLS)
-
-
 def _multinomial(counts):
-    n = int(sum(counts))
-    out = factorial(n)
+    out = factorial(int(sum(counts)))
     for c in counts:
         out //= factorial(int(c))
     return out
 
 
-ROLL_PROB = np.array([_multinomial(c) / 6 ** 5 for c in ROLL_COUNTS])
+@cache
+def dice_tables(n: int) -> Dice:
+    """The tables of `n` dice (5 or 6), built once per process; every array is read-only."""
+    if n not in DICE_COUNTS:
+        raise ValueError(f"the dice count must be one of {', '.join(map(str, DICE_COUNTS))}, got {n!r}")
+    faces = range(1, FACES + 1)
+    rolls = np.array(list(combinations_with_replacement(faces, n)), dtype=np.int8)
+    roll_counts = np.array([_counts(r) for r in rolls], dtype=np.int8)
+    keeps = [k for size in range(n + 1) for k in combinations_with_replacement(faces, size)]
+    keep_counts = np.array([_counts(k) for k in keeps], dtype=np.int8)
+    keep_sizes = keep_counts.sum(axis=1).astype(np.int8)
+    n_rolls, n_keeps, n_holds = len(rolls), len(keeps), 2 ** n
+    assert n_rolls == comb(n + 5, 5) and n_keeps == comb(n + 6, 6)
+    keep_of = {_code(c, n): i for i, c in enumerate(keep_counts)}
+
+    keep_add = np.full((n_keeps, FACES), -1, dtype=np.int32)
+    keep_sub = np.full((n_keeps, FACES), -1, dtype=np.int32)
+    for k, c in enumerate(keep_counts):
+        for f in range(FACES):
+            d = c.copy()
+            if keep_sizes[k] < n:
+                d[f] += 1
+                keep_add[k, f] = keep_of[_code(d, n)]
+                d[f] -= 1
+            if d[f] > 0:
+                d[f] -= 1
+                keep_sub[k, f] = keep_of[_code(d, n)]
+
+    hold_keep = np.zeros((n_rolls, n_holds), dtype=np.int32)
+    for r, dice in enumerate(rolls):
+        for h in range(n_holds):
+            hold_keep[r, h] = keep_of[_code(_counts([d for i, d in enumerate(dice) if h >> i & 1]), n)]
+
+    roll_index = np.zeros(FACES ** n, dtype=np.int32)
+    for code in range(FACES ** n):
+        any_order = [(code // FACES ** i) % FACES + 1 for i in range(n)]
+        roll_index[code] = keep_of[_code(_counts(any_order), n)] - (n_keeps - n_rolls)
+
+    roll_prob = np.array([_multinomial(c) / FACES ** n for c in roll_counts])
+    fact = np.array([factorial(i) for i in range(n + 1)], dtype=float)
+    add = roll_counts[None, :, :].astype(int) - keep_counts[:, None, :]         # dice the re-roll must show
+    free = n - keep_sizes.astype(int)
+    ways = fact[free][:, None] / fact[np.clip(add, 0, None)].prod(axis=2)      # multinomial coefficient
+    transition = np.where((add >= 0).all(axis=2), ways / float(FACES) ** free[:, None], 0.0)
+
+    arrays = dict(rolls=rolls, roll_counts=roll_counts, roll_sums=rolls.sum(axis=1).astype(np.int32),
+                  roll_prob=roll_prob, keep_counts=keep_counts, keep_sizes=keep_sizes, keep_add=keep_add,
+                  keep_sub=keep_sub, hold_keep=hold_keep, roll_index=roll_index, transition=transition)
+    for a in arrays.values():
+        a.setflags(write=False)
+    return Dice(n=n, n_rolls=n_rolls, n_keeps=n_keeps, n_holds=n_holds, **arrays)
 
 
-def _transition():
-    """TRANSITION[k, r]: probability that keeping k and rolling the rest gives roll r."""
-    fact = np.array([factorial(n) for n in range(NUM_DICE + 1)], dtype=float)
-    add = ROLL_COUNTS[None, :, :].astype(int) - KEEP_COUNTS[:, None, :]         # dice the re-roll must show
-    free = NUM_DICE - KEEP_SIZES.astype(int)
-    ways = fact[free][:, None] / fact[np.clip(add, 0, None)].prod(axis=2)         # multinomial coefficient
-    return np.where((add >= 0).all(axis=2), ways / 6.0 ** free[:, None], 0.0)
-
-
-TRANSITION = _transition()
+# The five-dice tables, which compiled code reads as globals.
+(NUM_DICE, NUM_ROLLS, NUM_KEEPS, NUM_HOLD_PATTERNS, ROLLS, ROLL_COUNTS, ROLL_SUMS, ROLL_PROB, KEEP_COUNTS,
+ KEEP_SIZES, KEEP_ADD, KEEP_SUB, HOLD_KEEP, ROLL_INDEX, TRANSITION) = dice_tables(5)
 
 
 def roll_index(dice) -> int:
     """Index (0..251) of five dice given in any order."""
-    if len(dice) != NUM_DICE or any(not 1 <= int(d) <= 6 for d in dice):
-        raise ValueError(f"five dice with faces 1..6 are needed, got {list(dice)}")
-    return int(ROLL_INDEX[sum((int(d) - 1) * 6 ** i for i, d in enumerate(dice))])
+    return dice_tables(NUM_DICE).index(dice)
