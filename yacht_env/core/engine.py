@@ -350,6 +350,7 @@ class State:
         self.rules, self.tables = rules, rules.tables
         self.num_tables, self.num_players = n, num_players
         self.turns = rules.rounds * s          # turns in a game, all sheets together
+        self.num_actions = num_actions(rules)
         y = self.tables.yacht_box
         self.ypts = int(rules.boxes_spec[y].points) if y >= 0 else -1
         self.seeds = np.zeros(n, np.uint64)
@@ -400,7 +401,7 @@ class State:
         if isinstance(rows, slice):
             rows = np.arange(self.num_tables)[rows]
         rows = np.asarray(rows, np.int64)
-        out = np.empty((len(rows), num_actions(self.rules)), np.int8)
+        out = np.empty((len(rows), self.num_actions), np.int8)
         write_masks(rows, self.rules.rolls_per_turn, self.turns, self.ints, self.preview, out)
         return out
 

@@ -73,7 +73,7 @@ class RuleSet:
                 return b
         raise KeyError(f"no box {box_id!r} in rule set {self.name!r}; boxes: {', '.join(self.boxes)}")
 
-    @property
+    @cached_property
     def dice_tables(self) -> Dice:
         """The tables of the rules' dice count (`yacht_env.core.dice.dice_tables`)."""
         return dice_tables(self.dice)
