@@ -62,6 +62,8 @@ def of_rules(rules, full: bool) -> dict:
     sp = sol.space
     reach = reachable_upper(rules.tables, sp)
     masks, uppers = np.nonzero(reach)
+    open_ = masks != (1 << len(rules.boxes)) - 1          # states with a box still to fill (a decision to make)
+    masks, uppers = masks[open_], uppers[open_]
     flags = np.zeros_like(masks)
     keys = ((masks * sp.n_upper + uppers) * sp.n_flag + flags)[np.random.default_rng(1).permutation(len(masks))]
     rng = np.random.default_rng(2)
