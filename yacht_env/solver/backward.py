@@ -19,7 +19,7 @@ from .widget import Model, Widget, box_table, final_roll_odds, reroll_stages, sc
 def _state_stats(M, u, X, odds, V, A, idx):
     """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following X.choice0 (the
     one-state widget `X` at upper total u)."""
-    yacht_points = M.space.yacht_points
+    yacht_points, yacht_box = M.space.yacht_points, M.T.yacht_box
     gain = M.L.gain
     opts, extra, choice, NX = X.opts, X.extra, X.choice0, X.NX
     e2 = pub = py = ex = 0.0
@@ -35,7 +35,7 @@ def _state_stats(M, u, X, odds, V, A, idx):
         a = A[s2]
         e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
         pub += p * ((ub > 0) + a[1])
-        py += p * ((b == M.T.yacht_box and pts == yacht_points and pts > 0) + a[2])
+        py += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
         ex += p * ((extra[r] > 0) + a[3])
     A[idx, 0] = e2
     A[idx, 1] = pub

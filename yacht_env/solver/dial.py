@@ -39,6 +39,7 @@ def values_row(M, V, stage, key, r, L, row, opts, K):
     n_upper, n_flag = space.n_upper, space.n_flag
     gain = M.L.gain
     hold_keep = M.D.hold_keep
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
     row[:] = -np.inf
     if L > 0:
@@ -58,7 +59,7 @@ def values_row(M, V, stage, key, r, L, row, opts, K):
         for b in range(nbox):
             p = opts[b]
             if p >= 0:
-                nx = next_state(T, space, mask, u, flag, b, p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 row[NUM_HOLDS + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
 
 

@@ -74,6 +74,7 @@ def score_lanes(M, V, mask, flag, n, X):
     docstring)."""
     gain, points, n_points = M.L.gain, M.L.points, M.L.n_points
     T, space = M.T, M.space
+    box_face, yacht_box = T.box_face, T.yacht_box
     us, opts, extra, W, NX, S0, choice = X.us, X.opts, X.extra, X.W, X.NX, X.S[0], X.choice
     nbox = T.n_boxes
     for b in range(nbox):
@@ -82,7 +83,7 @@ def score_lanes(M, V, mask, flag, n, X):
                 p = points[b, i]
                 for j in range(n):
                     u = us[j]
-                    nx = next_state(T, space, mask, u, flag, b, p)
+                    nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                     NX[b, p, j] = nx
                     W[b, p, j] = gain[b, u, p] + V[nx]
     for r in range(M.D.n_rolls):
@@ -117,8 +118,8 @@ def reroll_lanes(M, X, n_stages):
             for j in range(LANES):
                 K[small + r, j] = S[L - 1, r, j]
         for k in range(small - 1, -1, -1):
-            a = keep_add[k]
-            k0, k1, k2, k3, k4, k5 = K[a[0]], K[a[1]], K[a[2]], K[a[3]], K[a[4]], K[a[5]]
+            k0, k1, k2 = K[keep_add[k, 0]], K[keep_add[k, 1]], K[keep_add[k, 2]]
+            k3, k4, k5 = K[keep_add[k, 3]], K[keep_add[k, 4]], K[keep_add[k, 5]]
             out = K[k]
             for j in range(LANES):
                 out[j] = (k0[j] + k1[j] + k2[j] + k3[j] + k4[j] + k5[j]) * _SIXTH
@@ -132,9 +133,8 @@ def reroll_lanes(M, X, n_stages):
             bk = kb[k]
             for j in range(LANES):
                 bk[j] = k
-            s = sub_list[k]
             for i in range(sub_count[k]):
-                q = s[i]
+                q = sub_list[k, i]
                 kq = K[q]
                 bq = kb[q]
                 for j in range(LANES):
@@ -178,9 +178,8 @@ def odds_lanes(M, best, n_stages, out, m, mass):
                     mass[k, j] += m[r, j]
         for k in range(small):
             x = mass[k]
-            a = keep_add[k]
             for f in range(6):
-                y = mass[a[f]]
+                y = mass[keep_add[k, f]]
                 for j in range(LANES):
                     y[j] += x[j] * _SIXTH
         for r in range(n_rolls):

@@ -247,7 +247,7 @@ class Policy:
             extra = int(box_options(T, int(mask), bool(flag), roll, out))
             for b in np.flatnonzero(out >= 0):
                 p = int(out[b])
-                nxt = next_state(T, sp, int(mask), int(u), int(flag), int(b), p)
+                nxt = next_state(sp, T.box_face, T.yacht_box, int(mask), int(u), int(flag), int(b), p)
                 w = float(self.gain[b, u, p]) + float(V[nxt])
                 res.append((score_action(self.rules, c, b), (p + extra) + w + (total - float(V[idx[c]]))))
         return res

@@ -157,8 +157,9 @@ def widget_scratch(M, n_stages):
 @nb.njit(cache=True)
 def box_table(M, mask, flag, opts, extra):
     """opts[r, b] = points of roll r in box b (-1 = not allowed); extra[r] = extra-Yacht bonus paid."""
+    T = M.T
     for r in range(M.D.n_rolls):
-        extra[r] = box_options(M.T, mask, flag, r, opts[r])
+        extra[r] = box_options(T, mask, flag, r, opts[r])
 
 
 @nb.njit(cache=True)
@@ -170,13 +171,14 @@ def _fill_bonus(T, gain):
 
 
 @nb.njit(cache=True, inline="always")
-def next_state(T, space, mask, u, flag, b, pts):
-    """Flat index of the state after writing `pts` in box b (T: the rule tables, space: the `StateSpace`)."""
+def next_state(space, box_face, yacht_box, mask, u, flag, b, pts):
+    """Flat index of the state after writing `pts` in box b (space: the `StateSpace`; box_face, yacht_box: the rule
+    tables' own, which callers read out of `Tables` once, outside their loops)."""
     u2 = u
-    if space.n_upper > 1 and T.box_face[b] > 0:
+    if space.n_upper > 1 and box_face[b] > 0:
         u2 = min(u + pts, space.threshold)
     f2 = flag
-    if space.n_flag > 1 and b == T.yacht_box and pts == space.yacht_points:
+    if space.n_flag > 1 and b == yacht_box and pts == space.yacht_points:
         f2 = 1
     return ((mask | (1 << b)) * space.n_upper + u2) * space.n_flag + f2
 
@@ -191,13 +193,14 @@ def score_stage(M, V, mask, u, flag, X):
     """
     gain, points, n_points = M.L.gain, M.L.points, M.L.n_points
     T, space = M.T, M.space
+    box_face, yacht_box = T.box_face, T.yacht_box
     opts, extra, W, NX, S0, choice = X.opts, X.extra, X.W, X.NX, X.S0, X.choice0
     nbox = T.n_boxes
     for b in range(nbox):
         if not (mask >> b) & 1:
             for i in range(n_points[b]):
                 p = points[b, i]
-                nx = next_state(T, space, mask, u, flag, b, p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 NX[b, p] = nx
                 W[b, p] = gain[b, u, p] + V[nx]
     for r in range(M.D.n_rolls):
@@ -224,8 +227,8 @@ def keep_values(M, S_next, K):
     for r in range(M.D.n_rolls):
         K[small + r] = S_next[r]
     for k in range(small - 1, -1, -1):
-        a = keep_add[k]
-        K[k] = (K[a[0]] + K[a[1]] + K[a[2]] + K[a[3]] + K[a[4]] + K[a[5]]) * _SIXTH
+        K[k] = (K[keep_add[k, 0]] + K[keep_add[k, 1]] + K[keep_add[k, 2]] + K[keep_add[k, 3]] + K[keep_add[k, 4]] +
+                K[keep_add[k, 5]]) * _SIXTH
 
 
 @nb.njit(cache=True, inline="always")
@@ -238,9 +241,8 @@ def best_subkeep(M, S0, K, best):
     for k in range(1, M.D.n_keeps):
         m = K[k]
         bk = k
-        s = sub_list[k]
         for i in range(sub_count[k]):
-            j = s[i]
+            j = sub_list[k, i]
             if K[j] > m:
                 m = K[j]
                 bk = best[j]
@@ -291,10 +293,9 @@ def final_roll_odds(M, best, n_stages, out, mass):
         for k in range(small):
             x = mass[k]
             if x != 0.0:
-                a = keep_add[k]
                 x *= _SIXTH
                 for f in range(6):
-                    mass[a[f]] += x
+                    mass[keep_add[k, f]] += x
         for r in range(n_rolls):
             m[r] = mass[small + r]
     for r in range(n_rolls):

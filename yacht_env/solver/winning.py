@@ -295,6 +295,7 @@ def win_widget(M, V, P, own, C, s, total, stages, X):
     mask = s // (n_flag * n_upper)
     opts, extra, Wv, done, boxval = X.opts, X.extra, X.Wv, X.done, X.boxval
     S, choice = X.S, X.choice
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
     for r in range(M.D.n_rolls):
         extra[r] = box_options(T, mask, flag == 1, r, opts[r])
@@ -311,7 +312,7 @@ def win_widget(M, V, P, own, C, s, total, stages, X):
             if e == 0 and done[b, p]:
                 v = Wv[b, p]
             else:
-                nx = next_state(T, space, mask, u, flag, b, p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 g = p + gain[b, u, p] + e
                 v = chance_after(C, P, own, nx, total + g, total + g + V[nx]) + TIE * (g + V[nx])
                 if e == 0:
@@ -380,6 +381,7 @@ def win_decisions(T, D, space, L, V, P, own, I, stages, Q):
     played. Both carry the `TIE` term of the expected points (below 1e-9)."""
     n_upper, n_flag = space.n_upper, space.n_flag
     starts, roll, left, action, before, after = Q.starts, Q.roll, Q.left, Q.action, Q.before, Q.after
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
     for g in nb.prange(I.keys.shape[0]):
         M = Model(T, D, space, L)
@@ -401,7 +403,7 @@ def win_decisions(T, D, space, L, V, P, own, I, stages, Q):
             else:
                 b = box_of_action(nbox, a)[1]
                 p = X.opts[r, b]
-                nx = next_state(T, space, mask, u, flag, b, p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 x = p + gain[b, u, p] + X.extra[r]
                 x0 = I.totals[g, me] + x
                 after[d] = chance_after(C, P, own, nx, x0, x0 + V[nx]) + TIE * (x + V[nx])
