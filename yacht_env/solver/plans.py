@@ -103,13 +103,16 @@ def plan_state(M, V, n_stages, states, plans, first, X):
 def plan_states(T, D, space, L, V, n_stages, states, plans, first):
     """plans[first + k, L, r] = the optimal action at sheet state k of `states` (`Sheets`) with L re-rolls left
     and roll r: a hold pattern, or the scoring action when keeping every die is best. The states are planned in
-    parallel. T, D, space, L: the parts of the rule set's `Model`."""
+    parallel, in blocks of `PLAN_BLOCK` states that share their `Model` and scratch arrays. T, D, space, L: the
+    parts of the rule set's `Model`."""
     masks, uppers, flags = states.masks, states.uppers, states.flags
-    for k in nb.prange(masks.shape[0]):
+    n = masks.shape[0]
+    for g in nb.prange((n + PLAN_BLOCK - 1) // PLAN_BLOCK):
         M = Model(T, D, space, L)
         X = widget_scratch(M, n_stages)
-        turn_widget(M, V, masks[k], uppers[k], flags[k], n_stages, X)
-        write_plan(M, n_stages, X.best, X.choice, plans[first + k])
+        for k in range(g * PLAN_BLOCK, min(n, (g + 1) * PLAN_BLOCK)):
+            turn_widget(M, V, masks[k], uppers[k], flags[k], n_stages, X)
+            write_plan(M, n_stages, X.best, X.choice, plans[first + k])
 
 
 @nb.njit(cache=True)
@@ -138,3 +141,4 @@ def stage_states(T, D, space, L, V, n_stages, states, stages, first):
 
 
 STATE_BLOCK = 16   # states per parallel task of `stage_states` (they share their scratch arrays)
+PLAN_BLOCK = 4     # states per parallel task of `plan_states` (they share their `Model` and scratch arrays)

@@ -109,6 +109,18 @@ def dice_of(T: Tables) -> Dice:
 
 
 @cache
+def sub_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sub_count, sub_list) of `n_dice` dice (see `Lookups`)."""
+    D = dice_tables(n_dice)
+    sub_count = (D.keep_sub >= 0).sum(axis=1).astype(np.int32)
+    sub_list = np.array([[j for j in row if j >= 0] + [-1] * int((row < 0).sum()) for row in D.keep_sub],
+                        dtype=np.int32)
+    for a in (sub_count, sub_list):
+        a.setflags(write=False)
+    return sub_count, sub_list
+
+
+@cache
 def hold_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
     """(hold_of, first_hold) of `n_dice` dice (see `Lookups`). The patterns are every one but the one holding every
     die (that one scores instead)."""
@@ -135,16 +147,14 @@ def prepare(T: Tables, space: StateSpace) -> Model:
     points = np.zeros((T.n_boxes, int(n_points.max())), dtype=np.int32)
     for b, v in enumerate(values):
         points[b, :len(v)] = v
-    sub_count = (D.keep_sub >= 0).sum(axis=1).astype(np.int32)
-    sub_list = np.array([[j for j in row if j >= 0] + [-1] * int((row < 0).sum()) for row in D.keep_sub],
-                        dtype=np.int32)
+    sub_count, sub_list = sub_tables(D.n)
     hold_of, first_hold = hold_tables(D.n)
     L = Lookups(gain=gain, points=points, n_points=n_points, small=D.n_keeps - D.n_rolls, sub_count=sub_count,
                 sub_list=sub_list, hold_of=hold_of, first_hold=first_hold)
     return Model(T=T, D=D, space=space, L=L)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def widget_scratch(M, n_stages):
     """An empty `Widget` for a turn widget of `n_stages` re-roll stages."""
     R, nbox, top = M.D.n_rolls, M.T.n_boxes, M.L.gain.shape[2]
