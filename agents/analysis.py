@@ -45,11 +45,14 @@ from yacht_env.solver.values import (
     EVENT_WIDTH,
     POINTS,
     PROBLEMS,
+    Logs,
+    Replayed,
+    Valued,
     replay_logs,
     value_decisions,
 )
 from yacht_env.solver.widget import prepare
-from yacht_env.solver.winning import win_decisions
+from yacht_env.solver.winning import Seats, WinDecisions, win_decisions
 
 from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
 
@@ -296,12 +299,12 @@ def add_win_chances(a: Analysis) -> None:
     n = len(a.rec)
     before, after = np.full(n, np.nan), np.full(n, np.nan)
     policy = StrongAgent().policy_for(a.rules)
-    dist, span = distribution_arrays(a.rules)
+    dist = distribution_arrays(a.rules)
     t0 = time.perf_counter()      # building or loading the tables is not the analysis
     sp = policy.solution.space
     full = (1 << len(a.rules.boxes)) - 1
     full_key = next(k for k in (sp.index(full, u, bool(f)) for u in range(sp.n_upper) for f in range(sp.n_flag))
-                    if dist[2][k] >= 0)   # a finished sheet: nothing still to come
+                    if dist.offset[k] >= 0)   # a finished sheet: nothing still to come
     order = np.lexsort((a.move, a.rec))
     tables: dict[int, tuple[list, list, list, list]] = {}    # sheets -> per group: keys, totals, mine; decisions
     ends = np.r_[np.flatnonzero(np.diff(a.rec[order]) != 0) + 1, n] if n else np.zeros(0, np.int64)
@@ -338,10 +341,12 @@ def add_win_chances(a: Analysis) -> None:
         at = np.concatenate(groups)
         starts = np.r_[0, np.cumsum([len(g) for g in groups])].astype(np.int64)
         b, f = np.empty(len(at)), np.empty(len(at))
-        win_decisions(policy.tables, policy.solution.values, policy.dims, policy.prep, dist,
-                      own_futures(a.rules, risks_for(ns), oracle=oracle_for(ns)), span,
-                      np.array(keys, np.int64), np.array(totals, np.int64), np.array(mine, np.int64),
-                      spread_for(ns), policy.n_stages, starts, a.roll[at], a.left[at], a.played[at], b, f)
+        M = policy.model
+        seats = Seats(keys=np.array(keys, np.int64), totals=np.array(totals, np.int64), mine=np.array(mine, np.int64),
+                      targets=np.full(len(keys), -1, np.int64), spreads=spread_for(ns))
+        win_decisions(M.T, M.D, M.space, M.L, policy.solution.values, dist,
+                      own_futures(a.rules, risks_for(ns), oracle=oracle_for(ns)), seats, policy.n_stages,
+                      WinDecisions(starts, a.roll[at], a.left[at], a.played[at], b, f))
         before[at], after[at] = b, f
     lost = before - after
     lost[lost < TOLERANCE] = 0.0
@@ -436,7 +441,6 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     t0 = time.perf_counter()
     T = rules.tables
     sp = StateSpace.of(T)  # the solved table's shape, known before solving: bad logs fail first
-    dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
     events, starts, players, sheets = _flatten(records, lines, rules, where)
     n_max = int((events[:, 0] == 0).sum())
     cols = rules.columns
@@ -445,8 +449,8 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     banked = np.zeros(n_max, dtype=np.int64)
     final = np.zeros((len(records), 8, 3 + cols * len(rules.boxes)), dtype=np.int64)
     error = np.zeros(4, dtype=np.int64)
-    n = replay_logs(T, dims, cols, rules.rolls_per_turn, events, starts, players, sheets, rec, move, seat, sheet,
-                    turn, roll, left, played, state, banked, final, error)
+    n = replay_logs(T, sp, cols, Logs(events, starts, players, sheets),
+                    Replayed(rec, move, seat, sheet, turn, roll, left, played, state, banked, final, error))
     if error[2]:
         raise AnalysisError(_problem(records, lines, rules, where, error))
     _check_results(records, lines, rules, where, final)
@@ -464,8 +468,10 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     group_starts = np.flatnonzero(np.r_[True, change, True]) if n else np.zeros(1, dtype=np.int64)
     best_value, played_value = np.empty(n), np.empty(n)
     best = np.empty(n, dtype=np.int64)
-    value_decisions(T, solution.values, dims, prepare(T, sp.n_upper), rules.rolls_per_turn - 1, order,
-                    group_starts, state, roll, left, played, best_value, played_value, best)
+    M = prepare(T, sp)
+    value_decisions(M.T, M.D, M.space, M.L, solution.values, rules.rolls_per_turn - 1, order, group_starts,
+                    Replayed(rec, move, seat, sheet, turn, roll, left, played, state, banked, final, error),
+                    Valued(best_value, played_value, best))
     loss = best_value - played_value
     loss[loss < TOLERANCE] = 0.0
     forfeited = [i * 8 + s for i, r in enumerate(records) for s in range(len(r["agents"])) if _faulted(r, s)]

@@ -18,11 +18,12 @@ import numpy as np
 
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
-from yacht_env.solver.plans import FIRST_HOLD, HOLD_OF
+from yacht_env.solver.dial import Decisions
 from yacht_env.solver.policy import Policy
 from yacht_env.solver.risk import check_risk
 from yacht_env.core.dice import NUM_ROLLS
-from yacht_env.solver.winning import MAX_FUTURES, pmf_mass, win_dial_moves, win_plans, win_tables
+from yacht_env.solver.distribution import Pmfs
+from yacht_env.solver.winning import MAX_FUTURES, OwnFutures, Seats, pmf_mass, win_dial_moves, win_plans, win_tables
 
 from .base import Agent, BatchView
 
@@ -132,8 +133,9 @@ def oracle_for(sheets: int) -> float:
 
 
 _UNUSED = np.zeros(1, np.float32)
-_NO_FUTURES = (np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int32), np.zeros((0, 1), np.int64), np.zeros((0, 1)),
-               *(_UNUSED,) * MAX_FUTURES, 0.0)
+_NO_FUTURES = OwnFutures(lo=np.zeros((0, 1), np.int32), length=np.zeros((0, 1), np.int32),
+                         offset=np.zeros((0, 1), np.int64), mass=np.zeros((0, 1)), data0=_UNUSED, data1=_UNUSED,
+                         data2=_UNUSED, beta=0.0)
 _FUTURES: dict = {}   # (rules, risks, cache) -> the `own` argument of the kernels, once per process
 
 
@@ -153,21 +155,24 @@ def own_futures(rules, risks, cache: bool = True, progress: bool = False, oracle
         for f, d in enumerate(ds):
             pmf_mass(np.asarray(d.offset), np.asarray(d.length), np.asarray(d.data), mass[f])
         data = [np.asarray(d.data) for d in ds] + [_UNUSED] * (MAX_FUTURES - len(ds))
-        _FUTURES[key] = (np.stack([np.asarray(d.lo) for d in ds]), np.stack([np.asarray(d.length) for d in ds]),
-                         np.stack([np.asarray(d.offset) for d in ds]), mass, *data)
-    return (*_FUTURES[key], float(oracle))
+        _FUTURES[key] = OwnFutures(lo=np.stack([np.asarray(d.lo) for d in ds]),
+                                   length=np.stack([np.asarray(d.length) for d in ds]),
+                                   offset=np.stack([np.asarray(d.offset) for d in ds]), mass=mass, data0=data[0],
+                                   data1=data[1], data2=data[2], beta=0.0)
+    return _FUTURES[key]._replace(beta=float(oracle))
 
 
 def distribution_arrays(rules, cache: bool = True, progress: bool = False):
-    """((lo, length, offset, data, mass), span) of the score distributions of a one-column rule set, as the
-    compiled kernels take them (`yacht_env.solver.winning`); built or loaded once per process."""
+    """The `distribution.Pmfs` of the score distributions of a one-column rule set, as the compiled kernels take them
+    (`yacht_env.solver.winning`); built or loaded once per process."""
     key = (rules, cache)
     if key not in _DISTRIBUTIONS:
         d = distributions_for(rules, use_cache=cache, progress=progress)
         mass = np.empty(len(d.offset))
         pmf_mass(np.asarray(d.offset), np.asarray(d.length), np.asarray(d.data), mass)
-        arrays = (np.asarray(d.lo), np.asarray(d.length), np.asarray(d.offset), np.asarray(d.data), mass)
-        _DISTRIBUTIONS[key] = arrays, int(d.length.max())
+        _DISTRIBUTIONS[key] = Pmfs(offset=np.asarray(d.offset), length=np.asarray(d.length), lo=np.asarray(d.lo),
+                                   lost=np.asarray(d.lost), data=np.asarray(d.data), mass=mass,
+                                   span=int(d.length.max()))
     return _DISTRIBUTIONS[key]
 
 
@@ -265,22 +270,23 @@ class WinAgent(Agent):
         miss = ~(kept.inputs[rows] == inputs).all(axis=1)
         if miss.any():
             at = rows[miss]
-            dist, span = distribution_arrays(rules, self.strong.cache)
             k = (inputs.shape[1] - 1) // 2
             new = np.ascontiguousarray(inputs[miss])
             chances = np.empty((len(at), policy.n_stages + 1, NUM_ROLLS))
             boxvals = np.empty((len(at), NUM_ROLLS, len(rules.boxes)))
-            win_tables(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, self._own(rules, k), span,
-                       np.ascontiguousarray(new[:, :k]), np.ascontiguousarray(new[:, k:2 * k]),
-                       np.ascontiguousarray(new[:, 2 * k]), np.full(len(at), self.target, np.int64),
-                       self._spread(k), chances, boxvals)
+            M = policy.model
+            win_tables(M.T, M.D, M.space, M.L, policy.solution.values, distribution_arrays(rules, self.strong.cache),
+                       self._own(rules, k), self._seats(new, np.full(len(at), self.target, np.int64)), chances,
+                       boxvals)
             kept.chances[at], kept.boxvals[at], kept.inputs[at] = chances, boxvals, new
         lefts = np.minimum(view.rolls_left, policy.n_stages).astype(np.int64)
         actions = np.empty(len(rows), np.int64)
         losses = np.empty(len(rows))
         decided = np.empty(len(rows), np.bool_)
-        win_dial_moves(kept.chances, kept.boxvals, np.asarray(rows, np.int64), np.asarray(view.roll, np.int64), lefts,
-                       float(temperature), np.ascontiguousarray(uniforms, np.float64), FIRST_HOLD, actions, losses,
+        decisions = Decisions(rows=np.asarray(rows, np.int64), keys=np.zeros((0, 1), np.int64),
+                              rolls=np.asarray(view.roll, np.int64), lefts=lefts,
+                              uniforms=np.ascontiguousarray(uniforms, np.float64))
+        win_dial_moves(policy.model, kept.chances, kept.boxvals, decisions, float(temperature), actions, losses,
                        decided)
         return actions, losses, decided
 
@@ -289,17 +295,22 @@ class WinAgent(Agent):
         the deciding sheet); plans[j, L, r] the move with L re-rolls left and roll r, chances[j, L, r] its
         chance (`yacht_env.solver.winning.win_plans`)."""
         policy = self.strong.policy_for(rules)
-        dist, span = distribution_arrays(rules, self.strong.cache)
         k = (inputs.shape[1] - 1) // 2
         n = len(inputs)
         plans = np.empty((n, policy.n_stages + 1, NUM_ROLLS), np.uint8)
         chances = np.empty((n, policy.n_stages + 1, NUM_ROLLS))
-        inputs = np.ascontiguousarray(inputs, np.int64)
-        win_plans(policy.tables, policy.solution.values, policy.dims, policy.prep, dist, self._own(rules, k), span,
-                  np.ascontiguousarray(inputs[:, :k]), np.ascontiguousarray(inputs[:, k:2 * k]),
-                  np.ascontiguousarray(inputs[:, 2 * k]), np.full(n, self.target, np.int64), self._spread(k), HOLD_OF,
-                  plans, chances)
+        M = policy.model
+        seats = self._seats(np.ascontiguousarray(inputs, np.int64), np.full(n, self.target, np.int64))
+        win_plans(M.T, M.D, M.space, M.L, policy.solution.values, distribution_arrays(rules, self.strong.cache),
+                  self._own(rules, k), seats, plans, chances)
         return plans, chances
+
+    def _seats(self, inputs, targets) -> Seats:
+        """The `winning.Seats` of plan inputs (rows: state key of every sheet, total of every sheet, the deciding
+        sheet) with these targets."""
+        k = (inputs.shape[1] - 1) // 2
+        return Seats(keys=np.ascontiguousarray(inputs[:, :k]), totals=np.ascontiguousarray(inputs[:, k:2 * k]),
+                     mine=np.ascontiguousarray(inputs[:, 2 * k]), targets=targets, spreads=self._spread(k))
 
     def _own(self, rules, sheets: int):
         """The own futures it weighs at a table of `sheets` sheets (see the class docstring)."""

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 BENCHMARKS = ("env", "solver", "tournament", "analysis", "agents", "first_run", "web", "formats", "sprt", "luck",
-              "adaptive", "memory", "distribution", "dispatch", "planned_kernel", "soak", "arena")
+              "adaptive", "memory", "distribution", "dispatch", "planned_kernel", "soak", "arena",
+              "solver_digests")
 
 
 def main(argv: list[str] | None = None) -> int:

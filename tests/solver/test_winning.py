@@ -18,10 +18,10 @@ from agents.registry import AgentSpecError, make_agent
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.rules import load
 from yacht_env.solver import distributions_for
-from yacht_env.solver.distribution import summary
+from yacht_env.solver.distribution import Pmfs, summary
 from yacht_env.solver.simulate import simulate
 from agents import strong
-from yacht_env.solver.winning import chance_after, curve_at, win_curve
+from yacht_env.solver.winning import Curve, OwnFutures, chance_after, curve_at, win_curve
 
 MINI = """\
 extends: yacht
@@ -219,14 +219,17 @@ def test_the_oracle_picks_a_future_per_field_score():
     other = np.array([0.5, 0.0, 0.0, 0.0, 0.5], np.float32)
     unused = np.zeros(1, np.float32)
     acc = np.empty(8)
+    curve = Curve(G=G, H=H, glo=glo, n=n, spreads=np.ones(1), acc=acc)
+    pmfs = Pmfs(offset=offset, length=length, lo=lo, lost=np.zeros(2), data=data, mass=mass, span=3)
     for beta, want in [(0.0, 0.5), (1.0, 0.75), (0.4, 0.6)]:
-        own = (olo, olength, ooffset, np.ones((1, 2)), other, unused, unused, beta)
-        got = chance_after(G, H, glo, n, lo, length, offset, data, mass, own, 0, 0, 101.0, np.ones(1), acc)
-        assert got == pytest.approx(want)
+        own = OwnFutures(lo=olo, length=olength, offset=ooffset, mass=np.ones((1, 2)), data0=other, data1=unused,
+                         data2=unused, beta=beta)
+        assert chance_after(curve, pmfs, own, 0, 0, 101.0) == pytest.approx(want)
     # a single future: the oracle is the chance itself
-    none = (np.zeros((0, 2), np.int32), np.zeros((0, 2), np.int32), np.zeros((0, 2), np.int64), np.zeros((0, 2)),
-            unused, unused, unused, 1.0)
-    assert chance_after(G, H, glo, n, lo, length, offset, data, mass, none, 0, 0, 101.0, np.ones(1), acc) == 0.5
+    none = OwnFutures(lo=np.zeros((0, 2), np.int32), length=np.zeros((0, 2), np.int32),
+                      offset=np.zeros((0, 2), np.int64), mass=np.zeros((0, 2)), data0=unused, data1=unused,
+                      data2=unused, beta=1.0)
+    assert chance_after(curve, pmfs, none, 0, 0, 101.0) == 0.5
 
 
 WIN_CONFIGS = [("classic", {}), ("cheerio", {}), ("knizia", {}), ("mini", {}),

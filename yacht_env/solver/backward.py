@@ -10,19 +10,20 @@ policy, so the start state gives the score's standard deviation and the bonus od
 import numba as nb
 import numpy as np
 
-from ..core.dice import NUM_KEEPS, NUM_ROLLS
-from .lanes import (LANES, MIN_LANES, fill_lanes, lane_scratch, odds_lanes, reroll_lanes, score_lanes, start_lanes,
-                    stats_lanes)
-from .widget import box_table, final_roll_odds, reroll_stages, score_stage, start_value
+from .lanes import LANES, MIN_LANES, fill_lanes, lane_scratch, odds_lanes, reroll_lanes, score_lanes, start_lanes, \
+    stats_lanes
+from .widget import Model, Widget, box_table, final_roll_odds, reroll_stages, score_stage, start_value
 
 
 @nb.njit(cache=True)
-def _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx):
-    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following `choice`."""
-    yacht_points = space[3]
-    gain = prep[0]
+def _state_stats(M, u, X, odds, V, A, idx):
+    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following X.choice0 (the
+    one-state widget `X` at upper total u)."""
+    yacht_points, yacht_box = M.space.yacht_points, M.T.yacht_box
+    gain = M.L.gain
+    opts, extra, choice, NX = X.opts, X.extra, X.choice0, X.NX
     e2 = pub = py = ex = 0.0
-    for r in range(NUM_ROLLS):
+    for r in range(M.D.n_rolls):
         p = odds[r]
         if p == 0.0:
             continue
@@ -34,7 +35,7 @@ def _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx):
         a = A[s2]
         e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
         pub += p * ((ub > 0) + a[1])
-        py += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + a[2])
+        py += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
         ex += p * ((extra[r] > 0) + a[3])
     A[idx, 0] = e2
     A[idx, 1] = pub
@@ -43,59 +44,59 @@ def _state_stats(T, space, prep, u, opts, extra, choice, NX, odds, V, A, idx):
 
 
 @nb.njit(cache=True, parallel=True)
-def solve_layer(T, space, prep, masks, reach, n_stages, V, A, stats):
-    """Fill V (and, with `stats`, the moments A) for every reachable state whose mask is in `masks`.
+def solve_layer(T, D, space, L, masks, reach, n_stages, V, A, stats):
+    """Fill V (and, with `stats`, the moments A) for every reachable state whose mask is in `masks` (T, D, space, L:
+    the parts of the rule set's `Model`).
 
     `risk._risk_layer` walks the states the same way, a deliberate twin: it takes a utility between the scoring
     stage and the re-roll stages, and the two are kept apart so this value solve stays as measured."""
-    n_upper, n_flag = space[0], space[1]
+    n_upper, n_flag = space.n_upper, space.n_flag
+    yacht_box = T.yacht_box
     nbox = T.n_boxes
-    top = prep[0].shape[2]
+    top = L.gain.shape[2]
+    n_rolls, n_keeps = D.n_rolls, D.n_keeps
     n_items = masks.shape[0] * n_flag
     for i in nb.prange(n_items):
+        M = Model(T, D, space, L)
         mask = masks[i // n_flag]
         flag = i % n_flag
-        if flag == 1 and not (mask >> T.yacht_box) & 1:
+        if flag == 1 and not (mask >> yacht_box) & 1:
             continue  # the flag is set only by filling the Yacht box
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        S, best, K, kb, choice, W, NX, start, us = lane_scratch(nbox, top, n_stages)
+        X = lane_scratch(M, n_stages)
         idx = np.empty(LANES, dtype=np.int64)
-        oddsL = np.empty((NUM_ROLLS, LANES))
-        mL = np.empty((NUM_ROLLS, LANES))
-        massL = np.empty((NUM_KEEPS, LANES))
+        oddsL = np.empty((n_rolls, LANES))
+        mL = np.empty((n_rolls, LANES))
+        massL = np.empty((n_keeps, LANES))
         acc = np.empty((4, LANES))
-        best1 = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
-        choice1 = np.empty(NUM_ROLLS, dtype=np.int32)
-        NX1 = np.empty((nbox, top), dtype=np.int64)
-        odds = np.empty(NUM_ROLLS)
-        mass = np.empty(NUM_KEEPS)
-        S1 = np.empty((n_stages + 1, NUM_ROLLS))
-        K1 = np.empty(NUM_KEEPS)
-        kb1 = np.empty(NUM_KEEPS, dtype=np.int32)
-        W1 = np.empty((nbox, top))
-        box_table(T, mask, flag == 1, opts, extra)
+        S1 = np.empty((n_stages + 1, n_rolls))
+        choice1 = np.empty(n_rolls, dtype=np.int32)
+        X1 = Widget(X.opts, X.extra, np.empty((nbox, top)), np.empty((nbox, top), dtype=np.int64), S1[0], choice1,
+                    np.empty(n_keeps), np.empty(n_keeps, dtype=np.int32), S1,
+                    np.empty((n_stages + 1, n_rolls), dtype=np.int32), choice1)
+        odds = np.empty(n_rolls)
+        mass = np.empty(n_keeps)
+        box_table(M, mask, flag == 1, X.opts, X.extra)
         u = 0
         while u < n_upper:
-            n, u = fill_lanes(reach, mask, u, n_upper, us)
+            n, u = fill_lanes(reach, mask, u, n_upper, X.us)
             if n == 0:
                 break
             if n < MIN_LANES:  # too few states to fill the lanes: one at a time
                 for j in range(n):
-                    score_stage(T, V, space, prep, mask, us[j], flag, opts, extra, W1, NX1, S1[0], choice1)
-                    reroll_stages(S1, K1, kb1, best1, n_stages)
-                    i1 = (mask * n_upper + us[j]) * n_flag + flag
-                    V[i1] = start_value(S1[n_stages])
+                    score_stage(M, V, mask, X.us[j], flag, X1)
+                    reroll_stages(M, S1, X1.K, X1.kb, X1.best, n_stages)
+                    i1 = (mask * n_upper + X.us[j]) * n_flag + flag
+                    V[i1] = start_value(M, S1[n_stages])
                     if stats:
-                        final_roll_odds(best1, n_stages, odds, mass)
-                        _state_stats(T, space, prep, us[j], opts, extra, choice1, NX1, odds, V, A, i1)
+                        final_roll_odds(M, X1.best, n_stages, odds, mass)
+                        _state_stats(M, X.us[j], X1, odds, V, A, i1)
                 continue
-            score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
-            reroll_lanes(S, K, kb, best, n_stages)
-            start_lanes(S[n_stages], start)
+            score_lanes(M, V, mask, flag, n, X)
+            reroll_lanes(M, X, n_stages)
+            start_lanes(M, X, n_stages)
             for j in range(n):
-                idx[j] = (mask * n_upper + us[j]) * n_flag + flag
-                V[idx[j]] = start[j]
+                idx[j] = (mask * n_upper + X.us[j]) * n_flag + flag
+                V[idx[j]] = X.start[j]
             if stats:
-                odds_lanes(best, n_stages, oddsL, mL, massL)
-                stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, oddsL, V, A, idx, acc)
+                odds_lanes(M, X.best, n_stages, oddsL, mL, massL)
+                stats_lanes(M, X, n, oddsL, V, A, idx, acc)

@@ -68,7 +68,7 @@ def save(solution: Solution, path: Path, compressed: bool = False) -> None:
     compressed: deflate the members (a third of the size, for shipping; slower to write)."""
     path = Path(path)
     values = np.ascontiguousarray(solution.values, dtype="<f8")
-    meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space.__dict__,
+    meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space._asdict(),
             "sha256": _digest(values), **solution.summary()}
     with atomic_writer(path, "solver cache file") as f:   # readers never see a half-written file
         (np.savez_compressed if compressed else np.savez)(f, values=values, meta=np.array(json.dumps(meta)))
@@ -143,7 +143,7 @@ def _meta(text, rules) -> dict:
     if not isinstance(meta.get("rules_key"), str) or not isinstance(meta.get("sha256"), str):
         raise DamagedCache("meta lacks its rules key or checksum")
     space = meta.get("space")
-    if not isinstance(space, dict) or set(space) != set(StateSpace.__dataclass_fields__) or not all(
+    if not isinstance(space, dict) or set(space) != set(StateSpace._fields) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in space.values()):
         raise DamagedCache("meta has no valid state space")
     for key in SUMMARY:
@@ -275,7 +275,7 @@ def save_distributions(dist, rules, risk: float = 0.0) -> None:
     arrays = [getattr(dist, k) for k in INDEX]
     meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION, "risk": float(risk),
             "rules_key": rules_hash(solitaire_rules(rules)),
-            "space": dist.space.__dict__, "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
+            "space": dist.space._asdict(), "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "data_sha256": _data_digest(dist.data), "seconds": dist.seconds}
     with atomic_writer(data_path, "score distributions") as f:
         np.save(f, np.ascontiguousarray(dist.data, "<f4"))
@@ -308,7 +308,7 @@ def load_distributions(rules, risk: float = 0.0):
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
             meta.get("distribution_version") != DISTRIBUTION_VERSION or meta.get("risk", 0.0) != float(risk) or \
-            meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space.__dict__ or \
+            meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space._asdict() or \
             meta.get("sha256") != _index_digest(arrays) or data.dtype != np.dtype("<f4") or \
             data.shape != (meta.get("entries"),) or any(a.shape != (space.size,) for a in arrays):
         return None

@@ -3,30 +3,49 @@ from the stage values of each sheet state's turn widget, `yacht_env.solver.plans
 action per decision drawn from a softmax over those values (`pick_moves`, `dial_moves`).
 """
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ..core.actions import NUM_HOLDS
-from ..core.dice import HOLD_KEEP, NUM_KEEPS
 from ..core.kernels import box_options
-from .widget import keep_values, next_state
+from .widget import Model, keep_values, next_state
 
 BLOCK = 1024   # decisions per parallel task of the dial's kernels (a call with fewer than two blocks: one thread)
 
 
+class Decisions(NamedTuple):
+    """The decisions the dial draws a move at (a numba-friendly named tuple of arrays, one entry per decision j).
+
+    rows[j]       the row of its state's stage values (`stages[rows[j]]`; not read when lefts[j] is 0)
+    keys[j, c]    its sheet state per column
+    rolls[j]      its roll index
+    lefts[j]      its re-rolls left
+    uniforms[j]   the uniform number its move is drawn with (`pick_row`)
+    """
+    rows: np.ndarray
+    keys: np.ndarray
+    rolls: np.ndarray
+    lefts: np.ndarray
+    uniforms: np.ndarray
+
+
 @nb.njit(cache=True, inline="always")
-def values_row(T, V, space, prep, stage, key, r, L, row, opts, K):
+def values_row(M, V, stage, key, r, L, row, opts, K):
     """row[a] = the value of action a at one decision (see `move_values`); -inf where a is not legal.
     key: the sheet state per column; stage: the state's stage values (read when L > 0)."""
-    n_upper, n_flag, threshold, yacht_points = space
-    gain = prep[0]
+    T, space = M.T, M.space
+    n_upper, n_flag = space.n_upper, space.n_flag
+    gain = M.L.gain
+    hold_keep = M.D.hold_keep
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
     row[:] = -np.inf
     if L > 0:
-        keep_values(stage[L - 1], K)
+        keep_values(M, stage[L - 1], K)
         for h in range(NUM_HOLDS):
-            row[h] = K[HOLD_KEEP[r, h]]
+            row[h] = K[hold_keep[r, h]]
     total = 0.0
     for c in range(key.shape[0]):
         total += V[key[c]]
@@ -40,12 +59,12 @@ def values_row(T, V, space, prep, stage, key, r, L, row, opts, K):
         for b in range(nbox):
             p = opts[b]
             if p >= 0:
-                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 row[NUM_HOLDS + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
 
 
 @nb.njit(cache=True)
-def move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out):
+def move_values(M, V, stages, rows, keys, rolls, lefts, out):
     """out[j, a] = the value of action a at decision j: the expected points still to come on the sheet,
     this turn's included, with optimal play after it; -inf where a is not legal.
 
@@ -55,10 +74,10 @@ def move_values(T, V, space, prep, stages, rows, keys, rolls, lefts, out):
     the value of the state it leads to + the other columns' values (the column-additive sheet value;
     0 with one column) -- the values `value_decisions` gives the moves of stored games.
     """
-    opts = np.empty(T.n_boxes, dtype=np.int32)
-    K = np.empty(NUM_KEEPS)
+    opts = np.empty(M.T.n_boxes, dtype=np.int32)
+    K = np.empty(M.D.n_keeps)
     for j in range(keys.shape[0]):
-        values_row(T, V, space, prep, stages[rows[j]], keys[j], rolls[j], lefts[j], out[j], opts, K)
+        values_row(M, V, stages[rows[j]], keys[j], rolls[j], lefts[j], out[j], opts, K)
 
 
 @nb.njit(cache=True, inline="always")
@@ -110,33 +129,31 @@ def pick_moves(values, rolls, temperature, uniforms, first_hold, actions, losses
 
 
 @nb.njit(cache=True, inline="always")
-def _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
-                losses, lo, hi):
+def _dial_block(M, V, stages, Q, temperature, actions, losses, lo, hi):
     """`dial_moves` for decisions lo .. hi - 1."""
-    n_act = NUM_HOLDS + keys.shape[1] * T.n_boxes
-    opts = np.empty(T.n_boxes, dtype=np.int32)
-    K = np.empty(NUM_KEEPS)
+    rows, keys, rolls, lefts, uniforms = Q.rows, Q.keys, Q.rolls, Q.lefts, Q.uniforms
+    first_hold = M.L.first_hold
+    n_act = NUM_HOLDS + keys.shape[1] * M.T.n_boxes
+    opts = np.empty(M.T.n_boxes, dtype=np.int32)
+    K = np.empty(M.D.n_keeps)
     row = np.empty(n_act)
     val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
     for j in range(lo, hi):
-        values_row(T, V, space, prep, stages[rows[j]], keys[j], rolls[j], lefts[j], row, opts, K)
+        values_row(M, V, stages[rows[j]], keys[j], rolls[j], lefts[j], row, opts, K)
         actions[j], losses[j] = pick_row(row, rolls[j], temperature, uniforms[j], first_hold, val, w, act)
 
 
 @nb.njit(cache=True)
-def dial_moves(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
-               losses):
-    """`move_values` then `pick_moves` for every decision, without keeping the values: the same actions and
-    losses."""
-    _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
-                losses, 0, keys.shape[0])
+def dial_moves(M, V, stages, Q, temperature, actions, losses):
+    """`move_values` then `pick_moves` for every decision of Q (`Decisions`), without keeping the values: the
+    same actions and losses."""
+    _dial_block(M, V, stages, Q, temperature, actions, losses, 0, Q.keys.shape[0])
 
 
 @nb.njit(cache=True, parallel=True)
-def dial_moves_parallel(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold,
-                        actions, losses):
-    """`dial_moves` in parallel blocks of `BLOCK` decisions."""
-    n = keys.shape[0]
+def dial_moves_parallel(T, D, space, L, V, stages, Q, temperature, actions, losses):
+    """`dial_moves` in parallel blocks of `BLOCK` decisions (T, D, space, L: the parts of the rule set's `Model`)."""
+    n = Q.keys.shape[0]
     for g in nb.prange((n + BLOCK - 1) // BLOCK):
-        _dial_block(T, V, space, prep, stages, rows, keys, rolls, lefts, temperature, uniforms, first_hold, actions,
-                    losses, g * BLOCK, min(n, (g + 1) * BLOCK))
+        M = Model(T, D, space, L)
+        _dial_block(M, V, stages, Q, temperature, actions, losses, g * BLOCK, min(n, (g + 1) * BLOCK))

@@ -21,16 +21,16 @@ m * 6e-8 per layer, and about sqrt(m) * 6e-8 as the roundings fall.
 """
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 from tqdm import tqdm
 
-from ..core.dice import NUM_KEEPS, NUM_ROLLS
 from .space import StateSpace, masks_by_layer, reachable_upper
-from .lanes import LANES, MIN_LANES, odds_lanes, reroll_lanes, score_lanes
+from .lanes import LANES, MIN_LANES, Lanes, odds_lanes, reroll_lanes, score_lanes
 from .risk import risk_values, to_utility
-from .widget import box_table, final_roll_odds, prepare, reroll_stages, score_stage
+from .widget import Model, Widget, box_table, final_roll_odds, prepare, reroll_stages, score_stage
 
 EPS = 1e-11          # tail entries below this are dropped (their mass is counted in `lost`)
 CHUNK_STATES = 4096  # states computed per parallel call (their scratch rows: CHUNK_STATES x cap float64)
@@ -59,6 +59,50 @@ class Distributions:
         return int(self.data.nbytes + self.offset.nbytes + self.length.nbytes + self.lo.nbytes + self.lost.nbytes)
 
 
+class Pmfs(NamedTuple):
+    """The pmfs of every state as compiled code reads them (a numba-friendly named tuple): `Distributions`' arrays
+    (while the layers are built, `data` as far as it is written), and what the win kernels read besides
+    (`yacht_env.solver.winning`; `agents.strong.distribution_arrays`).
+
+    offset[s]  where state s's pmf starts in `data` (-1: unreachable or not built yet)
+    length[s]  its length
+    lo[s]      the points still to come of its entry 0
+    lost[s]    the bound on the probability mass its trimming dropped
+    data       float32, every pmf one after the other
+    mass[s]    the sum of state s's pmf in float64 (`winning.pmf_mass`; empty while the layers are built)
+    span       the longest pmf (0 while the layers are built)
+    """
+    offset: np.ndarray
+    length: np.ndarray
+    lo: np.ndarray
+    lost: np.ndarray
+    data: np.ndarray
+    mass: np.ndarray
+    span: int
+
+
+class Chunk(NamedTuple):
+    """The states of one parallel call of the build and their pmfs before they are appended (a numba-friendly
+    named tuple).
+
+    gstart[g]      start of group g (and the end): states gstart[g]:gstart[g + 1] share filled boxes and flag
+    masks[j], uppers[j], flags[j], states[j]   state j: its filled boxes, upper total, flag and flat index
+    buf[j]         its pmf, at buf[j, bstart[j]:bstart[j] + blen[j]] (score blo[j] at bstart[j]), trimmed
+    bstart[j], blo[j], blen[j]
+    blost[j]       its lost-mass bound
+    """
+    gstart: np.ndarray
+    masks: np.ndarray
+    uppers: np.ndarray
+    flags: np.ndarray
+    states: np.ndarray
+    buf: np.ndarray
+    bstart: np.ndarray
+    blo: np.ndarray
+    blen: np.ndarray
+    blost: np.ndarray
+
+
 def summary(lo: int, p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99)) -> dict:
     """Mean, standard deviation and percentiles (the smallest score whose CDF reaches q%) of a pmf."""
     x = lo + np.arange(len(p))
@@ -72,17 +116,21 @@ def summary(lo: int, p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 9
 
 
 @nb.njit(cache=True)
-def _mix(T, gain, u, opts, extra, odds, choice, NX, j, offset, length, lo, lost, data, row):
+def _mix(M, X, u, j, odds, P, row):
     """The pmf of lane j's state (upper total u) into row[a:a + len], trimmed, from the odds of the roll each turn
-    is scored on, the box chosen (choice[r, j]) and the state it leads to (NX[b, p, j]); returns
+    is scored on, the box chosen (X.choice[r, j]) and the state it leads to (X.NX[b, p, j]); returns
     (a, the score at row[a], len, the lost-mass bound). Its walk over the rolls each turn is scored on is
     `lanes.stats_lanes`'s, a deliberate twin: that one sums moments, this one a pmf, each in one compiled loop."""
+    gain = M.L.gain
+    opts, extra, choice, NX = X.opts, X.extra, X.choice, X.NX
+    offset, length, lo, lost, data = P.offset, P.length, P.lo, P.lost, P.data
+    n_rolls = M.D.n_rolls
     # sum the rolls that end in the same move: (next state, points gained) pairs
-    ws = np.zeros(NUM_ROLLS)
-    gs = np.empty(NUM_ROLLS, dtype=np.int64)
-    ss = np.empty(NUM_ROLLS, dtype=np.int64)
+    ws = np.zeros(n_rolls)
+    gs = np.empty(n_rolls, dtype=np.int64)
+    ss = np.empty(n_rolls, dtype=np.int64)
     m = 0
-    for r in range(NUM_ROLLS):
+    for r in range(n_rolls):
         p = odds[r, j]
         if p == 0.0:
             continue
@@ -131,72 +179,74 @@ def _mix(T, gain, u, opts, extra, odds, choice, NX, j, offset, length, lo, lost,
 
 
 @nb.njit(cache=True, parallel=True)
-def _chunk(T, V, space, prep, n_stages, min_lanes, risk, gstart, masks, uppers, flags, offset, length, lo, lost, data,
-           buf, blo, blen, bstart, blost):
-    """The pmf of each state j of the chunk into buf[j, bstart[j]:bstart[j] + blen[j]] (score blo[j] at
-    bstart[j]), trimmed; blost[j]: its lost-mass bound. States gstart[g]:gstart[g + 1] share their filled boxes
-    and flag (at most `LANES` upper totals): the lane widget runs them together, the solver's way (`lanes`,
-    bit-identical to the one-state widget), or one at a time when fewer than `min_lanes`. risk > 0: the policy is
-    the exponential-utility one of `risk.risk_values` (V its certainty equivalents; the lane widget only)."""
-    gain = prep[0]
+def _chunk(T, D, space, L, V, n_stages, min_lanes, risk, P, C):
+    """The pmf of each state j of the chunk C into C.buf[j, C.bstart[j]:C.bstart[j] + C.blen[j]] (score C.blo[j]
+    at C.bstart[j]), trimmed; C.blost[j]: its lost-mass bound. States C.gstart[g]:C.gstart[g + 1] share their
+    filled boxes and flag (at most `LANES` upper totals): the lane widget runs them together, the solver's way
+    (`lanes`, bit-identical to the one-state widget), or one at a time when fewer than `min_lanes`. risk > 0: the
+    policy is the exponential-utility one of `risk.risk_values` (V its certainty equivalents; the lane widget
+    only). P: the pmfs of the layers built so far; T, D, space, L: the parts of the rule set's `Model`."""
+    gstart, masks, uppers, flags = C.gstart, C.masks, C.uppers, C.flags
+    buf, blo, blen, bstart, blost = C.buf, C.blo, C.blen, C.bstart, C.blost
     nbox = T.n_boxes
-    top = gain.shape[2]
+    top = L.gain.shape[2]
+    n_rolls, n_keeps = D.n_rolls, D.n_keeps
     for g in nb.prange(gstart.shape[0] - 1):
+        M = Model(T, D, space, L)
         j0 = gstart[g]
         n = gstart[g + 1] - j0
         mask, flag = masks[j0], flags[j0]
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
+        opts = np.empty((n_rolls, nbox), dtype=np.int32)
+        extra = np.empty(n_rolls, dtype=np.int32)
         us = np.zeros(LANES, dtype=np.int64)
         for j in range(n):
             us[j] = uppers[j0 + j]
-        S = np.zeros((n_stages + 1, NUM_ROLLS, LANES))
-        best = np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32)
-        choice = np.zeros((NUM_ROLLS, LANES), dtype=np.int32)
+        S = np.zeros((n_stages + 1, n_rolls, LANES))
+        best = np.zeros((n_stages + 1, n_rolls, LANES), dtype=np.int32)
+        choice = np.zeros((n_rolls, LANES), dtype=np.int32)
         NX = np.zeros((nbox, top, LANES), dtype=np.int64)
-        odds = np.zeros((NUM_ROLLS, LANES))
-        box_table(T, mask, flag == 1, opts, extra)
+        odds = np.zeros((n_rolls, LANES))
+        box_table(M, mask, flag == 1, opts, extra)
         if n < min_lanes:
-            W1 = np.empty((nbox, top))
-            S1 = np.empty((n_stages + 1, NUM_ROLLS))
-            K1 = np.empty(NUM_KEEPS)
-            kb1 = np.empty(NUM_KEEPS, dtype=np.int32)
-            best1 = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
-            mass = np.empty(NUM_KEEPS)
+            S1 = np.empty((n_stages + 1, n_rolls))
+            X1 = Widget(opts, extra, np.empty((nbox, top)), NX[:, :, 0], S1[0], choice[:, 0], np.empty(n_keeps),
+                        np.empty(n_keeps, dtype=np.int32), S1, np.empty((n_stages + 1, n_rolls), dtype=np.int32),
+                        choice[:, 0])
+            X = Lanes(opts, extra, S, best, np.empty((0, LANES)), np.empty((0, LANES), dtype=np.int32), choice,
+                      np.empty((0, 0, LANES)), NX, np.empty(LANES), us)
+            mass = np.empty(n_keeps)
             for j in range(n):
-                score_stage(T, V, space, prep, mask, us[j], flag, opts, extra, W1, NX[:, :, 0], S1[0], choice[:, 0])
-                reroll_stages(S1, K1, kb1, best1, n_stages)
-                final_roll_odds(best1, n_stages, odds[:, 0], mass)
-                bstart[j0 + j], blo[j0 + j], blen[j0 + j], blost[j0 + j] = _mix(
-                    T, gain, us[j], opts, extra, odds, choice, NX, 0, offset, length, lo, lost, data, buf[j0 + j])
+                score_stage(M, V, mask, us[j], flag, X1)
+                reroll_stages(M, S1, X1.K, X1.kb, X1.best, n_stages)
+                final_roll_odds(M, X1.best, n_stages, odds[:, 0], mass)
+                bstart[j0 + j], blo[j0 + j], blen[j0 + j], blost[j0 + j] = _mix(M, X, us[j], 0, odds, P, buf[j0 + j])
         else:
-            W = np.zeros((nbox, top, LANES))
-            K = np.zeros((NUM_KEEPS, LANES))
-            kb = np.zeros((NUM_KEEPS, LANES), dtype=np.int32)
-            mL = np.empty((NUM_ROLLS, LANES))
-            massL = np.empty((NUM_KEEPS, LANES))
-            score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
+            X = Lanes(opts, extra, S, best, np.zeros((n_keeps, LANES)), np.zeros((n_keeps, LANES), dtype=np.int32),
+                      choice, np.zeros((nbox, top, LANES)), NX, np.empty(LANES), us)
+            mL = np.empty((n_rolls, LANES))
+            massL = np.empty((n_keeps, LANES))
+            score_lanes(M, V, mask, flag, n, X)
             if risk > 0:
                 to_utility(S[0], n, risk, np.empty(LANES))
-            reroll_lanes(S, K, kb, best, n_stages)
-            odds_lanes(best, n_stages, odds, mL, massL)
+            reroll_lanes(M, X, n_stages)
+            odds_lanes(M, best, n_stages, odds, mL, massL)
             for j in range(n):
-                bstart[j0 + j], blo[j0 + j], blen[j0 + j], blost[j0 + j] = _mix(
-                    T, gain, us[j], opts, extra, odds, choice, NX, j, offset, length, lo, lost, data, buf[j0 + j])
+                bstart[j0 + j], blo[j0 + j], blen[j0 + j], blost[j0 + j] = _mix(M, X, us[j], j, odds, P, buf[j0 + j])
 
 
 @nb.njit(cache=True)
-def _append(states, buf, bstart, blen, blo, blost, offset, length, lo, lost, data, at):
-    """Copy the chunk's pmfs into `data` from `at` on; returns the new end."""
-    for j in range(states.shape[0]):
-        s = states[j]
+def _append(C, P, at):
+    """Copy the chunk's pmfs into P.data from `at` on; returns the new end."""
+    offset, length, lo, lost, data = P.offset, P.length, P.lo, P.lost, P.data
+    for j in range(C.states.shape[0]):
+        s = C.states[j]
         offset[s] = at
-        length[s] = blen[j]
-        lo[s] = blo[j]
-        lost[s] = blost[j]
-        for x in range(blen[j]):
-            data[at + x] = buf[j, bstart[j] + x]
-        at += blen[j]
+        length[s] = C.blen[j]
+        lo[s] = C.blo[j]
+        lost[s] = C.blost[j]
+        for x in range(C.blen[j]):
+            data[at + x] = C.buf[j, C.bstart[j] + x]
+        at += C.blen[j]
     return at
 
 
@@ -219,8 +269,7 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
     T = rules.tables
     space = solution.space
     t0 = time.perf_counter()
-    dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
-    prep = prepare(T, space.n_upper)
+    M = prepare(T, space)
     reach = reachable_upper(T, space)
     V = solution.values
     if risk > 0:
@@ -243,7 +292,7 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
                 offset[s], length[s], lo[s] = at, 1, 0
                 data[at] = 1.0
                 at += 1
-    step = int(prep[0].max()) + int(max(T.score.max(), T.joker_score.max())) + int(T.extra_bonus)
+    step = int(M.L.gain.max()) + int(max(T.score.max(), T.joker_score.max())) + int(T.extra_bonus)
     buf = np.empty((0, 0), np.float32)       # each chunk's pmfs before they are trimmed and appended
     yacht_bit = 1 << T.yacht_box if T.yacht_box >= 0 else 0
     bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"distributions {rules.name}", unit="layer",
@@ -276,8 +325,9 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
             gstart = groups[(groups >= c0) & (groups <= c1)] - c0
             blo, blen, bstart = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
             blost = np.empty(k)
-            _chunk(T, V, dims, prep, rules.rolls_per_turn - 1, min_lanes, float(risk), gstart, ms[sl], us[sl], fs[sl],
-                   offset, length, lo, lost, data, buf, blo, blen, bstart, blost)
-            at = _append(states[sl], buf, bstart, blen, blo, blost, offset, length, lo, lost, data, at)
+            chunk = Chunk(gstart, ms[sl], us[sl], fs[sl], states[sl], buf, bstart, blo, blen, blost)
+            pmfs = Pmfs(offset=offset, length=length, lo=lo, lost=lost, data=data, mass=np.empty(0), span=0)
+            _chunk(M.T, M.D, M.space, M.L, V, rules.rolls_per_turn - 1, min_lanes, float(risk), pmfs, chunk)
+            at = _append(chunk, pmfs, at)
     return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data[:at],
                          seconds=time.perf_counter() - t0)

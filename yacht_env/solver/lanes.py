@@ -6,14 +6,42 @@ operations and their order per lane are those of `widget`, so the values are bit
 (tests/solver/test_solver_lanes.py): the two are deliberate twins, the one-state form for the agents and
 small layers, the lane form for the solver's layers.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
-from ..core.dice import KEEP_ADD, NUM_KEEPS, NUM_ROLLS, ROLL_PROB
-from .widget import SMALL, SUB_COUNT, SUB_LIST, _SIXTH, next_state
+from .widget import _SIXTH, next_state
 
 LANES = 8
 MIN_LANES = 3  # fewer states than this go through the one-state widget
+
+
+class Lanes(NamedTuple):
+    """One thread's scratch arrays for the lane widget (`lane_scratch`; a numba-friendly named tuple); lane j is
+    the state with upper total us[j].
+
+    opts[r, b], extra[r]   the box table of the lanes' filled boxes and flag (`widget.box_table`)
+    S[L, r, j]             stage values (L re-rolls left)
+    best[L, r, j]          the keep chosen with L re-rolls left (L >= 1)
+    K[k, j], kb[k, j]      keep values and best sub-keeps
+    choice[r, j]           the box roll r is scored in
+    W[b, p, j]             upper bonus + value of the state p points in box b lead to
+    NX[b, p, j]            that state
+    start[j]               the expected value at the start of the turn (`start_lanes`)
+    us[j]                  the lane's upper total
+    """
+    opts: np.ndarray
+    extra: np.ndarray
+    S: np.ndarray
+    best: np.ndarray
+    K: np.ndarray
+    kb: np.ndarray
+    choice: np.ndarray
+    W: np.ndarray
+    NX: np.ndarray
+    start: np.ndarray
+    us: np.ndarray
 
 
 @nb.njit(cache=True)
@@ -29,33 +57,36 @@ def fill_lanes(reach, mask, u, n_upper, us):
 
 
 @nb.njit(cache=True)
-def lane_scratch(nbox, top, n_stages):
-    """One thread's work arrays for the lane widget: (S, best, K, kb, choice, W, NX) zeroed, (start, us) empty."""
-    return (np.zeros((n_stages + 1, NUM_ROLLS, LANES)), np.zeros((n_stages + 1, NUM_ROLLS, LANES), dtype=np.int32),
-            np.zeros((NUM_KEEPS, LANES)), np.zeros((NUM_KEEPS, LANES), dtype=np.int32),
-            np.zeros((NUM_ROLLS, LANES), dtype=np.int32), np.zeros((nbox, top, LANES)),
-            np.zeros((nbox, top, LANES), dtype=np.int64), np.empty(LANES), np.empty(LANES, dtype=np.int64))
+def lane_scratch(M, n_stages):
+    """One thread's `Lanes`: (S, best, K, kb, choice, W, NX) zeroed, the others empty."""
+    R, nbox, top, nk = M.D.n_rolls, M.T.n_boxes, M.L.gain.shape[2], M.D.n_keeps
+    return Lanes(np.empty((R, nbox), dtype=np.int32), np.empty(R, dtype=np.int32),
+                 np.zeros((n_stages + 1, R, LANES)), np.zeros((n_stages + 1, R, LANES), dtype=np.int32),
+                 np.zeros((nk, LANES)), np.zeros((nk, LANES), dtype=np.int32), np.zeros((R, LANES), dtype=np.int32),
+                 np.zeros((nbox, top, LANES)), np.zeros((nbox, top, LANES), dtype=np.int64), np.empty(LANES),
+                 np.empty(LANES, dtype=np.int64))
 
 
 @nb.njit(cache=True)
-def score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S0, choice):
-    """Lane j (< n) is the state with upper total us[j]: S0[r, j], choice[r, j], W[b, p, j], NX[b, p, j]. The lane
-    form of `widget.score_stage`, a deliberate twin (the module docstring)."""
-    n_upper, n_flag, threshold, yacht_points = space
-    gain, points, n_points = prep
+def score_lanes(M, V, mask, flag, n, X):
+    """Lane j (< n) is the state with upper total X.us[j]: X.S[0, r, j], X.choice[r, j], X.W[b, p, j],
+    X.NX[b, p, j] from X.opts, X.extra. The lane form of `widget.score_stage`, a deliberate twin (the module
+    docstring)."""
+    gain, points, n_points = M.L.gain, M.L.points, M.L.n_points
+    T, space = M.T, M.space
+    box_face, yacht_box = T.box_face, T.yacht_box
+    us, opts, extra, W, NX, S0, choice = X.us, X.opts, X.extra, X.W, X.NX, X.S[0], X.choice
     nbox = T.n_boxes
-    box_face = T.box_face
-    yacht_box = T.yacht_box
     for b in range(nbox):
         if not (mask >> b) & 1:
             for i in range(n_points[b]):
                 p = points[b, i]
                 for j in range(n):
                     u = us[j]
-                    nx = next_state(box_face, yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b, p)
+                    nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                     NX[b, p, j] = nx
                     W[b, p, j] = gain[b, u, p] + V[nx]
-    for r in range(NUM_ROLLS):
+    for r in range(M.D.n_rolls):
         row = S0[r]
         ch = choice[r]
         for j in range(LANES):
@@ -76,94 +107,100 @@ def score_lanes(T, V, space, prep, mask, us, n, flag, opts, extra, W, NX, S0, ch
 
 
 @nb.njit(cache=True)
-def reroll_lanes(S, K, kb, best, n_stages):
-    """S[L, r, j] for L = 1..n_stages from S[0]; best[L, r, j] = the keep chosen (see `widget.reroll_stages`)."""
+def reroll_lanes(M, X, n_stages):
+    """X.S[L, r, j] for L = 1..n_stages from X.S[0]; X.best[L, r, j] = the keep chosen (see
+    `widget.reroll_stages`)."""
+    S, K, kb, best = X.S, X.K, X.kb, X.best
+    small, keep_add, sub_count, sub_list = M.L.small, M.D.keep_add, M.L.sub_count, M.L.sub_list
+    n_rolls, n_keeps = M.D.n_rolls, M.D.n_keeps
     for L in range(1, n_stages + 1):
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             for j in range(LANES):
-                K[SMALL + r, j] = S[L - 1, r, j]
-        for k in range(SMALL - 1, -1, -1):
-            a = KEEP_ADD[k]
-            k0, k1, k2, k3, k4, k5 = K[a[0]], K[a[1]], K[a[2]], K[a[3]], K[a[4]], K[a[5]]
+                K[small + r, j] = S[L - 1, r, j]
+        for k in range(small - 1, -1, -1):
+            k0, k1, k2 = K[keep_add[k, 0]], K[keep_add[k, 1]], K[keep_add[k, 2]]
+            k3, k4, k5 = K[keep_add[k, 3]], K[keep_add[k, 4]], K[keep_add[k, 5]]
             out = K[k]
             for j in range(LANES):
                 out[j] = (k0[j] + k1[j] + k2[j] + k3[j] + k4[j] + k5[j]) * _SIXTH
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             for j in range(LANES):
-                K[SMALL + r, j] = S[0, r, j]
+                K[small + r, j] = S[0, r, j]
         for j in range(LANES):
             kb[0, j] = 0
-        for k in range(1, NUM_KEEPS):
+        for k in range(1, n_keeps):
             m = K[k]
             bk = kb[k]
             for j in range(LANES):
                 bk[j] = k
-            s = SUB_LIST[k]
-            for i in range(SUB_COUNT[k]):
-                q = s[i]
+            for i in range(sub_count[k]):
+                q = sub_list[k, i]
                 kq = K[q]
                 bq = kb[q]
                 for j in range(LANES):
                     if kq[j] > m[j]:
                         m[j] = kq[j]
                         bk[j] = bq[j]
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             for j in range(LANES):
-                S[L, r, j] = K[SMALL + r, j]
-                best[L, r, j] = kb[SMALL + r, j]
+                S[L, r, j] = K[small + r, j]
+                best[L, r, j] = kb[small + r, j]
 
 
 @nb.njit(cache=True)
-def start_lanes(S_first, out):
-    """out[j] = expected value of lane j at the start of the turn."""
+def start_lanes(M, X, n_stages):
+    """X.start[j] = expected value of lane j at the start of the turn (from X.S[n_stages])."""
+    out, S_first, roll_prob = X.start, X.S[n_stages], M.D.roll_prob
     for j in range(LANES):
         out[j] = 0.0
-    for r in range(NUM_ROLLS):
-        p = ROLL_PROB[r]
+    for r in range(M.D.n_rolls):
+        p = roll_prob[r]
         for j in range(LANES):
             out[j] += p * S_first[r, j]
 
 
 @nb.njit(cache=True)
-def odds_lanes(best, n_stages, out, m, mass):
+def odds_lanes(M, best, n_stages, out, m, mass):
     """out[r, j] = probability that lane j's turn is scored on roll r (see `widget.final_roll_odds`)."""
-    for r in range(NUM_ROLLS):
+    small, keep_add, roll_prob, n_rolls = M.L.small, M.D.keep_add, M.D.roll_prob, M.D.n_rolls
+    for r in range(n_rolls):
         for j in range(LANES):
             out[r, j] = 0.0
-            m[r, j] = ROLL_PROB[r]
+            m[r, j] = roll_prob[r]
     for L in range(n_stages, 0, -1):
         mass[:, :] = 0.0
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             for j in range(LANES):
                 k = best[L, r, j]
-                if k == SMALL + r:
+                if k == small + r:
                     out[r, j] += m[r, j]
                 else:
                     mass[k, j] += m[r, j]
-        for k in range(SMALL):
+        for k in range(small):
             x = mass[k]
-            a = KEEP_ADD[k]
             for f in range(6):
-                y = mass[a[f]]
+                y = mass[keep_add[k, f]]
                 for j in range(LANES):
                     y[j] += x[j] * _SIXTH
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             for j in range(LANES):
-                m[r, j] = mass[SMALL + r, j]
-    for r in range(NUM_ROLLS):
+                m[r, j] = mass[small + r, j]
+    for r in range(n_rolls):
         for j in range(LANES):
             out[r, j] += m[r, j]
 
 
 @nb.njit(cache=True)
-def stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, odds, V, A, idx, acc):
-    """A[idx[j]] = the moments of lane j (see `backward._state_stats`); acc is (4, LANES) scratch. Its walk over
-    the rolls each turn is scored on is `distribution._mix`'s, a deliberate twin (this one sums moments, that
-    one a pmf)."""
-    yacht_points = space[3]
-    gain = prep[0]
+def stats_lanes(M, X, n, odds, V, A, idx, acc):
+    """A[idx[j]] = the moments of lane j (see `backward._state_stats`), from X.choice, X.NX, X.opts, X.extra, X.us;
+    acc is (4, LANES) scratch. Its walk over the rolls each turn is scored on is `distribution._mix`'s, a
+    deliberate twin (this one sums moments, that one a pmf)."""
+    yacht_points = M.space.yacht_points
+    yacht_box = M.T.yacht_box
+    gain = M.L.gain
+    us, opts, extra, choice, NX = X.us, X.opts, X.extra, X.choice, X.NX
     acc[:, :] = 0.0
-    for r in range(NUM_ROLLS):
+    for r in range(M.D.n_rolls):
         e = extra[r]
         for j in range(n):
             p = odds[r, j]
@@ -177,7 +214,7 @@ def stats_lanes(T, space, prep, us, n, opts, extra, choice, NX, odds, V, A, idx,
             a = A[s2]
             acc[0, j] += p * (g * g + 2.0 * g * V[s2] + a[0])
             acc[1, j] += p * ((ub > 0) + a[1])
-            acc[2, j] += p * ((b == T.yacht_box and pts == yacht_points and pts > 0) + a[2])
+            acc[2, j] += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
             acc[3, j] += p * ((e > 0) + a[3])
     for j in range(n):
         for c in range(4):

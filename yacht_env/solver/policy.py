@@ -21,14 +21,13 @@ decision from a softmax over those values.
 import numpy as np
 
 from ..core.actions import NUM_HOLDS, num_actions, score_action
-from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.engine import FILLED, UPPER, YACHT50
 from ..core.kernels import box_options
 from ..core.plan_source import PlanTables
 from .solution import Solution
-from .widget import keep_values, next_state, prepare
-from .dial import BLOCK, dial_moves, dial_moves_parallel, move_values
-from .plans import FIRST_HOLD, HOLD_OF, Scratch, plan_state, plan_states, stage_state, stage_states, widget_at
+from .widget import keep_values, next_state, prepare, widget_scratch
+from .dial import BLOCK, Decisions, dial_moves, dial_moves_parallel, move_values
+from .plans import HOLD_OF, Sheets, plan_state, plan_states, stage_state, stage_states, widget_at
 from .play import advance_planned
 from .state_rows import StateRows
 
@@ -50,17 +49,17 @@ class Policy:
         sp = solution.space
         self.rules, self.solution = rules, solution
         self.tables = rules.tables
-        self.dims = (sp.n_upper, sp.n_flag, sp.threshold, sp.yacht_points)
-        self.prep = prepare(self.tables, sp.n_upper)
-        self.gain = self.prep[0]
+        self.model = prepare(self.tables, sp)
+        self.gain = self.model.L.gain
+        n_rolls = self.model.D.n_rolls
         self.n_stages = rules.rolls_per_turn - 1
         self.max_plans = int(max_plans)
-        self._scratch = Scratch(self.tables.n_boxes, self.n_stages, self.gain.shape[2])
+        self._scratch = widget_scratch(self.model, self.n_stages)
         dense = rules.columns == 1 and sp.size <= 1 << 24
-        self._plans = StateRows(sp.size, dense, (self.n_stages + 1, NUM_ROLLS), np.uint8, self.max_plans,
+        self._plans = StateRows(sp.size, dense, (self.n_stages + 1, n_rolls), np.uint8, self.max_plans,
                                 self._fill_plans)
-        stage_bytes = max(self.n_stages, 1) * NUM_ROLLS * 8
-        self._stages = StateRows(sp.size, dense, (self.n_stages, NUM_ROLLS), np.float64,
+        stage_bytes = max(self.n_stages, 1) * n_rolls * 8
+        self._stages = StateRows(sp.size, dense, (self.n_stages, n_rolls), np.float64,
                                  max(1, STAGE_BYTES // stage_bytes), self._fill_stages)
         self._stage_scratch = None
 
@@ -109,11 +108,11 @@ class Policy:
 
     def _fill_plans(self, keys: np.ndarray, plans: np.ndarray, first: int) -> None:
         masks, uppers, flags = self._split(keys)
-        args = (self.tables, self.solution.values, self.dims, self.prep, self.n_stages)
+        M, V, states = self.model, self.solution.values, Sheets(masks, uppers, flags)
         if len(keys) >= MANY:
-            plan_states(*args, masks, uppers, flags, HOLD_OF, plans, first)
+            plan_states(M.T, M.D, M.space, M.L, V, self.n_stages, states, plans, first)
         else:
-            plan_state(*args, masks, uppers, flags, HOLD_OF, plans, first, *self._scratch.arrays)
+            plan_state(M, V, self.n_stages, states, plans, first, self._scratch)
 
     def actions(self, keys, rolls, rolls_left) -> np.ndarray:
         """The optimal action of every game: sheet states `keys` (games, columns), roll indices, re-rolls left."""
@@ -153,7 +152,8 @@ class Policy:
     def action(self, scores, upper, roll: int, rolls_left: int) -> int:
         """The best action for one sheet (columns x boxes scores, upper totals) and roll index `roll`."""
         masks, uppers, flags = self.state(scores, upper)
-        keys = ((masks * self.dims[0] + uppers) * self.dims[1] + flags)[None]
+        sp = self.solution.space
+        keys = ((masks * sp.n_upper + uppers) * sp.n_flag + flags)[None]
         return int(self.actions(keys, np.array([roll]), np.array([rolls_left]))[0])
 
     # ---- the strength dial ----------------------------------------------------------------------
@@ -164,14 +164,13 @@ class Policy:
 
     def _fill_stages(self, keys: np.ndarray, stages: np.ndarray, first: int) -> None:
         masks, uppers, flags = self._split(keys)
-        args = (self.tables, self.solution.values, self.dims, self.prep, self.n_stages)
+        M, V, states = self.model, self.solution.values, Sheets(masks, uppers, flags)
         if len(keys) >= MANY:
-            stage_states(*args, masks, uppers, flags, stages, first)
+            stage_states(M.T, M.D, M.space, M.L, V, self.n_stages, states, stages, first)
             return
         if self._stage_scratch is None:
-            self._stage_scratch = Scratch(self.tables.n_boxes, self.n_stages - 1, self.gain.shape[2]).arrays
-        sc = self._stage_scratch
-        stage_state(*args, masks, uppers, flags, stages, first, *sc[:8], sc[9], sc[10])
+            self._stage_scratch = widget_scratch(M, self.n_stages - 1)
+        stage_state(M, V, self.n_stages, states, stages, first, self._stage_scratch)
 
     def _stage_inputs(self, keys, rolls, rolls_left):
         """(keys, rolls, re-rolls left, stage rows, stage values) as the dial's kernels take them."""
@@ -182,14 +181,14 @@ class Policy:
         if self.n_stages > 0 and (lefts > 0).any():
             rows[lefts > 0] = self.stage_rows(keys[lefts > 0])
             return keys, rolls, lefts, rows, self._stages.data
-        return keys, rolls, lefts, rows, np.zeros((1, 1, NUM_ROLLS))
+        return keys, rolls, lefts, rows, np.zeros((1, 1, self.model.D.n_rolls))
 
     def move_values(self, keys, rolls, rolls_left) -> np.ndarray:
         """(games, actions) the value of every action at each game's decision (`move_values`, -inf where
         illegal): sheet states `keys` (games, columns), roll indices, re-rolls left."""
         keys, rolls, lefts, rows, stages = self._stage_inputs(keys, rolls, rolls_left)
         out = np.empty((len(keys), num_actions(self.rules)))
-        move_values(self.tables, self.solution.values, self.dims, self.prep, stages, rows, keys, rolls, lefts, out)
+        move_values(self.model, self.solution.values, stages, rows, keys, rolls, lefts, out)
         return out
 
     def sampled_actions(self, keys, rolls, rolls_left, temperature: float, uniforms):
@@ -199,18 +198,21 @@ class Policy:
         keys, rolls, lefts, rows, stages = self._stage_inputs(keys, rolls, rolls_left)
         actions = np.empty(len(keys), np.int64)
         losses = np.empty(len(keys))
-        args = (self.tables, self.solution.values, self.dims, self.prep, stages, rows, keys, rolls, lefts,
-                float(temperature), np.ascontiguousarray(uniforms, np.float64), FIRST_HOLD, actions, losses)
-        (dial_moves_parallel if len(keys) >= 2 * BLOCK else dial_moves)(*args)
+        M, V = self.model, self.solution.values
+        decisions = Decisions(rows, keys, rolls, lefts, np.ascontiguousarray(uniforms, np.float64))
+        if len(keys) >= 2 * BLOCK:
+            dial_moves_parallel(M.T, M.D, M.space, M.L, V, stages, decisions, float(temperature), actions, losses)
+        else:
+            dial_moves(M, V, stages, decisions, float(temperature), actions, losses)
         return actions, losses
 
     # ---- values ---------------------------------------------------------------------------------
     def widget(self, masks, uppers, flags, stages: int):
         """(S, best, choice): stage values S[L, r], chosen keeps best[L, r] (L >= 1) and boxes choice[r]."""
-        sc = Scratch(self.tables.n_boxes, stages, self.gain.shape[2]).arrays
-        widget_at(self.tables, self.solution.values, self.dims, self.prep, stages, np.asarray(masks, np.int64),
-                  np.asarray(uppers, np.int64), np.asarray(flags, np.int64), *sc)
-        return sc[-3], sc[-2], sc[-1]
+        X = widget_scratch(self.model, stages)
+        widget_at(self.model, self.solution.values, stages, np.asarray(masks, np.int64),
+                  np.asarray(uppers, np.int64), np.asarray(flags, np.int64), X)
+        return X.S, X.best, X.choice
 
     def alternatives(self, scores, upper, roll: int, rolls_left: int) -> list[tuple[int, float]]:
         """Every legal action with the expected points still to come after it (this turn's included), best first.
@@ -222,11 +224,11 @@ class Policy:
         S, _, _ = self.widget(masks, uppers, flags, stages)
         out = []
         if stages > 0:
-            K = np.empty(NUM_KEEPS)
-            keep_values(S[stages - 1], K)
+            K = np.empty(self.model.D.n_keeps)
+            keep_values(self.model, S[stages - 1], K)
             seen = set()
             for h in range(NUM_HOLDS):
-                k = int(HOLD_KEEP[roll, h])
+                k = int(self.model.D.hold_keep[roll, h])
                 if k not in seen:
                     seen.add(k)
                     out.append((h, float(K[k])))
@@ -245,7 +247,7 @@ class Policy:
             extra = int(box_options(T, int(mask), bool(flag), roll, out))
             for b in np.flatnonzero(out >= 0):
                 p = int(out[b])
-                nxt = next_state(T.box_face, T.yacht_box, *self.dims, int(mask), int(u), int(flag), int(b), p)
+                nxt = next_state(sp, T.box_face, T.yacht_box, int(mask), int(u), int(flag), int(b), p)
                 w = float(self.gain[b, u, p]) + float(V[nxt])
                 res.append((score_action(self.rules, c, b), (p + extra) + w + (total - float(V[idx[c]]))))
         return res

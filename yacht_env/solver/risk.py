@@ -15,10 +15,9 @@ lane widget otherwise (`lanes`).
 import numba as nb
 import numpy as np
 
-from ..core.dice import NUM_ROLLS
 from .lanes import LANES, fill_lanes, lane_scratch, reroll_lanes, score_lanes, start_lanes
 from .space import masks_by_layer, reachable_upper
-from .widget import box_table, prepare
+from .widget import Model, box_table, prepare
 
 CHUNK = 8
 # the risks taken. Below MIN_RISK the certainty equivalents lose their precision: log(E[exp(r x)]) / r carries
@@ -48,43 +47,42 @@ def to_utility(S0, n, risk, ref):
     exp(risk * (S0[r, j] - ref[j])), ref[j] the lane's best S0 (so every entry is in (0, 1])."""
     for j in range(n):
         m = -1e300
-        for r in range(NUM_ROLLS):
+        for r in range(S0.shape[0]):
             m = max(m, S0[r, j])
         ref[j] = m
-        for r in range(NUM_ROLLS):
+        for r in range(S0.shape[0]):
             S0[r, j] = np.exp(risk * (S0[r, j] - m))
 
 
 @nb.njit(cache=True, parallel=True)
-def _risk_layer(T, space, prep, masks, reach, n_stages, risk, U):
-    """Fill U (certainty equivalents) for every reachable state whose mask is in `masks`.
+def _risk_layer(T, D, space, L, masks, reach, n_stages, risk, U):
+    """Fill U (certainty equivalents) for every reachable state whose mask is in `masks` (T, D, space, L: the parts
+    of the rule set's `Model`).
 
     The loop over (mask, flag) and lanes is `backward.solve_layer`'s, with the utility taken between the
     scoring stage and the re-roll stages; the two are kept apart so the value solve stays as measured."""
-    n_upper, n_flag = space[0], space[1]
-    nbox = T.n_boxes
-    top = prep[0].shape[2]
+    n_upper, n_flag = space.n_upper, space.n_flag
+    yacht_box = T.yacht_box
     for i in nb.prange(masks.shape[0] * n_flag):
+        M = Model(T, D, space, L)
         mask = masks[i // n_flag]
         flag = i % n_flag
-        if flag == 1 and not (mask >> T.yacht_box) & 1:
+        if flag == 1 and not (mask >> yacht_box) & 1:
             continue  # the flag is set only by filling the Yacht box
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        S, best, K, kb, choice, W, NX, start, us = lane_scratch(nbox, top, n_stages)
+        X = lane_scratch(M, n_stages)
         ref = np.empty(LANES)
-        box_table(T, mask, flag == 1, opts, extra)
+        box_table(M, mask, flag == 1, X.opts, X.extra)
         u = 0
         while u < n_upper:
-            n, u = fill_lanes(reach, mask, u, n_upper, us)
+            n, u = fill_lanes(reach, mask, u, n_upper, X.us)
             if n == 0:
                 break
-            score_lanes(T, U, space, prep, mask, us, n, flag, opts, extra, W, NX, S[0], choice)
-            to_utility(S[0], n, risk, ref)
-            reroll_lanes(S, K, kb, best, n_stages)
-            start_lanes(S[n_stages], start)
+            score_lanes(M, U, mask, flag, n, X)
+            to_utility(X.S[0], n, risk, ref)
+            reroll_lanes(M, X, n_stages)
+            start_lanes(M, X, n_stages)
             for j in range(n):
-                U[(mask * n_upper + us[j]) * n_flag + flag] = ref[j] + np.log(start[j]) / risk
+                U[(mask * n_upper + X.us[j]) * n_flag + flag] = ref[j] + np.log(X.start[j]) / risk
 
 
 def risk_values(rules, space, risk: float) -> np.ndarray:
@@ -95,11 +93,9 @@ def risk_values(rules, space, risk: float) -> np.ndarray:
     T = rules.tables
     reach = reachable_upper(T, space)
     U = np.zeros(space.size)
-    prep = prepare(T, space.n_upper)
-    dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
+    M = prepare(T, space)
     layers = masks_by_layer(T.n_boxes, spread=True)
     for layer in range(T.n_boxes - 1, -1, -1):
         with nb.parallel_chunksize(CHUNK):
-            _risk_layer(T, dims, prep, layers[layer], reach, rules.rolls_per_turn - 1,
-                        float(risk), U)
+            _risk_layer(M.T, M.D, M.space, M.L, layers[layer], reach, rules.rolls_per_turn - 1, float(risk), U)
     return U

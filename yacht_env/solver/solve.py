@@ -14,24 +14,28 @@ from .space import StateSpace, check_solvable, masks_by_layer, reachable_upper
 CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
 
-def solve(rules, progress: bool = True) -> Solution:
-    """Solve a one-column rule set exactly; a tqdm bar counts the layers (filled boxes)."""
-    check_solvable(rules)
-    T = rules.tables
+def solve_tables(T, progress: bool = True, name: str = "") -> tuple[StateSpace, np.ndarray, np.ndarray]:
+    """(space, V, moments) of one sheet column's rule tables `T` (any dice count `widget.dice_of` reads): V the
+    value of every state, moments[s] = (E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come); a tqdm bar
+    named `name` counts the layers (filled boxes)."""
     space = StateSpace.of(T)
-    t0 = time.perf_counter()
     reach = reachable_upper(T, space)
     V = np.zeros(space.size)
-    moments = np.zeros((space.size, 4))  # E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come
-    prep = prepare(T, space.n_upper)
-    dims = (space.n_upper, space.n_flag, space.threshold, space.yacht_points)
-    bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {rules.name}", unit="layer", disable=not progress,
-               leave=False)
+    moments = np.zeros((space.size, 4))
+    M = prepare(T, space)
+    bar = tqdm(range(T.n_boxes - 1, -1, -1), desc=f"solve {name}", unit="layer", disable=not progress, leave=False)
     layers = masks_by_layer(T.n_boxes, spread=True)
     for layer in bar:
         with nb.parallel_chunksize(CHUNK):
-            solve_layer(T, dims, prep, layers[layer], reach, rules.rolls_per_turn - 1, V,
-                        moments, True)
+            solve_layer(M.T, M.D, M.space, M.L, layers[layer], reach, T.rolls_per_turn - 1, V, moments, True)
+    return space, V, moments
+
+
+def solve(rules, progress: bool = True) -> Solution:
+    """Solve a one-column rule set exactly; a tqdm bar counts the layers (filled boxes)."""
+    check_solvable(rules)
+    t0 = time.perf_counter()
+    space, V, moments = solve_tables(rules.tables, progress, rules.name)
     seconds = time.perf_counter() - t0
     e = float(V[0])
     e2, pub, py, ex = (float(m) for m in moments[0])

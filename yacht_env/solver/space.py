@@ -4,7 +4,7 @@ A state is stored at flat index ``(mask * n_upper + upper) * n_flag + flag``. Di
 does not need collapse to size 1: no upper bonus -> ``n_upper = 1``; neither the extra-Yacht bonus
 nor a joker that waits for Yacht = 50 -> ``n_flag = 1``.
 """
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,9 +45,15 @@ def masks_by_layer(n_boxes: int, spread: bool = False) -> list[np.ndarray]:
     return [masks[filled == k] for k in range(n_boxes + 1)]
 
 
-@dataclass(frozen=True)
-class StateSpace:
-    """Shape of the value table for one sheet column of a rule set."""
+class StateSpace(NamedTuple):
+    """Shape of the value table for one sheet column of a rule set (a numba-friendly named tuple).
+
+    n_boxes       boxes of the column
+    n_upper       threshold + 1 when an upper bonus exists, else 1
+    n_flag        2 when the Yacht-50 flag matters, else 1
+    threshold     the upper total is capped here
+    yacht_points  what the Yacht box holds when the flag is set (-1: no Yacht box)
+    """
     n_boxes: int
     n_upper: int       # threshold + 1 when an upper bonus exists, else 1
     n_flag: int        # 2 when the Yacht-50 flag matters, else 1
@@ -59,7 +65,8 @@ class StateSpace:
         n_upper = T.upper_threshold + 1 if T.upper_bonus > 0 and T.upper_threshold > 0 else 1
         flag = T.yacht_box >= 0 and (T.extra_bonus > 0 or T.joker_trigger == 2)
         yacht_points = int(T.score[T.yacht_box].max()) if T.yacht_box >= 0 else -1
-        return cls(T.n_boxes, n_upper, 2 if flag else 1, T.upper_threshold if n_upper > 1 else 0, yacht_points)
+        return cls(int(T.n_boxes), int(n_upper), 2 if flag else 1, int(T.upper_threshold) if n_upper > 1 else 0,
+                   yacht_points)
 
     @property
     def size(self) -> int:

@@ -16,15 +16,16 @@ that remain, a box its points + bonuses + the value of the state it leads to. Wi
 columns the sheet is valued as the sum of each column's solitaire value (the strong agent's
 approximation, see `policy`); with one column the values are exact.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from ..core.actions import NUM_HOLDS, box_of_action, score_action_of
-from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50,
                            Arrays, roll_dice, score_box)
 from ..core.kernels import upper_bonus_gain
-from .widget import SMALL, box_table, keep_values, reroll_stages, score_stage
+from .widget import Model, Widget, box_table, keep_values, reroll_stages, score_stage
 
 # Event rows of the flattened logs: ROLL = (0, seat, hold, d0, d1, d2, d3, d4),
 # SCORE = (1, seat, box, column, points, bonus, 0, 0).
@@ -33,6 +34,60 @@ ROLL, SCORE = 0, 1
 
 # hold patterns 0..30 by the number of dice they keep, most first (the widget's tie rule)
 HOLDS_BY_SIZE = np.array(sorted(range(NUM_HOLDS), key=lambda h: (-bin(h).count("1"), h)), dtype=np.int64)
+
+
+
+class Logs(NamedTuple):
+    """Game logs flattened for `replay_logs` (a numba-friendly named tuple).
+
+    events[j]    one move (rows as `EVENT_WIDTH`); record i's log is events[starts[i]:starts[i + 1]]
+    starts[i]    where record i's log starts (and, at i + 1, ends)
+    players[i]   the seats of record i
+    sheets[i]    its sheets (seat s writes on sheet s % sheets[i])
+    """
+    events: np.ndarray
+    starts: np.ndarray
+    players: np.ndarray
+    sheets: np.ndarray
+
+
+class Replayed(NamedTuple):
+    """What `replay_logs` writes (a numba-friendly named tuple): per decision d
+
+    rec[d], move[d]   its record and the log index of the move played
+    seat[d], sheet[d], turn[d]   the seat deciding, its sheet and the sheet's turn number (from 0)
+    roll[d], left[d]  the roll index in hand and the re-rolls left
+    action[d]         the action played (Game encoding)
+    state[d, c]       the solver state of column c before the turn
+    banked[d]         the sheet's points so far
+    and per record i: final[i, sheet] = (total, upper bonus, extra bonus, the box scores column by column); and
+    error = (record, log index, problem code, the points or bonus the rules give) of the first illegal move.
+    """
+    rec: np.ndarray
+    move: np.ndarray
+    seat: np.ndarray
+    sheet: np.ndarray
+    turn: np.ndarray
+    roll: np.ndarray
+    left: np.ndarray
+    action: np.ndarray
+    state: np.ndarray
+    banked: np.ndarray
+    final: np.ndarray
+    error: np.ndarray
+
+
+class Valued(NamedTuple):
+    """What `value_decisions` writes per decision d (a numba-friendly named tuple).
+
+    best_value[d]    expected points still to come after the best move (this turn's points included)
+    played_value[d]  the same after the move played
+    best_action[d]   the best move (Game encoding)
+    """
+    best_value: np.ndarray
+    played_value: np.ndarray
+    best_action: np.ndarray
+
 
 # What `replay_logs` found wrong with a record (0: nothing); `PROBLEMS` says it in words.
 OK, WRONG_SEAT, FIRST_HOLD, NO_ROLLS, BAD_HOLD, BAD_DICE, UNSORTED, NOT_HELD, NO_ROLL, BAD_COLUMN, BAD_BOX, \
@@ -66,23 +121,22 @@ def _fail(error, rec, at, code, detail):
 
 
 @nb.njit(cache=True)
-def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheets, out_rec, out_move, out_seat,
-                out_sheet, out_turn, out_roll, out_left, out_action, out_state, out_banked, final, error):
+def replay_logs(T, space, columns, logs, out):
     """Replay the logs of every record through the engine's transition; return the number of decisions.
 
-    events[starts[i]:starts[i + 1]] is record i's log (rows as `EVENT_WIDTH`); players[i] seats
-    write on sheets[i] sheets (seat s on sheet s % sheets[i]); turns go round the seats from the
-    seat of the first move. Each roll is played with `engine.roll_dice` (the fresh dice are the logged
-    ones the hold did not keep) and each scoring with `engine.score_box`, after checking the move is
-    legal and the logged points and bonus are the ones the rules give. Per decision d: out_rec[d]
-    record, out_move[d] log index of the move, seat, sheet, turn (the sheet's turn number, from 0), roll
-    index, re-rolls left, the action played, out_state[d, c] the solver state of column c (capped upper
-    total, flag as `dims` needs) and out_banked[d] the sheet's points so far. final[i, sheet] = (total,
-    upper bonus, extra bonus) at the end, final[i, sheet, 3:] the box scores column by column.
-    On the first illegal move: error = (record, log index, problem code, the points or bonus the rules
-    give for a POINTS or BONUS problem) and the count so far.
+    logs: the `Logs` of the records; turns go round the seats from the seat of the first move. Each roll is
+    played with `engine.roll_dice` (the fresh dice are the logged ones the hold did not keep) and each scoring
+    with `engine.score_box`, after checking the move is legal and the logged points and bonus are the ones the
+    rules give. out: the `Replayed` arrays, one row per decision (the solver states with the capped upper total
+    and flag as `space` needs). On the first illegal move: out.error = (record, log index, problem code, the points
+    or bonus the rules give for a POINTS or BONUS problem) and the count so far.
     """
-    n_upper, n_flag, threshold, yacht_points = dims
+    n_upper, n_flag, threshold, yacht_points = space.n_upper, space.n_flag, space.threshold, space.yacht_points
+    rolls_per_turn = T.rolls_per_turn
+    events, starts, players, sheets = logs.events, logs.starts, logs.players, logs.sheets
+    out_rec, out_move, out_seat, out_sheet, out_turn = out.rec, out.move, out.seat, out.sheet, out.turn
+    out_roll, out_left, out_action, out_state, out_banked = out.roll, out.left, out.action, out.state, out.banked
+    final, error = out.final, out.error
     nbox = T.n_boxes
     # one table of up to 8 sheets, in the engine's layout, replayed record after record
     ints = np.zeros((1, N_INTS), dtype=np.int64)
@@ -216,41 +270,46 @@ def replay_logs(T, dims, columns, rolls_per_turn, events, starts, players, sheet
 
 
 @nb.njit(cache=True, parallel=True)
-def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left, action, best_value,
-                    played_value, best_action):
-    """Value every decision: decisions order[starts[g]:starts[g + 1]] share the sheet state state[d].
+def value_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
+    """Value every decision: decisions order[starts[g]:starts[g + 1]] share the sheet state decided.state[d]
+    (decided: the `Replayed` rows, as far as they were written; out: the `Valued` arrays).
 
-    best_value[d] / played_value[d]: expected points still to come after the best move / the move
-    played (this turn's points included); best_action[d]: the best move (Game encoding; a hold as
+    out.best_value[d] / out.played_value[d]: expected points still to come after the best move / the move
+    played (this turn's points included); out.best_action[d]: the best move (Game encoding; a hold as
     its lowest pattern; ties go to scoring now, then to the larger keep, then to the lower column
     and box, as in the widget). Each group runs the turn widget (`reroll_stages`) up to the stage
     below the first roll; the first roll's stage is read only at the rolls the group's games saw.
+    T, D, space, L: the parts of the rule set's `Model`.
     """
-    n_upper, n_flag = dims[0], dims[1]
-    gain = prep[0]
+    state, roll, left, action = decided.state, decided.roll, decided.left, decided.action
+    best_value, played_value, best_action = out.best_value, out.played_value, out.best_action
+    n_upper, n_flag = space.n_upper, space.n_flag
     nbox = T.n_boxes
     columns = state.shape[1]
-    top = gain.shape[2]
+    top = L.gain.shape[2]
+    n_rolls, n_keeps, small = D.n_rolls, D.n_keeps, L.small
     for g in nb.prange(starts.shape[0] - 1):
-        opts = np.empty((columns, NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty((columns, NUM_ROLLS), dtype=np.int32)
+        M = Model(T, D, space, L)
+        hold_keep = D.hold_keep
+        opts = np.empty((columns, n_rolls, nbox), dtype=np.int32)
+        extra = np.empty((columns, n_rolls), dtype=np.int32)
         W = np.empty((columns, nbox, top))
         NX = np.empty((nbox, top), dtype=np.int64)
         rest = np.empty(columns)
-        S = np.empty((n_stages + 1, NUM_ROLLS))
-        S0 = np.empty(NUM_ROLLS)
-        pick = np.empty(NUM_ROLLS, dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        best = np.empty((n_stages + 1, NUM_ROLLS), dtype=np.int32)
-        K = np.empty(NUM_KEEPS)
-        kb = np.empty(NUM_KEEPS, dtype=np.int32)
-        KL = np.empty((n_stages + 1, NUM_KEEPS))   # KL[L, k]: keep k with L re-rolls left, once computed
+        S = np.empty((n_stages + 1, n_rolls))
+        S0 = np.empty(n_rolls)
+        pick = np.empty(n_rolls, dtype=np.int32)
+        choice = np.empty(n_rolls, dtype=np.int32)
+        best = np.empty((n_stages + 1, n_rolls), dtype=np.int32)
+        K = np.empty(n_keeps)
+        kb = np.empty(n_keeps, dtype=np.int32)
+        KL = np.empty((n_stages + 1, n_keeps))   # KL[L, k]: keep k with L re-rolls left, once computed
         have = np.zeros(n_stages + 1, dtype=np.bool_)
         first = order[starts[g]]
         total = 0.0
         for c in range(columns):
             total += V[state[first, c]]
-        for r in range(NUM_ROLLS):
+        for r in range(n_rolls):
             S[0, r] = -1e300
             choice[r] = -1
         for c in range(columns):
@@ -259,46 +318,46 @@ def value_decisions(T, V, dims, prep, n_stages, order, starts, state, roll, left
             u = (s // n_flag) % n_upper
             mask = s // (n_flag * n_upper)
             rest[c] = total - V[s]
-            box_table(T, mask, flag == 1, opts[c], extra[c])
-            score_stage(T, V, dims, prep, mask, u, flag, opts[c], extra[c], W[c], NX, S0, pick)
-            for r in range(NUM_ROLLS):
+            box_table(M, mask, flag == 1, opts[c], extra[c])
+            score_stage(M, V, mask, u, flag, Widget(opts[c], extra[c], W[c], NX, S0, pick, K, kb, S, best, choice))
+            for r in range(n_rolls):
                 if pick[r] >= 0:
                     v = S0[r] + rest[c]  # the column-additive value; for one column rest is 0
                     if v > S[0, r]:
                         S[0, r] = v
                         choice[r] = c * nbox + pick[r]
         if n_stages > 0:
-            reroll_stages(S, K, kb, best, n_stages - 1)
-            keep_values(S[n_stages - 1], KL[n_stages])
+            reroll_stages(M, S, K, kb, best, n_stages - 1)
+            keep_values(M, S[n_stages - 1], KL[n_stages])
             have[n_stages] = True
         for i in range(starts[g], starts[g + 1]):
             d = order[i]
-            r, L, a = roll[d], left[d], action[d]
-            if L > 0 and not have[L]:
-                keep_values(S[L - 1], KL[L])
-                have[L] = True
-            # the best move: score now (S[0]) or the best keep of the roll, SMALL + r meaning "score now"
+            r, lf, a = roll[d], left[d], action[d]
+            if lf > 0 and not have[lf]:
+                keep_values(M, S[lf - 1], KL[lf])
+                have[lf] = True
+            # the best move: score now (S[0]) or the best keep of the roll, small + r meaning "score now"
             v = S[0, r]
-            keep = SMALL + r
-            if L == n_stages and L > 0:
+            keep = small + r
+            if lf == n_stages and lf > 0:
                 for h in HOLDS_BY_SIZE:  # every hold pattern, larger keeps first: ties go to keeping more
-                    x = KL[L, HOLD_KEEP[r, h]]
+                    x = KL[lf, hold_keep[r, h]]
                     if x > v:
                         v = x
-                        keep = HOLD_KEEP[r, h]
-            elif L > 0:
-                v = S[L, r]
-                keep = best[L, r]
+                        keep = hold_keep[r, h]
+            elif lf > 0:
+                v = S[lf, r]
+                keep = best[lf, r]
             best_value[d] = v
-            if keep == SMALL + r:
+            if keep == small + r:
                 best_action[d] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox)
             else:
                 h = 0
-                while HOLD_KEEP[r, h] != keep:  # the lowest pattern that keeps these dice
+                while hold_keep[r, h] != keep:  # the lowest pattern that keeps these dice
                     h += 1
                 best_action[d] = h
             if a < NUM_HOLDS:
-                played_value[d] = KL[L, HOLD_KEEP[r, a]]
+                played_value[d] = KL[lf, hold_keep[r, a]]
             else:
                 c, b = box_of_action(nbox, a)
                 p = opts[c, r, b]

@@ -20,20 +20,104 @@ position is played as `strong` plays it.
 G is kept as an array over the scores where it is neither 0 nor 1: [glo, glo + len(G)); below it 0, above
 it 1.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from ..core.actions import NUM_HOLDS, box_of_action
-from ..core.dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS
 from ..core.kernels import box_options
 from .dial import pick_row
 from .plans import write_plan
-from .widget import keep_values, next_state, reroll_stages
+from .widget import Model, keep_values, next_state, reroll_stages
 
 TIE = 1e-12          # weight of one expected point beside the chance of winning (breaks exact ties only)
 MAX_SHEETS = 8
 MAX_FUTURES = 3      # own futures `chance_after` can weigh besides the points one
 DECIDED = 1e-9       # moves whose chances differ by less are alike to the dial (`win_dial_moves`)
+
+
+class OwnFutures(NamedTuple):
+    """More futures the deciding sheet could play (a flat numba-friendly named tuple: numba's parallel loops take no
+    nested tuples; `agents.strong.own_futures`): F <= `MAX_FUTURES` of them, the distributions of other whole
+    policies (`risk`), and the oracle weight (see `chance_after`).
+
+    lo[f, s], length[f, s], offset[f, s], mass[f, s]   future f's pmf of state s (as `distribution.Pmfs`; F = 0:
+                                                       none)
+    data0, data1, data2                                future f's pmfs in the f-th, the others unused
+    beta                                               the oracle weight
+    """
+    lo: np.ndarray
+    length: np.ndarray
+    offset: np.ndarray
+    mass: np.ndarray
+    data0: np.ndarray
+    data1: np.ndarray
+    data2: np.ndarray
+    beta: float
+
+
+class Curve(NamedTuple):
+    """How a final score of the deciding sheet turns into a chance at one table (a numba-friendly named tuple;
+    `table_widget`).
+
+    G[i], glo, n   the win share of a final score glo + i, i < n (`win_curve`; 0 below, 1 above)
+    H[2, i]        the field's best score: P(B = glo + i) and the share of the ties there (`win_curve`)
+    spreads        the factors the deciding sheet's own future is scaled by (`chance_after`)
+    acc            scratch of at least n (`chance_after`'s oracle)
+    """
+    G: np.ndarray
+    H: np.ndarray
+    glo: int
+    n: int
+    spreads: np.ndarray
+    acc: np.ndarray
+
+
+class Seats(NamedTuple):
+    """The tables the win kernels decide at (a numba-friendly named tuple): table j's deciding sheet mine[j], every
+    sheet k at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
+    start of this turn); targets[j] >= 0 plays for a final score of at least targets[j] instead of the other
+    sheets; spreads: the deciding sheet's future scaled (`chance_after`)."""
+    keys: np.ndarray
+    totals: np.ndarray
+    mine: np.ndarray
+    targets: np.ndarray
+    spreads: np.ndarray
+
+
+class WinWidget(NamedTuple):
+    """The scratch arrays of the turn widget on win chances (`win_widget`; a numba-friendly named tuple).
+
+    opts[r, b], extra[r]   the box table of the deciding sheet's state
+    Wv[b, p], done[b, p]   the chance after p points in box b, once computed (rolls without an extra bonus)
+    S[L, r], best[L, r]    the best chance with L re-rolls left and roll r, and the keep chosen (L >= 1)
+    K[k], kb[k]            keep values and best sub-keeps
+    choice[r]              the box roll r is scored in
+    boxval[r, b]           the chance after scoring roll r in box b (-inf where b is filled)
+    """
+    opts: np.ndarray
+    extra: np.ndarray
+    Wv: np.ndarray
+    done: np.ndarray
+    S: np.ndarray
+    best: np.ndarray
+    K: np.ndarray
+    kb: np.ndarray
+    choice: np.ndarray
+    boxval: np.ndarray
+
+
+class WinDecisions(NamedTuple):
+    """Decisions of stored games and their chances (`win_decisions`; a numba-friendly named tuple): decisions
+    starts[g]:starts[g + 1] are one turn of table g; decision d saw roll[d] with left[d] re-rolls left and played
+    action[d] (Game encoding); before[d] / after[d]: the chance after the best move / after the move played."""
+    starts: np.ndarray
+    roll: np.ndarray
+    left: np.ndarray
+    action: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
 
 
 @nb.njit(cache=True, parallel=True)
@@ -146,26 +230,28 @@ def _field_terms(H, glo, n, data, o, m, first, mass, acc, fold):
 
 
 @nb.njit(cache=True, inline="always")
-def chance_after(G, H, glo, n, lo, length, offset, data, mass, own, s2, x0, mean, spreads, acc):
+def chance_after(C, P, own, s2, x0, mean):
     """Sum over i of D_s2[i] G(x0 + lo[s2] + i) / mass[s2]: the win chance after a move that ends the turn at
     s2 with a total of x0. Dividing by the pmf's own sum (1 within the float32 rounding, about 1e-7) makes a
     certain win exactly 1 whatever the state, so the `TIE` term (1e-12 a point) decides between such moves.
 
-    spreads: the deciding sheet's own future scaled around its expected final score `mean` (x0 plus the
+    C.spreads: the deciding sheet's own future scaled around its expected final score `mean` (x0 plus the
     state's value): with spread w the final score x is read as mean + w (x - mean), G taken between whole
     scores (`curve_at`); the chance is the best over the spreads given. [1.0]: the points player's future as
     it is; the agent's factors per table size are `agents.strong.spread_for`.
 
-    own: more futures the deciding sheet could play, F <= `MAX_FUTURES` of them (lo, length, offset, mass of
-    shape (F, states), then `MAX_FUTURES` pmf arrays, future f's pmfs in the f-th, the others unused; F = 0:
-    none), the distributions of other whole policies (`risk`), and the oracle weight beta: the chance is the
+    own: more futures the deciding sheet could play (`OwnFutures`), the distributions of other whole policies
+    (`risk`), and the oracle weight beta: the chance is the
     best over the points future and these (each a strategy the sheet could commit to from s2; deciding again
     each turn only does better), a lower bound of what adaptive play reaches. With beta > 0 (and F > 0, and
     other sheets) it moves towards the oracle's chance, sum over t of max over the futures of
     P(B = t) P(own > t) + (the tie share) P(own = t), B the field's best score (H, `win_curve`): a future
     chosen knowing where the field ends, an upper-style estimate; the chance is lower + beta (oracle - lower).
-    With a single future both are the same. acc: scratch of at least n.
-    (Separate arrays, not a tuple of them: numba's parallel loops take no nested tuples.)"""
+    With a single future both are the same.
+    C: the table's `Curve` (G, H, glo, n, spreads, acc); P: the points policy's `distribution.Pmfs`; own: the
+    `OwnFutures`."""
+    G, H, glo, n, spreads, acc = C.G, C.H, C.glo, C.n, C.spreads, C.acc
+    lo, length, offset, data, mass = P.lo, P.length, P.offset, P.data, P.mass
     first = x0 + lo[s2]
     o = offset[s2]
     m = length[s2]
@@ -179,7 +265,8 @@ def chance_after(G, H, glo, n, lo, length, offset, data, mass, own, s2, x0, mean
         else:
             total = _window(G, glo, n, data, o, m, first)
         best = max(best, total / mass[s2])
-    olo, olength, ooffset, omass, data0, data1, data2, beta = own
+    olo, olength, ooffset, omass, beta = own.lo, own.length, own.offset, own.mass, own.beta
+    data0, data1, data2 = own.data0, own.data1, own.data2
     for f in range(olo.shape[0]):
         odata = data0 if f == 0 else (data1 if f == 1 else data2)
         total = _window(G, glo, n, odata, ooffset[f, s2], olength[f, s2], x0 + olo[f, s2])
@@ -197,18 +284,23 @@ def chance_after(G, H, glo, n, lo, length, offset, data, mass, own, s2, x0, mean
 
 
 @nb.njit(cache=True)
-def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, H, glo, n, spreads, stages, opts, extra, Wv, done,
-               S, K, kb, best, choice, boxval, acc):
-    """The turn widget on win chances at one sheet state: S[L, r] for L <= stages, best[L, r], choice[r];
-    boxval[r, b] the chance after scoring roll r in box b (-inf where b is filled)."""
-    n_upper, n_flag, threshold, yacht_points = space
-    gain = prep[0]
-    lo, length, offset, data, mass = dist
+def win_widget(M, V, P, own, C, s, total, stages, X):
+    """The turn widget on win chances at turn-start state s of the deciding sheet (its total `total`), in the
+    `WinWidget` X: X.S[L, r] for L <= stages, X.best[L, r], X.choice[r]; X.boxval[r, b] the chance after scoring
+    roll r in box b (-inf where b is filled). C: the table's `Curve`."""
+    T, space, gain = M.T, M.space, M.L.gain
+    n_flag, n_upper = space.n_flag, space.n_upper
+    flag = s % n_flag
+    u = (s // n_flag) % n_upper
+    mask = s // (n_flag * n_upper)
+    opts, extra, Wv, done, boxval = X.opts, X.extra, X.Wv, X.done, X.boxval
+    S, choice = X.S, X.choice
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
-    for r in range(NUM_ROLLS):
+    for r in range(M.D.n_rolls):
         extra[r] = box_options(T, mask, flag == 1, r, opts[r])
     done[:, :] = False
-    for r in range(NUM_ROLLS):
+    for r in range(M.D.n_rolls):
         e = extra[r]
         bestv = -1e300
         bb = -1
@@ -220,11 +312,9 @@ def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, H, glo, n,
             if e == 0 and done[b, p]:
                 v = Wv[b, p]
             else:
-                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
-                                p)
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 g = p + gain[b, u, p] + e
-                v = (chance_after(G, H, glo, n, lo, length, offset, data, mass, own, nx, total + g,
-                                  total + g + V[nx], spreads, acc) + TIE * (g + V[nx]))
+                v = chance_after(C, P, own, nx, total + g, total + g + V[nx]) + TIE * (g + V[nx])
                 if e == 0:
                     Wv[b, p] = v
                     done[b, p] = True
@@ -234,142 +324,125 @@ def win_widget(T, V, space, prep, dist, own, mask, u, flag, total, G, H, glo, n,
                 bb = b
         S[0, r] = bestv
         choice[r] = bb
-    reroll_stages(S, K, kb, best, stages)
+    reroll_stages(M, S, X.K, X.kb, X.best, stages)
 
 
 @nb.njit(cache=True)
-def table_widget(T, V, space, prep, dist, own, span, keys, totals, me, target, spreads, stages, opts, extra, S, best,
-                 choice, boxval):
-    """The win-chance turn widget of one table: sheet `me` decides, every sheet k at turn-start state keys[k]
-    with total totals[k] (target >= 0: play for a final score of at least `target` instead; spreads: see
-    `chance_after`). Fills S[L, r] (the best chance with L re-rolls left and roll r), best, choice, boxval, and
-    opts / extra (the box table of every roll), as `win_widget`. Returns (glo, n, G, H, acc): the curve and the
-    field's best score (`win_curve`) and the oracle's scratch (`chance_after`), for more chances of this turn."""
-    n_upper, n_flag = space[0], space[1]
-    nbox, top = T.n_boxes, prep[0].shape[2]
-    lo, length, offset, data, mass = dist
-    G = np.empty(span + 1)
-    H = np.empty((2, span + 1))
-    acc = np.empty(span + 1)
+def table_widget(M, V, P, own, I, j, target, stages, X):
+    """The win-chance turn widget of table j of `I` (`Seats`): sheet I.mine[j] decides, every sheet k at
+    turn-start state I.keys[j, k] with total I.totals[j, k] (target >= 0: play for a final score of at least
+    `target` instead; I.spreads: see `chance_after`). Fills the `WinWidget` X as `win_widget` does, and X.opts /
+    X.extra (the box table of every roll). Returns the table's `Curve` (`win_curve`, and the oracle's scratch), for
+    more chances of this turn."""
+    lo, length, offset, data = P.lo, P.length, P.offset, P.data
+    keys, totals, me = I.keys[j], I.totals[j], I.mine[j]
+    G = np.empty(P.span + 1)
+    H = np.empty((2, P.span + 1))
+    acc = np.empty(P.span + 1)
     if target >= 0:
         glo, n = target, 0
     else:
         glo, n = win_curve(lo, length, offset, data, keys, totals, me, G, H)
-    s = keys[me]
-    flag = s % n_flag
-    u = (s // n_flag) % n_upper
-    mask = s // (n_flag * n_upper)
-    Wv = np.empty((nbox, top))
-    done = np.empty((nbox, top), dtype=np.bool_)
-    K = np.empty(NUM_KEEPS)
-    kb = np.empty(NUM_KEEPS, dtype=np.int32)
-    win_widget(T, V, space, prep, dist, own, mask, u, flag, totals[me], G, H, glo, n, spreads, stages, opts, extra, Wv,
-               done, S, K, kb, best, choice, boxval, acc)
-    return glo, n, G, H, acc
+    C = Curve(G, H, glo, n, I.spreads, acc)
+    win_widget(M, V, P, own, C, keys[me], totals[me], stages, X)
+    return C
+
+
+@nb.njit(cache=True, inline="always")
+def _win_scratch(M, stages, S, boxval):
+    """A `WinWidget` for `stages` re-roll stages with its stage values in S and box chances in boxval."""
+    R, nbox, top, nk = M.D.n_rolls, M.T.n_boxes, M.L.gain.shape[2], M.D.n_keeps
+    return WinWidget(np.empty((R, nbox), dtype=np.int32), np.empty(R, dtype=np.int32), np.empty((nbox, top)),
+                     np.empty((nbox, top), dtype=np.bool_), S, np.zeros((stages + 1, R), dtype=np.int32),
+                     np.empty(nk), np.empty(nk, dtype=np.int32), np.empty(R, dtype=np.int32), boxval)
 
 
 @nb.njit(cache=True, parallel=True)
-def win_plans(T, V, space, prep, dist, own, span, keys, totals, mine, targets, spreads, hold_of, plans, chances):
-    """The turn plan with the best chance to win of each table j: its deciding sheet mine[j], every sheet
-    at turn-start state keys[j, k] with total totals[j, k] (the deciding sheet's key is its state at the
-    start of this turn). targets[j] >= 0 plays for a final score of at least targets[j] instead of the
-    other sheets. spreads: the deciding sheet's future scaled (`chance_after`). plans[j, L, r]: the move (Game
+def win_plans(T, D, space, L, V, P, own, I, plans, chances):
+    """The turn plan with the best chance to win of each table j of `I` (`Seats`). plans[j, L, r]: the move (Game
     encoding; a hold as its lowest pattern) with L re-rolls left and roll r; chances[j, L, r]: its chance by this
-    estimate. span: the longest pmf. `win_tables` is its deliberate twin for the analysis: the same widget per
-    table, keeping every box's chance where play keeps only the plan."""
-    nbox = T.n_boxes
+    estimate. P: the points policy's `distribution.Pmfs`; own: the `OwnFutures`; T, D, space, L: the parts of the
+    rule set's `Model`. `win_tables` is its deliberate twin for the analysis: the same widget per table, keeping
+    every box's chance where play keeps only the plan."""
     stages = plans.shape[1] - 1
-    for j in nb.prange(keys.shape[0]):
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        boxval = np.empty((NUM_ROLLS, nbox))
-        table_widget(T, V, space, prep, dist, own, span, keys[j], totals[j], mine[j], targets[j], spreads, stages,
-                     opts, extra, chances[j], best, choice, boxval)
-        write_plan(T, stages, hold_of, best, choice, plans[j])
+    for j in nb.prange(I.keys.shape[0]):
+        M = Model(T, D, space, L)
+        X = _win_scratch(M, stages, chances[j], np.empty((D.n_rolls, T.n_boxes)))
+        table_widget(M, V, P, own, I, j, I.targets[j], stages, X)
+        write_plan(M, stages, X.best, X.choice, plans[j])
 
 
 @nb.njit(cache=True, parallel=True)
-def win_decisions(T, V, space, prep, dist, own, span, keys, totals, mine, spreads, stages, starts, roll, left, action,
-                  before, after):
+def win_decisions(T, D, space, L, V, P, own, I, stages, Q):
     """The chance to win before and after each decision of stored games, by the estimate `win_plans` plays by.
 
-    Decisions starts[g]:starts[g + 1] are one turn of table g (inputs as `win_plans`: keys[g], totals[g],
-    mine[g], spreads); decision d saw roll[d] with left[d] re-rolls left and played action[d] (Game encoding).
-    before[d]: the chance after the best move (the position's chance); after[d]: after the move played.
-    Both carry the `TIE` term of the expected points (below 1e-9)."""
-    n_upper, n_flag, threshold, yacht_points = space
-    gain = prep[0]
-    lo, length, offset, data, mass = dist
+    Q (`WinDecisions`): decisions Q.starts[g]:Q.starts[g + 1] are one turn of table g of `I` (`Seats`; its targets
+    are not read); Q.before[d]: the chance after the best move (the position's chance); Q.after[d]: after the move
+    played. Both carry the `TIE` term of the expected points (below 1e-9)."""
+    n_upper, n_flag = space.n_upper, space.n_flag
+    starts, roll, left, action, before, after = Q.starts, Q.roll, Q.left, Q.action, Q.before, Q.after
+    box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
-    for g in nb.prange(keys.shape[0]):
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        S = np.empty((stages + 1, NUM_ROLLS))
-        K = np.empty(NUM_KEEPS)
-        boxval = np.empty((NUM_ROLLS, nbox))
-        me = mine[g]
-        glo, n, G, H, acc = table_widget(T, V, space, prep, dist, own, span, keys[g], totals[g], me, -1, spreads,
-                                         stages, opts, extra, S, best, choice, boxval)
-        s = keys[g, me]
+    for g in nb.prange(I.keys.shape[0]):
+        M = Model(T, D, space, L)
+        gain, hold_keep = L.gain, D.hold_keep
+        X = _win_scratch(M, stages, np.empty((stages + 1, D.n_rolls)), np.empty((D.n_rolls, nbox)))
+        K = np.empty(D.n_keeps)
+        C = table_widget(M, V, P, own, I, g, -1, stages, X)
+        me = I.mine[g]
+        s = I.keys[g, me]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
         mask = s // (n_flag * n_upper)
         for d in range(starts[g], starts[g + 1]):
-            r, L, a = roll[d], left[d], action[d]
-            before[d] = S[L, r]
+            r, lf, a = roll[d], left[d], action[d]
+            before[d] = X.S[lf, r]
             if a < NUM_HOLDS:
-                keep_values(S[L - 1], K)
-                after[d] = K[HOLD_KEEP[r, a]]
+                keep_values(M, X.S[lf - 1], K)
+                after[d] = K[hold_keep[r, a]]
             else:
                 b = box_of_action(nbox, a)[1]
-                p = opts[r, b]
-                nx = next_state(T.box_face, T.yacht_box, n_upper, n_flag, threshold, yacht_points, mask, u, flag, b,
-                                p)
-                x = p + gain[b, u, p] + extra[r]
-                x0 = totals[g, me] + x
-                after[d] = (chance_after(G, H, glo, n, lo, length, offset, data, mass, own, nx, x0, x0 + V[nx],
-                                         spreads, acc) + TIE * (x + V[nx]))
+                p = X.opts[r, b]
+                nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
+                x = p + gain[b, u, p] + X.extra[r]
+                x0 = I.totals[g, me] + x
+                after[d] = chance_after(C, P, own, nx, x0, x0 + V[nx]) + TIE * (x + V[nx])
 
 
 @nb.njit(cache=True, parallel=True)
-def win_tables(T, V, space, prep, dist, own, span, keys, totals, mine, targets, spreads, chances, boxvals):
-    """The chances of every move of a turn at each table j (inputs as `win_plans`): chances[j, L, r] the best
-    chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
+def win_tables(T, D, space, L, V, P, own, I, chances, boxvals):
+    """The chances of every move of a turn at each table j of `I` (inputs as `win_plans`): chances[j, L, r] the
+    best chance with L re-rolls left and roll r, boxvals[j, r, b] the chance after scoring roll r in box b (-inf:
     filled). A hold's chance is read from chances[j, L - 1] (`keep_values`). The twin of `win_plans` for the
     analysis: the same widget per table, keeping every box's chance where play keeps only the plan."""
-    nbox = T.n_boxes
     stages = chances.shape[1] - 1
-    for j in nb.prange(keys.shape[0]):
-        opts = np.empty((NUM_ROLLS, nbox), dtype=np.int32)
-        extra = np.empty(NUM_ROLLS, dtype=np.int32)
-        best = np.zeros((stages + 1, NUM_ROLLS), dtype=np.int32)
-        choice = np.empty(NUM_ROLLS, dtype=np.int32)
-        table_widget(T, V, space, prep, dist, own, span, keys[j], totals[j], mine[j], targets[j], spreads, stages,
-                     opts, extra, chances[j], best, choice, boxvals[j])
+    for j in nb.prange(I.keys.shape[0]):
+        M = Model(T, D, space, L)
+        X = _win_scratch(M, stages, chances[j], boxvals[j])
+        table_widget(M, V, P, own, I, j, I.targets[j], stages, X)
 
 
 @nb.njit(cache=True)
-def win_dial_moves(chances, boxvals, rows, rolls, lefts, temperature, uniforms, first_hold, actions, losses, decided):
-    """The strength dial on chances to win: decision j (table rows[j] of `win_tables`' arrays, roll rolls[j],
-    lefts[j] re-rolls left) draws its move from the softmax over its legal moves' chances at `temperature`
-    (in chance; `policy.pick_row`: best first, inverse CDF with uniforms[j]); losses[j]: the chance the move
-    gives up against the best. decided[j]: every legal move has the same chance (within `DECIDED`: a won or
-    lost position, or no opponent), where the chances cannot tell the moves apart."""
+def win_dial_moves(M, chances, boxvals, Q, temperature, actions, losses, decided):
+    """The strength dial on chances to win: decision j of Q (`dial.Decisions`: table Q.rows[j] of `win_tables`'
+    arrays, roll Q.rolls[j], Q.lefts[j] re-rolls left; its keys are not read) draws its move from the softmax over
+    its legal moves' chances at `temperature` (in chance; `policy.pick_row`: best first, inverse CDF with
+    Q.uniforms[j]); losses[j]: the chance the move gives up against the best. decided[j]: every legal move has the
+    same chance (within `DECIDED`: a won or lost position, or no opponent), where the chances cannot tell the moves
+    apart."""
+    rows, rolls, lefts, uniforms = Q.rows, Q.rolls, Q.lefts, Q.uniforms
+    first_hold, hold_keep = M.L.first_hold, M.D.hold_keep
     nbox = boxvals.shape[2]
     n_act = NUM_HOLDS + nbox
     row = np.empty(n_act)
-    K = np.empty(NUM_KEEPS)
+    K = np.empty(M.D.n_keeps)
     val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
     for j in range(rows.shape[0]):
-        t, r, L = rows[j], rolls[j], lefts[j]
-        if L > 0:
-            keep_values(chances[t, L - 1], K)
+        t, r, lf = rows[j], rolls[j], lefts[j]
+        if lf > 0:
+            keep_values(M, chances[t, lf - 1], K)
             for h in range(NUM_HOLDS):
-                row[h] = K[HOLD_KEEP[r, h]]
+                row[h] = K[hold_keep[r, h]]
         else:
             for h in range(NUM_HOLDS):
                 row[h] = -np.inf
