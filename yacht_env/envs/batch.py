@@ -1,6 +1,6 @@
 """The one-seat kernel of the table core: N solitaire games stepped by one compiled loop.
 
-`yacht_env.envs.table_core.TableCore` runs its one-seat case (`Yacht-v0`, its vector env, the SB3
+`yacht_env.envs.solo.SoloStepper` runs the table core's one-seat case (`Yacht-v0`, its vector env, the SB3
 adapter) on these entry points. The games are the tables of a one-seat `yacht_env.core.engine.State`,
 changed by the engine's transition (`play_action`, `roll_seeded`); a step here also writes what an
 environment needs around it in the same pass: the observation and mask, rewards, and (with autoreset)
