@@ -24,7 +24,8 @@ from gymnasium import spaces
 
 from ..core.dice import NUM_DICE
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
-from .board import board_of
+from ..core.dispatch import Entries
+from .board import board_key, board_of, by_identity
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -32,6 +33,8 @@ FACE_COUNTS = slice(5, 11)  # dice per face / 5
 ROLLS_LEFT = 11
 TURNS_PLAYED = 12
 HEAD = 13                   # where the first column starts
+ENTRIES = Entries()         # the observation writers compiled for a Board's types (`board.board_key`)
+_OBS_ARGS: dict = {}        # rule set -> its `obs_args`
 
 
 class ObsArgs(NamedTuple):
@@ -96,7 +99,15 @@ def max_total(rules) -> int:
 
 
 def obs_args(rules) -> ObsArgs:
-    return ObsArgs(inv_box_scale(rules), rules.rounds, float(max_total(rules)),
+    """The `ObsArgs` of a rule set (kept per rule set object; its arrays are only read)."""
+    return by_identity(_OBS_ARGS, rules, _make_obs_args)
+
+
+def _make_obs_args(rules) -> ObsArgs:
+    """`inv_box_scale` and `max_total` from one `box_scale`, the rounds, the preview of no sheet to move."""
+    scale = box_scale(rules)
+    return ObsArgs((1.0 / scale).astype(np.float32), rules.rounds,
+                   float(int(scale.sum() + rules.upper_bonus) * rules.columns),
                    np.full((rules.columns, len(rules.boxes)), -1, np.int32))
 
 
@@ -145,9 +156,12 @@ def observe(state, rows) -> np.ndarray:
     """(len(rows), obs_size) float32 flat observations of the seats to move at tables `rows` of a
     `yacht_env.core.engine.State` (the observation `Yacht-v0` shows, for any table)."""
     rows = np.ascontiguousarray(rows, np.int64)
+    if rows.ndim != 1:
+        raise ValueError(f"rows must be a vector of table indices, got an array of shape {rows.shape}")
     rules = state.rules
     out = np.empty((len(rows), obs_size(rules)), np.float32)
-    write_observations(board_of(state), obs_args(rules), rows, out)
+    args = (board_of(state), obs_args(rules), rows, out)
+    ENTRIES(write_observations, board_key(args[0]), args)(*args)
     return out
 
 

@@ -23,11 +23,10 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from ..core.dispatch import direct
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.kernels import roll_of
-from .board import board_of
-from .obs import dict_obs, dict_space, flat_space, obs_args, obs_size, write_obs
+from .board import board_key, board_of
+from .obs import ENTRIES, dict_obs, dict_space, flat_space, obs_args, obs_size, write_obs
 from .render import render_sheet
 from .step_threads import SliceThreads, post
 
@@ -112,28 +111,35 @@ def write_seat_observations(lo, hi, ctrl, B, look, rows, seats, shown, out):
 
 class SeatWriter:
     """`write_seat_observations` over one engine state, called without numba's type dispatch: the
-    state's `Board`, its `obs.ObsArgs` and the kernel compiled for their types (`direct`, taken at
-    the first call; rows, seats and shown are made C-contiguous of the types it was taken for)."""
+    state's `Board`, its `obs.ObsArgs` and the kernel compiled for their types (`obs.ENTRIES`; rows,
+    seats and shown are made C-contiguous vectors and matrices of the types it was taken for)."""
 
     def __init__(self, state, threads: SliceThreads | None = None):
-        self.board, self.look = board_of(state), obs_args(state.rules)
+        self.state, self.look = state, obs_args(state.rules)
         self.size = obs_size(state.rules) + num_extra(state.num_sheets)
         self.threads = threads or ONE_THREAD
-        self._kernel = None
+        self.board = board_of(state)
 
     def __getstate__(self):
-        return {**self.__dict__, "_kernel": None}        # compiled code: taken again after unpickling
+        return {k: v for k, v in self.__dict__.items() if k != "board"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.board = board_of(self.state)     # the process's own dice tables: the kernel's types
 
     def __call__(self, rows, seats, shown) -> np.ndarray:
         """(len(rows), size) flat observations of seat seats[j] at table rows[j]; shown[j]: the dice it sees
         while its sheet is not to move."""
         rows = np.ascontiguousarray(rows, np.int64)
+        seats = np.ascontiguousarray(seats, np.int64)
+        shown = np.ascontiguousarray(shown, np.int8)
+        if rows.ndim != 1 or seats.shape != rows.shape or shown.shape != (len(rows), self.board.D.n):
+            raise ValueError(f"one table index, seat and {self.board.D.n} dice per observation, got shapes "
+                             f"{rows.shape}, {seats.shape} and {shown.shape}")
         out = np.empty((len(rows), self.size), np.float32)
-        args = (self.board, self.look, rows, np.ascontiguousarray(seats, np.int64),
-                np.ascontiguousarray(shown, np.int8), out)
-        if self._kernel is None:
-            self._kernel = direct(write_seat_observations, (0, 0, self.threads.ctrl, *args))
-        self.threads.run(self._kernel, len(rows), args)
+        args = (self.board, self.look, rows, seats, shown, out)
+        kernel = ENTRIES(write_seat_observations, board_key(self.board), (0, 0, self.threads.ctrl, *args))
+        self.threads.run(kernel, len(rows), args)
         return out
 
 
