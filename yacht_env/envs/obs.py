@@ -25,7 +25,7 @@ from gymnasium import spaces
 from ..core.dice import NUM_DICE
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.dispatch import Entries
-from .board import board_key, board_of, by_identity
+from .board import board_key, board_of, by_identity, dice_of
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -44,11 +44,20 @@ class ObsArgs(NamedTuple):
     rounds       turns of one sheet in a game
     scale        the totals' scale (`max_total`)
     no_preview   the preview of a sheet not to move: (columns, boxes) int32, all -1
+    dice         per roll r of the rules' dice (`board.dice_of`), the observation's first n + 6 entries
+                 (`dice_features`)
     """
     inv_scale: np.ndarray
     rounds: int
     scale: float
     no_preview: np.ndarray
+    dice: np.ndarray
+
+
+def dice_features(D) -> np.ndarray:
+    """(n_rolls, n + 6) float32: for each roll of a `yacht_env.core.dice.Dice`, its sorted dice / 6 and how
+    many dice show each face / n (the observation's first entries)."""
+    return np.concatenate([D.rolls / 6.0, D.roll_counts / D.n], axis=1).astype(np.float32)
 
 
 class ColumnLayout(NamedTuple):
@@ -108,21 +117,19 @@ def _make_obs_args(rules) -> ObsArgs:
     scale = box_scale(rules)
     return ObsArgs((1.0 / scale).astype(np.float32), rules.rounds,
                    float(int(scale.sum() + rules.upper_bonus) * rules.columns),
-                   np.full((rules.columns, len(rules.boxes)), -1, np.int32))
+                   np.full((rules.columns, len(rules.boxes)), -1, np.int32), dice_features(dice_of(rules.tables)))
 
 
 @nb.njit(cache=True, inline="always")
 def write_obs(B, look, roll, rolls_used, turn, scores, preview, cols, out):
     """Fill `out` with the flat observation of one sheet (layout in the module docstring) of a `Board` B.
 
-    roll: index of the sorted dice in B.D; scores, preview: the sheet's (columns, boxes); cols: its
-    (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
+    roll: index of the sorted dice (`yacht_env.core.dice.Dice`); scores, preview: the sheet's (columns,
+    boxes); cols: its (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
     """
-    T, D = B.T, B.D
-    for k in range(D.n):
-        out[k] = D.rolls[roll, k] / 6.0
-    for f in range(6):
-        out[D.n + f] = D.roll_counts[roll, f] / D.n
+    T = B.T
+    for k in range(look.dice.shape[1]):
+        out[k] = look.dice[roll, k]
     out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
     out[12] = turn / look.rounds
     nbox = T.n_boxes

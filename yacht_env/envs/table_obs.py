@@ -118,14 +118,18 @@ class SeatWriter:
         self.state, self.look = state, obs_args(state.rules)
         self.size = obs_size(state.rules) + num_extra(state.num_sheets)
         self.threads = threads or ONE_THREAD
-        self.board = board_of(state)
+        self._bind()
+
+    def _bind(self) -> None:
+        self.board = board_of(self.state)     # the process's own dice tables: the kernel's types
+        self._kernel = None                   # the compiled kernel, taken at the first call
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "board"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("board", "_kernel")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.board = board_of(self.state)     # the process's own dice tables: the kernel's types
+        self._bind()
 
     def __call__(self, rows, seats, shown) -> np.ndarray:
         """(len(rows), size) flat observations of seat seats[j] at table rows[j]; shown[j]: the dice it sees
@@ -138,8 +142,9 @@ class SeatWriter:
                              f"{rows.shape}, {seats.shape} and {shown.shape}")
         out = np.empty((len(rows), self.size), np.float32)
         args = (self.board, self.look, rows, seats, shown, out)
-        kernel = ENTRIES(write_seat_observations, board_key(self.board), (0, 0, self.threads.ctrl, *args))
-        self.threads.run(kernel, len(rows), args)
+        if self._kernel is None:
+            self._kernel = ENTRIES(write_seat_observations, board_key(self.board), (0, 0, self.threads.ctrl, *args))
+        self.threads.run(self._kernel, len(rows), args)
         return out
 
 
