@@ -1,4 +1,4 @@
-"""Where the planned step's compiled kernel spends its time (`yacht_env.envs.table_core.step_planned`).
+"""Where the planned step's compiled kernel spends its time (`yacht_env.envs.learner.step_planned`).
 
     python scripts/bench.py planned_kernel [--tables 4096] [--warmup 300] [--states 20] [--repeats 5]
                                            [--base OTHER_TREE]
@@ -23,11 +23,15 @@ times `--repeats`; plus how often the learner's move ended its turn and how many
 `--base` names another checkout of the project: its `yacht_env` is imported as `yacht_base` (its own numba
 cache folder) and its `step_planned` is timed on the same kept states, alternating call by call with this
 tree's (after checking that both leave the same arrays), so that the load of a shared machine falls on both.
+A checkout whose `step_planned` still takes its 28 positional arguments (`yacht_env.envs.table_core`, before
+the kernels took named structures) is called with those. Every kernel is called through its compiled version
+for the arguments' types (`yacht_env.core.dispatch.direct`), without numba's type dispatch.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 import time
@@ -37,13 +41,12 @@ import numba
 import numba as nb
 import numpy as np
 
-from yacht_env.core.actions import NUM_HOLDS
-from yacht_env.core.engine import TURN, Arrays, play_action
-from yacht_env.core.plan_source import PlanTables
+from yacht_env.core.dispatch import direct
+from yacht_env.core.engine import TURN, play_action
 from yacht_env.envs.batch import random_legal
-from yacht_env.envs.table_core import TableCore, _opponents_then_roll, _settle, step_planned
+from yacht_env.envs.learner import StepRows, _opponents_then_roll, _settle, step_planned
+from yacht_env.envs.table_core import TableCore
 from yacht_env.rules import load
-from yacht_env.rules.tables import tables_of
 
 
 def add_parser(sub):
@@ -66,33 +69,43 @@ def import_base(tree: Path):
     spec.loader.exec_module(module)       # points numba's cache at the folder of tree's own source
     table_core = importlib.import_module("yacht_base.envs.table_core")
     numba.config.CACHE_DIR = folder
-    return table_core.step_planned
+    if hasattr(table_core, "step_planned"):           # a checkout from before the learner's stepper module
+        return table_core.step_planned
+    return importlib.import_module("yacht_base.envs.learner").step_planned
+
+
+def whole_args(kernel, core: TableCore, step: StepRows) -> tuple:
+    """The arguments of a whole `step_planned` call over every table: this tree's named structures, or the
+    28 positional arguments of a checkout from before them (its `kernel` takes that many)."""
+    n, opponents, seen = core.num_tables, core._opponents(), core._seen()
+    if len(inspect.signature(kernel.py_func).parameters) != 28:
+        return (0, n, core.threads.ctrl, core.board, core.look, opponents, seen, step)
+    st, look = core.state, core.look
+    return (0, n, core.threads.ctrl, step.rows, step.actions, core.side, tuple(opponents.P), st.ypts,
+            st.num_players, st.num_sheets, st.turns, step.gains, step.stuck, step.rewards, step.over, *seen[:6],
+            seen.obs, look.inv_scale, look.rounds, look.scale, look.no_preview, st.arrays, st.table_fields)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _learner(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
-    T, E = tables_of(tables), Arrays(*arrays)
-    for j in range(rows.shape[0]):
-        gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j])
+def _learner(B, step):
+    for j in range(step.rows.shape[0]):
+        step.gains[j] = play_action(B.T, B.E, B.ypts, B.num_players, B.num_sheets, step.rows[j], step.actions[j])
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _opponents(rows, actions, gains, stuck, side, plan, ypts, num_players, num_sheets, turns, arrays, tables):
-    T, E, P = tables_of(tables), Arrays(*arrays), PlanTables(*plan)
-    for j in range(rows.shape[0]):
-        stuck[j] = False
-        if gains[j] >= 0 and actions[j] >= NUM_HOLDS:
-            stuck[j] = not _opponents_then_roll(T, E, P, rows[j], side, ypts, num_players, num_sheets, turns)
+def _opponents(B, opp, step):
+    holds = B.T.dice.n_holds - 1
+    for j in range(step.rows.shape[0]):
+        step.stuck[j] = False
+        if step.gains[j] >= 0 and step.actions[j] >= holds:
+            step.stuck[j] = not _opponents_then_roll(B, opp, step.rows[j])
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _settling(rows, stuck, rewards, over, seats, sheets, banked, final_total, shown, mask, obs, inv_scale, rounds,
-              scale, no_preview, num_players, num_sheets, turns, arrays, tables):
-    T, E = tables_of(tables), Arrays(*arrays)
-    for j in range(rows.shape[0]):
-        if not stuck[j]:
-            _settle(T, E, rows[j], j, True, rewards, over, seats, sheets, banked, final_total, shown, mask, obs,
-                    inv_scale, rounds, scale, no_preview, num_players, num_sheets, turns)
+def _settling(B, look, seen, step):
+    for j in range(step.rows.shape[0]):
+        if not step.stuck[j]:
+            _settle(B, look, seen, step, step.rows[j], j, True)
 
 
 class Kept:
@@ -152,37 +165,40 @@ def run(args):
     play_steps(core, rng, actions, args.states, kept)
     base = import_base(args.base) if args.base else None
 
-    st, a = core.state, core._obs_args
+    st = core.state
     rows = core.rows
     gains, stuck = np.zeros(n, np.int64), np.zeros(n, np.bool_)
     rewards, over = np.zeros(n, np.float32), np.zeros(n, np.bool_)
-    plan = tuple(core.planned.plan_tables(rules))
-    head = (st.ypts, st.num_players, st.num_sheets)
     outputs = [gains, stuck, rewards, over]
     sweeps = {"cold": np.zeros(64 << 20, np.uint8), "warm": None}    # 64 MB: twice this machine's L3
     parts: dict[str, list[float]] = {}
     counts = np.zeros(3)
+    calls = {}       # kernel -> its compiled version for the arguments' types
+
+    def call(kernel, kernel_args):
+        if kernel not in calls:
+            calls[kernel] = direct(kernel, kernel_args)
+        return calls[kernel], kernel_args
+
     for k in kept:
         acts = k.actions
-        whole = (0, n, core.threads.ctrl, rows, acts, core.side, plan, *head, st.turns, gains, stuck, rewards, over,
-                 core.seat, core.sheet, core.banked, core.final_total, core.shown, core.mask, core.obs, a.inv_scale,
-                 a.rounds, a.scale, a.no_preview, st.arrays, st.table_fields)
-        learner = (rows, acts, gains, *head, st.arrays, st.table_fields)
-        opponents = (rows, acts, gains, stuck, core.side, plan, *head, st.turns, st.arrays, st.table_fields)
-        settling = (rows, stuck, rewards, over, core.seat, core.sheet, core.banked, core.final_total, core.shown,
-                    core.mask, core.obs, a.inv_scale, a.rounds, a.scale, a.no_preview, *head[1:], st.turns,
-                    st.arrays, st.table_fields)
+        step = StepRows(rows, acts, gains, stuck, rewards, over)
+        whole = call(step_planned, whole_args(step_planned, core, step))
+        learner = call(_learner, (core.board, step))
+        opponents = call(_opponents, (core.board, core._opponents(), step))
+        settling = call(_settling, (core.board, core.look, core._seen(), step))
         k.put_back()
         before = st.ints.copy()
-        _learner(*learner)
-        _opponents(*opponents)
-        scored = (gains >= 0) & (acts >= NUM_HOLDS)
+        for fn, fn_args in (learner, opponents):
+            fn(*fn_args)
+        scored = (gains >= 0) & (acts >= core.board.T.dice.n_holds - 1)
         counts += (scored.sum(), (st.ints[:, TURN] - before[:, TURN])[scored].sum() - scored.sum(), stuck.sum())
         if base is not None:      # alternate the two trees' kernels call by call, on the same state
-            results = []
+            results, pair = [], {step_planned: whole, base: call(base, whole_args(base, core, step))}
             for kernel in (step_planned, base):
                 k.put_back()
-                kernel(*whole)
+                fn, fn_args = pair[kernel]
+                fn(*fn_args)
                 results.append([x.copy() for x in k.live() + outputs])
             if not all(np.array_equal(x, y) for x, y in zip(*results)):
                 raise SystemExit("the two trees' step_planned leave different arrays")
@@ -190,16 +206,14 @@ def run(args):
                 for r in range(args.repeats):
                     for kernel in ((step_planned, base) if r % 2 == 0 else (base, step_planned)):
                         key = f"{'this tree' if kernel is step_planned else 'base'} {how}"
-                        parts.setdefault(key, []).extend(timed(kernel, whole, k.put_back, [], 1, n, sweeps[how]))
+                        parts.setdefault(key, []).extend(timed(*pair[kernel], k.put_back, [], 1, n, sweeps[how]))
             continue
         for how in ("cold", "warm"):
-            for name, fn, call, before_ in (("whole", step_planned, whole, []),
-                                            ("learner", _learner, learner, []),
-                                            ("opponent", _opponents, opponents, [(_learner, learner)]),
-                                            ("settle", _settling, settling,
-                                             [(_learner, learner), (_opponents, opponents)])):
+            for name, (fn, fn_args), before_ in (("whole", whole, []), ("learner", learner, []),
+                                                 ("opponent", opponents, [learner]),
+                                                 ("settle", settling, [learner, opponents])):
                 parts.setdefault(f"{name} {how}", []).extend(
-                    timed(fn, call, k.put_back, before_, args.repeats, n, sweeps[how]))
+                    timed(fn, fn_args, k.put_back, before_, args.repeats, n, sweeps[how]))
     m = len(kept) * n
     print(f"{n} tables, {len(kept)} kept steps after {args.warmup}, {args.repeats} timed calls each, one thread")
     print(f"per table-step: learner scored {counts[0] / m:.3f}, opponent turns {counts[1] / m:.3f}, "

@@ -22,9 +22,10 @@ import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from ..core.dice import NUM_DICE, ROLL_COUNTS, ROLLS
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
-from ..rules.tables import tables_of
+from ..core.dice import NUM_DICE
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.dispatch import Entries
+from .board import board_key, board_of, by_identity
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -32,8 +33,31 @@ FACE_COUNTS = slice(5, 11)  # dice per face / 5
 ROLLS_LEFT = 11
 TURNS_PLAYED = 12
 HEAD = 13                   # where the first column starts
-# the first 11 entries of the flat observation for each of the 252 sorted rolls
-DICE_FEATURES = np.concatenate([ROLLS / 6.0, ROLL_COUNTS / 5.0], axis=1).astype(np.float32)
+ENTRIES = Entries()         # the observation writers compiled for a Board's types (`board.board_key`)
+_OBS_ARGS: dict = {}        # rule set -> its `obs_args`
+
+
+class ObsArgs(NamedTuple):
+    """What the observation writers take besides the tables (`obs_args(rules)`, computed once per rule set).
+
+    inv_scale    per box, 1 / the most it can score (`inv_box_scale`)
+    rounds       turns of one sheet in a game
+    scale        the totals' scale (`max_total`)
+    no_preview   the preview of a sheet not to move: (columns, boxes) int32, all -1
+    dice         per roll r of the rules' dice (`Tables.dice`), the observation's first n + 6 entries
+                 (`dice_features`)
+    """
+    inv_scale: np.ndarray
+    rounds: int
+    scale: float
+    no_preview: np.ndarray
+    dice: np.ndarray
+
+
+def dice_features(D) -> np.ndarray:
+    """(n_rolls, n + 6) float32: for each roll of a `yacht_env.core.dice.Dice`, its sorted dice / 6 and how
+    many dice show each face / n (the observation's first entries)."""
+    return np.concatenate([D.rolls / 6.0, D.roll_counts / D.n], axis=1).astype(np.float32)
 
 
 class ColumnLayout(NamedTuple):
@@ -83,50 +107,68 @@ def max_total(rules) -> int:
     return int(box_scale(rules).sum() + rules.upper_bonus) * rules.columns
 
 
-@nb.njit(cache=True, inline="always")
-def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upper, yacht50, out):
-    """Fill `out` with the flat observation of one sheet (layout in the module docstring).
+def obs_args(rules) -> ObsArgs:
+    """The `ObsArgs` of a rule set (kept per rule set object; its arrays are only read)."""
+    return by_identity(_OBS_ARGS, rules, _make_obs_args)
 
-    roll: index of the sorted dice (`yacht_env.core.dice`); inv_scale: `inv_box_scale(rules)`.
+
+def _make_obs_args(rules) -> ObsArgs:
+    """`inv_box_scale` and `max_total` from one `box_scale`, the rounds, the preview of no sheet to move."""
+    scale = box_scale(rules)
+    return ObsArgs((1.0 / scale).astype(np.float32), rules.rounds,
+                   float(int(scale.sum() + rules.upper_bonus) * rules.columns),
+                   np.full((rules.columns, len(rules.boxes)), -1, np.int32), dice_features(rules.tables.dice))
+
+
+@nb.njit(cache=True, inline="always")
+def write_obs(B, look, roll, rolls_used, turn, scores, preview, cols, out):
+    """Fill `out` with the flat observation of one sheet (layout in the module docstring) of a `Board` B.
+
+    roll: index of the sorted dice (`yacht_env.core.dice.Dice`); scores, preview: the sheet's (columns,
+    boxes); cols: its (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
     """
-    for k in range(NUM_DICE + 6):
-        out[k] = DICE_FEATURES[roll, k]
+    T = B.T
+    for k in range(look.dice.shape[1]):
+        out[k] = look.dice[roll, k]
     out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
-    out[12] = turn / rounds
+    out[12] = turn / look.rounds
     nbox = T.n_boxes
+    inv_scale = look.inv_scale
     for c in range(scores.shape[0]):
         base = HEAD + c * (2 * nbox + 2)
         for b in range(nbox):
             out[base + b] = scores[c, b] < 0
             out[base + nbox + b] = max(preview[c, b], 0) * inv_scale[b]
         if T.upper_bonus > 0:
-            out[base + 2 * nbox] = min(upper[c] / T.upper_threshold, 1.0)
+            out[base + 2 * nbox] = min(cols[c, UPPER] / T.upper_threshold, 1.0)
         else:
             out[base + 2 * nbox] = 0.0
-        out[base + 2 * nbox + 1] = 1.0 if yacht50[c] else 0.0
+        out[base + 2 * nbox + 1] = 1.0 if cols[c, YACHT50] else 0.0
 
 
 @nb.njit(cache=True)
-def write_observations(tables, inv_scale, rounds, num_players, num_sheets, rows, arrays, out):
-    """out[j] = the flat observation of the sheet to move at table rows[j] of an engine state, as that
-    seat sees it while it decides (tables, arrays: `State.table_fields`, `State.arrays`)."""
-    T, E = tables_of(tables), Arrays(*arrays)
+def write_observations(B, look, rows, out):
+    """out[j] = the flat observation of the sheet to move at table rows[j] of a `Board` B, as that seat
+    sees it while it decides (look: `ObsArgs`)."""
+    E = B.E
     ints, scores, preview, cols = E.ints, E.scores, E.preview, E.cols
     for j in range(rows.shape[0]):
         i = rows[j]
-        s = sheet_to_move(ints, i, num_players, num_sheets)
-        write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN] // num_sheets,
-                  scores[i, s], preview[i], cols[i, s, :, UPPER], cols[i, s, :, YACHT50], out[j])
+        s = sheet_to_move(ints, i, B.num_players, B.num_sheets)
+        write_obs(B, look, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN] // B.num_sheets, scores[i, s],
+                  preview[i], cols[i, s], out[j])
 
 
 def observe(state, rows) -> np.ndarray:
     """(len(rows), obs_size) float32 flat observations of the seats to move at tables `rows` of a
     `yacht_env.core.engine.State` (the observation `Yacht-v0` shows, for any table)."""
     rows = np.ascontiguousarray(rows, np.int64)
+    if rows.ndim != 1:
+        raise ValueError(f"rows must be a vector of table indices, got an array of shape {rows.shape}")
     rules = state.rules
     out = np.empty((len(rows), obs_size(rules)), np.float32)
-    write_observations(state.table_fields, inv_box_scale(rules), rules.rounds, state.num_players, state.num_sheets,
-                       rows, state.arrays, out)
+    args = (board_of(state), obs_args(rules), rows, out)
+    ENTRIES(write_observations, board_key(args[0]), args)(*args)
     return out
 
 

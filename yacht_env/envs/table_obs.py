@@ -18,16 +18,15 @@ this sheet first, to `yacht_env.envs.obs`'s Dict.
 Everything is read from the engine's arrays (`yacht_env.core.engine.State`): `seat_observations` for many
 tables at once, `seat_obs` / `seat_dict_obs` for one `Game`.
 """
-from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 from gymnasium import spaces
 
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
+from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.kernels import roll_of
-from ..rules.tables import tables_of
-from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
+from .board import board_key, board_of
+from .obs import ENTRIES, dict_obs, dict_space, flat_space, obs_args, obs_size, write_obs
 from .render import render_sheet
 from .step_threads import SliceThreads, post
 
@@ -58,28 +57,27 @@ def seat_dict_space(rules, num_sheets: int) -> spaces.Dict:
 
 
 @nb.njit(cache=True, inline="always")
-def write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, i, seat, shown, ints, scores, preview,
-                   cols, totals, no_preview, out):
-    """out (one row) = the flat observation (module docstring) of seat `seat` at table i; `shown` are the
-    dice it sees when its sheet is not the one to move."""
+def write_seat_obs(B, look, i, seat, shown, out):
+    """out (one row) = the flat observation (module docstring) of seat `seat` at table i of a `Board` B;
+    `shown` are the dice it sees when its sheet is not the one to move (look: `obs.ObsArgs`)."""
+    E, T, num_sheets = B.E, B.T, B.num_sheets
+    ints, scores, cols, totals = E.ints, E.scores, E.cols, E.totals
     n = out.shape[0] - (1 + 4 * (num_sheets - 1))
     columns = scores.shape[2]
     cells = columns * scores.shape[3]
     me = seat % num_sheets
-    to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns and sheet_to_move(ints, i, num_players,
-                                                                                   num_sheets) == me
+    to_move = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < B.turns and sheet_to_move(ints, i, B.num_players,
+                                                                                     num_sheets) == me
     filled = 0
     for c in range(scores.shape[2]):
         for b in range(scores.shape[3]):
             if scores[i, me, c, b] >= 0:
                 filled += 1
     if to_move:
-        write_obs(T, inv_scale, rounds, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], preview[i],
-                  cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out)
+        write_obs(B, look, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], E.preview[i], cols[i, me], out)
     else:
-        write_obs(T, inv_scale, rounds, roll_of(shown), T.rolls_per_turn, filled, scores[i, me], no_preview,
-                  cols[i, me, :, UPPER], cols[i, me, :, YACHT50], out)
-    out[n] = min(totals[i, me] / scale, 1.0)
+        write_obs(B, look, roll_of(shown), T.rolls_per_turn, filled, scores[i, me], look.no_preview, cols[i, me], out)
+    out[n] = min(totals[i, me] / look.scale, 1.0)
     for k in range(1, num_sheets):
         other = (me + k) % num_sheets
         count = 0
@@ -95,54 +93,65 @@ def write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, 
             if T.yacht_box >= 0 and scores[i, other, c, T.yacht_box] < 0:
                 yacht_open += 1
         at = n + 4 * k - 3
-        out[at] = min(totals[i, other] / scale, 1.0)
+        out[at] = min(totals[i, other] / look.scale, 1.0)
         out[at + 1] = count / cells
         out[at + 2] = upper / columns
         out[at + 3] = yacht_open / columns
 
 
 @nb.njit(cache=True, nogil=True)
-def write_seat_observations(lo, hi, ctrl, tables, inv_scale, rounds, scale, turns, num_players, num_sheets, rows,
-                            seats, shown, arrays, no_preview, out):
-    """out[j] = the flat observation (`write_seat_obs`) of seat seats[j] at table rows[j], for j in lo..hi-1;
-    shown[j] are the dice it sees when its sheet is not the one to move (tables, arrays: `State.table_fields`,
-    `State.arrays`). A slice of `step_threads.SliceThreads` (ctrl)."""
+def write_seat_observations(lo, hi, ctrl, B, look, rows, seats, shown, out):
+    """out[j] = the flat observation (`write_seat_obs`) of seat seats[j] at table rows[j] of a `Board` B,
+    for j in lo..hi-1; shown[j] are the dice it sees when its sheet is not the one to move. A slice of
+    `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(lo, hi):
-        write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows[j], seats[j], shown[j], E.ints,
-                       E.scores, E.preview, E.cols, E.totals, no_preview, out[j])
+        write_seat_obs(B, look, rows[j], seats[j], shown[j], out[j])
 
 
-class SeatObsArgs(NamedTuple):
-    """What `write_seat_obs` takes besides the tables' arrays, computed once per engine state
-    (`seat_obs_args`): the box scale, the rounds, the totals' scale and the preview of a sheet not to move."""
-    inv_scale: np.ndarray
-    rounds: int
-    scale: float
-    no_preview: np.ndarray
+class SeatWriter:
+    """`write_seat_observations` over one engine state, called without numba's type dispatch: the
+    state's `Board`, its `obs.ObsArgs` and the kernel compiled for their types (`obs.ENTRIES`; rows,
+    seats and shown are made C-contiguous vectors and matrices of the types it was taken for)."""
+
+    def __init__(self, state, threads: SliceThreads | None = None):
+        self.state, self.look = state, obs_args(state.rules)
+        self.size = obs_size(state.rules) + num_extra(state.num_sheets)
+        self.threads = threads or ONE_THREAD
+        self._bind()
+
+    def _bind(self) -> None:
+        self.board = board_of(self.state)     # the process's own dice tables: the kernel's types
+        self._kernel = None                   # the compiled kernel, taken at the first call
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("board", "_kernel")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()
+
+    def __call__(self, rows, seats, shown) -> np.ndarray:
+        """(len(rows), size) flat observations of seat seats[j] at table rows[j]; shown[j]: the dice it sees
+        while its sheet is not to move."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        seats = np.ascontiguousarray(seats, np.int64)
+        shown = np.ascontiguousarray(shown, np.int8)
+        if rows.ndim != 1 or seats.shape != rows.shape or shown.shape != (len(rows), self.board.T.dice.n):
+            raise ValueError(f"one table index, seat and {self.board.T.dice.n} dice per observation, got shapes "
+                             f"{rows.shape}, {seats.shape} and {shown.shape}")
+        out = np.empty((len(rows), self.size), np.float32)
+        args = (self.board, self.look, rows, seats, shown, out)
+        if self._kernel is None:
+            self._kernel = ENTRIES(write_seat_observations, board_key(self.board), (0, 0, self.threads.ctrl, *args))
+        self.threads.run(self._kernel, len(rows), args)
+        return out
 
 
-def seat_obs_args(state) -> SeatObsArgs:
-    rules = state.rules
-    return SeatObsArgs(inv_box_scale(rules), rules.rounds, float(max_total(rules)),
-                       np.full(state.preview.shape[1:], -1, np.int32))
-
-
-def seat_observations(state, rows, seats, shown, threads: SliceThreads | None = None,
-                      args: SeatObsArgs | None = None) -> np.ndarray:
+def seat_observations(state, rows, seats, shown) -> np.ndarray:
     """(len(rows), size) flat observations of seat seats[j] at table rows[j] of an engine state;
-    shown[j]: the dice it sees while its sheet is not to move. `threads` split the rows between them;
-    `args`: `seat_obs_args(state)`, when the caller keeps it."""
-    rules = state.rules
-    a = seat_obs_args(state) if args is None else args
-    rows = np.ascontiguousarray(rows, np.int64)
-    out = np.empty((len(rows), obs_size(rules) + num_extra(state.num_sheets)), np.float32)
-    call = (state.table_fields, a.inv_scale, a.rounds, a.scale, state.turns, state.num_players, state.num_sheets,
-            rows, np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(shown, np.int8), state.arrays,
-            a.no_preview, out)
-    (threads or ONE_THREAD).run(write_seat_observations, len(rows), call)
-    return out
+    shown[j]: the dice it sees while its sheet is not to move (`SeatWriter` for repeated calls)."""
+    return SeatWriter(state)(rows, seats, shown)
 
 
 def seat_obs(game, seat: int, dice) -> np.ndarray:

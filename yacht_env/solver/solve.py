@@ -15,7 +15,7 @@ CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 
 
 def solve_tables(T, progress: bool = True, name: str = "") -> tuple[StateSpace, np.ndarray, np.ndarray]:
-    """(space, V, moments) of one sheet column's rule tables `T` (any dice count `widget.dice_of` reads): V the
+    """(space, V, moments) of one sheet column's rule tables `T` (any dice count: `T.dice`): V the
     value of every state, moments[s] = (E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come); a tqdm bar
     named `name` counts the layers (filled boxes)."""
     space = StateSpace.of(T)

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.dice import DICE_COUNTS, Dice, dice_tables
+from ..core.dice import Dice, dice_tables
 from ..core.kernels import box_options, upper_bonus_gain
 from ..rules.tables import Tables
 from .space import StateSpace
@@ -98,16 +98,6 @@ class Widget(NamedTuple):
     choice: np.ndarray
 
 
-def dice_of(T: Tables) -> Dice:
-    """The dice tables of a rule set: the one place the rules' dice count enters the solver. The count is the one
-    whose rolls the score tables cover (252 rolls: five dice, 462: six), until `Tables` carries its own `Dice`."""
-    rolls = T.score.shape[1]
-    for n in DICE_COUNTS:
-        if dice_tables(n).n_rolls == rolls:
-            return dice_tables(n)
-    raise ValueError(f"score tables over {rolls} rolls match no dice count ({', '.join(map(str, DICE_COUNTS))})")
-
-
 @cache
 def sub_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
     """(sub_count, sub_list) of `n_dice` dice (see `Lookups`)."""
@@ -138,7 +128,7 @@ def hold_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare(T: Tables, space: StateSpace) -> Model:
     """The `Model` of a one-column rule set with state space `space` (`StateSpace.of(T)`)."""
-    D = dice_of(T)
+    D = T.dice
     top = int(max(T.score.max(), T.joker_score.max()))
     gain = np.zeros((T.n_boxes, space.n_upper, top + 1), dtype=np.int32)
     _fill_bonus(T, gain)

@@ -1,0 +1,62 @@
+"""The tables as the environments' compiled kernels read them: one named structure over an engine state.
+
+A `Board` travels into every compiled env kernel (`yacht_env.envs.batch`, `yacht_env.envs.table_obs`,
+`yacht_env.envs.steppers`) in place of a dozen positional arguments; the kernels are called through
+their compiled versions for the Board's types (`yacht_env.core.dispatch.direct`), so the structure is
+passed by name without numba typing a named tuple at every call.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.engine import Arrays
+from ..rules.tables import Tables
+
+
+class Board(NamedTuple):
+    """N tables of one rule set, as compiled code reads them (`board_of(state)`).
+
+    T             the rule tables (`yacht_env.rules.tables.Tables`)
+    E             the engine's arrays of the tables (`yacht_env.core.engine.Arrays`)
+    ypts          the points the Yacht box holds for a Yacht (-1 without a Yacht box)
+    num_players   seats per table
+    num_sheets    sheets per table (teams share one)
+    turns         turns in a game, all sheets together
+    """
+    T: Tables
+    E: Arrays
+    ypts: int
+    num_players: int
+    num_sheets: int
+    turns: int
+
+
+def board_of(state) -> Board:
+    """The `Board` of a `yacht_env.core.engine.State` (its arrays are only ever changed in place)."""
+    return Board(state.tables, Arrays(*state.arrays), state.ypts, state.num_players, state.num_sheets, state.turns)
+
+
+def by_identity(cache: dict, obj, make, limit: int = 64):
+    """make(obj), kept in `cache` under obj's identity (with obj itself, so the identity stays its own) for
+    the next call with the same object; the cache is emptied when it holds `limit` objects."""
+    kept = cache.get(id(obj))
+    if kept is None or kept[0] is not obj:
+        if len(cache) >= limit:
+            cache.clear()
+        kept = cache[id(obj)] = (obj, make(obj))
+    return kept[1]
+
+
+_TABLE_KEYS: dict = {}
+
+
+def _tables_key(T) -> tuple:
+    return tuple(a.flags.writeable for a in T if isinstance(a, np.ndarray))
+
+
+def board_key(B: Board) -> tuple:
+    """What numba's type of a `board_of` Board depends on: the dice count and which of the rule tables' and
+    dice tables' arrays are read-only (their dtypes, dimensions and layout are fixed by how they are built,
+    and the engine's arrays are always writable C arrays of fixed dtypes: `yacht_env.core.engine.State`).
+    A rule set's tables keep their flags: their part is kept per tables object."""
+    return (B.T.dice.n, B.D.rolls.flags.writeable, by_identity(_TABLE_KEYS, B.T, _tables_key))
