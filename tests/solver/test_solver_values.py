@@ -51,7 +51,13 @@ def test_yacht_statistics():
 
 
 @pytest.mark.parametrize("name", presets())
-def test_every_preset_solves(name):
+def test_every_preset_solves_or_is_refused_with_its_reason(name):
+    """Every preset the exact solver takes solves to a sane summary; `maxi` (six dice, 20 boxes) is refused
+    with one message naming why."""
+    if name == "maxi":
+        with pytest.raises(Unsolvable, match="roll 6 dice"):
+            check_solvable(load(name))
+        return
     rules, s = solved(name)
     assert 100 < s.expected_score < 300 and s.std > 0
     assert 0 <= s.p_yacht_50 <= 1 and 0 <= s.p_upper_bonus <= 1
