@@ -20,7 +20,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.actions import held_positions, num_holds
 from yacht_env.config import MAX_SEED
 from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
@@ -147,7 +147,7 @@ def log_event(events: Events, game: Game, entry: dict, names, number: int) -> No
     seat = entry["seat"]
     common = {"game": number, "seat": seat, "player": names[seat]}
     if "dice" in entry:
-        events.emit("roll", **common, hold=[i for i in range(5) if entry["hold"] >> i & 1], dice=entry["dice"],
+        events.emit("roll", **common, hold=held_positions(entry["hold"]), dice=entry["dice"],
                     rolls_left=game.rolls_left)
     else:
         events.emit("score", **common, box=entry["box"], column=entry["column"], points=entry["points"],
@@ -274,6 +274,7 @@ def play(game: Game, agents, names, terminal: HumanAgent, log: Events | None = N
     """The game loop: CPUs move silently and their turns are summarised; a person may undo their own score."""
     log = log or Events()
     seen = 0
+    holds = num_holds(game.rules)
 
     def report_log():
         nonlocal seen
@@ -290,7 +291,7 @@ def play(game: Game, agents, names, terminal: HumanAgent, log: Events | None = N
         action = agents[seat].act(View.of(game))
         game.apply(action)
         report_log()
-        if action < NUM_HOLDS:
+        if action < holds:
             continue
         last = game.log[-1]
         if isinstance(agents[seat], HumanAgent):
