@@ -38,7 +38,7 @@ import numpy as np
 from yacht_env.core.actions import action_name, num_holds
 from yacht_env.config import ConfigError
 from yacht_env.rules import RuleSet, load, rules_block
-from yacht_env.solver import StateSpace, Unsolvable, solution_for
+from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import (
     BONUS,
     EVENT_WIDTH,
@@ -50,7 +50,7 @@ from yacht_env.solver.values import (
 from yacht_env.solver.widget import prepare
 from yacht_env.solver.winning import win_decisions
 
-from .strong import StrongAgent, check_exact, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
+from .strong import StrongAgent, distribution_arrays, oracle_for, own_futures, risks_for, spread_for
 
 TOLERANCE = 1e-9        # a move within this of the best counts as optimal (ties, rounding)
 INACCURACY = 0.5        # expected points lost by one decision: inaccuracy >= 0.5 > ...
@@ -378,10 +378,11 @@ def filled_before(rules: RuleSet, record: dict, sheet: int, move: int) -> dict:
 def _check_reach(rules: RuleSet) -> RuleSet:
     """The one-column rules whose solved table values `rules` (several columns: one column's)."""
     try:
-        check_exact(rules)
+        column = load(rules, columns=1) if rules.columns > 1 else rules
+        check_solvable(column)
     except Unsolvable as e:
         raise AnalysisError(f"rules {rules.name!r} cannot be analysed: {e}") from None
-    return load(rules, columns=1) if rules.columns > 1 else rules
+    return column
 
 
 def solution_of(rules: RuleSet, progress: bool = False):

@@ -12,12 +12,12 @@ from tqdm import tqdm
 
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, solution_for
+from yacht_env.solver import Unsolvable, check_solvable, solution_for
 
 from .dial import DialAgent, LossMeter, check_strength
 from .evaluation import head_to_head, solitaire
 from .stats import Z95, mean_ci
-from .strong import StrongAgent, check_exact
+from .strong import StrongAgent
 from .targets import Target
 
 CALIBRATION_SEED = 1_000_012   # dice of every calibration (the ladder is measured on other dice)
@@ -73,8 +73,9 @@ def calibration_rules(rules):
 
 def check_reach(rules) -> None:
     """ValueError when the dial cannot play these rules (no solved table, exact or column-additive)."""
+    column = load(rules, columns=1) if rules.columns > 1 else rules
     try:
-        check_exact(rules)
+        check_solvable(column)
     except Unsolvable as e:
         raise ValueError(f"the strength dial and the levels need the solver's table: {e}") from None
 

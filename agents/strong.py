@@ -34,21 +34,6 @@ from .base import Agent, BatchView
 _POLICIES: "weakref.WeakValueDictionary[object, Policy]" = weakref.WeakValueDictionary()
 
 
-# The dice counts the exact solver's tables are built for: its compiled code reads the five-dice tables.
-EXACT_DICE = (5,)
-
-
-def check_exact(rules) -> None:
-    """Raise `Unsolvable` with the reason when the exact solver's table of `rules` (its one column, when it has
-    several) is out of reach: the solver's own limits (`check_solvable`) and the dice count. The one check of every
-    path to the solver above `yacht_env` (strong, the dial and levels, goal=win, analysis, advise, solve)."""
-    if rules.dice not in EXACT_DICE:
-        raise Unsolvable(f"rules {rules.name!r} roll {rules.dice} dice, and the exact solver plays rules of "
-                         f"{' or '.join(map(str, EXACT_DICE))} dice only; agents that need no solver (random, "
-                         f"greedy, external bots, people) play them")
-    check_solvable(load(rules, columns=1) if rules.columns > 1 else rules)
-
-
 class StrongAgent(Agent):
     """Optimal (one column) or column-additive (several columns) play from the solver's table.
 
@@ -67,7 +52,7 @@ class StrongAgent(Agent):
     def check_rules(self, rules, num_players) -> None:
         """The solver's table must exist for the rules' one column (several columns play column-additively)."""
         try:
-            check_exact(rules)
+            check_solvable(load(rules, columns=1) if rules.columns > 1 else rules)
         except Unsolvable as e:
             raise ValueError(f"it plays from the exact solver's table: {e}") from None
 
@@ -83,7 +68,6 @@ class StrongAgent(Agent):
             if policy is None:
                 column = load(rules, columns=1) if rules.columns > 1 else rules
                 try:
-                    check_exact(rules)
                     solution = solution_for(column, use_cache=self.cache, progress=self.progress)
                 except Unsolvable as e:
                     raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None

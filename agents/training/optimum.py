@@ -3,7 +3,7 @@
 Order: the solver's cached solution (`yacht_env.solver`, written by `yacht solve`); for the
 default `yacht` rules without a cache, the published optimum 254.5877 (Verhoeff's
 optimal-strategy mean for these rules), so training never waits on a solve; otherwise the
-solver is run now (once per process). Rules the solver cannot handle (several columns, six dice) have
+solver is run now (once per process). Rules the solver cannot handle (several columns) have
 no known optimum.
 """
 from functools import cache
@@ -12,16 +12,13 @@ from yacht_env.rules import load, rules_hash
 from yacht_env.solver import Unsolvable, cache_path, check_solvable, solitaire_rules, solution_for
 from yacht_env.solver.cache import load_file
 
-from ..strong import check_exact
-
 PUBLISHED = {"yacht": 254.5877}
 
 
 @cache
 def _optimal(rules) -> tuple[float | None, str]:
     try:
-        check_exact(rules)
-        check_solvable(rules)      # its own columns: a column-additive table has no optimum
+        check_solvable(rules)
     except Unsolvable as e:
         return None, f"unknown ({e})"
     cached = load_file(cache_path(rules))

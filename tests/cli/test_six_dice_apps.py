@@ -41,7 +41,7 @@ upper_bonus: {threshold: 12, points: 20}
 """
 SOLVER_SPECS = ["strong", "easy", "normal", "level?pct=90", "strong?strength=0.5", "strong?goal=win",
                 "normal?goal=win"]
-REFUSAL = "roll 6 dice, and the exact solver plays rules of 5 dice only"
+REFUSAL = "roll 6 dice; the exact solver plays five dice only"
 EXAMPLE_BOT = {"name": "bot", "agent": f"external:{sys.executable} "
                                        f"{Path(__file__).resolve().parents[2] / 'scripts' / 'example_bot.py'}"}
 

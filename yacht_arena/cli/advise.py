@@ -25,8 +25,6 @@ from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
 from yacht_env.solver import Unsolvable, solution_for
 from yacht_env.solver.policy import Policy
 
-from agents.strong import check_exact
-
 from .options import (
     CommandError,
     add_common,
@@ -239,7 +237,6 @@ def run(args):
                            f"({rules.rolls_per_turn} rolls per turn, the first already made), got {_short(rolls_left)}")
     scores, upper, banked = _sheet(rules, pos["filled"] or {}, pos["upper"], pos["bonus"])
     try:
-        check_exact(rules)
         column = rules if rules.columns == 1 else _one_column(rules)
         policy = Policy(rules, solution_for(column, progress=not args.json))
     except Unsolvable as e:

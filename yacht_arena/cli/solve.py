@@ -9,8 +9,6 @@ from yacht_env.solver.cache import SOURCES, cache_path, distributions_with_sourc
 from yacht_env.solver.distribution import summary
 from yacht_env.solver.risk import MAX_RISK, MIN_RISK, check_risk
 
-from agents.strong import check_exact
-
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
 
@@ -45,7 +43,6 @@ def run(args):
     rules = rules_from_args(args)
     start = time.perf_counter()
     try:
-        check_exact(rules)
         s, source = solution_with_source(rules, use_cache=not args.no_cache, progress=not args.no_progress)
     except Unsolvable as e:
         raise CommandError(str(e)) from None
