@@ -138,6 +138,14 @@ def test_commands_that_need_the_solver_exit_2_under_six_dice(six, capsys, monkey
     assert REFUSAL in err and "Traceback" not in err
 
 
+def test_play_names_the_default_opponent_and_the_ones_that_play_six_dice(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "--rules", "maxi"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("yacht play: error: agent 'normal' cannot play rules 'maxi' at 2 seats") and REFUSAL in err
+    assert err.strip().endswith("(normal is the default opponent); random and greedy play any rules: --vs greedy")
+
+
 def test_maxi_refuses_the_solver_too(capsys):
     assert main(["solve", "--rules", "maxi", "--no-progress"]) == 2
     assert "rules 'maxi' roll 6 dice" in capsys.readouterr().err

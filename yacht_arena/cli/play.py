@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from yacht_env.core.actions import held_positions, num_holds
-from yacht_env.config import MAX_SEED
+from yacht_env.config import MAX_SEED, ConfigError
 from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
 
@@ -178,7 +178,11 @@ def run(args, inp=None, out=None, events=None) -> int:
     try:
         for spec in specs:
             agents.append(Person(inp, screen, names, named=named) if spec is None else make_agent(spec))
-        check_playable({spec: a for spec, a in zip(specs, agents) if spec is not None}, rules, n)
+        try:
+            check_playable({spec: a for spec, a in zip(specs, agents) if spec is not None}, rules, n)
+        except ConfigError as e:
+            default = " (normal is the default opponent)" if args.vs is None else ""
+            raise CommandError(f"{e}{default}; random and greedy play any rules: --vs greedy") from None
         terminal = next(a for a in agents if isinstance(a, HumanAgent))
         game = Game(rules, n, seed=secrets.randbelow(MAX_SEED + 1) if args.seed is None else args.seed)
         for number in itertools.count(1):
