@@ -240,3 +240,9 @@ def test_the_remote_bot_chooses_six_dice_holds():
     state["dice"] = [4, 4, 4, 4, 4, 4]
     assert remote_bot.choose({**state, "preview": {"maxi_yatzy@0": 100}}) == {"type": "score", "box": "maxi_yatzy",
                                                                                "column": 0}
+
+
+def test_odds_under_maxi(capsys):
+    assert main(["odds", "--rules", "maxi"]) == 0
+    out = capsys.readouterr().out
+    assert "Five of a Kind or better" in out and "Maxi Yatzy" in out and "Castle" in out
