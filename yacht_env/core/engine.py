@@ -30,8 +30,9 @@ move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0.
 
 In compiled code the nine arrays travel together as one `Arrays` (named tuple, `E`), the rule set's
 arrays as one `Tables` (`T`). Entry points called from Python take both as plain tuples (`State.arrays`,
-`State.table_fields`) and name them inside (`E = Arrays(*arrays)`): numba types a plain tuple at each call
-in its compiled dispatcher, but a named tuple in Python, about 2 us for nine arrays.
+`State.table_fields`, `Tables.fields()`: the rules' `Dice` a plain tuple inside) and name them inside
+(`E = Arrays(*arrays)`, `T = tables_of(tables)`): numba types a plain tuple at each call in its compiled
+dispatcher, but a named tuple in Python, about 2 us for nine arrays.
 
 Dice: `draw_faces` takes the k-th fresh die of (sheet, turn of that sheet, roll) from the table's
 seed, so the same seed gives every sheet the same dice whatever is held; a `Game` with another dice
@@ -46,7 +47,7 @@ from .actions import box_of_action, hold_actions_of, num_actions, score_action_o
 from .dice_source import SeededDice
 from .kernels import box_options, dice_roll, die_value, upper_bonus_gain
 from ..rules import solitaire_rules
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 
 # ints[i] columns
 TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3
@@ -236,7 +237,7 @@ def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
 @nb.njit(cache=True, _nrt=False)
 def roll_one(i, hold, seeded, num_players, num_sheets, arrays, tables):
     """Roll at table i for the seat to move: seeded dice, or (seeded = False) the faces already in faces[i]."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     s = sheet_to_move(E.ints, i, num_players, num_sheets)
     if seeded:
         return roll_seeded(T, E, i, s, num_sheets, hold)
@@ -246,7 +247,7 @@ def roll_one(i, hold, seeded, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def score_one(i, c, b, ypts, num_players, num_sheets, arrays, tables):
     """Score box b of column c at table i for the seat to move; -1 (and no change) when not allowed."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     if E.ints[i, ROLLS_USED] == 0 or c >= E.preview.shape[1] or E.preview[i, c, b] < 0:
         return -1
     s = sheet_to_move(E.ints, i, num_players, num_sheets)
@@ -256,7 +257,7 @@ def score_one(i, c, b, ypts, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def refresh_one(i, num_players, num_sheets, arrays, tables):
     """Recompute what every box would score for the dice in hand (after a sheet was set by hand)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     if E.ints[i, ROLLS_USED] == 0:
         return
     refresh(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets))
@@ -265,7 +266,7 @@ def refresh_one(i, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def roll_many(rows, num_sheets, num_players, arrays, tables):
     """The first roll of the turn at every table in `rows` (seeded dice)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
         roll_seeded(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets), num_sheets, 0)
@@ -274,7 +275,7 @@ def roll_many(rows, num_sheets, num_players, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def play_many(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
     """Play actions[j] at table rows[j] for every j; gains[j] = points gained, or -1 where not legal."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j])
 
@@ -283,7 +284,7 @@ def play_many(rows, actions, gains, ypts, num_players, num_sheets, arrays, table
 def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, arrays, tables):
     """Put roll rolls[j] (an index of `sorted_rolls`, the rules' `Dice.rolls`) in hand at table rows[j] as
     the rolls_used[j]-th roll of the turn: the roll's faces are rolled as fresh dice (`roll_dice`)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
         s = sheet_to_move(E.ints, i, num_players, num_sheets)
@@ -364,7 +365,7 @@ class State:
         # what compiled entry points take (the module docstring); the arrays are only ever changed in place
         self.arrays = tuple(Arrays(self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
                                    self.preview, self.extra))
-        self.table_fields = tuple(self.tables)
+        self.table_fields = self.tables.fields()
 
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
