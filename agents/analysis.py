@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from yacht_env.core.actions import NUM_HOLDS, action_name
+from yacht_env.core.actions import action_name, num_holds
 from yacht_env.config import ConfigError
-from yacht_env.core.dice import HOLD_KEEP, ROLLS, TRANSITION
 from yacht_env.rules import RuleSet, load, rules_block
 from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
 from yacht_env.solver.values import (
@@ -84,7 +83,7 @@ class Analysis:
     """Every decision of a list of records with its values (arrays, one entry per decision).
 
     rec, move: record index and log index of the move; seat, sheet, turn (the sheet's turn, from
-    0), roll (index into ROLLS), left (re-rolls left), played / best (Game action encoding),
+    0), roll (index into `rules.dice_tables.rolls`), left (re-rolls left), played / best (Game action encoding),
     played_value / best_value (expected final points of the sheet), loss, own (False for every
     decision of a seat in a game it forfeited: from its fault on the harness played fallback moves
     for it, so that game is left out of the seat's figures).
@@ -179,7 +178,8 @@ class Analysis:
         pick = self.own & (of == name)
         loss = self.loss[pick]
         played = self.played[pick]
-        hold = played < NUM_HOLDS
+        holds = num_holds(self.rules)
+        hold = played < holds
         total = float(loss.sum())
         per_game = total / games if games else 0.0
         totals = [self.records[i]["totals"][s] for i, s in seats if "totals" in self.records[i]]
@@ -191,7 +191,7 @@ class Analysis:
             return {"decisions": n, "loss": lost, "loss_per_game": lost / games if games else 0.0,
                     "loss_per_decision": lost / n if n else 0.0}
 
-        box_of = (played - NUM_HOLDS) % nbox
+        box_of = (played - holds) % nbox
         turns = self.turn[pick]
         out = {"games": games, "forfeits": len(played_seats) - games, "decisions": int(pick.sum()),
                "loss": total, "loss_per_game": per_game,
@@ -241,8 +241,9 @@ class Analysis:
     def _row(self, d: int) -> dict:
         roll, played = int(self.roll[d]), int(self.played[d])
         best = played if self.loss[d] == 0 else int(self.best[d])  # a tie shows the move played
+        dice = self.rules.dice_tables.rolls[roll].tolist()
         return {"seat": int(self.seat[d]), "turn": int(self.turn[d]) + 1,
-                "roll": self.rules.rolls_per_turn - int(self.left[d]), "dice": ROLLS[roll].tolist(),
+                "roll": self.rules.rolls_per_turn - int(self.left[d]), "dice": dice,
                 "rolls_left": int(self.left[d]), "played": self.move_name(roll, played),
                 "best": self.move_name(roll, best), "played_value": float(self.played_value[d]),
                 "best_value": float(self.best_value[d]), "loss": float(self.loss[d]),
@@ -623,8 +624,8 @@ def report_section(records, rules: RuleSet, order=None) -> dict:
 
 class LuckTerms:
     """Each sheet's luck in a game, as sums over its rolls of a value of the roll minus that value's exact
-    expectation given what the sheet held before rolling (the 252 outcomes weighted by
-    `yacht_env.core.dice.TRANSITION`). Each term therefore has mean zero whatever the agents do: a sum of
+    expectation given what the sheet held before rolling (every roll of the rules' dice weighted by the
+    `transition` of their `rules.dice_tables`). Each term therefore has mean zero whatever the agents do: a sum of
     martingale differences, any policy, any opponents. Per seat (`FEATURES` = 2 + boxes values):
 
     - `optimal`: the solver's value after the roll minus before it (with `loss`, exactly score −
@@ -635,14 +636,15 @@ class LuckTerms:
       is open (times the columns it is open in).
 
     The expectations of `best_now` depend on the open boxes and the dice kept; they are cached per set
-    of open boxes (at most 2^boxes sets, each a vector over the 462 kept multisets)."""
+    of open boxes (at most 2^boxes sets, each a vector over the kept multisets: 462 of five dice)."""
 
     BLOCK = 200        # records whose (rolls x boxes) arrays are made at once
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
-        self.points = rules.tables.score.astype(float)              # (boxes, 252)
-        self.expected = TRANSITION @ self.points.T                   # (462 keeps, boxes)
+        self.dice = rules.dice_tables
+        self.points = rules.tables.score.astype(float)              # (boxes, rolls)
+        self.expected = self.dice.transition @ self.points.T         # (keeps, boxes)
         self.best_expected: dict[int, np.ndarray] = {}
 
     @property
@@ -660,7 +662,8 @@ class LuckTerms:
         before[start] = a.optimal
         optimal = a.best_value[order] - before
         prev = np.r_[0, np.arange(len(order) - 1)]
-        keep = np.where(left == first, 0, HOLD_KEEP[roll[prev], played[prev] % 32])   # keep 0: no dice kept
+        keep = np.where(left == first, 0, self.dice.hold_keep[roll[prev], played[prev] % self.dice.n_holds])  # 0: none
+        holds = num_holds(self.rules)
         keep[start] = 0
         starts = np.cumsum([0] + [len(r["agents"]) for r in records])
         sums = np.zeros((starts[-1], self.width))
@@ -673,8 +676,8 @@ class LuckTerms:
             b_start, b_roll, b_played, b_keep = start[lo:hi], roll[lo:hi], played[lo:hi], keep[lo:hi]
             # boxes open before each roll: the seat's scoring moves so far, per column
             scored = np.zeros((hi - lo, cols * nb), dtype=np.int32)
-            boxes = b_played >= NUM_HOLDS
-            scored[np.flatnonzero(boxes), b_played[boxes] - NUM_HOLDS] = 1
+            boxes = b_played >= holds
+            scored[np.flatnonzero(boxes), b_played[boxes] - holds] = 1
             group = np.cumsum(b_start) - 1
             before = np.cumsum(scored, axis=0) - scored                 # scored before each row, in the block
             before -= before[np.flatnonzero(b_start)][group]            # ... and in the row's own seat
@@ -694,7 +697,8 @@ class LuckTerms:
         got = self.best_expected.get(mask)
         if got is None:
             open_ = [(mask >> b) & 1 == 1 for b in range(len(self.rules.boxes))]
-            got = TRANSITION @ self.points[open_].max(axis=0) if any(open_) else np.zeros(len(TRANSITION))
+            transition = self.dice.transition
+            got = transition @ self.points[open_].max(axis=0) if any(open_) else np.zeros(len(transition))
             self.best_expected[mask] = got
         return got
 
@@ -777,7 +781,7 @@ class SectionTally:
         if self.head is None:
             self.head = {"values": a.values, "note": a.note, "optimal_expected_score": a.optimal}
         of = a.agent_of()
-        hold = a.played < NUM_HOLDS
+        hold = a.played < num_holds(self.rules)
         for name in a.agents():
             d = self.agents.setdefault(name, dict.fromkeys(self.COUNTS + self.SUMS, 0))
             d["games"] += sum(1 for r in records for s, x in enumerate(r["agents"]) if x == name and not _faulted(r, s))

@@ -321,7 +321,8 @@ class ExternalAgent(Agent):
             self._kill()
             self._start()
         hello = {"type": "hello", "protocol": PROTOCOL, "rules": rules.to_dict(), "seat": seat,
-                 "num_players": num_players, "seed": seed, "num_actions": num_actions(rules)}
+                 "num_players": num_players, "seed": seed, "dice": rules.dice,
+                 "num_actions": num_actions(rules)}
         wait = self.timeout + self._grace
         try:
             self._send(hello, time.monotonic() + wait)

@@ -2,8 +2,9 @@
 
 The commands, at a decision (case-insensitive; `help` prints this list from `COMMANDS`):
 
-    hold 1 3 5   (h 135, h 1,3,5)   keep dice 1, 3 and 5 (as numbered on screen), re-roll the rest
-    roll         (r)                re-roll all five dice
+    hold 1 3 5   (h 135, h 1,3,5)   keep dice 1, 3 and 5 (as numbered on screen: 1 to 5, or 1 to 6 with six
+                                    dice), re-roll the rest
+    roll         (r)                re-roll all the dice
     score BOX    (s BOX, or BOX)    score a box; a unique prefix is enough ("full", "4k" is not);
                                     with several columns: BOX@2 or BOX 2
     undo         (u)                right after scoring: take the box back, same dice, until the next roll
@@ -19,6 +20,7 @@ import sys
 
 from yacht_env.config import ConfigError
 from yacht_env.core.actions import score_action
+from yacht_env.core.game import DICE_WORDS
 
 from .base import Agent, View
 
@@ -26,8 +28,8 @@ from .base import Agent, View
 MAX_INPUT_CHARS = 1000      # one typed command; a longer line is read through and ignored, never kept
 MAX_LINE_CHARS = 1 << 20    # ... up to this many characters: a line still going on there ends the input (EndlessLine)
 COMMANDS = (
-    (("hold", "h", "keep", "k"), "hold 1 3 5 (h 135)", "keep those dice (positions 1-5 as shown), re-roll the rest"),
-    (("roll", "r", "reroll"), "roll (r)", "re-roll all five dice"),
+    (("hold", "h", "keep", "k"), "hold 1 3 5 (h 135)", "keep those dice (positions as shown), re-roll the rest"),
+    (("roll", "r", "reroll"), "roll (r)", "re-roll all the dice"),
     (("score", "s"), "score BOX (s BOX)", "score a box; typing the box name (or a unique start of it) also works"),
     (("undo", "u"), "undo (u)", "right after you score: take the box back, same dice, until the next roll"),
     (("card", "c", "cards", "sheet"), "card (c)", "show every scorecard"),
@@ -180,11 +182,11 @@ def parse_command(line: str, view: View, names=None) -> int:
         raise ValueError("nothing to undo: undo works right after you score, until the next roll")
     if verb == "roll":
         if rest:
-            raise ValueError(f"'roll' re-rolls all five dice and takes nothing after it; to keep dice: hold "
-                             f"{' '.join(rest)}")
+            raise ValueError(f"'roll' re-rolls all {DICE_WORDS[rules.dice]} dice and takes nothing after it; to keep "
+                             f"dice: hold {' '.join(rest)}")
         return _hold(view, [])
     if verb == "hold":
-        return _hold(view, _positions(rest))
+        return _hold(view, _positions(rest, rules.dice))
     if verb == "score":
         if not rest:
             raise ValueError(f"score which box? open: {', '.join(game.legal_boxes())}")
@@ -194,14 +196,15 @@ def parse_command(line: str, view: View, names=None) -> int:
     return _score(view, words)
 
 
-def _positions(words) -> list[int]:
+def _positions(words, n: int) -> list[int]:
+    """The die positions (0 .. n-1) typed as 1 .. n, each at most once, for a roll of `n` dice."""
     if not words:
-        raise ValueError("hold which dice? give positions 1-5, e.g. hold 1 3 5 (or roll to re-roll all)")
+        raise ValueError(f"hold which dice? give positions 1-{n}, e.g. hold 1 3 5 (or roll to re-roll all)")
     digits = [c for w in words for c in (w if w.isdigit() else [w])]
     out = []
     for d in digits:
-        if not (d.isdigit() and len(d) == 1 and 1 <= int(d) <= 5):
-            raise ValueError(f"{d!r} is not a die position: positions are 1 to 5")
+        if not (d.isdigit() and len(d) == 1 and 1 <= int(d) <= n):
+            raise ValueError(f"{d!r} is not a die position: positions are 1 to {n}")
         if int(d) - 1 in out:
             raise ValueError(f"die {d} is given twice")
         out.append(int(d) - 1)
@@ -211,8 +214,8 @@ def _positions(words) -> list[int]:
 def _hold(view: View, positions: list[int]) -> int:
     if view.rolls_left <= 0:
         raise ValueError(f"no re-rolls left this turn: score a box ({', '.join(view.game.legal_boxes())})")
-    if len(positions) == 5:
-        raise ValueError("holding all five dice re-rolls nothing: score a box instead")
+    if len(positions) == view.rules.dice:
+        raise ValueError(f"holding all {DICE_WORDS[view.rules.dice]} dice re-rolls nothing: score a box instead")
     return sum(1 << p for p in positions)
 
 

@@ -5,10 +5,11 @@
 At each decision the agent values every legal hold and the policy's K likeliest legal boxes, and
 plays the best of them (the first action on ties):
 
-* a hold is worth the critic's value of the next roll of this turn, averaged over the 252 sorted rolls
-  with the probabilities the kept dice give them (`yacht_env.core.dice.TRANSITION`);
+* a hold is worth the critic's value of the next roll of this turn, averaged over the sorted rolls of the
+  rules' dice (252 of five, 462 of six) with the probabilities the kept dice give them (`transition` of
+  `rules.dice_tables`);
 * a box is worth the points it pays now (bonuses included) plus, unless it ends the game, the critic's
-  value of the first roll of the sheet's next turn, averaged over the 252 rolls (`ROLL_PROB`).
+  value of the first roll of the sheet's next turn, averaged over those rolls (`roll_prob`).
 
 The critic is the value head trained with the policy (`yacht train` keeps it in every model file):
 its output is the points still to come times `reward_scale`, less the upper-par potential when the
@@ -23,9 +24,8 @@ a game gets the same moves played alone or in a batch of thousands.
 """
 import numpy as np
 
-from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.actions import num_holds
 from yacht_env.config import ConfigError, number
-from yacht_env.core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_PROB, TRANSITION
 from yacht_env.core.engine import ROLL, ROLLS_USED
 from yacht_env.envs.obs import observe
 from yacht_env.envs.options import narrow_masks
@@ -33,7 +33,7 @@ from yacht_env.envs.options import narrow_masks
 from .features import policy_input, upper_par_potential
 
 MAX_LOOKAHEAD = 64     # boxes the look-ahead may value per decision (spec bound; more than any sheet)
-CHUNK = 64             # positions expanded at once (each into 252 rolls per candidate)
+CHUNK = 64             # positions expanded at once (each into every roll of the dice per candidate)
 
 
 class Critic:
@@ -95,31 +95,33 @@ def action_values(policy, critic: Critic, solo, masks, rules, boxes: int, distin
     if distinct_holds:
         masks = narrow_masks(masks, solo.ints[:, ROLL])
     value = np.full((n, n_actions), -np.inf)
+    D, holds = rules.dice_tables, num_holds(rules)
+    rolls = D.n_rolls
 
-    holding = np.flatnonzero(masks[:, :NUM_HOLDS].any(axis=1))
+    holding = np.flatnonzero(masks[:, :holds].any(axis=1))
     if len(holding):
-        ahead = solo.repeat(holding, NUM_ROLLS)
-        ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(NUM_ROLLS), len(holding)),
-                        np.repeat(solo.ints[holding, ROLLS_USED] + 1, NUM_ROLLS))
-        after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(holding), NUM_ROLLS)
-        keeps = HOLD_KEEP[solo.ints[holding, ROLL], :NUM_HOLDS]              # (positions, holds)
-        worth = np.einsum("phr,pr->ph", TRANSITION[keeps], after)
-        value[holding, :NUM_HOLDS] = np.where(masks[holding, :NUM_HOLDS], worth, -np.inf)
+        ahead = solo.repeat(holding, rolls)
+        ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(rolls), len(holding)),
+                        np.repeat(solo.ints[holding, ROLLS_USED] + 1, rolls))
+        after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(holding), rolls)
+        keeps = D.hold_keep[solo.ints[holding, ROLL], :holds]                 # (positions, holds)
+        worth = np.einsum("phr,pr->ph", D.transition[keeps], after)
+        value[holding, :holds] = np.where(masks[holding, :holds], worth, -np.inf)
 
     obs = observe(solo, every)
-    logits = policy(policy_input(obs, solo.dice, critic.config, rules))[:, NUM_HOLDS:]
-    logits = np.where(masks[:, NUM_HOLDS:], logits, -np.inf)
+    logits = policy(policy_input(obs, solo.dice, critic.config, rules))[:, holds:]
+    logits = np.where(masks[:, holds:], logits, -np.inf)
     order = np.argsort(-logits, axis=1, kind="stable")[:, :boxes]             # likeliest legal boxes first
     pos, rank = np.nonzero(np.take_along_axis(logits, order, axis=1) > -np.inf)
-    actions = NUM_HOLDS + order[pos, rank]
+    actions = holds + order[pos, rank]
     if len(pos):
         scored = solo.repeat(pos, 1)
         points = scored.play(np.arange(len(pos)), actions).astype(np.float64)
         going = np.flatnonzero(~scored.over())
         if len(going):
-            ahead = scored.repeat(going, NUM_ROLLS)
-            ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(NUM_ROLLS), len(going)), 1)
-            after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(going), NUM_ROLLS)
-            points[going] += np.einsum("pr,r->p", after, ROLL_PROB)
+            ahead = scored.repeat(going, rolls)
+            ahead.put_rolls(np.arange(ahead.num_tables), np.tile(np.arange(rolls), len(going)), 1)
+            after = critic.points_to_come(ahead, np.arange(ahead.num_tables), rules).reshape(len(going), rolls)
+            points[going] += np.einsum("pr,r->p", after, D.roll_prob)
         value[pos, actions] = points
     return value

@@ -17,7 +17,7 @@ def choose(msg: dict) -> int:
     if msg["rolls_left"] > 0 and best_box[1] < 25:
         dice = msg["dice"]                                          # sorted
         face, count = max(Counter(dice).items(), key=lambda fc: (fc[1], fc[0]))
-        if count < 5:
+        if count < len(dice):                                       # five dice, or six under dice: 6
             hold = sum(1 << i for i, d in enumerate(dice) if d == face)
             if hold in legal:
                 return hold

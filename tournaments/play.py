@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from agents.base import play_game
-from yacht_env.core.actions import fallback_action
+from yacht_env.core.actions import fallback_action, num_holds
 from yacht_env.core.game import Game
 from yacht_env.core.players import RESET, AgentFailed, Forfeiting
 
@@ -269,6 +269,6 @@ def make_record(job: Job, sheet_of, totals, places, sheets, upper_bonus, extra_b
 def _play(game: Game, seats: list[Forfeiting]) -> None:
     def on_error(seat, exc, g):                 # the game refused the move (an illegal action)
         seats[seat].refused(error_text(exc), len(g.log))
-        return fallback_action(g.legal_mask())
+        return fallback_action(g.legal_mask(), num_holds(g.rules))
 
     play_game(game, seats, on_error=on_error)

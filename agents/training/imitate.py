@@ -20,7 +20,7 @@ import torch
 from tqdm import tqdm
 
 from yacht_env import Game
-from yacht_env.core.actions import NUM_HOLDS
+from yacht_env.core.actions import num_holds
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.obs import dice_of_obs, observe_game
@@ -51,6 +51,7 @@ def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games; returns (obs, masks, actions, to_come) arrays over all decisions."""
     teacher = make_agent(cfg.bc.teacher)
     obs, rolls, masks, actions, to_come = [], [], [], [], []
+    holds, dice = num_holds(rules), rules.dice_tables
     for k in tqdm(range(cfg.bc.games), desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress):
         game = Game(rules, 1, seed=game_seed(cfg.seed, k))
         teacher.reset(rules, 0, 1, seed=k)
@@ -61,10 +62,10 @@ def record_teacher(cfg, rules, progress: bool = True):
                 continue
             view = View.of(game)
             a = int(teacher.act(view))
-            if a < NUM_HOLDS and cfg.distinct_holds:
+            if a < holds and cfg.distinct_holds:
                 a = canonical_hold(game.dice, a)
             obs.append(observe_game(game))
-            rolls.append(roll_index(game.dice))
+            rolls.append(dice.index(game.dice))
             masks.append(view.mask.astype(bool))
             actions.append(a)
             before = game.totals()[0]

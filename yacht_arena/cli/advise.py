@@ -17,8 +17,8 @@ import re
 import numpy as np
 
 from yacht_env.core.actions import action_name
-from yacht_env.core.dice import NUM_ROLLS, roll_index
 from yacht_env.core.engine import State
+from yacht_env.core.game import DICE_WORDS
 from yacht_env.envs.obs import yacht_points
 from yacht_env.rules import load, solitaire_rules
 from yacht_env.safe_file import FileRefused, TooLarge, read_bytes
@@ -35,13 +35,15 @@ from .options import (
 
 STATE_KEYS = {"dice", "rolls_left", "filled", "upper", "bonus"}
 MAX_STATE_BYTES = 64 << 10
+EXAMPLE_DICE = (1, 2, 3, 3, 5, 6)     # the dice of the usage examples (the first `dice` of them)
 
 
 def add_parser(sub):
     p = sub.add_parser("advise", help="best hold or box for a position, with every alternative's expected score",
                        description=__doc__.split("\n\n")[0])
     add_common(p, seed=False)
-    p.add_argument("--dice", nargs="+", type=int, metavar="FACE", help="the five dice showing")
+    p.add_argument("--dice", nargs="+", type=int, metavar="FACE",
+                   help="the dice showing (as many as the rules roll: five, or six under dice: 6)")
     p.add_argument("--rolls-left", type=int, default=None, metavar="N",
                    help="re-rolls still allowed this turn (default 0: the roll must be scored)")
     p.add_argument("--filled", nargs="*", default=None, metavar="BOX=POINTS",
@@ -176,10 +178,10 @@ def _short(x) -> str:
 
 
 def _engine_points(rules, scores, c: int, b: int, rolls) -> set[int]:
-    """The points the engine gives box b of column c for each of `rolls` (indices of
-    `yacht_env.core.dice.ROLLS`) with box b open on the sheet `scores` (columns x boxes, -1 open) as it
-    stands, and as it stood before the column's Yacht box was filled: the points the box could have been
-    given. The scoring and the joker rule are the engine's (`State.put_rolls`: what every box would score)."""
+    """The points the engine gives box b of column c for each of `rolls` (indices of the rules' rolls,
+    `rules.dice_tables.rolls`) with box b open on the sheet `scores` (columns x boxes, -1 open) as it stands,
+    and as it stood before the column's Yacht box was filled: the points the box could have been given.
+    The scoring and the joker rule are the engine's (`State.put_rolls`: what every box would score)."""
     sheets = [np.array(scores, np.int64)]
     y = rules.tables.yacht_box
     if y >= 0 and y != b and sheets[0][c, y] >= 0:
@@ -198,12 +200,12 @@ def _engine_points(rules, scores, c: int, b: int, rolls) -> set[int]:
 
 def _box_points(rules, scores, c: int, b: int) -> set[int]:
     """Points box b of column c can hold on a sheet whose boxes hold `scores` (-1: open)."""
-    return _engine_points(rules, scores, c, b, np.arange(NUM_ROLLS))
+    return _engine_points(rules, scores, c, b, np.arange(rules.dice_tables.n_rolls))
 
 
 def _extra_yacht_boxes(rules, scores) -> int:
     """Boxes that can hold an extra Yacht: filled, not the Yacht box, on a column whose Yacht box holds
-    its full points, with points a five-of-a-kind gives that box there."""
+    its full points, with points a Yacht (every die alike) gives that box there."""
     t = rules.tables
     yachts = np.flatnonzero(t.roll_yacht)
     n = 0
@@ -223,10 +225,11 @@ def run(args):
     pos = _position(args)
     dice = pos["dice"]
     if dice is None:
-        raise CommandError("no dice: give --dice with five faces (e.g. --dice 1 2 3 3 5) or --state FILE.json")
-    if not isinstance(dice, list) or len(dice) != 5 or any(
+        raise CommandError(f"no dice: give --dice with {DICE_WORDS[rules.dice]} faces (e.g. --dice "
+                           f"{' '.join(map(str, EXAMPLE_DICE[:rules.dice]))}) or --state FILE.json")
+    if not isinstance(dice, list) or len(dice) != rules.dice or any(
             isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
-        raise CommandError(f"dice: five faces 1..6 are needed, got {_short(dice)}")
+        raise CommandError(f"dice: {DICE_WORDS[rules.dice]} faces 1..6 are needed, got {_short(dice)}")
     rolls_left = 0 if pos["rolls_left"] is None else pos["rolls_left"]
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
             not 0 <= rolls_left <= rules.rolls_per_turn - 1:
@@ -238,7 +241,7 @@ def run(args):
         policy = Policy(rules, solution_for(column, progress=not args.json))
     except Unsolvable as e:
         raise CommandError(str(e)) from None
-    roll = roll_index(dice)
+    roll = rules.dice_tables.index(dice)
     alts = policy.alternatives(scores, upper, roll, rolls_left)
     rows = [{"action": a, "move": action_name(rules, a, roll), "expected_final_score": banked + v} for a, v in alts]
     if args.top > 0:

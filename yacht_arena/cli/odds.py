@@ -3,7 +3,8 @@ from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combi
 
 from .options import add_common, emit_json, rules_block_from_args, rules_from_args
 
-LABELS = {"three_of_a_kind": "Three of a Kind or better", "four_of_a_kind": "Four of a Kind or better"}
+LABELS = {"three_of_a_kind": "Three of a Kind or better", "four_of_a_kind": "Four of a Kind or better",
+          "five_of_a_kind": "Five of a Kind or better"}
 
 
 def add_parser(sub):

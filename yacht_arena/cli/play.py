@@ -20,8 +20,8 @@ import secrets
 import sys
 from pathlib import Path
 
-from yacht_env.core.actions import NUM_HOLDS
-from yacht_env.config import MAX_SEED
+from yacht_env.core.actions import held_positions, num_holds
+from yacht_env.config import MAX_SEED, ConfigError
 from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
 
@@ -147,7 +147,7 @@ def log_event(events: Events, game: Game, entry: dict, names, number: int) -> No
     seat = entry["seat"]
     common = {"game": number, "seat": seat, "player": names[seat]}
     if "dice" in entry:
-        events.emit("roll", **common, hold=[i for i in range(5) if entry["hold"] >> i & 1], dice=entry["dice"],
+        events.emit("roll", **common, hold=held_positions(entry["hold"]), dice=entry["dice"],
                     rolls_left=game.rolls_left)
     else:
         events.emit("score", **common, box=entry["box"], column=entry["column"], points=entry["points"],
@@ -178,7 +178,11 @@ def run(args, inp=None, out=None, events=None) -> int:
     try:
         for spec in specs:
             agents.append(Person(inp, screen, names, named=named) if spec is None else make_agent(spec))
-        check_playable({spec: a for spec, a in zip(specs, agents) if spec is not None}, rules, n)
+        try:
+            check_playable({spec: a for spec, a in zip(specs, agents) if spec is not None}, rules, n)
+        except ConfigError as e:
+            default = " (normal is the default opponent)" if args.vs is None else ""
+            raise CommandError(f"{e}{default}; random and greedy play any rules: --vs greedy") from None
         terminal = next(a for a in agents if isinstance(a, HumanAgent))
         game = Game(rules, n, seed=secrets.randbelow(MAX_SEED + 1) if args.seed is None else args.seed)
         for number in itertools.count(1):
@@ -274,6 +278,7 @@ def play(game: Game, agents, names, terminal: HumanAgent, log: Events | None = N
     """The game loop: CPUs move silently and their turns are summarised; a person may undo their own score."""
     log = log or Events()
     seen = 0
+    holds = num_holds(game.rules)
 
     def report_log():
         nonlocal seen
@@ -290,7 +295,7 @@ def play(game: Game, agents, names, terminal: HumanAgent, log: Events | None = N
         action = agents[seat].act(View.of(game))
         game.apply(action)
         report_log()
-        if action < NUM_HOLDS:
+        if action < holds:
             continue
         last = game.log[-1]
         if isinstance(agents[seat], HumanAgent):

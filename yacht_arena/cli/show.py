@@ -11,6 +11,7 @@ from collections import Counter
 
 import numpy as np
 
+from yacht_env.core.actions import held_positions
 from yacht_env.core.dice_source import ScriptedDice
 from yacht_env.core.game import Game
 
@@ -153,7 +154,7 @@ def _faces(log) -> list[int]:
     faces, dice = [], []
     for e in log:
         if "dice" in e:
-            held = Counter(dice[k] for k in range(5) if e["hold"] >> k & 1) if dice else Counter()
+            held = Counter(dice[k] for k in held_positions(e["hold"])) if dice else Counter()
             faces += list((Counter(e["dice"]) - held).elements())
             dice = e["dice"]
     return faces
