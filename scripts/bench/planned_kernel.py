@@ -43,7 +43,7 @@ from yacht_env.core.plan_source import PlanTables
 from yacht_env.envs.batch import random_legal
 from yacht_env.envs.table_core import TableCore, _opponents_then_roll, _settle, step_planned
 from yacht_env.rules import load
-from yacht_env.rules.tables import Tables
+from yacht_env.rules.tables import tables_of
 
 
 def add_parser(sub):
@@ -71,14 +71,14 @@ def import_base(tree: Path):
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _learner(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j])
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _opponents(rows, actions, gains, stuck, side, plan, ypts, num_players, num_sheets, turns, arrays, tables):
-    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
+    T, E, P = tables_of(tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(rows.shape[0]):
         stuck[j] = False
         if gains[j] >= 0 and actions[j] >= NUM_HOLDS:
@@ -88,7 +88,7 @@ def _opponents(rows, actions, gains, stuck, side, plan, ypts, num_players, num_s
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _settling(rows, stuck, rewards, over, seats, sheets, banked, final_total, shown, mask, obs, inv_scale, rounds,
               scale, no_preview, num_players, num_sheets, turns, arrays, tables):
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         if not stuck[j]:
             _settle(T, E, rows[j], j, True, rewards, over, seats, sheets, banked, final_total, shown, mask, obs,

@@ -7,7 +7,7 @@ import pytest
 
 from yacht_env.core.engine import ROLLS_USED, Arrays, State, play_action, refresh, sheet_to_move
 from yacht_env.rules import load
-from yacht_env.rules.tables import Tables
+from yacht_env.rules.tables import tables_of
 
 CONFIGS = [("yacht", {}, 2), ("verhoeff", {}, 1), ("kirakuken", {}, 3), ("yacht", {"joker": "free"}, 2),
            ("yacht", {"columns": 2}, 1), ("classic", {"teams": 2}, 4), ("yacht", {"rolls_per_turn": 4}, 1)]
@@ -15,14 +15,14 @@ CONFIGS = [("yacht", {}, 2), ("verhoeff", {}, 1), ("kirakuken", {}, 3), ("yacht"
 
 @nb.njit(cache=True)
 def _play_unseen(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j], False)
 
 
 @nb.njit(cache=True)
 def _refresh(rows, num_players, num_sheets, arrays, tables):
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         refresh(T, E, rows[j], sheet_to_move(E.ints, rows[j], num_players, num_sheets))
 

@@ -1,7 +1,7 @@
 """Scoring written straight from the seed documents, independently of yacht_env.rules.
 
-Each function maps five dice to {box: points} for one preset. Tests compare these,
-over all 252 sorted rolls, with the compiled tables.
+Each function maps the dice of a roll to {box: points} for one preset. Tests compare these,
+over every sorted roll (252 of five dice, 462 of six), with the compiled tables.
 """
 from collections import Counter
 from itertools import combinations
@@ -75,7 +75,7 @@ def knizia(dice):
 
 def _best_pairs(dice, n, four_alike=False):
     """Points of the best n pairs among the dice (two dice of one face each), found by trying every way of
-    picking 2n of the five dice: pairs of different faces, or with `four_alike` also two pairs of one face;
+    picking 2n of the dice: pairs of different faces, or with `four_alike` also two pairs of one face;
     0 when no way gives n pairs."""
     best = 0
     for pick in combinations(range(len(dice)), 2 * n):
@@ -108,5 +108,38 @@ def yatzy(dice, fh5=False, tp4=False):
     return out
 
 
+def best_groups(dice, sizes):
+    """Points of the best groups of alike dice, one group per size, of different faces, found by trying every
+    way of picking sum(sizes) of the dice: the picked dice must show as many faces as there are sizes, each
+    face exactly as often as one size; 0 when no way does."""
+    best = 0
+    for pick in combinations(dice, sum(sizes)):
+        if sorted(Counter(pick).values()) == sorted(sizes):
+            best = max(best, sum(pick))
+    return best
+
+
+def maxi(dice):
+    """Maxi Yatzy (maxiyatzy.com's rules): six dice; pairs, kinds, Full House 3+2, Castle 3+3 and Tower 4+2 score
+    the dice they use (groups of different faces), the straights 15, 20 and 21, Chance the sum, Maxi Yatzy 100."""
+    assert len(dice) == 6
+    out = _upper(dice)
+    out["one_pair"] = _best_pairs(dice, 1)
+    out["two_pairs"] = _best_pairs(dice, 2)
+    out["three_pairs"] = _best_pairs(dice, 3)
+    for name, n in (("three_of_a_kind", 3), ("four_of_a_kind", 4), ("five_of_a_kind", 5)):
+        out[name] = best_groups(dice, [n])
+    out["small_straight"] = 15 if {1, 2, 3, 4, 5} <= set(dice) else 0
+    out["large_straight"] = 20 if {2, 3, 4, 5, 6} <= set(dice) else 0
+    out["full_straight"] = 21 if sorted(dice) == [1, 2, 3, 4, 5, 6] else 0
+    out["full_house"] = best_groups(dice, [3, 2])
+    out["castle"] = best_groups(dice, [3, 3])
+    out["tower"] = best_groups(dice, [4, 2])
+    out["chance"] = sum(dice)
+    out["maxi_yatzy"] = 100 if len(set(dice)) == 1 else 0
+    return out
+
+
 GOLDEN = {"yacht": modern, "verhoeff": modern, "kirakuken": modern, "classic": classic, "cheerio": cheerio,
-          "extended": extended, "knizia": knizia, "yatzy": yatzy}
+          "extended": extended, "knizia": knizia, "yatzy": yatzy,
+          "maxi": maxi}

@@ -1,60 +1,66 @@
 """The action encoding every part of the project shares: count, encode, decode and name actions.
 
-One `Discrete` space per rule set:
+One `Discrete` space per rule set of n dice (H = 2**n - 1 hold actions: 31 for five dice, 63 for six):
 
-    0 .. 30                        re-roll, keeping the dice whose bits are set (bit i = the i-th
+    0 .. H - 1                     re-roll, keeping the dice whose bits are set (bit i = the i-th
                                    smallest die; dice are kept sorted); legal while rolls remain
-    31 + column * n_boxes + box    score `box` in `column`; legal when the box is open and the
+    H + column * n_boxes + box     score `box` in `column`; legal when the box is open and the
                                    joker rule allows it for the dice in hand
 
-Holding all five dice (pattern 31) is not an action: score instead. The compiled twins
-`score_action_of` and `box_of_action` are the same formula for the kernels.
+Holding all n dice (pattern H) is not an action: score instead. The compiled twins `score_action_of`
+and `box_of_action` are the same formula for the kernels; they take H (`holds`, `hold_actions_of` of the
+rule tables' dice), five dice's 31 when it is not given.
 """
 import numba as nb
 import numpy as np
 
-from .dice import ROLLS
+NUM_HOLDS = 31  # five dice's hold actions 0..30 (bit i keeps sorted die i); 31 would hold all: score instead
 
-NUM_HOLDS = 31  # hold patterns 0..30 (bit i keeps sorted die i); 31 would hold all: score instead
+
+def num_holds(rules) -> int:
+    """How many hold actions the rules have: 2**dice - 1 (31 for five dice, 63 for six)."""
+    return rules.dice_tables.n_holds - 1
 
 
 def num_actions(rules) -> int:
-    """How many actions the rules have: the 31 holds, then every box of every column."""
-    return NUM_HOLDS + rules.columns * len(rules.boxes)
+    """How many actions the rules have: the holds, then every box of every column."""
+    return num_holds(rules) + rules.columns * len(rules.boxes)
 
 
 def score_action(rules, column: int, box: int) -> int:
     """The action that scores box index `box` in `column`."""
-    return NUM_HOLDS + int(column) * len(rules.boxes) + int(box)
+    return num_holds(rules) + int(column) * len(rules.boxes) + int(box)
 
 
 def box_actions(rules) -> np.ndarray:
     """(columns, boxes) array of the scoring actions: box_actions(rules)[c, b] scores box b in column c."""
-    return NUM_HOLDS + np.arange(rules.columns * len(rules.boxes)).reshape(rules.columns, len(rules.boxes))
+    return num_holds(rules) + np.arange(rules.columns * len(rules.boxes)).reshape(rules.columns, len(rules.boxes))
 
 
 def decode(rules, action: int) -> tuple:
     """("hold", pattern) for a re-roll, ("score", column, box index) for a scoring action."""
-    if action < NUM_HOLDS:
+    holds = num_holds(rules)
+    if action < holds:
         return ("hold", int(action))
-    c, b = divmod(int(action) - NUM_HOLDS, len(rules.boxes))
+    c, b = divmod(int(action) - holds, len(rules.boxes))
     return ("score", c, b)
 
 
 def held_positions(pattern: int) -> list[int]:
-    """Die positions (0..4) a hold pattern keeps."""
-    return [i for i in range(5) if pattern >> i & 1]
+    """Die positions (0, 1, ...) a hold pattern keeps."""
+    return [i for i in range(int(pattern).bit_length()) if pattern >> i & 1]
 
 
 def action_name(rules, action: int, roll: int | None = None) -> str:
     """A move in words: 'score full_house' (with @column when there are several columns). A hold names
-    the faces it keeps of `roll` (an index into `yacht_env.core.dice.ROLLS`) when given ('hold 3 3 5',
-    're-roll all'), else the positions it keeps ('hold 0,2', 'roll all')."""
+    the faces it keeps of `roll` (an index into the rules' rolls, `rules.dice_tables.rolls`) when given
+    ('hold 3 3 5', 're-roll all'), else the positions it keeps ('hold 0,2', 'roll all')."""
     kind, *rest = decode(rules, action)
     if kind == "hold":
         held = held_positions(rest[0])
         if roll is not None:
-            return "hold " + " ".join(str(int(ROLLS[roll][i])) for i in held) if held else "re-roll all"
+            rolls = rules.dice_tables.rolls
+            return "hold " + " ".join(str(int(rolls[roll][i])) for i in held) if held else "re-roll all"
         return "hold " + ",".join(map(str, held)) if held else "roll all"
     c, b = rest
     return f"score {rules.boxes[b]}" + (f"@{c + 1}" if rules.columns > 1 else "")
@@ -62,38 +68,40 @@ def action_name(rules, action: int, roll: int | None = None) -> str:
 
 def legal_summary(rules, mask) -> str:
     """The legal actions of a mask, readable: '0-30 (re-roll holding bit-marked dice), 31 score ones, ...'."""
+    holds = num_holds(rules)
     legal = np.flatnonzero(mask)
-    parts = ["0-30 (re-roll holding bit-marked dice)"] if mask[0] else []
-    parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= NUM_HOLDS]
+    parts = [f"0-{holds - 1} (re-roll holding bit-marked dice)"] if mask[0] else []
+    parts += [f"{a} {action_name(rules, int(a))}" for a in legal if a >= holds]
     return ", ".join(parts)
 
 
-def fallback_action(mask) -> int:
+def fallback_action(mask, holds: int = NUM_HOLDS) -> int:
     """The move played for a seat that faulted (a tournament's forfeit, an environment's failing
-    opponent): the first legal box (or the first legal action)."""
+    opponent): the first legal box (or the first legal action). holds: the rules' `num_holds`."""
     legal = np.flatnonzero(mask)
-    boxes = legal[legal >= NUM_HOLDS]
+    boxes = legal[legal >= holds]
     return int(boxes[0] if len(boxes) else legal[0])
 
 
-def fallback_actions(masks) -> np.ndarray:
+def fallback_actions(masks, holds: int = NUM_HOLDS) -> np.ndarray:
     """`fallback_action` of every row of (n, num_actions) masks, as int64."""
     masks = np.asarray(masks)
-    boxes = masks[:, NUM_HOLDS:] != 0
+    boxes = masks[:, holds:] != 0
     has_box = boxes.any(axis=1)
-    return np.where(has_box, NUM_HOLDS + boxes.argmax(axis=1), (masks != 0).argmax(axis=1)).astype(np.int64)
+    return np.where(has_box, holds + boxes.argmax(axis=1), (masks != 0).argmax(axis=1)).astype(np.int64)
 
 
 _INTEGER_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
-def masks_of(can_hold, box_ok) -> np.ndarray:
-    """int8 masks (n, num_actions) from can_hold (n,) and box_ok (n, columns, boxes): the mask layout."""
+def masks_of(can_hold, box_ok, holds: int = NUM_HOLDS) -> np.ndarray:
+    """int8 masks (n, num_actions) from can_hold (n,) and box_ok (n, columns, boxes): the mask layout.
+    holds: the rules' `num_holds`."""
     box_ok = np.asarray(box_ok)
     n = box_ok.shape[0]
-    out = np.empty((n, NUM_HOLDS + box_ok.shape[1] * box_ok.shape[2]), np.int8)
-    out[:, :NUM_HOLDS] = np.asarray(can_hold, bool).reshape(n, 1)
-    out[:, NUM_HOLDS:] = box_ok.reshape(n, -1)
+    out = np.empty((n, holds + box_ok.shape[1] * box_ok.shape[2]), np.int8)
+    out[:, :holds] = np.asarray(can_hold, bool).reshape(n, 1)
+    out[:, holds:] = box_ok.reshape(n, -1)
     return out
 
 
@@ -152,13 +160,19 @@ def as_actions(values, n: int, size: int, out=None) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
-def score_action_of(n_boxes, column, box):
-    """Compiled `score_action`."""
-    return NUM_HOLDS + column * n_boxes + box
+def hold_actions_of(D):
+    """Compiled `num_holds`, from the rules' dice tables (`Tables.dice`)."""
+    return D.n_holds - 1
 
 
 @nb.njit(cache=True, inline="always")
-def box_of_action(n_boxes, action):
-    """(column, box) of a scoring action (action >= NUM_HOLDS)."""
-    k = action - NUM_HOLDS
+def score_action_of(n_boxes, column, box, holds=NUM_HOLDS):
+    """Compiled `score_action` (holds: `hold_actions_of` the rules' dice)."""
+    return holds + column * n_boxes + box
+
+
+@nb.njit(cache=True, inline="always")
+def box_of_action(n_boxes, action, holds=NUM_HOLDS):
+    """(column, box) of a scoring action (action >= holds, `hold_actions_of` the rules' dice)."""
+    k = action - holds
     return k // n_boxes, k % n_boxes

@@ -14,6 +14,9 @@ from math import comb, factorial
 from typing import NamedTuple
 
 import numpy as np
+from numba import typeof
+from numba.core import cgutils, types
+from numba.extending import NativeValue, make_attribute_wrapper, models, register_model, typeof_impl, unbox
 
 FACES = 6
 DICE_COUNTS = (5, 6)
@@ -59,6 +62,41 @@ class Dice(NamedTuple):
         if len(dice) != self.n or any(not 1 <= int(d) <= FACES for d in dice):
             raise ValueError(f"{self.n} dice with faces 1..6 are needed, got {list(dice)}")
         return int(self.roll_index[sum((int(d) - 1) * FACES ** i for i, d in enumerate(dice))])
+
+
+class DiceType(types.Type):
+    """How compiled code sees a `Dice`: a record of its fields, read by name (`D.n_holds`, `D.rolls`), not a
+    tuple. Numba's parallel loops split a tuple argument into its fields one level deep only, so a `Dice`
+    typed as a named tuple inside the rule `Tables` would stop every `prange` that reads the tables."""
+
+    def __init__(self, fields):
+        self.fields = tuple(fields)
+        super().__init__(name=f"Dice({', '.join(f'{k}: {t}' for k, t in self.fields)})")
+
+
+@typeof_impl.register(Dice)
+def _typeof_dice(val, c):
+    return DiceType((k, typeof(getattr(val, k))) for k in Dice._fields)
+
+
+@register_model(DiceType)
+class _DiceModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, list(fe_type.fields))
+
+
+for _field in Dice._fields:
+    make_attribute_wrapper(DiceType, _field, _field)
+
+
+@unbox(DiceType)
+def _unbox_dice(typ, obj, c):
+    out = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+    for name, field_type in typ.fields:
+        attr = c.pyapi.object_getattr_string(obj, name)
+        setattr(out, name, c.unbox(field_type, attr).value)
+        c.pyapi.decref(attr)
+    return NativeValue(out._getvalue(), is_error=cgutils.is_not_null(c.builder, c.pyapi.err_occurred()))
 
 
 def _counts(faces):

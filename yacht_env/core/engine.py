@@ -12,7 +12,7 @@ filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
     seeds[i]             uint64  the dice seed of the table's game (`dice_source.SeededDice`)
     ints[i, k]           int64   TURN (turns played, all sheets together), ROLLS_USED this turn,
                                  ROLL (index of the sorted dice in hand), FIRST (the first seat)
-    dice[i]              int8    the five dice, sorted (stale while no dice are in hand)
+    dice[i]              int8    the rules' n dice (5 or 6), sorted (stale while no dice are in hand)
     faces[i]             int8    the faces of the last roll's fresh dice, in the order drawn
     preview[i, c, b]     int32   points of the dice in hand in box b of column c of the sheet to move;
                                  -1 where the box is filled or the joker rule forbids it (all -1 while
@@ -30,8 +30,9 @@ move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0.
 
 In compiled code the nine arrays travel together as one `Arrays` (named tuple, `E`), the rule set's
 arrays as one `Tables` (`T`). Entry points called from Python take both as plain tuples (`State.arrays`,
-`State.table_fields`) and name them inside (`E = Arrays(*arrays)`): numba types a plain tuple at each call
-in its compiled dispatcher, but a named tuple in Python, about 2 us for nine arrays.
+`State.table_fields`, `Tables.fields()`: the rules' `Dice` a plain tuple inside) and name them inside
+(`E = Arrays(*arrays)`, `T = tables_of(tables)`): numba types a plain tuple at each call in its compiled
+dispatcher, but a named tuple in Python, about 2 us for nine arrays.
 
 Dice: `draw_faces` takes the k-th fresh die of (sheet, turn of that sheet, roll) from the table's
 seed, so the same seed gives every sheet the same dice whatever is held; a `Game` with another dice
@@ -42,12 +43,11 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .actions import NUM_HOLDS, box_of_action, num_actions, score_action_of
-from .dice import NUM_ROLLS, ROLLS
+from .actions import box_of_action, hold_actions_of, num_actions, score_action_of
 from .dice_source import SeededDice
-from .kernels import box_options, die_value, roll_of, upper_bonus_gain
+from .kernels import box_options, dice_roll, die_value, upper_bonus_gain
 from ..rules import solitaire_rules
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 
 # ints[i] columns
 TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3
@@ -78,23 +78,33 @@ def sheet_to_move(ints, i, num_players, num_sheets):
 
 @nb.njit(cache=True, inline="always")
 def draw_faces(seed, sheet, turn, roll, hold, out):
-    """Fill out[0:k] with the k fresh dice of a roll that keeps `hold` (counter-based, from the seed)."""
+    """Fill out[0:k] with the k fresh dice of a roll that keeps `hold` of the dice (as many as out holds;
+    counter-based, from the seed)."""
     k = 0
-    for d in range(5):
+    for d in range(out.shape[0]):
         if not (hold >> d) & 1:
             out[k] = die_value(seed, sheet, turn, roll, k)
             k += 1
 
 
 @nb.njit(cache=True, inline="always")
-def place_dice(dice, hold, faces):
+def place_dice(D, dice, hold, faces):
     """Put faces[0], faces[1], ... on the dice not held (bit d of `hold` keeps sorted die d), sort
-    the dice, and return their roll index."""
+    the dice, and return their roll index among the rolls of `D` (the rules' `Dice`)."""
     k = 0
-    for d in range(5):
+    for d in range(D.n):
         if not (hold >> d) & 1:
             dice[d] = faces[k]
             k += 1
+    if D.n != 5:
+        for d in range(1, D.n):         # insertion sort
+            x = dice[d]
+            j = d
+            while j > 0 and dice[j - 1] > x:
+                dice[j] = dice[j - 1]
+                j -= 1
+            dice[j] = x
+        return dice_roll(D, dice)
     d0, d1, d2, d3, d4 = dice[0], dice[1], dice[2], dice[3], dice[4]
     # a sorting network: nine compare-exchanges, no data-dependent branches
     d0, d1 = min(d0, d1), max(d0, d1)
@@ -107,7 +117,7 @@ def place_dice(dice, hold, faces):
     d1, d3 = min(d1, d3), max(d1, d3)
     d1, d2 = min(d1, d2), max(d1, d2)
     dice[0], dice[1], dice[2], dice[3], dice[4] = d0, d1, d2, d3, d4
-    return roll_of(dice)
+    return dice_roll(D, dice)
 
 
 @nb.njit(cache=True, inline="always")
@@ -125,7 +135,7 @@ def roll_dice(T, E, i, s, hold, seen=True):
 
     seen=False leaves preview[i] and extra[i] as they were: a roll that only compiled code playing from
     kept plans looks at (`play_action` with seen=False), whose scoring move refreshes them first."""
-    r = place_dice(E.dice[i], hold, E.faces[i])
+    r = place_dice(T.dice, E.dice[i], hold, E.faces[i])
     E.ints[i, ROLL] = r
     E.ints[i, ROLLS_USED] += 1
     if seen:
@@ -184,14 +194,15 @@ def play_on(T, E, ypts, s, num_sheets, i, a, seen=True):
     ints, preview = E.ints, E.preview
     if ints[i, ROLLS_USED] == 0 or ints[i, TURN] == T.n_boxes * E.cols.shape[2] * num_sheets:
         return -1
-    if a < NUM_HOLDS:
+    holds = hold_actions_of(T.dice)
+    if a < holds:
         if a < 0 or ints[i, ROLLS_USED] >= T.rolls_per_turn:
             return -1
         roll_seeded(T, E, i, s, num_sheets, a, seen)
         return 0
     if not seen:
         refresh(T, E, i, s)
-    c, b = box_of_action(T.n_boxes, a)
+    c, b = box_of_action(T.n_boxes, a, holds)
     if c >= preview.shape[1] or preview[i, c, b] < 0:
         return -1
     return score_box(T, E, ypts, i, s, c, b)
@@ -199,15 +210,17 @@ def play_on(T, E, ypts, s, num_sheets, i, a, seen=True):
 
 @nb.njit(cache=True, inline="always")
 def write_mask(i, rolls_per_turn, turns, ints, preview, out):
-    """out (one row) = the legal-action mask of table i (all zero where no decision is due)."""
+    """out (one row) = the legal-action mask of table i (all zero where no decision is due); the hold actions
+    are what out has room for before the boxes (`yacht_env.core.actions`)."""
     nc, nb_ = preview.shape[1], preview.shape[2]
+    holds = out.shape[0] - nc * nb_
     deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
     hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
-    for h in range(NUM_HOLDS):
+    for h in range(holds):
         out[h] = hold
     for c in range(nc):
         for b in range(nb_):
-            out[score_action_of(nb_, c, b)] = 1 if deciding and preview[i, c, b] >= 0 else 0
+            out[score_action_of(nb_, c, b, holds)] = 1 if deciding and preview[i, c, b] >= 0 else 0
 
 
 @nb.njit(cache=True)
@@ -224,7 +237,7 @@ def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
 @nb.njit(cache=True, _nrt=False)
 def roll_one(i, hold, seeded, num_players, num_sheets, arrays, tables):
     """Roll at table i for the seat to move: seeded dice, or (seeded = False) the faces already in faces[i]."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     s = sheet_to_move(E.ints, i, num_players, num_sheets)
     if seeded:
         return roll_seeded(T, E, i, s, num_sheets, hold)
@@ -234,7 +247,7 @@ def roll_one(i, hold, seeded, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def score_one(i, c, b, ypts, num_players, num_sheets, arrays, tables):
     """Score box b of column c at table i for the seat to move; -1 (and no change) when not allowed."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     if E.ints[i, ROLLS_USED] == 0 or c >= E.preview.shape[1] or E.preview[i, c, b] < 0:
         return -1
     s = sheet_to_move(E.ints, i, num_players, num_sheets)
@@ -244,7 +257,7 @@ def score_one(i, c, b, ypts, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def refresh_one(i, num_players, num_sheets, arrays, tables):
     """Recompute what every box would score for the dice in hand (after a sheet was set by hand)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     if E.ints[i, ROLLS_USED] == 0:
         return
     refresh(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets))
@@ -253,7 +266,7 @@ def refresh_one(i, num_players, num_sheets, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def roll_many(rows, num_sheets, num_players, arrays, tables):
     """The first roll of the turn at every table in `rows` (seeded dice)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
         roll_seeded(T, E, i, sheet_to_move(E.ints, i, num_players, num_sheets), num_sheets, 0)
@@ -262,20 +275,20 @@ def roll_many(rows, num_sheets, num_players, arrays, tables):
 @nb.njit(cache=True, _nrt=False)
 def play_many(rows, actions, gains, ypts, num_players, num_sheets, arrays, tables):
     """Play actions[j] at table rows[j] for every j; gains[j] = points gained, or -1 where not legal."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         gains[j] = play_action(T, E, ypts, num_players, num_sheets, rows[j], actions[j])
 
 
 @nb.njit(cache=True, _nrt=False)
 def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, arrays, tables):
-    """Put roll rolls[j] (an index of `sorted_rolls`, `yacht_env.core.dice.ROLLS`) in hand at table rows[j] as
+    """Put roll rolls[j] (an index of `sorted_rolls`, the rules' `Dice.rolls`) in hand at table rows[j] as
     the rolls_used[j]-th roll of the turn: the roll's faces are rolled as fresh dice (`roll_dice`)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(rows.shape[0]):
         i = rows[j]
         s = sheet_to_move(E.ints, i, num_players, num_sheets)
-        for k in range(5):
+        for k in range(T.dice.n):
             E.faces[i, k] = sorted_rolls[rolls[j], k]
         E.ints[i, ROLLS_USED] = rolls_used[j] - 1
         roll_dice(T, E, i, s, 0)
@@ -341,8 +354,9 @@ class State:
         self.ypts = int(rules.boxes_spec[y].points) if y >= 0 else -1
         self.seeds = np.zeros(n, np.uint64)
         self.ints = np.zeros((n, N_INTS), np.int64)
-        self.dice = np.ones((n, 5), np.int8)
-        self.faces = np.zeros((n, 5), np.int8)
+        nd = rules.dice
+        self.dice = np.ones((n, nd), np.int8)
+        self.faces = np.zeros((n, nd), np.int8)
         self.preview = np.full((n, c, b), -1, np.int32)
         self.extra = np.zeros((n, c), np.int64)
         self.scores = np.full((n, s, c, b), -1, np.int32)
@@ -351,7 +365,7 @@ class State:
         # what compiled entry points take (the module docstring); the arrays are only ever changed in place
         self.arrays = tuple(Arrays(self.seeds, self.ints, self.dice, self.faces, self.scores, self.cols, self.totals,
                                    self.preview, self.extra))
-        self.table_fields = tuple(self.tables)
+        self.table_fields = self.tables.fields()
 
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
@@ -405,15 +419,16 @@ class State:
         return gains
 
     def put_rolls(self, rows, rolls, rolls_used) -> None:
-        """Put sorted roll rolls[j] (an index of `yacht_env.core.dice.ROLLS`) in hand at table rows[j] as roll
-        number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for look-ahead,
-        analysis and tests); what every box would score follows."""
+        """Put sorted roll rolls[j] (an index of the rules' rolls, `rules.dice_tables.rolls`) in hand at table
+        rows[j] as roll number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for
+        look-ahead, analysis and tests); what every box would score follows."""
         rows = np.ascontiguousarray(rows, np.int64)
         rolls = np.ascontiguousarray(np.broadcast_to(rolls, rows.shape), np.int64)
         used = np.ascontiguousarray(np.broadcast_to(rolls_used, rows.shape), np.int64)
-        if ((rolls < 0) | (rolls >= NUM_ROLLS)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
-            raise ValueError(f"rolls must be 0..{NUM_ROLLS - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
-        put_many(rows, rolls, used, ROLLS, self.num_players, self.num_sheets, self.arrays, self.table_fields)
+        d = self.tables.dice
+        if ((rolls < 0) | (rolls >= d.n_rolls)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
+            raise ValueError(f"rolls must be 0..{d.n_rolls - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
+        put_many(rows, rolls, used, d.rolls, self.num_players, self.num_sheets, self.arrays, self.table_fields)
 
     def solo(self, rows) -> "State":
         """A one-player State whose table j is the sheet to move at table rows[j] as it stands: its boxes,

@@ -4,20 +4,22 @@ A `Game` is a friendly view of one table of `yacht_env.core.engine.State`: every
 through the engine's compiled transition, so a game played here and the same game played in a batch
 are the same game.
 
-A turn starts in phase "roll": the seat must `roll()` all five dice. In phase "decide" it may re-roll
-with a hold pattern while rolls remain, or `score` one open box, which ends the turn. Until the next
-roll, `undo()` gives the same dice back. Dice are kept sorted, so hold bit i always means the i-th
-smallest die. Actions (`apply`, `legal_mask`) use the encoding of `yacht_env.core.actions`.
+A turn starts in phase "roll": the seat must `roll()` all the dice (five, or six under `dice: 6`). In
+phase "decide" it may re-roll with a hold pattern while rolls remain, or `score` one open box, which
+ends the turn. Until the next roll, `undo()` gives the same dice back. Dice are kept sorted, so hold
+bit i always means the i-th smallest die. Actions (`apply`, `legal_mask`) use the encoding of `yacht_env.core.actions`.
 """
 import numpy as np
 
 from . import actions
-from .actions import NUM_HOLDS
 from .dice_source import SeededDice
 from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
                      roll_off, roll_one, score_one)
 from .view import read_only
 from ..rules import RuleSet, load
+
+
+DICE_WORDS = {5: "five", 6: "six"}    # the dice count in a player's message
 
 
 class IllegalMove(ValueError):
@@ -117,6 +119,7 @@ class Game:
         self.num_players, self.num_sheets = state.num_players, state.num_sheets
         self.n_boxes = len(self.rules.boxes)
         self.num_actions = actions.num_actions(self.rules)
+        self.num_holds = actions.num_holds(self.rules)
         self.dice_source = dice_source
         self._seeded = type(dice_source) is SeededDice and dice_source.seed == int(state.seeds[table])
         self.sheets = [Sheet(state, table, s) for s in range(self.num_sheets)]
@@ -157,7 +160,7 @@ class Game:
 
     @property
     def dice(self) -> tuple[int, ...]:
-        """The five dice in hand, sorted; () when none are."""
+        """The dice in hand, sorted; () when none are."""
         if self.phase != "decide":
             return ()
         return tuple(self._state.dice[self._i].tolist())
@@ -197,14 +200,14 @@ class Game:
         mask = self._hold_mask(hold)
         if phase == "roll":
             if mask:
-                raise IllegalMove(f"the first roll of a turn rolls all five dice; cannot hold "
+                raise IllegalMove(f"the first roll of a turn rolls all {DICE_WORDS[self.rules.dice]} dice; cannot hold "
                                   f"{actions.held_positions(mask)}")
         elif self.rolls_left <= 0:
             raise IllegalMove(f"no rolls left (limit {self.rules.rolls_per_turn} per turn); score a box: "
                               f"{', '.join(self.legal_boxes())}")
         st = self._state
         if not self._seeded:
-            n = 5 - bin(mask).count("1")
+            n = self.rules.dice - bin(mask).count("1")
             faces = list(self.dice_source.draw(self.current_sheet, self.round, self.rolls_used, n))
             if len(faces) != n or not all(isinstance(f, (int, np.integer)) and 1 <= f <= 6 for f in faces):
                 raise ValueError(f"the dice source gave {faces!r} for {n} dice (faces 1..6 are needed)")
@@ -215,16 +218,19 @@ class Game:
         return self.dice
 
     def _hold_mask(self, hold) -> int:
+        n, holds = self.rules.dice, self.num_holds
         if isinstance(hold, (int, np.integer)) and not isinstance(hold, (bool, np.bool_)):
             mask = int(hold)
         else:
             try:
-                positions = {actions.as_action(p, 5) for p in hold}
+                positions = {actions.as_action(p, n) for p in hold}
             except (TypeError, ValueError):
-                raise IllegalMove(f"hold must be a bit mask 0..30 or die positions 0..4, got {hold!r}") from None
+                raise IllegalMove(f"hold must be a bit mask 0..{holds - 1} or die positions 0..{n - 1}, "
+                                  f"got {hold!r}") from None
             mask = sum(1 << p for p in positions)
-        if not 0 <= mask < NUM_HOLDS:
-            raise IllegalMove(f"hold pattern {mask} is not 0..30 (holding all five dice means scoring)")
+        if not 0 <= mask < holds:
+            raise IllegalMove(f"hold pattern {mask} is not 0..{holds - 1} "
+                              f"(holding all {DICE_WORDS[n]} dice means scoring)")
         return mask
 
     def preview(self) -> dict[tuple[int, str], int]:
@@ -300,7 +306,8 @@ class Game:
 
     # ---- joint actions ------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
-        """int8 mask over actions (holds 0..30, then boxes column-major); all zero outside 'decide'."""
+        """int8 mask over actions (holds 0..30, or 0..62 with six dice, then boxes column-major); all zero
+        outside 'decide'."""
         return self._state.masks([self._i])[0]
 
     def apply(self, action) -> None:
@@ -358,13 +365,13 @@ class Game:
 
 def tiebreak_rolls(rules: RuleSet, totals, dice_source) -> dict:
     """Sudden-death roll-offs among the sheets tied for first, under `tiebreak: sudden_death`:
-    {sheet: [sum of five dice, ...]}, rolled at turns rounds, rounds + 1, ... of each tied sheet until
+    {sheet: [sum of the rules' dice, ...]}, rolled at turns rounds, rounds + 1, ... of each tied sheet until
     one sum is highest (at most 100 rounds). Empty when no roll-off is needed."""
     out: dict = {}
     tied = [i for i, t in enumerate(totals) if t == max(totals)]
     k = 0
     while rules.tiebreak == "sudden_death" and len(tied) > 1 and k < 100:
-        sums = {i: sum(int(d) for d in dice_source.draw(i, rules.rounds + k, 0, 5)) for i in tied}
+        sums = {i: sum(int(d) for d in dice_source.draw(i, rules.rounds + k, 0, rules.dice)) for i in tied}
         for i, v in sums.items():
             out.setdefault(i, []).append(v)
         tied = [i for i in tied if sums[i] == max(sums.values())]

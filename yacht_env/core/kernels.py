@@ -86,8 +86,19 @@ def decision_uniforms_of(seeds, seats, rounds, rolls_used, stream, out):
 
 
 @nb.njit(cache=True, inline="always")
+def dice_roll(D, dice):
+    """Roll index of the dice (in any order) among the rolls of `D` (a `Dice`, e.g. `Tables.dice`)."""
+    code = 0
+    m = 1
+    for i in range(D.n):
+        code += (dice[i] - 1) * m
+        m *= 6
+    return D.roll_index[code]
+
+
+@nb.njit(cache=True, inline="always")
 def roll_of(dice):
-    """Roll index of five dice in any order."""
+    """Roll index of five dice in any order (`dice_roll` with the five-dice tables)."""
     code = 0
     m = 1
     for i in range(5):

@@ -1,43 +1,46 @@
 """Exact single-turn odds: chasing one combination with optimal holds.
 
-`chase(values, rolls)` is the one-turn dynamic programme: the expected value of
-`values[roll]` at the end of the turn when every hold maximises it.
+`chase(values, rolls, dice)` is the one-turn dynamic programme: the expected value of
+`values[roll]` at the end of the turn when every hold maximises it, over the rolls of `dice`
+(a `yacht_env.core.dice.Dice`; the rules' `rules.dice_tables`).
 """
 import numpy as np
 
-from .dice import HOLD_KEEP, NUM_KEEPS, NUM_ROLLS, ROLL_COUNTS, ROLL_PROB, ROLL_SUMS, TRANSITION
+from .dice import NUM_DICE, Dice, dice_tables
 
 
-def chase(values: np.ndarray, rolls: int) -> list[float]:
-    """Expected end value after 1..rolls rolls, holding optimally for `values` (one entry per roll)."""
+def chase(values: np.ndarray, rolls: int, dice: Dice | None = None) -> list[float]:
+    """Expected end value after 1..rolls rolls, holding optimally for `values` (one entry per roll of `dice`,
+    by default five dice)."""
+    d = dice_tables(NUM_DICE) if dice is None else dice
     v = values.astype(float)
-    out = [float(ROLL_PROB @ v)]
+    out = [float(d.roll_prob @ v)]
     for _ in range(rolls - 1):
-        keep_value = TRANSITION @ v                      # value of each keep before the re-roll
-        v = np.maximum(v, keep_value[HOLD_KEEP].max(axis=1))
-        out.append(float(ROLL_PROB @ v))
+        keep_value = d.transition @ v                      # value of each keep before the re-roll
+        v = np.maximum(v, keep_value[d.hold_keep].max(axis=1))
+        out.append(float(d.roll_prob @ v))
     return out
 
 
 def combination_odds(rules) -> dict[str, list[float]]:
     """P(the pattern of each lower box) by the 1st, 2nd, ... roll, chasing that box alone."""
+    d = rules.dice_tables
     out = {}
     for box in rules.boxes_spec:
         if box.upper or box.kind == "chance":
             continue
-        hit = np.array([box.matches([int(c) for c in ROLL_COUNTS[r]]) for r in range(NUM_ROLLS)], dtype=float)
-        out[box.id] = chase(hit, rules.rolls_per_turn)
+        hit = np.array([box.matches([int(c) for c in d.roll_counts[r]]) for r in range(d.n_rolls)], dtype=float)
+        out[box.id] = chase(hit, rules.rolls_per_turn, d)
     return out
 
 
 def chase_one_number_dice(rules, face: int = 6) -> float:
     """Expected number of dice showing `face` at the end of a turn spent collecting it."""
-    return chase(ROLL_COUNTS[:, face - 1], rules.rolls_per_turn)[-1]
+    d = rules.dice_tables
+    return chase(d.roll_counts[:, face - 1], rules.rolls_per_turn, d)[-1]
 
 
 def chance_only_points(rules) -> float:
     """Expected sum of the dice at the end of a turn played only for Chance."""
-    return chase(ROLL_SUMS, rules.rolls_per_turn)[-1]
-
-
-assert TRANSITION.shape == (NUM_KEEPS, NUM_ROLLS)
+    d = rules.dice_tables
+    return chase(d.roll_sums, rules.rolls_per_turn, d)[-1]

@@ -145,7 +145,7 @@ class BatchView:
 
     @cached_property
     def roll(self) -> np.ndarray:
-        """(n,) index of the sorted dice in hand (`yacht_env.core.dice.ROLLS`)."""
+        """(n,) index of the sorted dice in hand among the rules' rolls (`rules.dice_tables.rolls`)."""
         return self.state.ints[self._at, ROLL]
 
     @cached_property

@@ -23,7 +23,7 @@ from ..core.actions import NUM_HOLDS, score_action_of
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_action, roll_seeded
 from ..core.kernels import SEED_START, seed_step
 from .obs import write_obs
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 from .step_threads import post
 
 # streams[i] columns
@@ -67,7 +67,7 @@ def _write(T, E, inv_scale, rounds, i, obs, mask):
 @nb.njit(cache=True, _nrt=False)
 def reset_games(inv_scale, rounds, which, streams, arrays, obs, mask, tables):
     """Start a new game in every slot i with which[i] (episode streams[i, EPISODE] of its stream)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for i in range(which.shape[0]):
         if which[i]:
             _new_game(T, E, i, streams)
@@ -94,7 +94,7 @@ def step_games(lo, hi, ctrl, inv_scale, ypts, rounds, params, actions, streams, 
     i's score and dice seed after the step (the step's info).
     """
     post(ctrl)
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     final_obs, final_mask, final_seed, final_score, total, seed = finals
     ints, totals = E.ints, E.totals
     terminal_reward, penalty, autoreset, clear_final = params[0] != 0, params[1], params[2] != 0, params[3] != 0

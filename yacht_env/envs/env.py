@@ -15,7 +15,7 @@ from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .options import EnvOptions
 from .render import RENDER_MODES, last_move, render_sheet, renderer
-from ..rules import RuleSet, load
+from ..rules import RuleError, RuleSet, load
 from .table_core import TableCore
 
 OBS_MODES = ("flat", "dict")
@@ -70,7 +70,10 @@ def reset_first_table(env: gym.Env, seed, options, env_id: str) -> None:
 
 def resolve_rules(rules, overrides) -> RuleSet:
     """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
-    return load(rules, **overrides)
+    rules = load(rules, **overrides)
+    if rules.dice != 5:  # observations, options and steppers are five-dice ones until they read Tables.dice
+        raise RuleError(rules.source or rules.name, "dice", f"the environments play five dice; got {rules.dice}")
+    return rules
 
 
 class YachtEnv(gym.Env):

@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 from ..core.dice import NUM_DICE, ROLL_COUNTS, ROLLS
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 
 # offsets of the flat observation (module docstring)
 DICE = slice(0, 5)          # the sorted dice / 6
@@ -110,7 +110,7 @@ def write_obs(T, inv_scale, rounds, roll, rolls_used, turn, scores, preview, upp
 def write_observations(tables, inv_scale, rounds, num_players, num_sheets, rows, arrays, out):
     """out[j] = the flat observation of the sheet to move at table rows[j] of an engine state, as that
     seat sees it while it decides (tables, arrays: `State.table_fields`, `State.arrays`)."""
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     ints, scores, preview, cols = E.ints, E.scores, E.preview, E.cols
     for j in range(rows.shape[0]):
         i = rows[j]

@@ -37,7 +37,7 @@ from ..core.engine import FIRST, ROLLS_USED, TURN, Arrays, State, play_action, r
 from ..core.lockstep import play, seating_around, sheet_ranks
 from ..core.plan_source import PlanTables, planned
 from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 from ..solver.play import AHEAD, advance_table, prefetch_plan
 from .batch import EPISODE, STREAM, reset_games, step_games
 from .frames import Frames
@@ -99,7 +99,7 @@ def step_planned(lo, hi, ctrl, rows, actions, side, plan, ypts, num_players, num
     tables: the plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`. Runs as one slice of
     `step_threads.SliceThreads` (ctrl); every table touches only its own rows."""
     post(ctrl)
-    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
+    T, E, P = tables_of(tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
         for ahead in (2 * AHEAD, AHEAD):     # the next seat's plan where the learner's action ends its turn
             if j + ahead < hi and actions[j + ahead] >= NUM_HOLDS:
@@ -123,7 +123,7 @@ def settle_seats(lo, hi, ctrl, rows, reward, rewards, over, seats, sheets, banke
     """`_settle` at tables rows[lo:hi] (rewards[j], over[j] for rows[j] when `reward`); one slice of
     `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(lo, hi):
         _settle(T, E, rows[j], j, reward, rewards, over, seats, sheets, banked, final_total, shown, mask, obs,
                 inv_scale, rounds, scale, no_preview, num_players, num_sheets, turns)
@@ -134,7 +134,7 @@ def advance_planned_seats(lo, hi, ctrl, rows, side, plan, ypts, num_players, num
     """`_opponents_then_roll` at tables rows[lo:hi] (stuck[j] and the tuples as in `step_planned`); one
     slice of `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
+    T, E, P = tables_of(tables), Arrays(*arrays), PlanTables(*plan)
     for j in range(lo, hi):
         stuck[j] = not _opponents_then_roll(T, E, P, rows[j], side, ypts, num_players, num_sheets, turns)
 

@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, sheet_to_move
 from ..core.kernels import roll_of
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 from .obs import dict_obs, dict_space, flat_space, inv_box_scale, max_total, obs_size, write_obs
 from .render import render_sheet
 from .step_threads import SliceThreads, post
@@ -108,7 +108,7 @@ def write_seat_observations(lo, hi, ctrl, tables, inv_scale, rounds, scale, turn
     shown[j] are the dice it sees when its sheet is not the one to move (tables, arrays: `State.table_fields`,
     `State.arrays`). A slice of `step_threads.SliceThreads` (ctrl)."""
     post(ctrl)
-    T, E = Tables(*tables), Arrays(*arrays)
+    T, E = tables_of(tables), Arrays(*arrays)
     for j in range(lo, hi):
         write_seat_obs(T, inv_scale, rounds, scale, turns, num_players, num_sheets, rows[j], seats[j], shown[j], E.ints,
                        E.scores, E.preview, E.cols, E.totals, no_preview, out[j])

@@ -15,20 +15,20 @@ from pathlib import Path
 
 from ..config import (ConfigError, choice, find, mapping, names_a_file, parse_yaml, preset_names, read_yaml, text,
                       whole)
-from ..core.dice import NUM_DICE
+from ..core.dice import DICE_COUNTS, FACES
 from .boxes import KINDS, SCORES, Box
 from .errors import RuleError
 from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
             "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat",
-            "forced_order")
-BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike", "four_alike")
+            "forced_order", "dice")
+BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike", "four_alike", "sizes")
 # the keys each kind of box uses besides id and kind: any other is refused, never accepted and ignored
 KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "pairs": ("count", "points", "four_alike"),
              "full_house": ("points", "five_alike"), "two_pairs": ("points", "four_alike"),
              "straight": ("length", "runs", "points"), "yacht": ("points",),
-             "chance": ("points",)}
+             "chance": ("points",), "groups": ("sizes", "points")}
 RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
 PRESETS = files(__package__) / "presets"
@@ -214,7 +214,8 @@ def _build_cached(data_json: str, source: str) -> RuleSet:
     return build(json.loads(data_json), source)
 
 
-def _box(source: str, i: int, spec) -> Box:
+def _box(source: str, i: int, spec, n: int) -> Box:
+    """Box i of a rules file played with n dice; refused when it is malformed or can never be made with n dice."""
     where = f"boxes[{i}]"
     if not isinstance(spec, dict):
         raise RuleError(source, where, "each box is a mapping with id and kind")
@@ -232,19 +233,26 @@ def _box(source: str, i: int, spec) -> Box:
     if kind == "upper":
         face = whole(source, f"{where}.face", spec.get("face"), 1, 6)
         points = "sum"
+    sizes = ()
     if kind == "of_a_kind":
-        count = whole(source, f"{where}.count", spec.get("count"), 2, NUM_DICE)
+        count = whole(source, f"{where}.count", spec.get("count"), 2, n)
     elif kind == "pairs":
         count = whole(source, f"{where}.count", spec.get("count"), 1, 3)
-        if 2 * count > NUM_DICE:
+        if 2 * count > n:
             raise RuleError(source, f"{where}.count", f"{count} pairs of different faces need {2 * count} dice; "
-                                                      f"with {NUM_DICE} dice a pairs box takes count 1 or 2")
+                                                      f"with {n} dice a pairs box takes count 1 to {n // 2}")
+    elif kind == "groups":
+        sizes = _sizes(source, f"{where}.sizes", spec.get("sizes"), n)
     elif points == "matching" and kind != "two_pairs":
-        raise RuleError(source, f"{where}.points", "matching is only for of_a_kind, pairs and two_pairs boxes")
+        raise RuleError(source, f"{where}.points", "matching is only for of_a_kind, pairs, two_pairs and groups "
+                                                   "boxes")
+    if kind == "full_house" and n != 5:
+        raise RuleError(source, f"{where}.kind", f"a full_house (three and two of a kind, nothing else) can never be "
+                                                 f"made with {n} dice; write kind: groups, sizes: [3, 2]")
     if kind == "straight":
         if "length" in spec:
-            n = whole(source, f"{where}.length", spec["length"], 2, 6)
-            runs = tuple(tuple(range(s, s + n)) for s in range(1, 8 - n))
+            length = whole(source, f"{where}.length", spec["length"], 2, n)
+            runs = tuple(tuple(range(s, s + length)) for s in range(1, 8 - length))
         else:
             raw = spec.get("runs")
             if not isinstance(raw, list) or not 1 <= len(raw) <= 32 or not all(
@@ -252,8 +260,9 @@ def _box(source: str, i: int, spec) -> Box:
                     and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 for f in r) for r in raw):
                 raise RuleError(source, f"{where}.runs", "a straight needs length: N or runs: a list of face lists")
             runs = tuple(tuple(sorted(set(r))) for r in raw)
-        if any(len(r) > 5 for r in runs):
-            raise RuleError(source, f"{where}.runs", "a run longer than five dice can never be made")
+        if any(len(r) > n for r in runs):
+            raise RuleError(source, f"{where}.runs", f"a run longer than the dice ({n}) can never be made; "
+                                                     f"runs of 1 to {n} faces are allowed")
     if kind in ("yacht",) and points in SCORES:
         raise RuleError(source, f"{where}.points", "a yacht box scores a fixed number of points")
     five = spec.get("five_alike", False)
@@ -275,7 +284,21 @@ def _box(source: str, i: int, spec) -> Box:
     if "length" in spec and "runs" in spec:
         raise RuleError(source, f"{where}.runs", "a straight takes length or runs, not both (length would win)")
     return Box(id=bid, kind=kind, face=face, count=count, points=points, runs=runs, five_alike=five,
-               four_alike=four)
+               four_alike=four, sizes=sizes)
+
+
+def _sizes(source: str, key: str, raw, n: int) -> tuple:
+    """A groups box's sizes: 1 to 6 whole numbers from 1 to n, largest first once read (the order does not
+    change what fits or what it scores), whose total is at most n (the groups' faces differ, so their dice
+    are distinct dice)."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= FACES or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= n for v in raw):
+        raise RuleError(source, key, f"a list of 1 to {FACES} group sizes, each a whole number from 1 to {n}, "
+                                     f"e.g. [3, 2] for a full house; got {raw!r}")
+    if sum(raw) > n:
+        raise RuleError(source, key, f"groups of {' + '.join(map(str, raw))} dice need {sum(raw)} dice; with {n} "
+                                     f"dice the sizes may add up to at most {n}")
+    return tuple(sorted(raw, reverse=True))
 
 
 def build(data: dict, source: str = "<dict>") -> RuleSet:
@@ -289,7 +312,8 @@ def _build(data: dict, source: str) -> RuleSet:
     raw_boxes = data.get("boxes")
     if not isinstance(raw_boxes, list) or not 1 <= len(raw_boxes) <= 20:
         raise RuleError(source, "boxes", "a list of 1 to 20 boxes is required")
-    boxes = [_box(source, i, b) for i, b in enumerate(raw_boxes)]
+    dice = whole(source, "dice", data.get("dice", 5), min(DICE_COUNTS), max(DICE_COUNTS))
+    boxes = [_box(source, i, b, dice) for i, b in enumerate(raw_boxes)]
     ids = [b.id for b in boxes]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
@@ -316,7 +340,7 @@ def _build(data: dict, source: str) -> RuleSet:
         ub = {"threshold": 0, "points": 0}
     if not isinstance(ub, dict) or set(ub) - {"threshold", "points"}:
         raise RuleError(source, "upper_bonus", "a mapping {threshold: N, points: N}, or false for none")
-    threshold = whole(source, "upper_bonus.threshold", ub.get("threshold", 63), 0, 105)
+    threshold = whole(source, "upper_bonus.threshold", ub.get("threshold", 63), 0, 21 * dice)
     ub_points = whole(source, "upper_bonus.points", ub.get("points", 35), 0, 1000)
     if ub_points and not faces:
         raise RuleError(source, "upper_bonus", "an upper bonus needs upper boxes")
@@ -353,7 +377,7 @@ def _build(data: dict, source: str) -> RuleSet:
     description = data.get("description")
     description = "" if description in (None, "") else text(source, "description", description, 2000, lines=True)
     return RuleSet(
-        name=name, boxes_spec=tuple(boxes), description=description,
+        name=name, boxes_spec=tuple(boxes), description=description, dice=dice,
         upper_bonus_threshold=threshold if ub_points else 0, upper_bonus=ub_points,
         extra_yacht_bonus=eyb, joker=joker, forced_order=forced_order,
         rolls_per_turn=whole(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),

@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..core.dice import ROLL_COUNTS, roll_index
+from ..core.dice import Dice, dice_tables
 from .boxes import Box
 from .tables import compile_tables
 
@@ -24,6 +24,7 @@ class RuleSet:
                  only when the matching upper box is already filled
       kirakuken  only once the Yacht box holds 50: any open box, lower boxes at joker value
     The extra-Yacht bonus is paid whenever a Yacht is rolled while the Yacht box holds 50.
+    dice: how many dice a roll has (5 or 6); a Yacht is every die alike.
     """
 
     name: str
@@ -34,6 +35,7 @@ class RuleSet:
     extra_yacht_bonus: int = 100
     joker: str = "forced"
     forced_order: bool = False    # boxes filled top to bottom, in sheet order
+    dice: int = 5                 # dice per roll: 5 or 6
     rolls_per_turn: int = 3
     columns: int = 1
     teams: int = 0
@@ -71,9 +73,15 @@ class RuleSet:
                 return b
         raise KeyError(f"no box {box_id!r} in rule set {self.name!r}; boxes: {', '.join(self.boxes)}")
 
+    @property
+    def dice_tables(self) -> Dice:
+        """The tables of the rules' dice count (`yacht_env.core.dice.dice_tables`)."""
+        return dice_tables(self.dice)
+
     def score(self, box: str, dice) -> int:
-        """Plain score of five dice in a box (no joker, no bonus)."""
-        return self.box(box).score([int(c) for c in ROLL_COUNTS[roll_index(dice)]])
+        """Plain score of the rules' dice (any order) in a box (no joker, no bonus)."""
+        d = self.dice_tables
+        return self.box(box).score([int(c) for c in d.roll_counts[d.index(dice)]])
 
     @cached_property
     def tables(self):
@@ -97,6 +105,8 @@ class RuleSet:
                 d["five_alike"] = True
             if b.four_alike:
                 d["four_alike"] = True
+            if b.sizes:
+                d["sizes"] = list(b.sizes)
             boxes.append(d)
         return {"name": self.name, "description": self.description, "boxes": boxes,
                 "upper_bonus": {"threshold": self.upper_bonus_threshold, "points": self.upper_bonus},
@@ -104,4 +114,5 @@ class RuleSet:
                 "rolls_per_turn": self.rolls_per_turn, "columns": self.columns, "teams": self.teams,
                 "tiebreak": self.tiebreak, "players": {"min": self.min_players, "max": self.max_players},
                 **({"first_player": self.first_player} if self.first_player != "fixed" else {}),
-                **({"forced_order": True} if self.forced_order else {})}
+                **({"forced_order": True} if self.forced_order else {}),
+                **({"dice": self.dice} if self.dice != 5 else {})}

@@ -1,9 +1,10 @@
 """Compile a `RuleSet` into the arrays the game, the batched env and the solver all read."""
 from typing import NamedTuple
 
+import numba as nb
 import numpy as np
 
-from ..core.dice import NUM_ROLLS, ROLL_COUNTS
+from ..core.dice import Dice
 
 JOKER_TRIGGER = {"none": 0, "forced": 1, "free": 1, "verhoeff": 1, "kirakuken": 2}
 
@@ -13,13 +14,16 @@ class Tables(NamedTuple):
 
     score[b, r]        plain points of roll r in box b
     joker_score[b, r]  points of roll r in box b when played as a joker
-    roll_yacht[r]      the face of a five-of-a-kind roll, else 0
+    roll_yacht[r]      the face of a roll whose dice are all alike (a Yacht), else 0
     box_face[b]        1..6 for an upper box, 0 for a lower box
     face_box[f]        the upper box counting face f (index 1..6), -1 if none
     joker_trigger      0 never, 1 once the Yacht box is filled, 2 once it holds 50
     joker_forced       1: matching upper box, else lower boxes, else upper boxes
     joker_needs_upper  1: lower boxes get joker points only when the matching upper box is filled
     forced_order       1: only the first open box (sheet order) may be scored
+    dice               the tables of the rules' dice (`yacht_env.core.dice.Dice`): rolls r index dice.rolls;
+                       compiled code reads the dice count, holds and rolls from here, never from the
+                       five-dice module constants
     """
     n_boxes: int
     score: np.ndarray
@@ -36,18 +40,35 @@ class Tables(NamedTuple):
     joker_needs_upper: int
     rolls_per_turn: int
     forced_order: int
+    dice: Dice
+
+    def fields(self) -> tuple:
+        """The tables as the plain tuple compiled entry points take (`State.table_fields`): the fields in order,
+        the dice as a plain tuple of theirs too. Numba types a plain tuple at a call in its compiled dispatcher,
+        a named one in Python (tens of microseconds for these); `tables_of` names them again inside."""
+        return (*self[:-1], tuple(self.dice))
+
+
+@nb.njit(cache=True, inline="always")
+def tables_of(fields):
+    """Compiled: the `Tables` of `Tables.fields()`, its `dice` a `Dice` again (where compiled code used to write
+    `Tables(*fields)`)."""
+    return Tables(*fields[:-1], Dice(*fields[-1]))
 
 
 def compile_tables(rules) -> Tables:
+    """The rule set's `Tables`, over the rolls of its dice count."""
     nb = len(rules.boxes_spec)
-    score = np.zeros((nb, NUM_ROLLS), dtype=np.int32)
-    joker = np.zeros((nb, NUM_ROLLS), dtype=np.int32)
+    dice = rules.dice_tables
+    score = np.zeros((nb, dice.n_rolls), dtype=np.int32)
+    joker = np.zeros((nb, dice.n_rolls), dtype=np.int32)
     for b, box in enumerate(rules.boxes_spec):
-        for r in range(NUM_ROLLS):
-            counts = [int(c) for c in ROLL_COUNTS[r]]
+        for r in range(dice.n_rolls):
+            counts = [int(c) for c in dice.roll_counts[r]]
             score[b, r] = box.score(counts)
             joker[b, r] = box.joker_score(counts) if not box.upper else score[b, r]
-    roll_yacht = np.array([next((f + 1 for f in range(6) if c[f] == 5), 0) for c in ROLL_COUNTS], dtype=np.int8)
+    roll_yacht = np.array([next((f + 1 for f in range(6) if c[f] == dice.n), 0) for c in dice.roll_counts],
+                          dtype=np.int8)
     box_face = np.array([b.face for b in rules.boxes_spec], dtype=np.int8)
     face_box = np.full(7, -1, dtype=np.int32)
     for b, box in enumerate(rules.boxes_spec):
@@ -61,4 +82,4 @@ def compile_tables(rules) -> Tables:
         yacht_box=yacht_box, upper_threshold=rules.upper_bonus_threshold, upper_bonus=rules.upper_bonus,
         extra_bonus=rules.extra_yacht_bonus, joker_trigger=JOKER_TRIGGER[rules.joker],
         joker_forced=int(rules.joker == "forced"), joker_needs_upper=int(rules.joker == "verhoeff"),
-        rolls_per_turn=rules.rolls_per_turn, forced_order=int(rules.forced_order))
+        rolls_per_turn=rules.rolls_per_turn, forced_order=int(rules.forced_order), dice=dice)

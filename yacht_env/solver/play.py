@@ -8,7 +8,7 @@ import numba as nb
 from ..core.engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_on, refresh, roll_seeded
 from ..core.kernels import prefetch
 from ..core.plan_source import PlanTables
-from ..rules.tables import Tables
+from ..rules.tables import tables_of
 
 AHEAD = 4    # tables between asking for a plan's rows and playing them (`prefetch_plan`)
 
@@ -75,7 +75,7 @@ def advance_table(T, E, P, i, me, seating, ypts, num_players, num_sheets, turns)
 def advance_planned(rows, me, seating, plan, ypts, num_players, num_sheets, turns, arrays, tables):
     """`advance_table` at every table of `rows` (a state without a kept plan is left to the caller's next pass);
     plan, arrays, tables: the plain tuples of a `PlanTables`, `State.arrays`, `State.table_fields`."""
-    T, E, P = Tables(*tables), Arrays(*arrays), PlanTables(*plan)
+    T, E, P = tables_of(tables), Arrays(*arrays), PlanTables(*plan)
     ints, n = E.ints, rows.shape[0]
     for j in range(n):
         for ahead in (2 * AHEAD, AHEAD):

@@ -19,6 +19,8 @@ class Unsolvable(ValueError):
 
 def check_solvable(rules) -> None:
     """Raise `Unsolvable` with the reason when `rules` is out of the exact solver's reach."""
+    if rules.dice != 5:  # the solver's compiled tables are five-dice ones until it reads the rules' Tables.dice
+        raise Unsolvable(f"rules {rules.name!r} roll {rules.dice} dice; the exact solver plays five dice only")
     if rules.columns > 1:
         states = 2 ** (len(rules.boxes) * rules.columns)
         raise Unsolvable(
