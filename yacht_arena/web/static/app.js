@@ -434,7 +434,8 @@ function drawDice(box, dice, heldSet, counting, active, count) {
     if (counting && !counting[i]) b.classList.add("faded");
     b.append(el("span", "tag", isHeld ? t("Held") : ""));
     b.setAttribute("aria-pressed", String(isHeld));
-    b.setAttribute("aria-label", counting && !counting[i] ? t("die {n}: {face}, does not count", { n: i + 1, face: f }) : t("die {n}: {face}", { n: i + 1, face: f }));
+    const name = counting && !counting[i] ? t("die {n}: {face}, does not count", { n: i + 1, face: f }) : t("die {n}: {face}", { n: i + 1, face: f });
+    b.setAttribute("aria-label", isHeld ? `${name}, ${t("Held")}` : name);     // the name holds the visible tag
     b.disabled = !active;
     b.addEventListener("click", () => toggle(i));
     return b;
