@@ -373,3 +373,57 @@ def test_a_rematch_after_a_bots_fault_keeps_the_fallback_at_its_seat(tmp_path, c
             assert (rogue["name"], rogue["cpu"], rogue["taken"]) == ("Rogue", True, True)
         table = json.loads(next((data / "tables").glob("*.json")).read_text())
         assert table["seats"][1]["bot"] is True and table["seats"][1]["spec"] is not None
+
+
+def test_a_bot_sits_again_at_a_rematch_and_plays_the_new_game(tmp_path, config, capsys):
+    """The bot's seat is its bot's for the table's life: after a game the bot played through, Ann's rematch
+    starts a new game in which the bot hears `gameStart` and is asked to move again (no CPU takes its seat
+    after `replace_after`), and both games are stored as the bot's."""
+    data = tmp_path / "data"
+    token = add_bot(data, "Dicey", capsys)
+    with serving(data, config()) as srv, bot_socket(srv, token) as bot:
+        assert until(bot, "welcome")["bot"] == "Dicey"
+        seats = [{"kind": "person", "name": "Ann"}, {"kind": "cpu", "cpu": "bot:Dicey"}]
+        status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.1, "seats": seats})
+        assert status == 200, made
+        hello = json.dumps({"type": "hello", "tokens": [made["tokens"]["0"]]})
+
+        def play_game(number: int) -> None:
+            """Answer the bot's moves (roll once, then score the first box offered) until its game ends."""
+            assert until(bot, "gameStart")["game"] == number
+            for _ in range(200):
+                event = json.loads(bot.recv(timeout=60))
+                if event["type"] == "gameFinish":
+                    assert event["game"] == number
+                    return
+                if event["type"] != "move":
+                    continue
+                state, base = event["state"], {"table": made["id"], "seat": event["seat"]}
+                if state["phase"] == "roll":
+                    bot.send(json.dumps({**base, "type": "roll", "hold": []}))
+                else:
+                    box, _, column = sorted(state["preview"])[0].partition("@")
+                    bot.send(json.dumps({**base, "type": "score", "box": box, "column": int(column)}))
+            raise AssertionError("the bot's game did not end")
+
+        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
+            ws.send(hello)
+            until(ws, "state")
+        play_game(1)                                     # Ann left: the table's CPU plays her seat
+        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
+            ws.send(hello)
+            until(ws, "state")
+            ws.send(json.dumps({"type": "rematch"}))
+            for _ in range(200):
+                state = until(ws, "state")
+                if state["game"] == 2:
+                    break
+            rogue = state["seats"][1]
+            assert (rogue["name"], rogue["cpu"], rogue["online"]) == ("Dicey", False, True)
+        play_game(2)
+        folders = wait_for(lambda: len(stored(data)) == 2 and stored(data), "store both games")
+        for folder in folders:
+            entrants = json.loads((folder / "tournament.json").read_text())["config"]["entrants"]
+            assert entrants["Dicey"] == "remote:Dicey"
+        assert srv.get("/api/bots")["bots"][0]["faults"] == 0
+        assert "Traceback" not in srv.output()

@@ -1,5 +1,5 @@
 """What a player notices in the first minute at a web table, tried in headless Chromium (issue 40's list):
-a double click, a double tap or a held R rolls once and a resent move is refused; holding all five dice means
+a double click, a double tap or a held R rolls once and a resent move is refused; holding every die means
 ready to score; messages in player language; the undo window before a CPU moves; "New best!" stays; a CPU
 that took over a seat sets no best score; a taken-over seat is marked and reclaimed; names, "(you)" and the
 standings' numbering; spectators and latecomers are told; an unknown table and a lost connection say so.
@@ -156,7 +156,7 @@ def test_holding_all_five_means_ready_to_score_and_messages_are_for_players(driv
     for i in range(5):
         click(driver, f'#dice [data-index="{i}"]')
     click(driver, "#roll")
-    assert text(driver, "message") == "You are holding all five dice: you are ready to score. Pick a box."
+    assert text(driver, "message") == "You are holding every die: you are ready to score. Pick a box."
     assert state(driver)["moves"] == 1
     said = []
 
@@ -172,7 +172,7 @@ def test_holding_all_five_means_ready_to_score_and_messages_are_for_players(driv
     roll_now(driver)
     refused({"type": "score", "seat": 0, "box": "yacht", "column": 0})
     refused({"type": "score", "seat": 0, "box": "three_of_a_kind", "column": 2})
-    assert said[:3] == ["You are holding all five dice: you are ready to score. Pick a box.", "Roll the dice first.",
+    assert said[:3] == ["You are holding every die: you are ready to score. Pick a box.", "Roll the dice first.",
                         "Yacht is already filled: pick an open box."]
     for m in said:
         assert "_" not in m and "pattern" not in m and "legal boxes" not in m and m[0].isupper()

@@ -83,7 +83,7 @@ def test_every_bad_message_gets_an_error_and_leaves_the_table_unchanged():
         (mover, {"type": "roll", "seat": first, "hold": [0, 0]}, "each at most once"),
         (mover, {"type": "roll", "seat": first, "hold": [5]}, "each at most once"),
         (mover, {"type": "roll", "seat": first, "hold": "01"}, "Hold dice"),
-        (mover, {"type": "roll", "seat": first, "hold": [0, 1, 2, 3, 4]}, "holding all five"),
+        (mover, {"type": "roll", "seat": first, "hold": [0, 1, 2, 3, 4]}, "holding every die"),
         (mover, {"type": "score", "seat": first, "box": "nope"}, "no box .nope. under these rules"),
         (mover, {"type": "score", "seat": first, "box": ["chance"]}, "no such box"),
         (mover, {"type": "score", "seat": first, "box": "chance", "column": 3}, "column"),

@@ -33,7 +33,7 @@ def test_the_board_analyses_a_yatzy_game(tmp_path):
     store_table_game(tmp_path / "yz-1", table_meta("yz", 1, "yatzy", SETS, YATZY, names, ["human", "human"], 7, seed),
                      table_record(game, names, seed))
     doc = game_analysis(tmp_path, "yz-1")
-    assert doc["layout"] == {"boxes": list(YATZY.boxes), "columns": 1} and len(YATZY.boxes) == 15
+    assert doc["layout"] == {"boxes": list(YATZY.boxes), "columns": 1, "dice": 5} and len(YATZY.boxes) == 15
     scored = [d["played"].split()[1] for d in doc["decisions"] if d["played"].startswith("score ")]
     assert len(scored) == 2 * 15 and set(scored) == set(YATZY.boxes)
     ann, bob = doc["seats"]

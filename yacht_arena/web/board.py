@@ -69,7 +69,8 @@ def _analysis(folder: Path, key: str | None) -> dict:
         if spec == "human" and not seat["forfeit"] and seat["decisions"]:
             seat["level"] = placement(stored.rules, seat["loss"], seat["decisions"])
     return {"folder": folder.name, "record": record, **result,
-            "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns}}
+            "layout": {"boxes": list(stored.rules.boxes), "columns": stored.rules.columns,
+                       "dice": stored.rules.dice}}
 
 
 def tournament_view(folder: Path, page: int = 0, standings_page: int = 0) -> dict:

@@ -7,7 +7,8 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
 - Seats: a bot sits at a table as a person seat named after it (label `BOT_LABEL`), held by a `Seated` that
   the server's connections treat as any other client of the table, so the bot hears what a seat holder
   hears and moves with the table protocol's own `roll` and `score` messages (each naming its `table`).
-  Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human".
+  Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human". The
+  seat is the bot's for the table's life: at a rematch the bot sits again (`Arena.rematched`).
 - Faults: a bot has `move_seconds` for each decision. A late move, or a move the table refuses while the
   bot was asked to move, is a fault: logged, kept in the table's notes, and the table's fallback player
   (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the table (the games after a
@@ -207,6 +208,7 @@ class Arena:
         self.pool_days: dict[tuple[str, str], int] = {}
         self.pool_task: asyncio.Task | None = None
         server.reserved = lambda: frozenset(slug(n) for n in self.tokens.names())   # people joining by invite
+        server.seat_bots = self.rematched
 
     # ---- what the lobby sees ----
     def menu(self) -> list[dict]:
@@ -267,6 +269,16 @@ class Arena:
         self.server.connections.add(table.id, s)
         s.send(table.state(s.held, self.server.connections.connected(table.id)))
         return s
+
+    def rematched(self, table: Table) -> None:
+        """A rematch began at `table`: each seat a remote bot holds is its bot's again and the bot hears of the
+        new game as of any (`gameStart`, then `move`); a bot not connected now has `grace_seconds` to come, as
+        after a disconnect. (A seat the fallback took after a fault stays the CPU's: it is not `remote`.)"""
+        for i, s in enumerate(table.seats):
+            if s.remote and (table.id, i) not in self.seated:
+                seated = self.sit(table, i, s.name)
+                if s.name not in self.links:
+                    seated.grace = asyncio.create_task(self._forfeit_later(seated))
 
     def start(self) -> None:
         """Seats of bots at the tables the server loaded: each waits for its bot as after a disconnect."""

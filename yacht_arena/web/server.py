@@ -30,6 +30,7 @@ class Server:
         self.cpus = CpuSeats(self.storage, self.connections, self.menu.label)
         self.waits: dict[tuple, asyncio.Task] = {}
         self.reserved = lambda: frozenset()     # slugs of names no person may take (the arena's bots set it)
+        self.seat_bots = lambda table: None     # a rematch began at a table: its remote bots sit again (the arena)
         for table in self.storage.load():
             self._recheck(table)
             self.registry.add(table)
@@ -147,10 +148,13 @@ class Server:
                 conn.held = conn.held | {seat}
                 conn.send({"type": "seated", "seat": seat, "token": table.seats[seat].token, "id": reply_id})
             else:
+                number = table.number
                 table.handle(conn.held, msg, here=set(self.connections.connected(table.id)))
                 self.storage.save(table, snap)
-                if kind == "rematch":             # seats a CPU took over are people's again: wait for the absent
-                    self.left(table, None)
+                if kind == "rematch":
+                    if table.number != number:    # the new game began: a remote bot's seat is its bot's again
+                        self.seat_bots(table)
+                    self.left(table, None)        # seats a CPU took over are people's again: wait for the absent
             await self.changed(table)
         except TableError as e:
             conn.send({"type": "error", "message": str(e), "id": reply_id})

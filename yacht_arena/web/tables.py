@@ -357,14 +357,14 @@ class Table:
         if seat != game.current_seat:
             raise TableError(f"It is {self.seat_name(game.current_seat)}'s turn.")
         if kind == "roll":
-            hold = msg.get("hold", [])
-            if not isinstance(hold, list) or len(hold) > 5 or len(set(map(repr, hold))) != len(hold) or \
-                    not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < 5 for h in hold):
-                raise TableError("Hold dice by their positions (0..4 in the list), each at most once.")
+            hold, n = msg.get("hold", []), self.rules.dice
+            if not isinstance(hold, list) or len(hold) > n or len(set(map(repr, hold))) != len(hold) or \
+                    not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < n for h in hold):
+                raise TableError(f"Hold dice by their positions (0..{n - 1} in the list), each at most once.")
             if game.phase == "roll" and hold:
-                raise TableError("The first roll of a turn rolls all five dice.")
-            if game.phase == "decide" and len(hold) == 5:
-                raise TableError("You are holding all five dice: you are ready to score. Pick a box.")
+                raise TableError("The first roll of a turn rolls all the dice.")
+            if game.phase == "decide" and len(hold) == n:
+                raise TableError("You are holding every die: you are ready to score. Pick a box.")
             if game.phase == "decide" and game.rolls_left <= 0:
                 raise TableError("No rolls left: pick a box to score.")
             self._play(lambda: game.roll(sorted(hold)))
@@ -453,7 +453,7 @@ class Table:
                        "helped": i in self.helped,
                        **({"token": s.token} if i in held else {})} for i, s in enumerate(self.seats)],
             "sheets": sheets, "turn": seat, "phase": game.phase, "round": game.round,
-            "dice": dice, "rolls_left": game.rolls_left if not game.is_over else 0,
+            "dice": dice, "dice_count": rules.dice, "rolls_left": game.rolls_left if not game.is_over else 0,
             "preview": preview, "counting": counting, "undo": undo_seat,
             "pace": self.pace, "first_seat": game.first_seat, "roll_off": game.roll_off_dice,
             "free": self.free_seat() is not None, "preparing": self.preparing,

@@ -316,7 +316,7 @@ function draw() {
   $("invite").hidden = !(s.invite && s.free);
   $("view-link").disabled = false;
   const up = online();
-  drawDice($("dice"), s.dice, held, countingFor(picked), up && myTurn() && s.phase === "decide" && s.rolls_left > 0);
+  drawDice($("dice"), s.dice, held, countingFor(picked), up && myTurn() && s.phase === "decide" && s.rolls_left > 0, s.dice_count);
   const canRoll = up && !busy && myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
   $("roll").disabled = !canRoll || performance.now() < settled;
   $("roll").textContent = s.phase === "decide" ? t("Roll ({n} left)", { n: s.rolls_left }) : t("Roll");
@@ -417,8 +417,9 @@ function countingFor(key) {
 
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
-function drawDice(box, dice, heldSet, counting, active) {
-  const faces = dice.length ? dice : [0, 0, 0, 0, 0];
+// `count`: how many dice the rules roll (blank dice stand for them before the first roll)
+function drawDice(box, dice, heldSet, counting, active, count) {
+  const faces = dice.length ? dice : Array(count).fill(0);
   box.replaceChildren(...faces.map((f, i) => {
     const b = el("button", "die");
     b.type = "button";
@@ -433,7 +434,8 @@ function drawDice(box, dice, heldSet, counting, active) {
     if (counting && !counting[i]) b.classList.add("faded");
     b.append(el("span", "tag", isHeld ? t("Held") : ""));
     b.setAttribute("aria-pressed", String(isHeld));
-    b.setAttribute("aria-label", counting && !counting[i] ? t("die {n}: {face}, does not count", { n: i + 1, face: f }) : t("die {n}: {face}", { n: i + 1, face: f }));
+    const name = counting && !counting[i] ? t("die {n}: {face}, does not count", { n: i + 1, face: f }) : t("die {n}: {face}", { n: i + 1, face: f });
+    b.setAttribute("aria-label", isHeld ? `${name}, ${t("Held")}` : name);     // the name holds the visible tag
     b.disabled = !active;
     b.addEventListener("click", () => toggle(i));
     return b;
@@ -460,8 +462,8 @@ function roll() {
   const s = state;
   if (!myTurn() && s.undo !== null && s.seats[s.undo].you && s.turn !== null && s.seats[s.turn].cpu) { playOn(); return; }
   if ($("roll").disabled) return;
-  if (s.phase === "decide" && held.size === 5) {     // seed 000: holding all five means ready to score
-    say(t("You are holding all five dice: you are ready to score. Pick a box."));
+  if (s.phase === "decide" && held.size === s.dice_count) {     // seed 000: holding every die means ready to score
+    say(t("You are holding every die: you are ready to score. Pick a box."));
     return;
   }
   move({ type: "roll", seat: s.turn, hold: s.phase === "decide" ? [...held].sort() : [] });
@@ -549,8 +551,8 @@ function drawSheet(grid, s, n, live) {
           btn.disabled = !myTurn();
           btn.setAttribute("aria-label", picked === key ? t("{box}: score {points}, picked", { box: label(b), points: s.preview[key] }) : t("{box}: score {points}", { box: label(b), points: s.preview[key] }));
           btn.addEventListener("click", () => pick(key));
-          btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true); });
-          btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true); });
+          btn.addEventListener("mouseenter", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(key), true, s.dice_count); });
+          btn.addEventListener("mouseleave", () => { if (myTurn()) drawDice($("dice"), s.dice, held, countingFor(picked), true, s.dice_count); });
           td.append(btn);
         } else td.textContent = "";
         tr.append(td);
@@ -646,7 +648,7 @@ function keys(e) {
     return;
   }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.key >= "1" && e.key <= "5") { if (!e.repeat) toggle(Number(e.key) - 1); }
+  if (e.key >= "1" && e.key <= String(state ? state.dice_count : 0)) { if (!e.repeat) toggle(Number(e.key) - 1); }
   else if (e.key === "r" || e.key === "R") { if (!e.repeat) roll(); }     // a held key rolls once
   else if (e.key === "u" || e.key === "U") { if (!e.repeat) undo(); }
   else if (e.key === "Enter" && picked && e.target.tagName !== "BUTTON") { if (!e.repeat) confirm(); }
@@ -663,7 +665,7 @@ const MARK_WORDS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder:
 
 function said(move) {
   // "hold 5 5" / "score twos" as a player reads it
-  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? t("keep {dice} and roll again", { dice: kept }) : t("roll all five again"); }
+  if (move.startsWith("hold")) { const kept = move.slice(5).trim(); return kept ? t("keep {dice} and roll again", { dice: kept }) : t("roll all the dice again"); }
   if (move.startsWith("score ")) return t("score {box}", { box: label(move.slice(6).split("@")[0]) });
   return move;
 }
@@ -820,8 +822,8 @@ function replay() {
   drawSheet($("board-sheet"), fake, rec.agents.slice(0, n), false);
   $("board-sheet").querySelectorAll("tr.sum").forEach((r) => r.remove());
   const kept = new Set();
-  if (dec && next && "dice" in next) for (let k = 0; k < 5; k++) if (next.hold & (1 << k)) kept.add(k);
-  drawDice($("board-dice"), dec ? dec.dice : dice, kept, null, false);
+  if (dec && next && "dice" in next) for (let k = 0; k < board.layout.dice; k++) if (next.hold & (1 << k)) kept.add(k);
+  drawDice($("board-dice"), dec ? dec.dice : dice, kept, null, false, board.layout.dice);
   $("board-pos").textContent = ` ${at} / ${rec.log.length} `;
   const e = rec.log[at - 1];
   if (dec) {
