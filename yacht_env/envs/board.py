@@ -59,4 +59,4 @@ def board_key(B: Board) -> tuple:
     dice tables' arrays are read-only (their dtypes, dimensions and layout are fixed by how they are built,
     and the engine's arrays are always writable C arrays of fixed dtypes: `yacht_env.core.engine.State`).
     A rule set's tables keep their flags: their part is kept per tables object."""
-    return (B.T.dice.n, B.D.rolls.flags.writeable, by_identity(_TABLE_KEYS, B.T, _tables_key))
+    return (B.T.dice.n, B.T.dice.rolls.flags.writeable, by_identity(_TABLE_KEYS, B.T, _tables_key))
