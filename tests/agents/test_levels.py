@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from tests.five_dice import five_dice_presets
 from tests.solver_tables import solved, temp_cache
 
 import agents.calibration as calibration
@@ -26,7 +27,7 @@ from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.engine import State
 from yacht_env.core.game import Game
 from yacht_env.core.lockstep import play
-from yacht_env.rules import load, presets
+from yacht_env.rules import load
 from yacht_env.solver.dial import pick_moves
 from yacht_env.solver.plans import FIRST_HOLD
 from yacht_env.solver.policy import Policy
@@ -358,7 +359,7 @@ def test_kept_state_rows_stay_right_and_bounded(dense):
 
 # ---- the calibrations shipped for the presets (agents/calibrations/, scripts/ship_data.py) ------------
 
-@pytest.mark.parametrize("name", presets())
+@pytest.mark.parametrize("name", five_dice_presets())
 def test_every_preset_ships_its_levels_under_the_current_protocol(name):
     """A change to the dial, the solver version, the calibration's seed or budget, or a preset's rules makes
     the shipped file stale: rerun `python scripts/ship_data.py NAME`."""

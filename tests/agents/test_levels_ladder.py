@@ -2,14 +2,15 @@
 step wins at least 60% of its games head-to-head with the 95% interval above 50% (a smaller version of
 `yacht levels`: 300 deals per step, on other dice than the levels were calibrated on)."""
 import pytest
+from tests.five_dice import five_dice_presets
 from tests.solver_tables import solve_once, temp_cache
 
 from agents.evaluation import head_to_head
 from agents.registry import make_agent
-from yacht_env.rules import load, presets
+from yacht_env.rules import load
 
 LADDER = ("random", "easy", "normal", "strong")
-CONFIGS = [(p, {}) for p in presets()] + [("yacht", {"rolls_per_turn": k}) for k in (1, 2, 4)]
+CONFIGS = [(p, {}) for p in five_dice_presets()] + [("yacht", {"rolls_per_turn": k}) for k in (1, 2, 4)]
 DEALS = 300
 # the presets' levels ship with the package; other rules calibrate both levels first (a minute or more each)
 PARAMS = [pytest.param(n, o, id=f"{n}-{o}" if o else n, marks=[pytest.mark.slow] if o else []) for n, o in CONFIGS]

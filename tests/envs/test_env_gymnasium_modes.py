@@ -11,10 +11,11 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
 import yacht_env  # noqa: F401 - registers the ids
+from tests.five_dice import five_dice_presets
 from tests.envs.vector_play import assert_same_info, random_actions, within
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.env import YachtEnv
-from yacht_env.rules import load, presets
+from yacht_env.rules import load
 
 MODES = ("vector_entry_point", "sync", "async")
 SECONDS = 120   # the most any one scenario may take before it counts as a hang
@@ -477,7 +478,7 @@ def test_env_docstrings_have_the_gymnasium_sections(cls):
     assert "* v0:" in doc.split("## Version History")[1]
 
 
-@pytest.mark.parametrize("rules", presets())
+@pytest.mark.parametrize("rules", five_dice_presets())
 @pytest.mark.parametrize("columns", [1, 3])
 def test_docstring_space_formulas_match_the_spaces(rules, columns):
     """The sizes the docstrings give: Discrete(31 + columns * n_boxes), 13 + columns * (2 * n_boxes + 2)."""

@@ -5,10 +5,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import yacht_env  # noqa: F401 - registers the ids
+from tests.five_dice import five_dice_presets
 from yacht_env import IllegalMove
 from yacht_env.core.dice_source import game_seed
 from yacht_env.core.players import OpponentFault
-from yacht_env.rules import presets
 from yacht_env.envs.vs_env import YachtVsEnv
 
 
@@ -27,7 +27,7 @@ def play(env, seed, rng):
     return rewards, info
 
 
-@pytest.mark.parametrize("rules", presets())
+@pytest.mark.parametrize("rules", five_dice_presets())
 def test_vs_check_env_every_preset(rules):
     check_env(gym.make("YachtVs-v0", rules=rules, num_players=3).unwrapped)
 

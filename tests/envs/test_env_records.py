@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import yacht_env  # noqa: F401 - registers the envs
-from yacht_env.rules import presets
+from tests.five_dice import five_dice_presets
 
 KNOBS = [{"rolls_per_turn": 2}, {"columns": 2}, {"joker": "free"}, {"extra_yacht_bonus": False},
          {"reward": "terminal"}]
@@ -115,7 +115,7 @@ VS_KEYS = ["action_mask", "_action_mask", "seat", "_seat", "totals", "_totals", 
 
 
 def vector_cases():
-    for p in sorted(presets()):
+    for p in sorted(five_dice_presets()):
         for mode in MODES:
             yield f"vector-{p}-{mode}", dict(rules=p, autoreset_mode=mode)
     for knob in KNOBS:
@@ -123,7 +123,7 @@ def vector_cases():
 
 
 def vs_cases():
-    for p in sorted(presets()):
+    for p in sorted(five_dice_presets()):
         yield f"vs-{p}", dict(rules=p, num_players=2)
     yield "vs-yacht-strong", dict(rules="yacht", num_players=3, opponents="strong", seat="rotate")
     yield "vs-yacht-strong-win", dict(rules="yacht", num_players=2, opponents=["strong"], reward="win")

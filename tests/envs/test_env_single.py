@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import yacht_env  # registers the ids
+from tests.five_dice import five_dice_presets
 from yacht_env import Game, IllegalMove
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.env import YachtEnv
 from yacht_env.envs.obs import DICE, FACE_COUNTS, ROLLS_LEFT, TURNS_PLAYED, column_layout
-from yacht_env.rules import presets
 
 KNOBS = [{}, {"columns": 2}, {"rolls_per_turn": 1}, {"rolls_per_turn": 4}, {"joker": "free"},
          {"extra_yacht_bonus": False}]
@@ -46,7 +46,7 @@ VARIANTS = [{}, {"obs_mode": "dict"}, {"reward": "terminal"}, {"illegal_action":
             {"render_mode": "ansi"}]
 
 
-@pytest.mark.parametrize("rules", presets())
+@pytest.mark.parametrize("rules", five_dice_presets())
 def test_check_env_every_preset(rules):
     """Gymnasium's check_env, render check included, passes without a warning for every preset and mode."""
     with warnings.catch_warnings():
@@ -80,7 +80,7 @@ def play_random(env, seed, episodes=1):
         yield actions, rewards, infos
 
 
-@pytest.mark.parametrize("rules", presets())
+@pytest.mark.parametrize("rules", five_dice_presets())
 def test_rewards_match_game_model(rules):
     for knobs in KNOBS[:3]:
         env = make(rules=rules, **knobs)
@@ -109,7 +109,7 @@ def test_mask_and_dice_follow_the_game_model():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2 ** 32), rules=st.sampled_from(presets()), rolls=st.integers(1, 4))
+@given(seed=st.integers(0, 2 ** 32), rules=st.sampled_from(five_dice_presets()), rolls=st.integers(1, 4))
 def test_mask_invariants(seed, rules, rolls):
     env = make(rules=rules, rolls_per_turn=rolls)
     for actions, _, infos in play_random(env, seed):

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import yacht_env  # registers the ids
+from tests.five_dice import five_dice_presets
 from tests.envs.vector_play import assert_same_info, random_actions
 from yacht_env.core.dice_source import game_seed
-from yacht_env.rules import presets
 from yacht_env.envs.batch import random_legal
 from yacht_env.envs.obs import TURNS_PLAYED
 
@@ -22,7 +22,7 @@ def make_vec(n=N, **kw):
     return gym.make_vec("Yacht-v0", num_envs=n, vectorization_mode="vector_entry_point", **kw)
 
 
-@pytest.mark.parametrize("rules", presets())
+@pytest.mark.parametrize("rules", five_dice_presets())
 def test_vector_env_plays_the_single_env_games(rules):
     """Sub-env i seeded s == Yacht-v0 reset(seed=s+i), then reset(): same obs, rewards, masks, across episodes."""
     seed, steps = 100, 70
