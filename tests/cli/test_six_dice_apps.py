@@ -246,3 +246,22 @@ def test_odds_under_maxi(capsys):
     assert main(["odds", "--rules", "maxi"]) == 0
     out = capsys.readouterr().out
     assert "Five of a Kind or better" in out and "Maxi Yatzy" in out and "Castle" in out
+
+
+def test_built_in_agents_play_maxi_in_lockstep_the_same_games_for_any_worker_count(tmp_path, capsys):
+    """random and greedy under `maxi` go through the batched tables (`core.lockstep`): 63 hold
+    actions, then the boxes; one worker and two store the same games, and every die verifies."""
+    games = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        cfg = parse_config({"name": "maxi3", "rules": "maxi", "entrants": ["random", "greedy"],
+                            "games": 4, "seed": 11})
+        run_tournament(cfg, out=out, progress=False, workers=workers, analysis=False)
+        games[workers] = sorted(json.dumps(r, sort_keys=True) for _, _, r in read(out / GAMES, None))
+        capsys.readouterr()
+        assert main(["verify", str(out), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["all_match"]
+    assert games[1] == games[2] and len(games[1]) > 0
+    records = [json.loads(g) for g in games[1]]
+    assert all(len(e["dice"]) == 6 for r in records for e in r["log"] if "dice" in e)
+    assert all(len([e for e in r["log"] if "box" in e]) == 2 * 20 for r in records)

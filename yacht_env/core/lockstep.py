@@ -15,7 +15,7 @@ strong agent's kept plans): the same moves through the same transition, only wit
 """
 import numpy as np
 
-from .actions import NUM_HOLDS, box_of_action
+from .actions import box_of_action, num_holds
 from .dice_source import SeededDice
 from .engine import ROLLS_USED, State
 from .game import ranks, tiebreak_rolls
@@ -129,8 +129,9 @@ def play(state: State, players, seating=None, rows=None, until=None, record: Rec
             state.play(live, actions)
             continue
         seats = state.seat_to_move(live)
-        hold = actions < NUM_HOLDS
-        c, b = box_of_action(len(state.rules.boxes), actions[~hold])
+        holds = num_holds(state.rules)
+        hold = actions < holds
+        c, b = box_of_action(len(state.rules.boxes), actions[~hold], holds)
         points = state.preview[live[~hold], c, b].astype(np.int64)
         gains = state.play(live, actions)
         if hold.any():

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from .actions import fallback_action, fallback_actions
+from .actions import fallback_action, fallback_actions, num_holds
 from ..errors import printable
 from .dice_source import decision_uniforms
 from .game import Game
@@ -267,7 +267,7 @@ class Forfeiting:
 
     def act_batch(self, view: BatchView) -> np.ndarray:
         rows, seats, state = view.rows, view.seat, view.state
-        out = fallback_actions(view.mask)
+        out = fallback_actions(view.mask, num_holds(view.rules))
         ask = np.flatnonzero(~self.forfeited[rows])
         if not len(ask):
             return out
@@ -333,14 +333,14 @@ class Forfeiting:
 
     def act(self, view):
         if self.forfeited[0]:
-            return fallback_action(view.mask)
+            return fallback_action(view.mask, num_holds(view.rules))
         self._at = len(view.game.log)
         _ = view.mask      # the legal moves are the game's work, done before the agent's clock starts
         try:
             return _plain(self.call((ACT, self._seat_now, self._at), self.player.act, view))
         except AgentFailed as e:
             self._failed(ACT, e.error)
-            return fallback_action(view.mask)
+            return fallback_action(view.mask, num_holds(view.rules))
         finally:
             self._check_reported()
 
