@@ -21,7 +21,7 @@ from yacht_env.solver import distributions_for
 from yacht_env.solver.distribution import Pmfs, summary
 from yacht_env.solver.simulate import simulate
 from agents import strong
-from yacht_env.solver.winning import Curve, OwnFutures, chance_after, curve_at, win_curve
+from yacht_env.solver.winning import ChanceCurve, OwnFutures, chance_after, curve_at, win_curve
 
 MINI = """\
 extends: yacht
@@ -219,7 +219,7 @@ def test_the_oracle_picks_a_future_per_field_score():
     other = np.array([0.5, 0.0, 0.0, 0.0, 0.5], np.float32)
     unused = np.zeros(1, np.float32)
     acc = np.empty(8)
-    curve = Curve(G=G, H=H, glo=glo, n=n, spreads=np.ones(1), acc=acc)
+    curve = ChanceCurve(G=G, H=H, glo=glo, n=n, spreads=np.ones(1), acc=acc)
     pmfs = Pmfs(offset=offset, length=length, lo=lo, lost=np.zeros(2), data=data, mass=mass, span=3)
     for beta, want in [(0.0, 0.5), (1.0, 0.75), (0.4, 0.6)]:
         own = OwnFutures(lo=olo, length=olength, offset=ooffset, mass=np.ones((1, 2)), data0=other, data1=unused,

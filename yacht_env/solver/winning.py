@@ -57,7 +57,7 @@ class OwnFutures(NamedTuple):
     beta: float
 
 
-class Curve(NamedTuple):
+class ChanceCurve(NamedTuple):
     """How a final score of the deciding sheet turns into a chance at one table (a numba-friendly named tuple;
     `table_widget`).
 
@@ -248,7 +248,7 @@ def chance_after(C, P, own, s2, x0, mean):
     P(B = t) P(own > t) + (the tie share) P(own = t), B the field's best score (H, `win_curve`): a future
     chosen knowing where the field ends, an upper-style estimate; the chance is lower + beta (oracle - lower).
     With a single future both are the same.
-    C: the table's `Curve` (G, H, glo, n, spreads, acc); P: the points policy's `distribution.Pmfs`; own: the
+    C: the table's `ChanceCurve` (G, H, glo, n, spreads, acc); P: the points policy's `distribution.Pmfs`; own: the
     `OwnFutures`."""
     G, H, glo, n, spreads, acc = C.G, C.H, C.glo, C.n, C.spreads, C.acc
     lo, length, offset, data, mass = P.lo, P.length, P.offset, P.data, P.mass
@@ -287,7 +287,7 @@ def chance_after(C, P, own, s2, x0, mean):
 def win_widget(M, V, P, own, C, s, total, stages, X):
     """The turn widget on win chances at turn-start state s of the deciding sheet (its total `total`), in the
     `WinWidget` X: X.S[L, r] for L <= stages, X.best[L, r], X.choice[r]; X.boxval[r, b] the chance after scoring
-    roll r in box b (-inf where b is filled). C: the table's `Curve`."""
+    roll r in box b (-inf where b is filled). C: the table's `ChanceCurve`."""
     T, space, gain = M.T, M.space, M.L.gain
     n_flag, n_upper = space.n_flag, space.n_upper
     flag = s % n_flag
@@ -332,7 +332,7 @@ def table_widget(M, V, P, own, I, j, target, stages, X):
     """The win-chance turn widget of table j of `I` (`Seats`): sheet I.mine[j] decides, every sheet k at
     turn-start state I.keys[j, k] with total I.totals[j, k] (target >= 0: play for a final score of at least
     `target` instead; I.spreads: see `chance_after`). Fills the `WinWidget` X as `win_widget` does, and X.opts /
-    X.extra (the box table of every roll). Returns the table's `Curve` (`win_curve`, and the oracle's scratch), for
+    X.extra (the box table of every roll). Returns the table's `ChanceCurve` (`win_curve`, and the oracle's scratch), for
     more chances of this turn."""
     lo, length, offset, data = P.lo, P.length, P.offset, P.data
     keys, totals, me = I.keys[j], I.totals[j], I.mine[j]
@@ -343,7 +343,7 @@ def table_widget(M, V, P, own, I, j, target, stages, X):
         glo, n = target, 0
     else:
         glo, n = win_curve(lo, length, offset, data, keys, totals, me, G, H)
-    C = Curve(G, H, glo, n, I.spreads, acc)
+    C = ChanceCurve(G, H, glo, n, I.spreads, acc)
     win_widget(M, V, P, own, C, keys[me], totals[me], stages, X)
     return C
 
