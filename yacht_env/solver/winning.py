@@ -332,8 +332,8 @@ def table_widget(M, V, P, own, I, j, target, stages, X):
     """The win-chance turn widget of table j of `I` (`Seats`): sheet I.mine[j] decides, every sheet k at
     turn-start state I.keys[j, k] with total I.totals[j, k] (target >= 0: play for a final score of at least
     `target` instead; I.spreads: see `chance_after`). Fills the `WinWidget` X as `win_widget` does, and X.opts /
-    X.extra (the box table of every roll). Returns the table's `ChanceCurve` (`win_curve`, and the oracle's scratch), for
-    more chances of this turn."""
+    X.extra (the box table of every roll). Returns the table's `ChanceCurve` (`win_curve`, and the oracle's
+    scratch), for more chances of this turn."""
     lo, length, offset, data = P.lo, P.length, P.offset, P.data
     keys, totals, me = I.keys[j], I.totals[j], I.mine[j]
     G = np.empty(P.span + 1)
