@@ -54,6 +54,24 @@ def test_seats_are_checked_against_the_rules_before_a_table_opens(tmp_path):
     assert made["id"] in server.tables
 
 
+def test_a_maxi_table_takes_a_cpu_that_plays_six_dice_for_a_left_seat(tmp_path):
+    """Under six dice the solver's CPUs cannot play: a CPU seat of theirs is refused naming why, and the CPU
+    that takes over a left seat is the fallback (greedy) unless the host named one, which is checked."""
+    server = Server(tmp_path)
+    maxi = {"rules": "maxi", "pace": 0, "replace_after": 30}
+    with pytest.raises(TableError, match=r"seat 2 \(Strong\) cannot play these rules: .*6 dice"):
+        server.open_table({**maxi, "seats": [ANN, {"kind": "cpu", "cpu": "strong"}]})
+    with pytest.raises(TableError, match=r"takes over a left seat \(Normal\) cannot play these rules"):
+        server.open_table({**maxi, "seats": [ANN], "replace_cpu": "normal"})
+    made = server.open_table({**maxi, "seats": [ANN, {"kind": "person", "name": "Bob"}]})
+    table = server.tables[made["id"]]
+    assert table.replace_spec == "greedy" and table.rules.dice == 6
+    for seat in (0, 1):                                   # both left: the CPU plays the game out
+        table.replace(seat, table.replace_spec, "CPU")
+    drive(server, table)
+    assert table.game.is_over and all(len(e["dice"]) == 6 for e in table.game.log if "dice" in e)
+
+
 def test_a_cpu_that_fails_is_a_fault_and_the_fallback_plays_on(tmp_path, capsys):
     config = ServeConfig(cpus={"Broken": CRASHING_BOT}, allow_external=True)
     server = Server(tmp_path, config)

@@ -2,7 +2,7 @@
 the menu) and when each was last used."""
 import time
 
-from .cpus import cannot_play
+from .cpus import FALLBACK, cannot_play
 from .daily import today
 from .settings import Menu
 from .tables import MAX_SEATS, Seat, Table, TableError, check_name, parse_knobs
@@ -84,6 +84,8 @@ class Registry:
                              doc.get("pace", 0.6), doc.get("replace_after"), replace_spec, doc.get("undo_wait", 3.0),
                              daily=today() if doc.get("daily") else "")
         table.public = doc.get("public", False)
+        if "replace_cpu" not in doc and cannot_play(replace_spec, table.rules, len(seats)):
+            table.replace_spec = replace_label = FALLBACK     # the default CPU cannot play these rules (six dice)
         check_seats(table, replace_label)
         return table
 
