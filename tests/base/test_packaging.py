@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.five_dice import five_dice_presets
+
 ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "venv", "build", "*.egg-info", "runs", "out", ".yacht_cache",
                                   "__pycache__", ".hypothesis", ".pytest_cache", "models", "tests")
@@ -41,7 +43,7 @@ def test_wheel_holds_every_preset(wheel):
     assert not [n for n in names if n.startswith(("yacht_env/configs", "configs/"))]
     levels = {p.name for p in (ROOT / "agents/calibrations").glob("levels-*.json")}
     shipped = {p.name for p in (ROOT / "agents/calibrations").glob("*.json")}
-    assert len(levels) == len(rules) and {f"agents/calibrations/{n}" for n in shipped} <= names
+    assert len(levels) == len(five_dice_presets()) and {f"agents/calibrations/{n}" for n in shipped} <= names
     assert any(n.startswith("level-curve-") for n in shipped)     # the yacht preset's level curve (agents.placement)
     assert [n for n in names if n.startswith("yacht_env/solver/tables/")] == [
         f"yacht_env/solver/tables/{p.name}" for p in (ROOT / "yacht_env/solver/tables").glob("*.npz")]
