@@ -384,8 +384,7 @@ def test_a_bot_sits_again_at_a_rematch_and_plays_the_new_game(tmp_path, config, 
     with serving(data, config()) as srv, bot_socket(srv, token) as bot:
         assert until(bot, "welcome")["bot"] == "Dicey"
         seats = [{"kind": "person", "name": "Ann"}, {"kind": "cpu", "cpu": "bot:Dicey"}]
-        status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.1,
-                                                "replace_cpu": "greedy", "seats": seats})
+        status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.1, "seats": seats})
         assert status == 200, made
         hello = json.dumps({"type": "hello", "tokens": [made["tokens"]["0"]]})
 
