@@ -13,7 +13,7 @@ import time
 
 from agents.base import View
 from agents.registry import make_agent
-from yacht_env.rules import RuleSet
+from yacht_env.rules import RuleSet, load
 
 from .connections import Connections
 from .storage import Storage, log
@@ -37,6 +37,18 @@ def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
     finally:
         agent.close()
     return None
+
+
+def unplayable(entries: dict, names: list[str]) -> dict[str, dict[str, str]]:
+    """For each preset of `names`, the CPU menu ids (`entries`: id -> (label, spec), plus "dial") whose CPU
+    cannot play it at a two-seat table, with why: the lobby offers only the others (a table still checks its
+    own seats when it opens)."""
+    specs = {key: spec for key, (_, spec) in entries.items()} | {"dial": "strong?strength=0.5"}
+    out = {}
+    for name in names:
+        rules = load(name)
+        out[name] = {key: why for key, spec in specs.items() if (why := cannot_play(spec, rules, 2))}
+    return out
 
 
 def fallback(table: Table, failed: str) -> str | None:

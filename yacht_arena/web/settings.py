@@ -10,7 +10,7 @@ from .bots import ArenaConfig
 from .tables import TableError
 
 LEVELS = (("easy", "Easy", "easy"), ("normal", "Normal", "normal"), ("strong", "Strong", "strong"),
-          ("strong-win", "Strong, playing to win", "strong?goal=win"))
+          ("strong-win", "Strong, playing to win", "strong?goal=win"), ("greedy", "Greedy", "greedy"))
 
 
 @dataclass
@@ -26,7 +26,8 @@ class Limits:
 
 @dataclass
 class Menu:
-    """The CPU players a table may seat: id -> (label, spec). `dial` adds strong?strength=S."""
+    """The CPU players a table may seat: id -> (label, spec). `dial` adds strong?strength=S. Greedy (the
+    best score of each roll, no plan) plays any rule set, those the solver cannot reach too."""
     entries: dict = field(default_factory=dict)
 
     @classmethod

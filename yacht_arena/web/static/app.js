@@ -35,7 +35,7 @@ async function lobby() {
   const rules = $("rules");
   rules.replaceChildren(...menu.rules.map((r) => { const o = el("option", null, r); o.value = r; return o; }));
   rules.value = menu.rules.includes("yacht") ? "yacht" : menu.rules[0];
-  rules.onchange = () => { for (const select of $("seats").querySelectorAll("select")) offerMyLevel(select); };
+  rules.onchange = () => { for (const select of $("seats").querySelectorAll("select")) { offerMyLevel(select); fitCpus(select, rules.value); } };
   $("seats").replaceChildren();
   addSeat("person", store.get("yacht.name", "") || t("Player 1"));
   addSeat("cpu");
@@ -83,6 +83,7 @@ function addSeat(kind, name) {
     const dial = el("option", null, t("Strength dial")); dial.value = "dial"; select.append(dial);
     select.value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
     offerMyLevel(select);
+    fitCpus(select, $("rules").value);
     const range = el("input"); range.type = "range"; range.min = "0"; range.max = "1"; range.step = "0.05";
     range.value = "0.8"; range.hidden = true; range.setAttribute("aria-label", t("strength"));
     const shown = el("output", null, ""); shown.hidden = true;
@@ -358,6 +359,7 @@ function drawExtras(s, n, mine) {
   if (menu && !$("fill-cpu").options.length) {
     for (const c of menu.cpus) { const o = el("option", null, t(c.label)); o.value = c.id; $("fill-cpu").append(o); }
     $("fill-cpu").value = menu.cpus.some((c) => c.id === "normal") ? "normal" : menu.cpus[0].id;
+    fitCpus($("fill-cpu"), s.rules.name);
   }
   const buttons = $("react-buttons");
   buttons.hidden = !mine || !menu;
@@ -420,6 +422,7 @@ const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6,
 // `count`: how many dice the rules roll (blank dice stand for them before the first roll)
 function drawDice(box, dice, heldSet, counting, active, count) {
   const faces = dice.length ? dice : Array(count).fill(0);
+  box.classList.toggle("many", faces.length > 5);      // six dice: the held ring goes inside, clear of its neighbours
   box.replaceChildren(...faces.map((f, i) => {
     const b = el("button", "die");
     b.type = "button";
@@ -754,6 +757,23 @@ function myLevel(rules) {
   // the mean strength of the last games played on this device under `rules` (a preset's name), or null
   const xs = keptLevels().filter((k) => k.rules === rules).map((k) => k.strength);
   return xs.length ? Math.round(100 * xs.reduce((a, b) => a + b, 0) / xs.length) / 100 : null;
+}
+
+function fitCpus(select, rules) {
+  // the CPUs that cannot play `rules` (a preset's name) stay listed, greyed out and saying so; a seat set to
+  // one of them moves to the first that can
+  const unable = (menu.unable && menu.unable[rules]) || {};
+  for (const o of select.options) {
+    if (!o.dataset.label) o.dataset.label = o.textContent;
+    const off = (o.value === "mine" ? "dial" : o.value) in unable;
+    o.disabled = off;
+    o.textContent = off ? t("{cpu} (cannot play {rules})", { cpu: o.dataset.label, rules }) : o.dataset.label;
+  }
+  if (select.selectedOptions[0] && select.selectedOptions[0].disabled) {
+    const first = [...select.options].find((o) => !o.disabled);
+    if (first) select.value = first.value;
+  }
+  select.dispatchEvent(new Event("change"));
 }
 
 function offerMyLevel(select) {

@@ -205,7 +205,8 @@ const CATALOGUE = {
     "Mistakes ?": "悪手 ?", "Blunders ??": "大悪手 ??", "Wins": "勝ち", "Draws": "引き分け", "Losses": "負け",
     "Score rate": "得点率", "Mean": "平均",
     "an inaccuracy": "不正確", "a mistake": "悪手", "a blunder": "大悪手",
-    "Easy": "やさしい", "Strong": "強い", "Strong, playing to win": "強い（勝ちを狙う）",
+    "Easy": "やさしい", "Strong": "強い", "Strong, playing to win": "強い（勝ちを狙う）", "Greedy": "欲ばり",
+    "{cpu} (cannot play {rules})": "{cpu}（{rules}は不可）",
     "Good game!": "いい勝負！", "Nice roll!": "ナイスロール！", "Well played": "お見事", "Oops!": "おっと！",
     "Your turn!": "あなたの番です！", "Thanks!": "ありがとう！",
 
