@@ -172,6 +172,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dice-obs", choices=[d for d in DICE if d != "counts"], default="scaled",
                    help="the env option dice_obs (counts has no `learned:` input to export to)")
     p.add_argument("--table-obs", choices=TABLE, default="summary", help="the env option table_obs (--players 2+)")
+    p.add_argument("--sample-timeout", type=float, default=600.0,
+                   help="seconds an env runner may take to sample one batch (RLlib's 60 is short on a busy host)")
     p.add_argument("--out", default="runs/rllib")
     return p
 
@@ -198,7 +200,7 @@ def main():
         config = (config.environment(table_env_class(), env_config=options)
                   .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED))
     config = (config
-              .env_runners(num_env_runners=args.env_runners)
+              .env_runners(num_env_runners=args.env_runners, sample_timeout_s=args.sample_timeout)
               .training(train_batch_size_per_learner=args.batch, minibatch_size=min(1024, args.batch), lr=3e-4,
                         gamma=1.0, num_epochs=4)
               .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule,
