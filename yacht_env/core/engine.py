@@ -368,6 +368,15 @@ class State:
                                    self.preview, self.extra))
         self.table_fields = self.tables.fields()
 
+    def __getstate__(self) -> dict:
+        # the rules' own tables, not pickled copies (`RuleSet.__getstate__`: compiled code types the copies apart)
+        return {k: v for k, v in self.__dict__.items() if k not in ("tables", "table_fields")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.tables = self.rules.tables
+        self.table_fields = self.tables.fields()
+
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
         table reset) its first seat, by default the one the rules give (`first_seats`)."""
