@@ -433,8 +433,9 @@ class State:
         rows[j] as roll number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for
         look-ahead, analysis and tests); what every box would score follows."""
         rows = np.ascontiguousarray(rows, np.int64)
-        rolls = np.ascontiguousarray(np.broadcast_to(rolls, rows.shape), np.int64)
-        used = np.ascontiguousarray(np.broadcast_to(rolls_used, rows.shape), np.int64)
+        # copies: a broadcast view is read-only, and compiled code would take it for another type
+        rolls = np.array(np.broadcast_to(rolls, rows.shape), np.int64)
+        used = np.array(np.broadcast_to(rolls_used, rows.shape), np.int64)
         d = self.tables.dice
         if ((rolls < 0) | (rolls >= d.n_rolls)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
             raise ValueError(f"rolls must be 0..{d.n_rolls - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
