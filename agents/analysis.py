@@ -82,8 +82,11 @@ def figure(x, spec: str = ".2f") -> str:
 class Analysis:
     """Every decision of a list of records with its values (arrays, one entry per decision).
 
-    rec, move: record index and log index of the move; seat, sheet, turn (the sheet's turn, from
-    0), roll (index into `rules.dice_tables.rolls`), left (re-rolls left), played / best (Game action encoding),
+    replayed: the decisions as `yacht_env.solver.values.Replayed` holds them, read by its names: rec, move
+    (record index and log index of the move), seat, sheet, turn (the sheet's turn, from 0), roll (index into
+    `rules.dice_tables.rolls`), left (re-rolls left), state (the solver state of every column of the sheet at
+    the turn's start), banked (the sheet's points before the turn), final (final[rec, sheet, 0]: the sheet's
+    final total); `played` is its `action` (Game action encoding). best (Game action encoding),
     played_value / best_value (expected final points of the sheet), loss, own (False for every
     decision of a seat in a game it forfeited: from its fault on the harness played fallback moves
     for it, so that game is left out of the seat's figures).
@@ -93,14 +96,7 @@ class Analysis:
     lines: list[int]
     exact: bool
     optimal: float             # optimal expected score of one sheet (sum over columns when approximate)
-    rec: np.ndarray
-    move: np.ndarray
-    seat: np.ndarray
-    sheet: np.ndarray
-    turn: np.ndarray
-    roll: np.ndarray
-    left: np.ndarray
-    played: np.ndarray
+    replayed: Replayed
     best: np.ndarray
     played_value: np.ndarray
     best_value: np.ndarray
@@ -109,14 +105,19 @@ class Analysis:
     states: int = 0            # distinct sheet states valued (one turn widget each)
     seconds: float = 0.0
     source: dict = field(default_factory=dict)
-    banked: np.ndarray | None = None     # the sheet's points before the decision's turn
-    state: np.ndarray | None = None      # the solver state of every column of the sheet at the turn's start
-    final: np.ndarray | None = None      # final[rec, sheet]: the sheet's final total
     # the chance to win before and after each decision by the goal=win estimate (`add_win_chances`); NaN in
     # games of one sheet; None when not computed
     win_before: np.ndarray | None = None
     win_after: np.ndarray | None = None
     win_lost: np.ndarray | None = None
+
+    def __getattr__(self, name: str):
+        """The replayed decisions' arrays by `Replayed`'s names (`played`: its `action`); called only for names
+        the instance lacks."""
+        replayed = self.__dict__.get("replayed")
+        if replayed is not None and (name == "played" or name in Replayed._fields):
+            return getattr(replayed, "action" if name == "played" else name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def values(self) -> str:
@@ -332,7 +333,7 @@ def add_win_chances(a: Analysis) -> None:
                     row_t.append(int(a.banked[d]))
                 else:
                     row_k.append(full_key)
-                    row_t.append(int(a.final[i, k]))
+                    row_t.append(int(a.final[i, k, 0]))
             keys.append(row_k)
             totals.append(row_t)
             mine.append(int(sheet[h]))
@@ -461,8 +462,9 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
         t0 += time.perf_counter() - start  # solving (or loading the table) is not the analysis
     if solution.space != sp:
         raise AnalysisError(f"the solution given is for other rules than {rules.name!r}")
-    rec, move, seat, sheet, turn, roll, left, played, state, banked = (
-        x[:n] for x in (rec, move, seat, sheet, turn, roll, left, played, state, banked))
+    replayed = Replayed(*(x[:n] for x in (rec, move, seat, sheet, turn, roll, left, played, state, banked)), final,
+                        error)
+    state = replayed.state
     order = np.lexsort(state.T[::-1]) if cols > 1 else np.argsort(state[:, 0], kind="stable")
     ss = state[order]
     change = (ss[1:] != ss[:-1]).any(axis=1)
@@ -471,18 +473,15 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     best = np.empty(n, dtype=np.int64)
     M = prepare(T, sp)
     value_decisions(M.T, M.D, M.space, M.L, solution.values, rules.rolls_per_turn - 1, order, group_starts,
-                    Replayed(rec, move, seat, sheet, turn, roll, left, played, state, banked, final, error),
-                    Valued(best_value, played_value, best))
+                    replayed, Valued(best_value, played_value, best))
     loss = best_value - played_value
     loss[loss < TOLERANCE] = 0.0
     forfeited = [i * 8 + s for i, r in enumerate(records) for s in range(len(r["agents"])) if _faulted(r, s)]
-    own = ~np.isin(rec * 8 + seat, forfeited)
+    own = ~np.isin(replayed.rec * 8 + replayed.seat, forfeited)
     return Analysis(rules=rules, records=records, lines=lines, exact=cols == 1,
-                    optimal=float(solution.expected_score) * cols, rec=rec, move=move, seat=seat, sheet=sheet,
-                    turn=turn, roll=roll, left=left, played=played, best=best,
-                    played_value=played_value + banked, best_value=best_value + banked, loss=loss, own=own,
-                    states=len(group_starts) - 1, seconds=time.perf_counter() - t0, banked=banked, state=state,
-                    final=final[:, :, 0])
+                    optimal=float(solution.expected_score) * cols, replayed=replayed, best=best,
+                    played_value=played_value + replayed.banked, best_value=best_value + replayed.banked, loss=loss,
+                    own=own, states=len(group_starts) - 1, seconds=time.perf_counter() - t0)
 
 
 def _where(records, lines, where, i) -> str:

@@ -133,6 +133,7 @@ def oracle_for(sheets: int) -> float:
 
 
 _UNUSED = np.zeros(1, np.float32)
+_UNUSED.setflags(write=False)      # read-only as the futures' data it stands for: one compiled version of each kernel
 _NO_FUTURES = OwnFutures(lo=np.zeros((0, 1), np.int32), length=np.zeros((0, 1), np.int32),
                          offset=np.zeros((0, 1), np.int64), mass=np.zeros((0, 1)), data0=_UNUSED, data1=_UNUSED,
                          data2=_UNUSED, beta=0.0)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tests.solver_tables import solve_once, temp_cache
 from tests.same_games import assert_same, both_ways
+from tests.mini_rules import MINI
 
 from agents.registry import AgentSpecError, make_agent
 from yacht_env.core.dice_source import game_seeds
@@ -22,20 +23,6 @@ from yacht_env.solver.distribution import Pmfs, summary
 from yacht_env.solver.simulate import simulate
 from agents import strong
 from yacht_env.solver.winning import ChanceCurve, OwnFutures, chance_after, curve_at, win_curve
-
-MINI = """\
-extends: yacht
-name: mini
-boxes:
-  - {id: ones, kind: upper, face: 1}
-  - {id: twos, kind: upper, face: 2}
-  - {id: threes, kind: upper, face: 3}
-  - {id: three_of_a_kind, kind: of_a_kind, count: 3, points: sum}
-  - {id: full_house, kind: full_house, points: 25}
-  - {id: yacht, kind: yacht, points: 50}
-  - {id: chance, kind: chance}
-upper_bonus: {threshold: 12, points: 35}
-"""
 
 
 @pytest.fixture(autouse=True)

@@ -204,6 +204,22 @@ def until(ws, kind: str) -> dict:
     raise AssertionError(f"no {kind} event")
 
 
+def come_back(srv, table: str, hello: str, rematch: bool = False) -> dict:
+    """The person of `hello` (a hello frame with their seat token) opens table `table`'s socket and leaves again:
+    the first state they see, or with `rematch` the first state of game 2 after asking for a rematch."""
+    with connect(srv.url.replace("http", "ws") + f"/ws/{table}") as ws:
+        ws.send(hello)
+        state = until(ws, "state")
+        if not rematch:
+            return state
+        ws.send(json.dumps({"type": "rematch"}))
+        for _ in range(200):
+            state = until(ws, "state")
+            if state["game"] == 2:
+                return state
+    raise AssertionError("the rematch's game did not start")
+
+
 def test_a_bot_comes_back_to_its_games_and_a_restart_keeps_its_grace(tmp_path, config, capsys):
     data = tmp_path / "data"
     token = add_bot(data, "Dicey", capsys)
@@ -353,24 +369,14 @@ def test_a_rematch_after_a_bots_fault_keeps_the_fallback_at_its_seat(tmp_path, c
             status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "replace_after": 0.1, "seats": seats})
             assert status == 200, made
             hello = json.dumps({"type": "hello", "tokens": [made["tokens"]["0"]]})
-            with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
-                ws.send(hello)
-                until(ws, "state")
+            come_back(srv, made["id"], hello)
             assert "no move within 0.3 seconds" in until(bot, "fault")["message"]
         (first,) = wait_for(lambda: stored(data), "store the game the CPUs finished", seconds=120)
         assert list(json.loads((first / "tournament.json").read_text())["config"]["entrants"]) == [
             "Ann + CPU", "Rogue + CPU"]
-        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
-            ws.send(hello)
-            until(ws, "state")
-            ws.send(json.dumps({"type": "rematch"}))
-            for _ in range(200):
-                state = until(ws, "state")
-                if state["game"] == 2:
-                    break
-            ann, rogue = state["seats"]
-            assert (ann["name"], ann["cpu"], ann["taken"]) == ("Ann", False, False)
-            assert (rogue["name"], rogue["cpu"], rogue["taken"]) == ("Rogue", True, True)
+        ann, rogue = come_back(srv, made["id"], hello, rematch=True)["seats"]
+        assert (ann["name"], ann["cpu"], ann["taken"]) == ("Ann", False, False)
+        assert (rogue["name"], rogue["cpu"], rogue["taken"]) == ("Rogue", True, True)
         table = json.loads(next((data / "tables").glob("*.json")).read_text())
         assert table["seats"][1]["bot"] is True and table["seats"][1]["spec"] is not None
 
@@ -406,20 +412,10 @@ def test_a_bot_sits_again_at_a_rematch_and_plays_the_new_game(tmp_path, config, 
                     bot.send(json.dumps({**base, "type": "score", "box": box, "column": int(column)}))
             raise AssertionError("the bot's game did not end")
 
-        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
-            ws.send(hello)
-            until(ws, "state")
+        come_back(srv, made["id"], hello)
         play_game(1)                                     # Ann left: the table's CPU plays her seat
-        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ws:
-            ws.send(hello)
-            until(ws, "state")
-            ws.send(json.dumps({"type": "rematch"}))
-            for _ in range(200):
-                state = until(ws, "state")
-                if state["game"] == 2:
-                    break
-            rogue = state["seats"][1]
-            assert (rogue["name"], rogue["cpu"], rogue["online"]) == ("Dicey", False, True)
+        rogue = come_back(srv, made["id"], hello, rematch=True)["seats"][1]
+        assert (rogue["name"], rogue["cpu"], rogue["online"]) == ("Dicey", False, True)
         play_game(2)
         folders = wait_for(lambda: len(stored(data)) == 2 and stored(data), "store both games")
         for folder in folders:

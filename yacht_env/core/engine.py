@@ -368,6 +368,15 @@ class State:
                                    self.preview, self.extra))
         self.table_fields = self.tables.fields()
 
+    def __getstate__(self) -> dict:
+        # the rules' own tables, not pickled copies (`RuleSet.__getstate__`: compiled code types the copies apart)
+        return {k: v for k, v in self.__dict__.items() if k not in ("tables", "table_fields")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.tables = self.rules.tables
+        self.table_fields = self.tables.fields()
+
     def reset(self, seeds, first=None, rows=None) -> None:
         """A new game at every table (or at tables `rows`): seeds[i] its dice seed; `first` (one, or one per
         table reset) its first seat, by default the one the rules give (`first_seats`)."""
@@ -424,8 +433,9 @@ class State:
         rows[j] as roll number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for
         look-ahead, analysis and tests); what every box would score follows."""
         rows = np.ascontiguousarray(rows, np.int64)
-        rolls = np.ascontiguousarray(np.broadcast_to(rolls, rows.shape), np.int64)
-        used = np.ascontiguousarray(np.broadcast_to(rolls_used, rows.shape), np.int64)
+        # copies: a broadcast view is read-only, and compiled code would take it for another type
+        rolls = np.array(np.broadcast_to(rolls, rows.shape), np.int64)
+        used = np.array(np.broadcast_to(rolls_used, rows.shape), np.int64)
         d = self.tables.dice
         if ((rolls < 0) | (rolls >= d.n_rolls)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
             raise ValueError(f"rolls must be 0..{d.n_rolls - 1} and roll numbers 1..{self.rules.rolls_per_turn}")

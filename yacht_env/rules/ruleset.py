@@ -88,6 +88,12 @@ class RuleSet:
         """The compiled tables every engine reads (see `yacht_env.rules.tables`)."""
         return compile_tables(self)
 
+    def __getstate__(self) -> dict:
+        """The rule set without its cached tables, which a copy or an unpickled rule set builds again (the same
+        numbers, read-only as `compile_tables` makes them): an unpickled array is writable, and compiled code,
+        which tells read-only arrays from writable ones by type, would compile every kernel a second time."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("dice_tables", "tables")}
+
     def to_dict(self) -> dict:
         """A plain dict that `load` accepts back (used for hashing and for bots)."""
         boxes = []

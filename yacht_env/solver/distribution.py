@@ -329,5 +329,7 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
             pmfs = Pmfs(offset=offset, length=length, lo=lo, lost=lost, data=data, mass=np.empty(0), span=0)
             _chunk(M.T, M.D, M.space, M.L, V, rules.rolls_per_turn - 1, min_lanes, float(risk), pmfs, chunk)
             at = _append(chunk, pmfs, at)
-    return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data[:at],
+    data = data[:at]
+    data.setflags(write=False)   # read-only as the cache's memory map of it: one compiled version of each kernel
+    return Distributions(space=space, offset=offset, length=length, lo=lo, lost=lost, data=data,
                          seconds=time.perf_counter() - t0)

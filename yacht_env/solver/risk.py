@@ -98,4 +98,5 @@ def risk_values(rules, space, risk: float) -> np.ndarray:
     for layer in range(T.n_boxes - 1, -1, -1):
         with nb.parallel_chunksize(CHUNK):
             _risk_layer(M.T, M.D, M.space, M.L, layers[layer], reach, rules.rolls_per_turn - 1, float(risk), U)
+    U.setflags(write=False)   # read-only as a solved table's values (`solve`): one compiled version of each kernel
     return U

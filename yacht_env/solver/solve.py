@@ -37,6 +37,7 @@ def solve(rules, progress: bool = True) -> Solution:
     t0 = time.perf_counter()
     space, V, moments = solve_tables(rules.tables, progress, rules.name)
     seconds = time.perf_counter() - t0
+    V.setflags(write=False)   # read-only as a table read from the cache: one compiled version of each kernel reads both
     e = float(V[0])
     e2, pub, py, ex = (float(m) for m in moments[0])
     return Solution(rules_key=rules_hash(rules), space=space, values=V, expected_score=e,
