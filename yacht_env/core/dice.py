@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import typeof
 from numba.core import cgutils, types
-from numba.extending import NativeValue, make_attribute_wrapper, models, register_model, typeof_impl, unbox
+from numba.extending import (NativeValue, make_attribute_wrapper, models, overload_attribute, register_model,
+                             typeof_impl, unbox)
 
 FACES = 6
 DICE_COUNTS = (5, 6)
@@ -99,6 +100,58 @@ def _unbox_dice(typ, obj, c):
     return NativeValue(out._getvalue(), is_error=cgutils.is_not_null(c.builder, c.pyapi.err_occurred()))
 
 
+class FixedDice:
+    """The `Dice` of one dice count as compiled code reads it fixed: every field a compile-time constant of
+    `dice_tables(n)` (loops over the dice unrolled, the tables frozen into the machine code, nothing unboxed
+    per call). Python reads the fields of the `Dice` itself. `fixed_dice(n)` makes the one of each count; the
+    environments' kernels take it (`yacht_env.envs.board.Board`), where a call's argument types cost time."""
+    __slots__ = ("dice",)
+
+    def __init__(self, dice: Dice):
+        self.dice = dice
+
+    def __getattr__(self, name):
+        if name == "dice":          # not set yet (unpickling)
+            raise AttributeError(name)
+        return getattr(self.dice, name)
+
+    def __reduce__(self):
+        return fixed_dice, (self.dice.n,)
+
+
+class FixedDiceType(types.Type):
+    """How compiled code sees a `FixedDice` of n dice: no data, its fields the constants of `dice_tables(n)`."""
+
+    def __init__(self, n: int):
+        self.n = n
+        super().__init__(name=f"FixedDice({n})")
+
+
+@typeof_impl.register(FixedDice)
+def _typeof_fixed_dice(val, c):
+    return FixedDiceType(val.dice.n)
+
+
+register_model(FixedDiceType)(models.OpaqueModel)
+
+
+@unbox(FixedDiceType)
+def _unbox_fixed_dice(typ, obj, c):
+    return NativeValue(cgutils.get_null_value(c.context.get_value_type(typ)))
+
+
+def _fixed_field(name: str) -> None:
+    """`D.<name>` of a `FixedDice`: the field of `dice_tables(n)`, frozen in as a constant."""
+    def field(D):
+        value = getattr(dice_tables(D.n), name)
+        return lambda D: value
+    overload_attribute(FixedDiceType, name)(field)
+
+
+for _field in Dice._fields:
+    _fixed_field(_field)
+
+
 def _counts(faces):
     c = np.zeros(FACES, dtype=np.int8)
     for f in faces:
@@ -172,6 +225,12 @@ def dice_tables(n: int) -> Dice:
     for a in arrays.values():
         a.setflags(write=False)
     return Dice(n=n, n_rolls=n_rolls, n_keeps=n_keeps, n_holds=n_holds, **arrays)
+
+
+@cache
+def fixed_dice(n: int) -> FixedDice:
+    """The `FixedDice` of `dice_tables(n)`, one per dice count."""
+    return FixedDice(dice_tables(n))
 
 
 # The five-dice tables, which compiled code reads as globals.

@@ -95,12 +95,13 @@ def _write(B, look, i, obs, mask):
               obs[i])
     over = ints[i, TURN] == look.rounds
     hold = 1 if over or ints[i, ROLLS_USED] < T.rolls_per_turn else 0
-    for h in range(B.T.dice.n_holds - 1):       # every hold pattern but all dice (score instead)
+    holds = T.dice.n_holds - 1                  # every hold pattern but all dice (score instead); a constant
+    for h in range(holds):
         mask[i, h] = hold
     nbox = T.n_boxes
     for c in range(preview.shape[1]):
         for b in range(nbox):
-            mask[i, score_action_of(nbox, c, b)] = 1 if over or preview[i, c, b] >= 0 else 0
+            mask[i, score_action_of(nbox, c, b, holds)] = 1 if over or preview[i, c, b] >= 0 else 0
 
 
 @nb.njit(cache=True, _nrt=False)
