@@ -16,8 +16,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import typeof
 from numba.core import cgutils, types
-from numba.extending import (NativeValue, make_attribute_wrapper, models, overload_attribute, register_model,
-                             typeof_impl, unbox)
+from numba.core.imputils import impl_ret_borrowed
+from numba.core.typing.templates import AttributeTemplate
+from numba.extending import (NativeValue, infer_getattr, lower_getattr_generic, make_attribute_wrapper, models,
+                             register_model, typeof_impl, unbox)
 
 FACES = 6
 DICE_COUNTS = (5, 6)
@@ -140,16 +142,26 @@ def _unbox_fixed_dice(typ, obj, c):
     return NativeValue(cgutils.get_null_value(c.context.get_value_type(typ)))
 
 
-def _fixed_field(name: str) -> None:
-    """`D.<name>` of a `FixedDice`: the field of `dice_tables(n)`, frozen in as a constant."""
-    def field(D):
-        value = getattr(dice_tables(D.n), name)
-        return lambda D: value
-    overload_attribute(FixedDiceType, name)(field)
+@infer_getattr
+class _FixedDiceFields(AttributeTemplate):
+    """`D.<field>` of a `FixedDice` is typed as that field of `dice_tables(n)` (an int, or a read-only array)."""
+    key = FixedDiceType
+
+    def generic_resolve(self, typ, attr):
+        if attr in Dice._fields:
+            value = getattr(dice_tables(typ.n), attr)
+            return typeof(value) if isinstance(value, np.ndarray) else types.intp
+        return None
 
 
-for _field in Dice._fields:
-    _fixed_field(_field)
+@lower_getattr_generic(FixedDiceType)
+def _fixed_dice_field(context, builder, typ, value, attr):
+    """`D.<field>` of a `FixedDice` compiles to the constant: the int, or the array frozen into the code."""
+    field = getattr(dice_tables(typ.n), attr)
+    if isinstance(field, np.ndarray):
+        return impl_ret_borrowed(context, builder, typeof(field),
+                                 context.make_constant_array(builder, typeof(field), field))
+    return context.get_constant(types.intp, field)
 
 
 def _counts(faces):
