@@ -1,5 +1,6 @@
-"""The presets of five dice: the ones the environments and the solver-backed agents play. Six-dice `maxi`
-is refused by both with one message (tests/core/test_six_dice.py, tests/cli/test_six_dice_apps.py)."""
+"""The presets of five dice: the ones the solver-backed agents play; six-dice `maxi` is refused by them with one
+message (tests/core/test_six_dice.py, tests/cli/test_six_dice_apps.py). The environments' preset loops take these
+too, and play `maxi` in tests/envs/test_env_six_dice.py."""
 from yacht_env.rules import load, presets
 
 

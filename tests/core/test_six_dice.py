@@ -1,6 +1,5 @@
 """The engine with six dice (Maxi Yatzy): 63 hold actions then the boxes, legal masks, scores and dice streams,
 checked against rules written here from the dice alone, one game at a time and batched."""
-import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -11,7 +10,7 @@ from yacht_env.core.dice import dice_tables
 from yacht_env.core.dice_source import SeededDice, game_seeds
 from yacht_env.core.engine import ROLLS_USED, State
 from yacht_env.core.odds import chance_only_points, combination_odds
-from yacht_env.rules import RuleError, load
+from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_solvable
 
 HOLDS = 63          # hold patterns 0..62 of six dice; 63 would hold all six: score instead
@@ -143,7 +142,3 @@ def test_six_dice_positions_names_and_odds():
 def test_the_paths_that_play_five_dice_only_say_so():
     with pytest.raises(Unsolvable, match="rules 'maxi' roll 6 dice; the exact solver plays five dice only"):
         check_solvable(load("maxi"))
-    with pytest.raises(RuleError, match="^maxi: dice: the environments play five dice; got 6$"):
-        gym.make("Yacht-v0", rules="maxi")
-    with pytest.raises(RuleError, match="dice: the environments play five dice"):
-        gym.make("YachtVs-v0", rules="maxi", num_players=2)

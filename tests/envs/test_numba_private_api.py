@@ -6,6 +6,9 @@
   (yacht_env/envs/step_threads.py): the threads that step slices of a batch.
 - `Dispatcher.compile(signature)` returning the compiled function (yacht_env/core/dispatch.py): the single
   `Yacht-v0` step calls it without numba's type dispatch.
+- An attribute template (`infer_getattr`, `lower_getattr_generic`) lowering to `BaseContext.make_constant_array`
+  (yacht_env/core/dice.py, `FixedDice`): the env kernels read the dice tables as constants
+  (`test_compiled_code_reads_a_fixed_dice_as_its_tables` in tests/envs/test_env_six_dice.py).
 
 When one of these fails, the message says what to do: install a numba within pyproject.toml's bounds,
 or port the module named to the numba installed (and move the bounds).

@@ -16,7 +16,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import typeof
 from numba.core import cgutils, types
-from numba.extending import NativeValue, make_attribute_wrapper, models, register_model, typeof_impl, unbox
+from numba.core.imputils import impl_ret_borrowed
+from numba.core.typing.templates import AttributeTemplate
+from numba.extending import (NativeValue, infer_getattr, lower_getattr_generic, make_attribute_wrapper, models,
+                             register_model, typeof_impl, unbox)
 
 FACES = 6
 DICE_COUNTS = (5, 6)
@@ -99,6 +102,68 @@ def _unbox_dice(typ, obj, c):
     return NativeValue(out._getvalue(), is_error=cgutils.is_not_null(c.builder, c.pyapi.err_occurred()))
 
 
+class FixedDice:
+    """The `Dice` of one dice count as compiled code reads it fixed: every field a compile-time constant of
+    `dice_tables(n)` (loops over the dice unrolled, the tables frozen into the machine code, nothing unboxed
+    per call). Python reads the fields of the `Dice` itself. `fixed_dice(n)` makes the one of each count; the
+    environments' kernels take it (`yacht_env.envs.board.Board`), where a call's argument types cost time."""
+    __slots__ = ("dice",)
+
+    def __init__(self, dice: Dice):
+        self.dice = dice
+
+    def __getattr__(self, name):
+        if name == "dice":          # not set yet (unpickling)
+            raise AttributeError(name)
+        return getattr(self.dice, name)
+
+    def __reduce__(self):
+        return fixed_dice, (self.dice.n,)
+
+
+class FixedDiceType(types.Type):
+    """How compiled code sees a `FixedDice` of n dice: no data, its fields the constants of `dice_tables(n)`."""
+
+    def __init__(self, n: int):
+        self.n = n
+        super().__init__(name=f"FixedDice({n})")
+
+
+@typeof_impl.register(FixedDice)
+def _typeof_fixed_dice(val, c):
+    return FixedDiceType(val.dice.n)
+
+
+register_model(FixedDiceType)(models.OpaqueModel)
+
+
+@unbox(FixedDiceType)
+def _unbox_fixed_dice(typ, obj, c):
+    return NativeValue(cgutils.get_null_value(c.context.get_value_type(typ)))
+
+
+@infer_getattr
+class _FixedDiceFields(AttributeTemplate):
+    """`D.<field>` of a `FixedDice` is typed as that field of `dice_tables(n)` (an int, or a read-only array)."""
+    key = FixedDiceType
+
+    def generic_resolve(self, typ, attr):
+        if attr in Dice._fields:
+            value = getattr(dice_tables(typ.n), attr)
+            return typeof(value) if isinstance(value, np.ndarray) else types.intp
+        return None
+
+
+@lower_getattr_generic(FixedDiceType)
+def _fixed_dice_field(context, builder, typ, value, attr):
+    """`D.<field>` of a `FixedDice` compiles to the constant: the int, or the array frozen into the code."""
+    field = getattr(dice_tables(typ.n), attr)
+    if isinstance(field, np.ndarray):
+        return impl_ret_borrowed(context, builder, typeof(field),
+                                 context.make_constant_array(builder, typeof(field), field))
+    return context.get_constant(types.intp, field)
+
+
 def _counts(faces):
     c = np.zeros(FACES, dtype=np.int8)
     for f in faces:
@@ -172,6 +237,12 @@ def dice_tables(n: int) -> Dice:
     for a in arrays.values():
         a.setflags(write=False)
     return Dice(n=n, n_rolls=n_rolls, n_keeps=n_keeps, n_holds=n_holds, **arrays)
+
+
+@cache
+def fixed_dice(n: int) -> FixedDice:
+    """The `FixedDice` of `dice_tables(n)`, one per dice count."""
+    return FixedDice(dice_tables(n))
 
 
 # The five-dice tables, which compiled code reads as globals.

@@ -77,11 +77,11 @@ def sheet_to_move(ints, i, num_players, num_sheets):
 
 
 @nb.njit(cache=True, inline="always")
-def draw_faces(seed, sheet, turn, roll, hold, out):
-    """Fill out[0:k] with the k fresh dice of a roll that keeps `hold` of the dice (as many as out holds;
+def draw_faces(D, seed, sheet, turn, roll, hold, out):
+    """Fill out[0:k] with the k fresh dice of a roll that keeps `hold` of the n dice of `D` (the rules' `Dice`;
     counter-based, from the seed)."""
     k = 0
-    for d in range(out.shape[0]):
+    for d in range(D.n):
         if not (hold >> d) & 1:
             out[k] = die_value(seed, sheet, turn, roll, k)
             k += 1
@@ -146,7 +146,7 @@ def roll_dice(T, E, i, s, hold, seen=True):
 @nb.njit(cache=True, inline="always")
 def roll_seeded(T, E, i, s, num_sheets, hold, seen=True):
     """`roll_dice` with the table's seeded dice."""
-    draw_faces(E.seeds[i], s, E.ints[i, TURN] // num_sheets, E.ints[i, ROLLS_USED], hold, E.faces[i])
+    draw_faces(T.dice, E.seeds[i], s, E.ints[i, TURN] // num_sheets, E.ints[i, ROLLS_USED], hold, E.faces[i])
     return roll_dice(T, E, i, s, hold, seen)
 
 

@@ -11,7 +11,6 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .dice import ROLL_INDEX
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -87,24 +86,13 @@ def decision_uniforms_of(seeds, seats, rounds, rolls_used, stream, out):
 
 @nb.njit(cache=True, inline="always")
 def dice_roll(D, dice):
-    """Roll index of the dice (in any order) among the rolls of `D` (a `Dice`, e.g. `Tables.dice`)."""
+    """Roll index of the dice (in any order) among the rolls of `D` (a `Dice` or `FixedDice`, e.g. `Tables.dice`)."""
     code = 0
     m = 1
     for i in range(D.n):
         code += (dice[i] - 1) * m
         m *= 6
     return D.roll_index[code]
-
-
-@nb.njit(cache=True, inline="always")
-def roll_of(dice):
-    """Roll index of five dice in any order (`dice_roll` with the five-dice tables)."""
-    code = 0
-    m = 1
-    for i in range(5):
-        code += (dice[i] - 1) * m
-        m *= 6
-    return ROLL_INDEX[code]
 
 
 @nb.njit(cache=True, inline="always")

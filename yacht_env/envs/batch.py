@@ -6,7 +6,8 @@ changed by the engine's transition (`play_action`, `roll_seeded`); a step here a
 environment needs around it in the same pass: the observation and mask, rewards, and (with autoreset)
 the next episode of the game's stream. The two entry points are compiled without numba's reference
 counting (`_nrt=False`: they allocate nothing and every array outlives the call); the tables come as
-one `yacht_env.envs.board.Board`, the step's arrays as a `SoloRows` and a `Finals`.
+one `yacht_env.envs.board.Board`, the step's arrays as plain tuples laid out as a `SoloRows` and a `Finals`
+(the one-seat stepper builds them at every fresh step, and a plain tuple is the cheaper to build).
 
 Seeding: a game belongs to a *stream*; episode k of the stream seeded s deals the dice of
 `yacht_env.core.dice_source.game_seed(s, k)`, i.e. the same dice as `Game(rules, seed=game_seed(s, k))`
@@ -95,12 +96,13 @@ def _write(B, look, i, obs, mask):
               obs[i])
     over = ints[i, TURN] == look.rounds
     hold = 1 if over or ints[i, ROLLS_USED] < T.rolls_per_turn else 0
-    for h in range(B.T.dice.n_holds - 1):       # every hold pattern but all dice (score instead)
+    holds = T.dice.n_holds - 1                  # every hold pattern but all dice (score instead); a constant
+    for h in range(holds):
         mask[i, h] = hold
     nbox = T.n_boxes
     for c in range(preview.shape[1]):
         for b in range(nbox):
-            mask[i, score_action_of(nbox, c, b)] = 1 if over or preview[i, c, b] >= 0 else 0
+            mask[i, score_action_of(nbox, c, b, holds)] = 1 if over or preview[i, c, b] >= 0 else 0
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -115,7 +117,7 @@ def reset_games(B, look, which, streams, obs, mask):
 
 @nb.njit(cache=True, _nrt=False, nogil=True)
 def step_games(lo, hi, ctrl, B, look, params, actions, streams, out, finals):
-    """Step games lo..hi-1 of a one-seat `Board` B once (look: `obs.ObsArgs`; out: `SoloRows`).
+    """Step games lo..hi-1 of a one-seat `Board` B once (look: `obs.ObsArgs`; out: a `SoloRows`' arrays).
 
     ctrl: the `step_threads.SliceThreads` counters (the step runs as one of its slices).
 
@@ -124,7 +126,7 @@ def step_games(lo, hi, ctrl, B, look, params, actions, streams, out, finals):
     with autoreset a finished game's last observation goes to finals.final_obs[i] and episode + 1 starts
     at once. out.final_total[i] is set to the score of every game that ends.
 
-    finals (`Finals`): the rows of a step's info, written only with clear_final. The final info: a finished
+    finals (a `Finals`' arrays): the rows of a step's info, written only with clear_final. The final info: a finished
     game's row has every action legal, its dice seed and its score (and, with autoreset, its last
     observation); the rows of the other games are zeros. The final arrays come in as an earlier step left
     them (zeros, or the final info of that step: a row with final_mask[i, 0] set is one it wrote), so only

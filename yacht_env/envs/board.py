@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.dice import fixed_dice
 from ..core.engine import Arrays
 from ..rules.tables import Tables
 
@@ -16,7 +17,7 @@ from ..rules.tables import Tables
 class Board(NamedTuple):
     """N tables of one rule set, as compiled code reads them (`board_of(state)`).
 
-    T             the rule tables (`yacht_env.rules.tables.Tables`)
+    T             the rule tables (`yacht_env.rules.tables.Tables`), their dice a `FixedDice` (`fixed_tables`)
     E             the engine's arrays of the tables (`yacht_env.core.engine.Arrays`)
     ypts          the points the Yacht box holds for a Yacht (-1 without a Yacht box)
     num_players   seats per table
@@ -33,7 +34,18 @@ class Board(NamedTuple):
 
 def board_of(state) -> Board:
     """The `Board` of a `yacht_env.core.engine.State` (its arrays are only ever changed in place)."""
-    return Board(state.tables, Arrays(*state.arrays), state.ypts, state.num_players, state.num_sheets, state.turns)
+    return Board(fixed_tables(state.tables), Arrays(*state.arrays), state.ypts, state.num_players, state.num_sheets,
+                 state.turns)
+
+
+_FIXED: dict = {}
+
+
+def fixed_tables(T: Tables) -> Tables:
+    """The rule tables with their dice as a `yacht_env.core.dice.FixedDice`: the env kernels are compiled for the
+    dice count, which their loops and the dice tables they read become constants of, and no dice table is
+    unboxed at a call. Kept per tables object."""
+    return by_identity(_FIXED, T, lambda t: t._replace(dice=fixed_dice(t.dice.n)))
 
 
 def by_identity(cache: dict, obj, make, limit: int = 64):
@@ -55,8 +67,8 @@ def _tables_key(T) -> tuple:
 
 
 def board_key(B: Board) -> tuple:
-    """What numba's type of a `board_of` Board depends on: the dice count and which of the rule tables' and
-    dice tables' arrays are read-only (their dtypes, dimensions and layout are fixed by how they are built,
+    """What numba's type of a `board_of` Board depends on: the dice count (the `FixedDice` type) and which of
+    the rule tables' arrays are read-only (their dtypes, dimensions and layout are fixed by how they are built,
     and the engine's arrays are always writable C arrays of fixed dtypes: `yacht_env.core.engine.State`).
     A rule set's tables keep their flags: their part is kept per tables object."""
-    return (B.T.dice.n, B.T.dice.rolls.flags.writeable, by_identity(_TABLE_KEYS, B.T, _tables_key))
+    return (B.T.dice.n, by_identity(_TABLE_KEYS, B.T, _tables_key))

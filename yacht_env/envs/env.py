@@ -15,7 +15,7 @@ from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .options import EnvOptions
 from .render import RENDER_MODES, last_move, render_sheet, renderer
-from ..rules import RuleError, RuleSet, load
+from ..rules import RuleSet, load
 from .table_core import TableCore
 
 OBS_MODES = ("flat", "dict")
@@ -70,17 +70,15 @@ def reset_first_table(env: gym.Env, seed, options, env_id: str) -> None:
 
 def resolve_rules(rules, overrides) -> RuleSet:
     """A RuleSet from a RuleSet, a preset name, a YAML path or a dict, with overrides."""
-    rules = load(rules, **overrides)
-    if rules.dice != 5:  # observations, options and steppers are five-dice ones until they read Tables.dice
-        raise RuleError(rules.source or rules.name, "dice", f"the environments play five dice; got {rules.dice}")
-    return rules
+    return load(rules, **overrides)
 
 
 class YachtEnv(gym.Env):
     """Solitaire Yacht: one player fills one score sheet, under any rule set, with masked actions.
 
     ## Description
-    Yacht is the dice game Yahtzee comes from. A turn starts with a roll of five dice; the player may
+    Yacht is the dice game Yahtzee comes from. A turn starts with a roll of five dice (six under rules with
+    `dice: 6`, such as the `maxi` preset: every "five" and "31" below is then "six" and "63"); the player may
     re-roll any of them while rolls remain (`rolls_per_turn` rolls in all, 3 under every preset), then
     must score the dice in one open box of the sheet. The game ends when every box is filled, and
     the score is the boxes plus the bonuses the rules pay (upper-section bonus, extra-Yacht bonus).
@@ -108,7 +106,8 @@ class YachtEnv(gym.Env):
 
     ## Observation Space
     `obs_mode="flat"` (default): `Box(0, 1, (13 + columns * (2 * n_boxes + 2),), float32)`, 41 entries
-    under `yacht`, laid out as in `yacht_env.envs.obs`:
+    under `yacht`, laid out as in `yacht_env.envs.obs` (with six dice every index from the dice on is one
+    more: 14 + columns * (2 * n_boxes + 2) entries, 56 under `maxi`):
 
     | Index                  | Observation                                                           |
     |------------------------|-----------------------------------------------------------------------|

@@ -21,7 +21,7 @@ from ..core.dice_source import stream_seeds
 from ..core.engine import FIRST, ROLLS_USED, TURN, play_action, roll_seeded, write_mask
 from ..core.lockstep import play, seating_around
 from ..core.plan_source import PlanTables, planned
-from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded
+from ..core.players import Forfeiting, PerGame, Uniform, batched_player, guarded, opponent_label
 from ..solver.play import AHEAD, advance_table, prefetch_plan
 from .batch import EPISODE, STREAM
 from .obs import obs_args
@@ -156,6 +156,19 @@ def advance_planned_seats(lo, hi, ctrl, B, opp, step):
         step.stuck[j] = not _opponents_then_roll(B, opp, step.rows[j])
 
 
+def check_rules(player, opponent, rules, num_players: int) -> None:
+    """The player's (made for `opponent`) own check that it can play `rules` at a table of `num_players` (an
+    agent's `check_rules`: a solver-backed one refuses rules the solver cannot solve): ValueError naming the
+    opponent and why."""
+    check = getattr(player, "check_rules", None)
+    if check is None:
+        return
+    try:
+        check(rules, num_players)
+    except ValueError as e:
+        raise ValueError(f"{opponent_label(opponent)} cannot play rules {rules.name!r}: {e}") from None
+
+
 class LearnerStepper(TableCore, mode="learner"):
     """A learner's seat at every table, opponents at the others (`TableCore` for the arguments; the
     module docstring). `step(actions, rows=None, fresh=False)`: the learner's actions[j] at table rows[j]
@@ -197,6 +210,7 @@ class LearnerStepper(TableCore, mode="learner"):
             if player is None:
                 try:
                     made = batched_player(o, n, k)
+                    check_rules(made, o, self.rules, self.num_players)
                 except ValueError as e:
                     raise ValueError(f"opponent {k + 1}: {e}") from None
                 player = guarded(made, o, n)

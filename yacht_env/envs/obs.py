@@ -1,19 +1,24 @@
 """What an environment shows the agent: the flat observation, its Dict form, and their spaces.
 
-Flat layout (float32, every entry in [0, 1]); B = boxes per column, C = columns:
+Flat layout (float32, every entry in [0, 1]); n = dice per roll (5 or 6, the rules' `dice`), B = boxes per
+column, C = columns:
 
-    [0:5]           the five dice, sorted ascending, / 6
-    [5:11]          how many dice show each face 1..6, / 5
-    [11]            rolls left this turn / rolls per turn
-    [12]            turns played / turns in the game
-    then for each column c, at base = 13 + c * (2B + 2):
+    [0:n]           the n dice, sorted ascending, / 6
+    [n:n+6]         how many dice show each face 1..6, / n
+    [n+6]           rolls left this turn / rolls per turn
+    [n+7]           turns played / turns in the game
+    then for each column c, at base = n + 8 + c * (2B + 2):
     [base:base+B]       1 where the box is open
     [base+B:base+2B]    what the box would score now (joker included) / the most it can ever score;
                         0 where the box is filled or the rules forbid it now
     [base+2B]           upper-section total / upper-bonus threshold, capped at 1 (0 without a bonus)
     [base+2B+1]         1 once the Yacht box holds its full points (extra-Yacht bonus live)
 
-The Dict form holds the same state unscaled: dice (sorted), rolls_left, turn, scores (-1 = open),
+Five dice: [0:5] dice, [5:11] face counts, [11] rolls left, [12] turns played, columns from 13 (the module's
+constants `DICE`, `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED`, `HEAD`); six dice: [0:6], [6:12], [12], [13],
+columns from 14 (`dice_layout(6)`).
+
+The Dict form holds the same state unscaled: dice (n, sorted), rolls_left, turn, scores (-1 = open),
 preview (-1 = not allowed now), upper, yacht50.
 """
 from typing import NamedTuple
@@ -27,12 +32,24 @@ from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.dispatch import Entries
 from .board import board_key, board_of, by_identity
 
-# offsets of the flat observation (module docstring)
-DICE = slice(0, 5)          # the sorted dice / 6
-FACE_COUNTS = slice(5, 11)  # dice per face / 5
-ROLLS_LEFT = 11
-TURNS_PLAYED = 12
-HEAD = 13                   # where the first column starts
+
+
+class DiceLayout(NamedTuple):
+    """Where the entries before the columns are in the flat observation of n dice (module docstring)."""
+    dice: slice          # the sorted dice / 6
+    face_counts: slice   # dice per face / n
+    rolls_left: int      # rolls left / rolls per turn
+    turns_played: int    # turns played / turns in the game
+    head: int            # where the first column starts
+
+
+def dice_layout(n: int = NUM_DICE) -> DiceLayout:
+    """The `DiceLayout` of n dice."""
+    return DiceLayout(slice(0, n), slice(n, n + 6), n + 6, n + 7, n + 8)
+
+
+# offsets of the five-dice flat observation (module docstring)
+DICE, FACE_COUNTS, ROLLS_LEFT, TURNS_PLAYED, HEAD = dice_layout(NUM_DICE)
 ENTRIES = Entries()         # the observation writers compiled for a Board's types (`board.board_key`)
 _OBS_ARGS: dict = {}        # rule set -> its `obs_args`
 
@@ -71,18 +88,18 @@ class ColumnLayout(NamedTuple):
 def column_layout(rules, column: int) -> ColumnLayout:
     """The offsets of column `column` in the flat observation."""
     b = len(rules.boxes)
-    base = HEAD + column * (2 * b + 2)
+    base = dice_layout(rules.dice).head + column * (2 * b + 2)
     return ColumnLayout(slice(base, base + b), slice(base + b, base + 2 * b), base + 2 * b, base + 2 * b + 1)
 
 
-def dice_of_obs(obs: np.ndarray) -> np.ndarray:
-    """The sorted dice (faces 1..6, int64) of each row of flat observations."""
-    return np.clip(np.rint(np.asarray(obs)[:, DICE] * 6).astype(np.int64), 1, 6)
+def dice_of_obs(obs: np.ndarray, n: int = NUM_DICE) -> np.ndarray:
+    """The n sorted dice (faces 1..6, int64) of each row of flat observations of n dice."""
+    return np.clip(np.rint(np.asarray(obs)[:, :n] * 6).astype(np.int64), 1, 6)
 
 
 def obs_size(rules) -> int:
     """Length of the flat observation of one sheet under these rules."""
-    return HEAD + rules.columns * (2 * len(rules.boxes) + 2)
+    return dice_layout(rules.dice).head + rules.columns * (2 * len(rules.boxes) + 2)
 
 
 def box_scale(rules) -> np.ndarray:
@@ -128,14 +145,15 @@ def write_obs(B, look, roll, rolls_used, turn, scores, preview, cols, out):
     boxes); cols: its (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
     """
     T = B.T
-    for k in range(look.dice.shape[1]):
+    n = T.dice.n                  # a constant of the kernel (`board.fixed_tables`)
+    for k in range(n + 6):
         out[k] = look.dice[roll, k]
-    out[11] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
-    out[12] = turn / look.rounds
+    out[n + 6] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
+    out[n + 7] = turn / look.rounds
     nbox = T.n_boxes
     inv_scale = look.inv_scale
     for c in range(scores.shape[0]):
-        base = HEAD + c * (2 * nbox + 2)
+        base = n + 8 + c * (2 * nbox + 2)
         for b in range(nbox):
             out[base + b] = scores[c, b] < 0
             out[base + nbox + b] = max(preview[c, b], 0) * inv_scale[b]
@@ -187,7 +205,7 @@ def dict_space(rules) -> spaces.Dict:
     c, b = rules.columns, len(rules.boxes)
     top = int(box_scale(rules).max())
     return spaces.Dict({
-        "dice": spaces.Box(1, 6, (NUM_DICE,), np.int8),
+        "dice": spaces.Box(1, 6, (rules.dice,), np.int8),
         "rolls_left": spaces.Discrete(rules.rolls_per_turn + 1),
         "turn": spaces.Discrete(rules.rounds + 1),
         "scores": spaces.Box(-1, top, (c, b), np.int32),

@@ -8,20 +8,22 @@ keywords.
     yacht_env.integrations.sb3.YachtVecEnv(64, action_set="distinct", dice_obs="onehot")
 
 The defaults show what the envs have always shown. `action_set`:
-- `"all"` (default): every hold pattern 0..30 is legal while rolls remain.
+- `"all"` (default): every hold pattern 0..30 (0..62 with six dice) is legal while rolls remain.
 - `"distinct"`: one hold pattern per keep. Dice are sorted, so with 2,2,5,5,6 holding die 0 or die 1
-  keeps the same dice {2}; the mask allows only the smallest pattern giving each keep (`DISTINCT[r, h]`,
-  20.4 keeps per roll on average against 31 patterns). The action space is unchanged (the mask narrows
-  it), so every action number means what it means under `"all"`; an action the mask leaves out but the
-  rules allow is played as under `"all"` (it keeps the same dice as the pattern the mask allows).
+  keeps the same dice {2}; the mask allows only the smallest pattern giving each keep (`distinct(n)[r, h]`;
+  five dice's `DISTINCT`: 20.4 keeps per roll on average against 31 patterns). The action space is unchanged
+  (the mask narrows it), so every action number means what it means under `"all"`; an action the mask leaves
+  out but the rules allow is played as under `"all"` (it keeps the same dice as the pattern the mask allows).
 
 `dice_obs` (the flat observation; its layout, `yacht_env.envs.obs` and `yacht_env.envs.table_obs`, is kept
 and the entries below follow it, all in [0, 1]):
-- `"scaled"` (default): nothing more (the layout's dice / 6 and dice per face / 5).
-- `"onehot"`: 34 entries: [0:30] die i of the sorted dice shows face f, 1 at 6 * i + (f - 1);
-  [30:34] die i + 1 shows the same face as die i. A hold is a set of die positions, and "keep every
-  six" or "keep one die of each face" is a hard function of dice / 6; of these entries, nearly linear.
-- `"counts"`: 36 entries: for face f, 1 at 6 * (f - 1) + n where n (0..5) dice show f.
+- `"scaled"` (default): nothing more (the layout's dice / 6 and dice per face / n).
+- `"onehot"`: 7n - 1 entries (34 for five dice, 41 for six): [0:6n] die i of the n sorted dice shows face
+  f, 1 at 6 * i + (f - 1); [6n:7n-1] die i + 1 shows the same face as die i. A hold is a set of die
+  positions, and "keep every six" or "keep one die of each face" is a hard function of dice / 6; of these
+  entries, nearly linear.
+- `"counts"`: 6(n + 1) entries (36 for five dice, 42 for six): for face f, 1 at (n + 1) * (f - 1) + k where
+  k (0..n) dice show f.
 
 `table_obs` (the table envs: `YachtVs-v0`, its vector env and PettingZoo; after the `dice_obs` entries):
 - `"summary"` (default): nothing more (the seat layout's summary of every other sheet: its total capped
@@ -51,66 +53,78 @@ use them: `yacht train`'s `distinct_holds` and `dice_onehot` are `action_set="di
 import numpy as np
 from gymnasium import spaces
 
-from ..core.actions import NUM_HOLDS
-from ..core.dice import HOLD_KEEP, NUM_ROLLS, ROLL_INDEX
+from functools import cache
+
+from ..core.dice import NUM_DICE, dice_tables
 from ..core.engine import UPPER, YACHT50
 from ..rules.ruleset import JOKERS
-from .obs import FACE_COUNTS, box_scale, dice_of_obs, max_total
+from .obs import box_scale, dice_layout, dice_of_obs, max_total
 
 ACTIONS = ("all", "distinct")
 DICE = ("scaled", "onehot", "counts")
-DICE_SIZES = {"scaled": 0, "onehot": 34, "counts": 36}
+
+
+def dice_sizes(n: int = NUM_DICE) -> dict:
+    """Entries each `dice_obs` adds with n dice (module docstring)."""
+    return {"scaled": 0, "onehot": 7 * n - 1, "counts": 6 * (n + 1)}
+
+
+DICE_SIZES = dice_sizes(NUM_DICE)
 TABLE = ("summary", "full")
 RULE = ("none", "knobs")
 KNOB_SIZE = 6 + len(JOKERS) + 1
 # the largest values `yacht_env.rules.load` accepts, which scale the knob entries
 MAX_ROLLS_PER_TURN, MAX_UPPER_THRESHOLD, MAX_BONUS_POINTS = 5, 105, 1000
-_SLOT = 6 * np.arange(5)
-_POW6 = 6 ** np.arange(5)
 
 
-def _distinct() -> np.ndarray:
-    out = np.zeros((NUM_ROLLS, NUM_HOLDS), bool)
-    for r in range(NUM_ROLLS):
+@cache
+def distinct(n: int = NUM_DICE) -> np.ndarray:
+    """(rolls, 2**n - 1) bool, read-only: [r, h] when hold pattern h is the smallest giving its keep of sorted
+    roll r of n dice (`yacht_env.core.dice.dice_tables`)."""
+    D = dice_tables(n)
+    out = np.zeros((D.n_rolls, D.n_holds - 1), bool)
+    for r in range(D.n_rolls):
         seen = set()
-        for h in range(NUM_HOLDS):
-            if HOLD_KEEP[r, h] not in seen:
-                seen.add(HOLD_KEEP[r, h])
+        for h in range(D.n_holds - 1):
+            if D.hold_keep[r, h] not in seen:
+                seen.add(D.hold_keep[r, h])
                 out[r, h] = True
     out.setflags(write=False)
     return out
 
 
-DISTINCT = _distinct()    # DISTINCT[r, h]: hold pattern h is the smallest giving its keep of sorted roll r
+DISTINCT = distinct(NUM_DICE)    # five dice's: DISTINCT[r, h], hold pattern h is the smallest giving its keep of roll r
 
 
 def dice_features(dice: np.ndarray) -> np.ndarray:
-    """(n, 34) float32 `dice_obs="onehot"` entries of rows of sorted dice (faces 1..6)."""
+    """(rows, 7n - 1) float32 `dice_obs="onehot"` entries of rows of n sorted dice (faces 1..6)."""
     dice = np.asarray(dice, np.int64)
-    n = len(dice)
-    onehot = np.zeros((n, 30), np.float32)
-    onehot[np.arange(n)[:, None], _SLOT + dice - 1] = 1.0
+    rows, n = dice.shape
+    onehot = np.zeros((rows, 6 * n), np.float32)
+    onehot[np.arange(rows)[:, None], 6 * np.arange(n) + dice - 1] = 1.0
     same = (dice[:, 1:] == dice[:, :-1]).astype(np.float32)
     return np.concatenate([onehot, same], axis=1)
 
 
-def count_features(obs: np.ndarray) -> np.ndarray:
-    """(n, 36) float32 `dice_obs="counts"` entries of rows of flat observations."""
-    counts = np.rint(np.asarray(obs)[:, FACE_COUNTS] * 5).astype(np.int64)
-    out = np.zeros((len(counts), 36), np.float32)
-    out[np.arange(len(counts))[:, None], 6 * np.arange(6) + counts] = 1.0
+def count_features(obs: np.ndarray, n: int = NUM_DICE) -> np.ndarray:
+    """(rows, 6(n + 1)) float32 `dice_obs="counts"` entries of rows of flat observations of n dice."""
+    counts = np.rint(np.asarray(obs)[:, dice_layout(n).face_counts] * n).astype(np.int64)
+    out = np.zeros((len(counts), 6 * (n + 1)), np.float32)
+    out[np.arange(len(counts))[:, None], (n + 1) * np.arange(6) + counts] = 1.0
     return out
 
 
-def rolls_of_obs(obs: np.ndarray) -> np.ndarray:
-    """Roll index (`yacht_env.core.dice`) of the dice of each row of flat observations."""
-    return ROLL_INDEX[((dice_of_obs(obs) - 1) * _POW6).sum(axis=1)]
+def rolls_of_obs(obs: np.ndarray, n: int = NUM_DICE) -> np.ndarray:
+    """Roll index (`yacht_env.core.dice.dice_tables(n)`) of the dice of each row of flat observations of n dice."""
+    return dice_tables(n).roll_index[((dice_of_obs(obs, n) - 1) * 6 ** np.arange(n)).sum(axis=1)]
 
 
-def narrow_masks(masks: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """Bool masks with every hold that repeats an earlier hold's keep switched off (rolls: roll indices)."""
+def narrow_masks(masks: np.ndarray, rolls: np.ndarray, n: int = NUM_DICE) -> np.ndarray:
+    """Bool masks with every hold that repeats an earlier hold's keep switched off (rolls: roll indices of
+    n dice)."""
     out = np.array(masks, dtype=bool, copy=True)
-    out[:, :NUM_HOLDS] &= DISTINCT[rolls]
+    table = distinct(n)
+    out[:, :table.shape[1]] &= table[rolls]
     return out
 
 
@@ -190,10 +204,11 @@ class EnvOptions:
                  table_obs: str = "summary", rules=None, num_sheets: int = 1, rule_obs: str = "none"):
         check_options(action_set, dice_obs, obs_mode, table_obs, rule_obs)
         self.action_set, self.dice_obs, self.table_obs, self.rule_obs = action_set, dice_obs, table_obs, rule_obs
+        self.n = rules.dice if rules is not None else NUM_DICE     # dice per roll
         self.full = table_obs == "full"
         table = 1 + (num_sheets - 1) * sheet_size(rules) if self.full and rules is not None else 0
         self.knobs = rule_features(rules) if rule_obs == "knobs" and rules is not None else None
-        self.extra = DICE_SIZES[dice_obs] + table + (KNOB_SIZE if rule_obs == "knobs" else 0)
+        self.extra = dice_sizes(self.n)[dice_obs] + table + (KNOB_SIZE if rule_obs == "knobs" else 0)
         self.plain = action_set == "all" and dice_obs == "scaled" and not self.full and rule_obs == "none"
 
     def space(self, base: spaces.Space) -> spaces.Space:
@@ -210,7 +225,8 @@ class EnvOptions:
             return obs
         parts = [obs]
         if self.dice_obs != "scaled":
-            parts.append(dice_features(dice_of_obs(obs)) if self.dice_obs == "onehot" else count_features(obs))
+            parts.append(dice_features(dice_of_obs(obs, self.n)) if self.dice_obs == "onehot"
+                         else count_features(obs, self.n))
         if self.full:
             parts.append(full_sheets(state, rows, sheets))
         if self.knobs is not None:
@@ -223,8 +239,8 @@ class EnvOptions:
         if self.action_set == "all":
             return masks
         out = masks.copy()
-        keep = DISTINCT[rolls_of_obs(obs)]
+        keep = distinct(self.n)[rolls_of_obs(obs, self.n)]
         if over is not None:
             keep = keep | np.asarray(over, bool)[:, None]
-        out[:, :NUM_HOLDS] &= keep
+        out[:, :keep.shape[1]] &= keep
         return out

@@ -3,7 +3,7 @@
     frame = Picture(rules, num_sheets).draw(game, dice, labels, move)     # (H, W, 3) uint8
     window = Window(picture, fps); window.show(frame)                      # render_mode="human"
 
-As Gymnasium's toy-text games draw themselves: the five dice with pips (the dice the last re-roll kept
+As Gymnasium's toy-text games draw themselves: the rules' dice (five or six) with pips (the dice the last re-roll kept
 are marked "held"), whose turn it is and the rolls left, the last move, and every sheet of the table
 (one column of cells per sheet and sheet column: filled boxes with their points, the open boxes of the
 sheet to move with what they would score now in grey, the upper bonus and the total). `Yacht-v0`,
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.actions import NUM_HOLDS, action_name
+from ..core.actions import action_name, num_holds
 from ..core.engine import UPPER
 
 EXTRA = "render"
@@ -54,7 +54,7 @@ class Move:
 
 def last_move(rules, who: str, dice_before, action: int) -> Move:
     """The `Move` of `action` played on the sorted dice `dice_before` (bit i of a hold keeps die i)."""
-    kept = tuple(int(d) for i, d in enumerate(dice_before) if action < NUM_HOLDS and action >> i & 1)
+    kept = tuple(int(d) for i, d in enumerate(dice_before) if action < num_holds(rules) and action >> i & 1)
     return Move(who, action_name(rules, int(action)), kept)
 
 
@@ -101,7 +101,7 @@ class Picture:
         self.cols = rules.columns
         width = NAME_W + num_sheets * self.cols * CELL_W + PAD
         height = TOP + (len(rules.boxes) + 4) * ROW_H + PAD
-        width = max(width, 5 * (DIE + PAD) + 2 * PAD)
+        width = max(width, rules.dice * (DIE + PAD) + 2 * PAD)
         self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them
         self.font = pg.font.Font(None, 22)
         self.big = pg.font.Font(None, 26)
@@ -130,7 +130,7 @@ class Picture:
                 ("game over" if over else f"{labels[to_move]} to move   rolls left "
                                           f"{rules.rolls_per_turn - game.rolls_used}"))
         self.text(surface, head, (PAD, PAD), font=self.big)
-        pg.draw.rect(surface, FELT, (PAD - 4, PAD + 24, 5 * (DIE + PAD) + 4, DIE + 30), border_radius=6)
+        pg.draw.rect(surface, FELT, (PAD - 4, PAD + 24, rules.dice * (DIE + PAD) + 4, DIE + 30), border_radius=6)
         for k, (face, held) in enumerate(zip(dice, held_marks(dice, move))):
             self.die(surface, PAD + k * (DIE + PAD), PAD + 28, face, held)
         self.text(surface, f"last move: {move.who} {move.what}" if move else "last move: -",

@@ -8,7 +8,7 @@ next roll, reward, observation, mask and, with `autoreset`, the next episode, in
 import numpy as np
 
 from ..core.dispatch import direct
-from .batch import Finals, SoloRows, reset_games, step_games
+from .batch import reset_games, step_games
 from .frames import Frames
 from .obs import obs_args, obs_size
 from .table_state import TableCore, int64_rows
@@ -55,12 +55,13 @@ class SoloStepper(TableCore, mode="solo"):
         self._frames = Frames(self._new_frame)
         self._bind()
 
-    def _rows(self) -> SoloRows:
-        return SoloRows(self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total)
+    # `step_games` takes the rows and the final info as plain tuples in the order of `SoloRows` and `Finals`: a fresh
+    # step builds them anew every step, and a plain tuple is the cheaper to build
+    def _rows(self) -> tuple:
+        return self.rewards, self.terminated, self.illegal, self.obs, self.mask, self.final_total
 
-    def _finals(self) -> Finals:
-        return Finals(self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total,
-                      self.step_seed)
+    def _finals(self) -> tuple:
+        return self.final_obs, self.final_mask, self.final_seed, self.final_score, self.step_total, self.step_seed
 
     def _bind(self) -> None:
         # steps in place write into these arrays (with autoreset, final_obs rows that `step_games` does not mark
@@ -111,8 +112,9 @@ class SoloStepper(TableCore, mode="solo"):
         (self.obs, self.final_obs, self.mask, self.final_mask, self.rewards, self.terminated, self.illegal,
          self.step_total, self.final_score, self.step_seed, self.final_seed) = self._frames.take()
         self._bound = False          # _tail, obs0 and _mask0 hold the arrays before: `_bind` before using them
-        args = (self.board, self.look, self._fresh_params, int64_rows(actions, "actions"), self.streams,
-                self._rows(), self._finals())
+        if actions is not self.own_actions:         # the own array is an int64 vector already
+            actions = int64_rows(actions, "actions")
+        args = (self.board, self.look, self._fresh_params, actions, self.streams, self._rows(), self._finals())
         self._run(step_games, self.num_tables, args)
 
     def _start(self, rows, fresh: bool) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
-from ..core.kernels import roll_of
+from ..core.kernels import dice_roll
 from .board import board_key, board_of
 from .obs import ENTRIES, dict_obs, dict_space, flat_space, obs_args, obs_size, write_obs
 from .render import render_sheet
@@ -76,7 +76,8 @@ def write_seat_obs(B, look, i, seat, shown, out):
     if to_move:
         write_obs(B, look, ints[i, ROLL], ints[i, ROLLS_USED], filled, scores[i, me], E.preview[i], cols[i, me], out)
     else:
-        write_obs(B, look, roll_of(shown), T.rolls_per_turn, filled, scores[i, me], look.no_preview, cols[i, me], out)
+        write_obs(B, look, dice_roll(T.dice, shown), T.rolls_per_turn, filled, scores[i, me], look.no_preview,
+                  cols[i, me], out)
     out[n] = min(totals[i, me] / look.scale, 1.0)
     for k in range(1, num_sheets):
         other = (me + k) % num_sheets

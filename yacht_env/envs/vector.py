@@ -351,8 +351,8 @@ class YachtVectorEnv(BatchedVectorEnv):
     oversubscribe the cores.
 
     ## Action Space
-    `MultiDiscrete([31 + columns * n_boxes] * N)`: one action of `YachtEnv` per game, as an integer
-    array of shape (N,). A float, bool or string array, another shape or an action outside 0 .. n-1
+    `MultiDiscrete([31 + columns * n_boxes] * N)` (63 + ... with six dice): one action of `YachtEnv` per game,
+    as an integer array of shape (N,). A float, bool or string array, another shape or an action outside 0 .. n-1
     raises ValueError. Masks: `info["action_mask"]` (int8, shape (N, A)) and `action_masks()` (bool).
 
     ## Observation Space

@@ -52,7 +52,8 @@ class YachtVsEnv(gym.Env):
 
     ## Action Space
     `Discrete(31 + columns * n_boxes)`, the encoding of `yacht_env.core.actions`: 0..30 re-roll holding the
-    dice whose bits are set (legal while rolls remain), 31 + column * n_boxes + box scores that box.
+    dice whose bits are set (legal while rolls remain), 31 + column * n_boxes + box scores that box; with six
+    dice (`maxi`) 63 hold actions 0..62 come first.
 
     ## Observation Space
     `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)`,

@@ -32,7 +32,8 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     rewards; every opponent decides for all the tables where it is to move in one call.
 
     ## Action Space
-    `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.core.actions`).
+    `MultiDiscrete` of `num_envs` x `Discrete(31 + columns * n_boxes)` (`yacht_env.core.actions`; 63 + ... with
+    six dice).
 
     ## Observation Space
     `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1))` float32 in [0, 1], the flat

@@ -49,7 +49,8 @@ class raw_env(AECEnv):
     ## Action Space
     `Discrete(31 + columns * n_boxes)` for every agent, the encoding of `yacht_env.core.actions`: 0 .. 30
     re-roll keeping the bit-marked sorted dice (legal while rolls remain), 31 + column * n_boxes + box
-    scores that box (legal when open and allowed by the joker rule). An illegal action, or one that is
+    scores that box (legal when open and allowed by the joker rule; with six dice 63 hold actions 0..62 come
+    first). An illegal action, or one that is
     not an integer 0 .. n-1, raises `IllegalMove` naming the legal actions; agents whose game is over
     step `None`.
 

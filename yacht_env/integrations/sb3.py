@@ -157,8 +157,8 @@ class YachtVecEnv(MaskedVecEnv):
     `reset(seed=seed + i)` followed by plain `reset()`s.
 
     ## Action Space
-    `Discrete(31 + columns * n_boxes)` per env (SB3's `action_space` is the single env's); `step`
-    takes num_envs integer actions, shape (num_envs,) or (num_envs, 1). A float, bool or string
+    `Discrete(31 + columns * n_boxes)` per env (63 + ... with six dice; SB3's `action_space` is the single
+    env's); `step` takes num_envs integer actions, shape (num_envs,) or (num_envs, 1). A float, bool or string
     array, another size or an action outside 0 .. n-1 raises ValueError. Masks, what MaskablePPO
     reads: `env_method("action_masks")` gives one bool row per env, `has_attr("action_masks")` is
     True, and `action_masks()` gives them all as one (num_envs, A) array.
