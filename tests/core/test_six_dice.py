@@ -12,7 +12,6 @@ from yacht_env.core.dice_source import SeededDice, game_seeds
 from yacht_env.core.engine import ROLLS_USED, State
 from yacht_env.core.odds import chance_only_points, combination_odds
 from yacht_env.rules import RuleError, load
-from yacht_env.solver import Unsolvable, check_solvable
 
 HOLDS = 63          # hold patterns 0..62 of six dice; 63 would hold all six: score instead
 
@@ -141,8 +140,6 @@ def test_six_dice_positions_names_and_odds():
 
 
 def test_the_paths_that_play_five_dice_only_say_so():
-    with pytest.raises(Unsolvable, match="rules 'maxi' roll 6 dice; the exact solver plays five dice only"):
-        check_solvable(load("maxi"))
     with pytest.raises(RuleError, match="^maxi: dice: the environments play five dice; got 6$"):
         gym.make("Yacht-v0", rules="maxi")
     with pytest.raises(RuleError, match="dice: the environments play five dice"):
