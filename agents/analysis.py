@@ -38,15 +38,16 @@ import numpy as np
 from yacht_env.core.actions import action_name, num_holds
 from yacht_env.config import ConfigError
 from yacht_env.rules import RuleSet, load, rules_block
-from yacht_env.solver import StateSpace, Unsolvable, check_solvable, solution_for
+from yacht_env.solver import StateSpace, Unsolvable, check_distributions, check_solvable, solution_for
 from yacht_env.solver.values import (
     BONUS,
+    DICE_WORDS,
     EVENT_WIDTH,
     POINTS,
-    PROBLEMS,
     Logs,
     Replayed,
     Valued,
+    problem_text,
     replay_logs,
     value_decisions,
 )
@@ -291,13 +292,26 @@ WIN_NOTE = ("chance to win by the estimate strong?goal=win plays by (docs/winnin
             "before - after")
 
 
+def win_skipped(rules) -> str | None:
+    """Why the chances to win are left out of an analysis under `rules` (None: they are not): several columns
+    have no score distributions, and large one-column rules have them out of reach (`check_distributions`)."""
+    if rules.columns > 1:
+        return f"rules {rules.name!r} have {rules.columns} columns: no score distributions for several columns"
+    try:
+        check_distributions(rules)
+    except Unsolvable as e:
+        return str(e)
+    return None
+
+
 def add_win_chances(a: Analysis) -> None:
     """Fill `a.win_before`, `win_after` and `win_lost` (probabilities; NaN in games of one sheet) for every
     decision of games of 2+ sheets under one-column rules: the chance to finish first, by the estimate of
     `yacht_env.solver.winning` (the one `strong?goal=win` plays by), with every sheet as it stood at that
-    decision. Several columns, or only games of one sheet: left as None."""
-    if a.rules.columns > 1 or all(_sheets(a.rules, r) < 2 for r in a.records):
-        return                     # no score distributions for several columns; no table in solitaire games
+    decision. Several columns, rules whose score distributions are out of reach (`win_skipped`), or only games of
+    one sheet: left as None."""
+    if win_skipped(a.rules) or all(_sheets(a.rules, r) < 2 for r in a.records):
+        return                     # no score distributions; no table in solitaire games
     n = len(a.rec)
     before, after = np.full(n, np.nan), np.full(n, np.nan)
     policy = StrongAgent().policy_for(a.rules)
@@ -494,6 +508,8 @@ def _where(records, lines, where, i) -> str:
 def _flatten(records, lines, rules, where):
     """Events of every record as one int array (rows as `values.EVENT_WIDTH`), offsets and seat counts."""
     box = {b: k for k, b in enumerate(rules.boxes)}
+    n_dice = rules.dice
+    pad = (0,) * (EVENT_WIDTH - 3 - n_dice)      # roll rows hold the rules' dice, then zeros
     flat = []
     starts = [0]
     players = np.zeros(len(records), dtype=np.int64)
@@ -526,18 +542,21 @@ def _flatten(records, lines, rules, where):
             for e in r["log"]:
                 keys = e.keys()
                 if keys == ROLL_KEYS:
-                    d0, d1, d2, d3, d4 = e["dice"]
-                    flat += (0, e["seat"], e["hold"], d0, d1, d2, d3, d4)
+                    dice = e["dice"]
+                    if type(dice) is not list or len(dice) != n_dice:
+                        raise ValueError
+                    flat += (0, e["seat"], e["hold"], *dice, *pad)
                 elif keys == SCORE_KEYS:
-                    flat += (1, e["seat"], box[e["box"]], e["column"], e["points"], e["bonus"], 0, 0)
+                    flat += (1, e["seat"], box[e["box"]], e["column"], e["points"], e["bonus"], 0, 0, 0)
                 else:
                     raise ValueError
         except (AttributeError, KeyError, TypeError, ValueError):
-            raise AnalysisError(f"{_where(records, lines, where, i)}: {_event_problem(r['log'], box)}") from None
+            raise AnalysisError(f"{_where(records, lines, where, i)}: {_event_problem(r['log'], box, n_dice)}") \
+                from None
         starts.append(len(flat) // EVENT_WIDTH)
     if not set(map(type, flat)) <= {int}:  # a float, a string, a bool, null or a list where a number goes
         for i, r in enumerate(records):
-            problem = _event_problem(r["log"], box)
+            problem = _event_problem(r["log"], box, n_dice)
             if problem:
                 raise AnalysisError(f"{_where(records, lines, where, i)}: {problem}")
     try:
@@ -553,8 +572,9 @@ def _flatten(records, lines, rules, where):
     return events, np.array(starts, dtype=np.int64), players, sheets
 
 
-def _event_problem(log, box) -> str:
-    """Why the first malformed move of a log is malformed ('' when every move is well formed)."""
+def _event_problem(log, box, n_dice: int) -> str:
+    """Why the first malformed move of a log is malformed ('' when every move is well formed; rolls of `n_dice`
+    dice)."""
     for j, e in enumerate(log):
         at = f"log[{j}] {show_value(e)}"
         if not isinstance(e, dict):
@@ -568,8 +588,8 @@ def _event_problem(log, box) -> str:
                 return f"{at}: {k} must be a whole number"
         if keys == ROLL_KEYS:
             d = e["dice"]
-            if not isinstance(d, list) or len(d) != 5 or any(type(f) is not int for f in d):
-                return f"{at}: dice must be a list of five whole numbers"
+            if not isinstance(d, list) or len(d) != n_dice or any(type(f) is not int for f in d):
+                return f"{at}: dice must be a list of {DICE_WORDS.get(n_dice, n_dice)} whole numbers"
         elif e["box"] not in box:
             return f"{at}: no box {e['box']!r} in these rules; boxes: {', '.join(box)}"
     return ""
@@ -588,7 +608,7 @@ def _problem(records, lines, rules, where, error) -> str:
     i, at, code, expected = (int(x) for x in error)
     log = records[i]["log"]
     move = f"log[{at}] {show_value(log[at])}" if at < len(log) else f"after log[{at - 1}]"
-    text = PROBLEMS[code]
+    text = problem_text(code, rules.dice)
     if code in (POINTS, BONUS):
         text += f" (expected {expected})"
     return f"{_where(records, lines, where, i)}: {move}: impossible under rules {rules.name!r}: {text}"

@@ -22,7 +22,8 @@ The parts, one job per module:
 import sys
 
 from yacht_env.config import ConfigError
-from yacht_env.rules import rules_hash
+from yacht_env.rules import load, rules_hash
+from yacht_env.solver import StateSpace
 
 from .calibration import (CALIBRATION_SEED, DEALS, GAMES, Calibration, calibration_rules,
                           check_reach, search)
@@ -30,6 +31,23 @@ from .dial import DialAgent, check_strength
 from .level_settings import (locked, protocol, read_settings, settings_path, shipped_settings, write_settings)
 from .strong import StrongAgent, WinAgent
 from .targets import Target, level_target
+
+# The largest solver state space (of one column) a level is calibrated for on first use: a calibration plays
+# thousands of games at each dial setting it tries. Larger rules (Maxi Yatzy: 89 million states) need a
+# calibration shipped with the package or kept from an earlier run.
+CALIBRATE_MAX_STATES = 1 << 22
+
+
+def check_calibratable(rules) -> None:
+    """ValueError when no level can be calibrated on first use under `rules` (`CALIBRATE_MAX_STATES`)."""
+    column = load(rules, columns=1) if rules.columns > 1 else rules
+    states = StateSpace.of(column.tables).size
+    if states > CALIBRATE_MAX_STATES:
+        raise ValueError(f"the named levels have no calibration for rules {rules.name!r}, and one is not found on "
+                         f"first use for {states:,} solver states (at most {CALIBRATE_MAX_STATES:,}: a calibration "
+                         f"plays thousands of games at each setting it tries); play the strength dial instead, e.g. "
+                         f"strong?strength=0.8")
+
 
 def calibrate(rules, target: Target, deals: int = DEALS, games: int = GAMES, seed: int = CALIBRATION_SEED,
               progress: bool = False) -> Calibration:
@@ -72,14 +90,36 @@ def settings_with(rules, targets, progress: bool | None = None):
     return out, wrote
 
 
-def _setting(rules, target: Target, progress) -> tuple[Calibration, bool]:
-    """(the calibration, whether this call wrote the settings file)."""
+def _kept(rules, target: Target) -> Calibration | None:
+    """The calibration of `target` under `rules` found earlier: in this process, kept in the cache folder or
+    shipped with the package; None when there is none."""
     key = protocol(target)
     memo = (rules_hash(calibration_rules(rules)), key)
     found = _FOUND.get(memo) or read_settings(rules).get(key) or shipped_settings(rules).get(key)
     if found is not None:
         _FOUND[memo] = found
+    return found
+
+
+def check_level_reach(rules, target: Target) -> None:
+    """ValueError when `target` has no strength under `rules`: the dial cannot play them (`check_reach`), or no
+    calibration is kept and none is found on first use (`check_calibratable`). The opponent level of a win
+    target is checked too."""
+    check_reach(rules)
+    if _kept(rules, target) is None:
+        check_calibratable(rules)
+    if target.kind == "win" and target.against != "strong":
+        check_level_reach(rules, level_target(target.against))
+
+
+def _setting(rules, target: Target, progress) -> tuple[Calibration, bool]:
+    """(the calibration, whether this call wrote the settings file)."""
+    key = protocol(target)
+    memo = (rules_hash(calibration_rules(rules)), key)
+    found = _kept(rules, target)
+    if found is not None:
         return found, False
+    check_calibratable(rules)
     if progress is None:
         progress = sys.stderr.isatty()
     wrote = False
@@ -111,6 +151,12 @@ class LevelAgent(DialAgent):
         self.target, self.progress = target, progress
         self.name = name if goal == "points" else f"{name}?goal=win"
         self._strengths = {}
+
+    def check_rules(self, rules, num_players) -> None:
+        """The dial's checks, and a strength for the target under `rules` kept, shipped or found on first use
+        (`check_level_reach`): refused before any game or solve."""
+        super().check_rules(rules, num_players)
+        check_level_reach(rules, self.target)
 
     def strength_for(self, rules) -> float:
         """The strength that hits the target under `rules` (found before the first game: `prepare`); a

@@ -17,11 +17,10 @@ import weakref
 import numpy as np
 
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, check_solvable, distributions_for, solution_for
+from yacht_env.solver import Unsolvable, check_distributions, check_solvable, distributions_for, solution_for
 from yacht_env.solver.dial import Decisions
 from yacht_env.solver.policy import Policy
 from yacht_env.solver.risk import check_risk
-from yacht_env.core.dice import NUM_ROLLS
 from yacht_env.solver.distribution import Pmfs
 from yacht_env.solver.winning import MAX_FUTURES, OwnFutures, Seats, pmf_mass, win_dial_moves, win_plans, win_tables
 
@@ -221,9 +220,11 @@ class WinAgent(Agent):
     def check_rules(self, rules, num_players) -> None:
         self._check(rules)
         self.strong.check_rules(rules, num_players)
+        self._check_distributions(rules)
 
     def prepare(self, rules, num_players) -> None:
         self._check(rules)
+        self._check_distributions(rules)
         self.strong.prepare(rules, num_players)
         distribution_arrays(rules, self.strong.cache)
         self._own(rules, rules.teams or num_players)     # the own futures of this table's size, built or loaded
@@ -233,10 +234,17 @@ class WinAgent(Agent):
             raise ValueError(f"strong?goal={self.goal} plays one-column rules; {rules.name!r} have {rules.columns} "
                              f"columns (no score distributions for several columns)")
 
+    def _check_distributions(self, rules) -> None:
+        """ValueError when the score distributions it plays by are out of reach under `rules`."""
+        try:
+            check_distributions(rules)
+        except Unsolvable as e:
+            raise ValueError(f"{self.name} plays by the score distributions of optimal play: {e}") from None
+
     def act_batch(self, view: BatchView):
         rules = view.rules
         policy, inputs = self._inputs(view)
-        plans = self._plans(view.state, inputs.shape[1], policy.n_stages)
+        plans = self._plans(view.state, inputs.shape[1], policy.n_stages, policy.model.D.n_rolls)
         rows = view.rows
         miss = ~(plans.inputs[rows] == inputs).all(axis=1)
         if miss.any():
@@ -266,15 +274,16 @@ class WinAgent(Agent):
         kept = self._dial.get(view.state)
         if kept is None or kept.inputs.shape[1] != inputs.shape[1]:
             kept = self._dial[view.state] = _TurnChances(view.state.num_tables, inputs.shape[1], policy.n_stages,
-                                                         len(rules.boxes))
+                                                         policy.model.D.n_rolls, len(rules.boxes))
         rows = view.rows
         miss = ~(kept.inputs[rows] == inputs).all(axis=1)
         if miss.any():
             at = rows[miss]
             k = (inputs.shape[1] - 1) // 2
             new = np.ascontiguousarray(inputs[miss])
-            chances = np.empty((len(at), policy.n_stages + 1, NUM_ROLLS))
-            boxvals = np.empty((len(at), NUM_ROLLS, len(rules.boxes)))
+            n_rolls = policy.model.D.n_rolls
+            chances = np.empty((len(at), policy.n_stages + 1, n_rolls))
+            boxvals = np.empty((len(at), n_rolls, len(rules.boxes)))
             M = policy.model
             win_tables(M.T, M.D, M.space, M.L, policy.solution.values, distribution_arrays(rules, self.strong.cache),
                        self._own(rules, k), self._seats(new, np.full(len(at), self.target, np.int64)), chances,
@@ -298,8 +307,9 @@ class WinAgent(Agent):
         policy = self.strong.policy_for(rules)
         k = (inputs.shape[1] - 1) // 2
         n = len(inputs)
-        plans = np.empty((n, policy.n_stages + 1, NUM_ROLLS), np.uint8)
-        chances = np.empty((n, policy.n_stages + 1, NUM_ROLLS))
+        n_rolls = policy.model.D.n_rolls
+        plans = np.empty((n, policy.n_stages + 1, n_rolls), np.uint8)
+        chances = np.empty((n, policy.n_stages + 1, n_rolls))
         M = policy.model
         seats = self._seats(np.ascontiguousarray(inputs, np.int64), np.full(n, self.target, np.int64))
         win_plans(M.T, M.D, M.space, M.L, policy.solution.values, distribution_arrays(rules, self.strong.cache),
@@ -325,25 +335,25 @@ class WinAgent(Agent):
             return self.spread
         return spread_for(sheets) if self.goal == "win" else np.ones(1)
 
-    def _plans(self, state, width: int, n_stages: int) -> "_TurnPlans":
+    def _plans(self, state, width: int, n_stages: int, n_rolls: int) -> "_TurnPlans":
         """The turn plans kept for the tables of an engine state (one per table: the plan of the turn being
         played, with the inputs it was made from; a plan is used only while its inputs are the table's)."""
         plans = self._kept.get(state)
         if plans is None or plans.inputs.shape[1] != width:
-            plans = self._kept[state] = _TurnPlans(state.num_tables, width, n_stages)
+            plans = self._kept[state] = _TurnPlans(state.num_tables, width, n_stages, n_rolls)
         return plans
 
 
 class _TurnPlans:
-    def __init__(self, tables: int, width: int, n_stages: int):
+    def __init__(self, tables: int, width: int, n_stages: int, n_rolls: int):
         self.inputs = np.full((tables, width), -1, np.int64)
-        self.plans = np.zeros((tables, n_stages + 1, NUM_ROLLS), np.uint8)
+        self.plans = np.zeros((tables, n_stages + 1, n_rolls), np.uint8)
 
 
 class _TurnChances:
     """Per table: the chances of every move of the turn being played (`win_tables`) and their inputs."""
 
-    def __init__(self, tables: int, width: int, n_stages: int, n_boxes: int):
+    def __init__(self, tables: int, width: int, n_stages: int, n_rolls: int, n_boxes: int):
         self.inputs = np.full((tables, width), -1, np.int64)
-        self.chances = np.zeros((tables, n_stages + 1, NUM_ROLLS))
-        self.boxvals = np.zeros((tables, NUM_ROLLS, n_boxes))
+        self.chances = np.zeros((tables, n_stages + 1, n_rolls))
+        self.boxvals = np.zeros((tables, n_rolls, n_boxes))

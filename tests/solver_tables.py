@@ -2,10 +2,12 @@
 every xdist worker shares (tests/conftest.py); `solution_for`'s build lock keeps two workers from solving it twice."""
 import atexit
 import functools
+import json
 import os
 import shutil
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 from yacht_env.rules import load
 from yacht_env.solver import solution_for
@@ -45,3 +47,24 @@ def _solved(name, items):
 def solved(name, **overrides):
     """(rules, Solution) for a preset with overrides, solved at most once per session."""
     return _solved(name, tuple(sorted(overrides.items())))
+
+
+PAST_MEMORY = "more than the 6 GiB the solver allows"   # what the solver says of `past_memory`'s rules
+
+
+def past_memory(name: str = "big") -> dict:
+    """A legal rule set out of the exact solver's reach (rules files take at most 20 boxes, which the solver
+    holds; its memory bounds it): yacht with 20 boxes (seven more chances), the upper bonus at the highest
+    threshold five dice allow (105) and the Yacht-50 flag, 2^20 x 106 x 2 = 222,298,112 states, 8.9 GB to solve."""
+    data = load("yacht").to_dict()
+    data["name"] = name
+    data["boxes"] += [{"id": f"chance{i}", "kind": "chance"} for i in range(2, 9)]
+    data["upper_bonus"]["threshold"] = 105
+    return data
+
+
+def past_memory_file(folder, name: str = "big") -> str:
+    """`past_memory`'s rules written as a rules file in `folder`; its path."""
+    path = Path(folder) / f"{name}.yaml"
+    path.write_text(json.dumps(past_memory(name)))
+    return str(path)

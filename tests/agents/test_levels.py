@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 from tests.five_dice import five_dice_presets
-from tests.solver_tables import solved, temp_cache
+from tests.solver_tables import PAST_MEMORY, past_memory, past_memory_file, solved, temp_cache
 
 import agents.calibration as calibration
 import agents.levels as levels
@@ -280,10 +280,8 @@ def test_unreachable_targets_and_unsolvable_rules():
         calibrate(rules, Target("mean", 200))
     with pytest.raises(ValueError, match=r"target mean=5 is out of the dial's reach .*strengths 0 \.\. 1 give"):
         calibrate(rules, Target("mean", 5), games=200)
-    data = load("extended").to_dict()
-    data["boxes"].append({"id": "pair", "kind": "of_a_kind", "count": 2, "points": "sum"})
-    with pytest.raises(ValueError, match="the strength dial and the levels need the solver's table: .*at most 15"):
-        level("normal", load(data))
+    with pytest.raises(ValueError, match="the strength dial and the levels need the solver's table: .*" + PAST_MEMORY):
+        level("normal", load(past_memory()))
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -301,9 +299,7 @@ def test_levels_command_errors(argv, message, capsys):
 
 
 def test_levels_command_refuses_rules_out_of_the_solvers_reach(tmp_path, capsys):
-    wide = tmp_path / "wide.yaml"
-    wide.write_text("extends: extended\nname: wide\nboxes:\n" + "".join(
-        f"  - {{id: c{i}, kind: chance}}\n" for i in range(16)))
+    wide = past_memory_file(tmp_path, "wide")
     for argv, message in ((["--calibrate"], "rules 'wide': the strength dial and the levels need the solver's table"),
                           ([], "agent 'easy' cannot play rules 'wide' at 1 seat: it plays from the exact solver's")):
         assert main(["levels", "--rules", str(wide), "--games", "2", "--no-progress", *argv]) == 2

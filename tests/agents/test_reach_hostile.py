@@ -1,10 +1,11 @@
 """Agents asked for what they cannot reach end in one line naming what is reachable, before any game: level
 targets above the optimum or below the dial's weakest play, and rule sets an agent cannot play (past the exact
-solver's 15 boxes)."""
+solver's memory)."""
 import re
 from pathlib import Path
 
 import pytest
+from tests.solver_tables import PAST_MEMORY, past_memory_file
 
 from yacht_arena.cli import main
 
@@ -35,13 +36,8 @@ def test_a_tournament_entrant_out_of_reach_is_refused_before_any_game(tmp_path, 
 
 
 def _big_rules(tmp_path):
-    """A legal rule set of 16 boxes: past the exact solver's 15."""
-    src = (Path(__file__).resolve().parents[2] / "yacht_env" / "rules" / "presets" / "yacht.yaml").read_text()
-    extra = "".join(f"\n  - {{id: chance{i}, kind: chance}}" for i in range(2, 5))
-    path = tmp_path / "big.yaml"
-    path.write_text(src.replace("name: yacht", "name: big").replace("  - {id: chance, kind: chance}",
-                                                                    "  - {id: chance, kind: chance}" + extra))
-    return str(path)
+    """A legal rule set past the exact solver's memory (`tests.solver_tables.past_memory`)."""
+    return past_memory_file(tmp_path)
 
 
 @pytest.mark.parametrize("argv, who", [
@@ -59,7 +55,7 @@ def test_rules_an_agent_cannot_play_are_refused_in_one_line_before_any_game(tmp_
     assert main([*argv, "--rules", _big_rules(tmp_path), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and who in err[0], err
-    assert "exact solver handles at most 15" in err[0] or "learned" in argv[1]
+    assert PAST_MEMORY in err[0] or "learned" in argv[1]
     assert not out.exists()
 
 
@@ -75,7 +71,8 @@ def test_check_rules_is_cheap_and_general(tmp_path):
     check_playable({s: agents[s] for s in ("random", "greedy")}, big, 3)   # they play any rule set
     for spec in ("strong", "normal", "level?mean=200"):
         with pytest.raises(ConfigError, match=f"agent '{re.escape(spec)}' cannot play rules 'big' at 3 seats: it plays "
-                                              "from the exact solver's table: rules 'big' have 16 boxes"):
+                                              "from the exact solver's table: rules 'big' have 222,298,112 solver "
+                                              "states"):
             check_playable({spec: agents[spec]}, big, 3)
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from tests.analysis_records import FirstRollThen, play_records, record_of, write_games
-from tests.solver_tables import solved, temp_cache
+from tests.solver_tables import past_memory_file, solved, temp_cache
 
 from agents.base import play_game
 from agents.registry import make_agent
@@ -112,9 +112,7 @@ def test_tournament_folder_and_report_section(tmp_path, cache, capsys):
 
 
 def test_report_notes_rules_out_of_the_solvers_reach(tmp_path, cache):
-    wide = tmp_path / "wide.yaml"
-    wide.write_text("extends: extended\nname: wide\nboxes:\n" + "".join(
-        f"  - {{id: c{i}, kind: chance}}\n" for i in range(16)))
+    wide = past_memory_file(tmp_path, "wide")
     cfg = parse_config({"entrants": ["greedy", "random"], "games": 1, "rules": str(wide)})
     res = run_tournament(cfg, out=tmp_path / "t", progress=False)
     assert "cannot be analysed" in res["analysis"]["skipped"]
@@ -215,9 +213,7 @@ def test_bad_evaluate_json(evaluate_dir, capsys, meta, message):
 
 
 def test_unsolvable_rules_are_refused(tmp_path, capsys):
-    wide = tmp_path / "wide.yaml"
-    wide.write_text("extends: extended\nname: wide\nboxes:\n" + "".join(
-        f"  - {{id: c{i}, kind: chance}}\n" for i in range(16)))
+    wide = past_memory_file(tmp_path, "wide")
     write_games(tmp_path / "w", [{"agents": ["a"], "log": []}])
     fails(["analyze", str(tmp_path / "w"), "--rules", str(wide)], capsys, "rules 'wide' cannot be analysed")
 

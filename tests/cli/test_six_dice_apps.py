@@ -1,6 +1,7 @@
 """Six dice above the engine: the agents that need no solver play whole games, tournaments and their records
 (read back, verified by `yacht verify`), the terminal game holds six positions, an external bot plays hold
-masks up to 62 (63 is the first box), and every path to the exact solver refuses six dice with one message."""
+masks up to 62 (63 is the first box); the solver's commands take six dice, and under Maxi Yatzy what needs more
+than its values (the levels' calibration, playing to win) is refused with one message before any solve."""
 import io
 import json
 import re
@@ -41,7 +42,8 @@ upper_bonus: {threshold: 12, points: 20}
 """
 SOLVER_SPECS = ["strong", "easy", "normal", "level?pct=90", "strong?strength=0.5", "strong?goal=win",
                 "normal?goal=win"]
-REFUSAL = "roll 6 dice; the exact solver plays five dice only"
+LEVELS_REFUSAL = "the named levels have no calibration for rules 'maxi', and one is not found on first use"
+WIN_REFUSAL = "plays by the score distributions of optimal play: the score distributions of rules 'maxi' are out of"
 EXAMPLE_BOT = {"name": "bot", "agent": f"external:{sys.executable} "
                                        f"{Path(__file__).resolve().parents[2] / 'scripts' / 'example_bot.py'}"}
 
@@ -80,7 +82,7 @@ def test_a_six_dice_tournament_its_records_read_back_and_verified(six, tmp_path,
     assert len(records) == 6 and all(len(e["dice"]) == 6 for e in rolls)
     assert all(f is None for r in records for f in r["faults"] or ())
     assert max(e["hold"] for e in rolls) >= 32          # the bot holds its most common face, the sixth die too
-    assert "Skipped: rules 'six_small' cannot be analysed" in (out / "report.md").read_text()
+    assert "cannot be analysed" not in (out / "report.md").read_text()
     capsys.readouterr()
     assert main(["verify", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -105,50 +107,76 @@ def test_the_tournament_command_under_six_dice(six, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", [["analyze"], ["show", "1"]])
-def test_analysis_of_six_dice_games_is_refused_in_one_line(six, tmp_path, capsys, command):
+def test_six_dice_games_are_analysed(six, tmp_path, capsys, command):
     out = tmp_path / "t"
     run_tournament(parse_config({"name": "six", "rules": str(six), "entrants": ["greedy", EXAMPLE_BOT], "games": 1}),
                    out=out, progress=False, workers=1, analysis=False)
     capsys.readouterr()
-    assert main([command[0], str(out), *command[1:]]) == 2
-    err = capsys.readouterr().err
-    assert REFUSAL in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main([command[0], str(out), *command[1:]]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "greedy" in captured.out
 
 
 @pytest.mark.parametrize("spec", SOLVER_SPECS)
-def test_solver_backed_agents_refuse_six_dice_before_any_game(six, spec):
-    rules = load(str(six))
-    with pytest.raises(ConfigError, match=re.escape(f"agent '{spec}' cannot play rules 'six_small' at 2 seats: ")
-                       + ".*" + REFUSAL):
+def test_solver_backed_agents_take_six_dice(six, spec):
+    check_playable({spec: make_agent(spec)}, load(str(six)), 2)
+
+
+@pytest.mark.parametrize("spec, refusal", [(s, LEVELS_REFUSAL) for s in ("easy", "normal", "level?pct=90")] +
+                         [("strong?goal=win", WIN_REFUSAL), ("normal?goal=win", WIN_REFUSAL)])
+def test_under_maxi_the_levels_and_playing_to_win_are_refused_before_any_solve(spec, refusal):
+    rules = load("maxi")
+    check_playable({"strong": make_agent("strong"), "dial": make_agent("strong?strength=0.5")}, rules, 2)
+    with pytest.raises(ConfigError, match=re.escape(f"agent '{spec}' cannot play rules 'maxi' at 2 seats: ") + ".*"
+                       + re.escape(refusal)):
         check_playable({spec: make_agent(spec)}, rules, 2)
 
 
 @pytest.mark.parametrize("argv", [
-    ["evaluate", "strong", "--games", "2"],
-    ["evaluate", "normal", "--games", "2"],
-    ["play", "--vs", "easy"],
+    ["evaluate", "strong", "--games", "2", "--no-progress"],
     ["solve", "--no-progress"],
     ["advise", "--dice", "1", "2", "3", "3", "5", "6"],
-    ["levels", "--games", "2"],
 ])
-def test_commands_that_need_the_solver_exit_2_under_six_dice(six, capsys, monkeypatch, argv):
+def test_the_solvers_commands_run_under_six_dice(six, capsys, argv):
+    assert main([*argv, "--rules", str(six)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, refusal", [
+    (["evaluate", "normal", "--games", "2"], LEVELS_REFUSAL),
+    (["evaluate", "strong?goal=win", "--games", "2"], WIN_REFUSAL),
+    (["play", "--vs", "easy"], LEVELS_REFUSAL),
+])
+def test_what_maxi_cannot_have_exits_2_in_one_line_before_any_solve(capsys, monkeypatch, tmp_path, argv, refusal):
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))        # no maxi table: a solve would take minutes
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    assert main([*argv, "--rules", str(six)]) == 2
-    err = capsys.readouterr().err
-    assert REFUSAL in err and "Traceback" not in err
+    assert main([*argv, "--rules", "maxi"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and refusal in err[0], err
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_play_names_the_default_opponent_and_the_ones_that_play_six_dice(capsys, monkeypatch):
+def test_play_names_the_default_opponent_and_the_ones_that_play_six_dice(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["play", "--rules", "maxi"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("yacht play: error: agent 'normal' cannot play rules 'maxi' at 2 seats") and REFUSAL in err
+    assert err.startswith("yacht play: error: agent 'normal' cannot play rules 'maxi' at 2 seats") and \
+        LEVELS_REFUSAL in err
     assert err.strip().endswith("(normal is the default opponent); random and greedy play any rules: --vs greedy")
 
 
-def test_maxi_refuses_the_solver_too(capsys):
-    assert main(["solve", "--rules", "maxi", "--no-progress"]) == 2
-    assert "rules 'maxi' roll 6 dice" in capsys.readouterr().err
+def test_solve_gives_the_values_and_says_what_it_skipped(six, capsys, monkeypatch):
+    """Score distributions past `MAX_DISTRIBUTION_STATES` (Maxi Yatzy's 89 million states) are skipped, said
+    plainly; the values are still given (here with the bound lowered below the small rules' states)."""
+    monkeypatch.setattr("yacht_env.solver.space.MAX_DISTRIBUTION_STATES", 100)
+    assert main(["solve", "--rules", str(six), "--distribution", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "expected score" in out and ("Final score distribution: skipped: the score distributions of rules "
+                                        "'six_small' are out of reach") in out
+    assert main(["solve", "--rules", str(six), "--distribution", "--no-progress", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["expected_score"] > 0 and "at most 100 states" in doc["distribution"]["skipped"]
 
 
 def test_advise_checks_six_dice_before_the_solver(six, capsys):

@@ -11,7 +11,6 @@ from yacht_env.core.dice_source import SeededDice, game_seeds
 from yacht_env.core.engine import ROLLS_USED, State
 from yacht_env.core.odds import chance_only_points, combination_odds
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, check_solvable
 
 HOLDS = 63          # hold patterns 0..62 of six dice; 63 would hold all six: score instead
 
@@ -137,8 +136,3 @@ def test_six_dice_positions_names_and_odds():
     assert odds["maxi_yatzy"][0] == pytest.approx(6 / 6 ** 6)
     assert odds["full_straight"][0] == pytest.approx(720 / 6 ** 6)
     assert all(a <= b for p in odds.values() for a, b in zip(p, p[1:]))
-
-
-def test_the_paths_that_play_five_dice_only_say_so():
-    with pytest.raises(Unsolvable, match="rules 'maxi' roll 6 dice; the exact solver plays five dice only"):
-        check_solvable(load("maxi"))

@@ -2,9 +2,9 @@
 
 Every compiled function of `yacht_env.solver` takes at most `MAX_PARAMS` positional parameters (the rule set, its
 dice, the state space and the solve's arrays come as named tuples: `widget.Model`, `widget.Widget`, ...), no solver
-module reads the five-dice module constants of `yacht_env.core.dice` (the dice come from the `Dice` the kernels are
-given), and the solver's values of small hand-made games of five and six dice equal an independent expectimax
-written here over plain Python dice.
+module reads the five-dice module constants of `yacht_env.core.dice` or five dice's hold count (the dice come from
+the `Dice` the kernels are given), and the solver's values of small hand-made games of five and six dice equal an
+independent expectimax written here over plain Python dice.
 """
 import ast
 from itertools import combinations_with_replacement, product
@@ -47,6 +47,9 @@ def test_no_solver_module_reads_the_five_dice_constants_or_splats_a_kernels_argu
             if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("core.dice"):
                 names = {a.name for a in node.names} & FIVE_DICE
                 assert not names, f"{name} imports the five-dice constants {sorted(names)}"
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("core.actions"):
+                assert "NUM_HOLDS" not in {a.name for a in node.names}, \
+                    f"{name} imports five dice's hold count NUM_HOLDS (the kernels read `hold_actions_of` their dice)"
             if isinstance(node, ast.Call):
                 called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
                 assert called not in kernels or not any(isinstance(a, ast.Starred) for a in node.args), \

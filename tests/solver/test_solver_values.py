@@ -4,11 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from tests.solver_tables import solved, temp_cache
+from tests.solver_tables import PAST_MEMORY, past_memory, solved, temp_cache
 
 from yacht_arena.cli import main
 from yacht_env.rules import load, presets
-from yacht_env.solver import StateSpace, Unsolvable, cache_path, check_solvable, solution_for, solve
+from yacht_env.solver import (StateSpace, Unsolvable, cache_path, check_distributions, check_solvable,
+                               solution_for, solve)
 from yacht_env.solver.cache import load_file, save, shipped_path
 
 PUBLISHED = [  # Verhoeff 1999, Glenn 2006, and the reference C solver
@@ -52,11 +53,15 @@ def test_yacht_statistics():
 
 @pytest.mark.parametrize("name", presets())
 def test_every_preset_solves_or_is_refused_with_its_reason(name):
-    """Every preset the exact solver takes solves to a sane summary; `maxi` (six dice, 20 boxes) is refused
-    with one message naming why."""
+    """Every preset solves to a sane summary; `maxi` (six dice, 20 boxes, 89 million states: 552 s, far too long
+    for the suite) is taken by the solver, and its score distributions are refused with one message naming why."""
     if name == "maxi":
-        with pytest.raises(Unsolvable, match="roll 6 dice"):
-            check_solvable(load(name))
+        rules = load(name)
+        check_solvable(rules)
+        assert StateSpace.of(rules.tables).size == 2 ** 20 * 85
+        with pytest.raises(Unsolvable, match=r"distributions of rules 'maxi' are out of reach: 89,128,960 solver "
+                                             r"states .* at most 4,194,304 states\); the expected-score values"):
+            check_distributions(rules)
         return
     rules, s = solved(name)
     assert 100 < s.expected_score < 300 and s.std > 0
@@ -100,11 +105,45 @@ def test_several_columns_are_refused_with_the_reason(capsys):
     assert "yacht solve: error: rules 'yacht' have 2 columns" in err and "per-column solitaire values" in err
 
 
-def test_more_than_15_boxes_are_refused():
-    data = load("extended").to_dict()
-    data["boxes"].append({"id": "pair", "kind": "of_a_kind", "count": 2, "points": "sum"})
-    with pytest.raises(Unsolvable, match="16 boxes; the exact solver handles at most 15"):
-        check_solvable(load(data))
+def test_rules_past_the_solvers_memory_are_refused():
+    with pytest.raises(Unsolvable, match="rules 'big' have 222,298,112 solver states .*" + PAST_MEMORY):
+        check_solvable(load(past_memory()))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rules", "maxi", "--set", "columns=2"], "rules 'maxi' have 2 columns: the exact state space (every box of "
+                                                 "every column, about 1.1e+12 fill patterns times upper totals) is too "
+                                                 "large to solve: the exact solver solves one column;"),
+    (["--rules", "WIDE"], "boxes: a list of 1 to 20 boxes is required"),
+])
+def test_six_dice_rules_out_of_reach_exit_2_naming_what_is_allowed(tmp_path, capsys, argv, message):
+    wide = tmp_path / "wide6.yaml"
+    wide.write_text("extends: maxi\nname: wide6\nboxes:\n" + "".join(
+        f"  - {{id: u{f}, kind: upper, face: {f}}}\n" for f in range(1, 7)) + "".join(
+        f"  - {{id: c{i}, kind: chance}}\n" for i in range(15)))
+    argv = [str(wide) if a == "WIDE" else a for a in argv]
+    assert main(["solve", *argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+@pytest.mark.parametrize("dice, states, gb", [(5, "222,298,112", 8.9), (6, "266,338,304", 10.7)])
+def test_a_state_space_past_the_solvers_memory_is_refused_naming_it(dice, states, gb):
+    """20 boxes fit with Maxi Yatzy's 85 upper totals; the highest threshold and an extra-Yacht bonus (the Yacht
+    flag) multiply the states past the memory a solve may hold (`MAX_SOLVE_BYTES`), five dice or six."""
+    data = load("maxi").to_dict()
+    data["upper_bonus"]["threshold"] = 21 * dice
+    data["extra_yacht_bonus"] = 100
+    if dice == 5:
+        data["dice"] = 5
+        data["boxes"] = [b for b in data["boxes"] if b["id"] not in ("three_pairs", "castle", "tower",
+                                                                     "full_straight")]
+        data["boxes"] += [{"id": f"chance{i}", "kind": "chance"} for i in range(4)]
+    rules = load(data)
+    assert len(rules.boxes) == 20 and rules.dice == dice
+    with pytest.raises(Unsolvable, match=rf"{states} solver states \(2\^20 fill patterns x {21 * dice + 1} upper "
+                                         rf"totals x 2 Yacht flags\): solving them takes {gb} GB, more than the 6 GiB"):
+        check_solvable(rules)
 
 
 def test_cache_round_trip(tmp_path):

@@ -8,13 +8,14 @@ the chance to win each decision gave up, by the estimate strong?goal=win plays b
 gave up the most. Thresholds and figures: docs/analysis.md.
 """
 import json
+import sys
 from pathlib import Path
 
 from .options import CommandError, emit_json
 from yacht_env.rules import load, parse_sets, rules_label
 from yacht_env.safe_file import write_atomic
 
-from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, figure
+from agents.analysis import BLUNDER, INACCURACY, MARKS, MISTAKE, figure, win_skipped
 from tournaments.gamelog import analyze_file, read_games
 from tournaments.stats import standings
 
@@ -56,6 +57,9 @@ def run(args) -> int:
         raise CommandError(f"--worst must be >= 0, got {args.worst}")
     games = games_from_args(args)
     result = analyze_file(games, progress=not args.json, win=not args.no_win)
+    skipped = None if args.no_win else win_skipped(games.rules)
+    if skipped and games.rules.columns == 1:   # said plainly: the chances to win need the score distributions
+        print(f"chance to win: skipped: {skipped}", file=sys.stderr)
     result.source = {"path": str(games.path), "rules_from": games.rules_from}
     doc = {**result.summary(agent=args.agent, worst=args.worst, order=ranked(games.records)),
            "rules": games.rules_block}

@@ -4,7 +4,7 @@ import argparse
 import time
 
 from yacht_env.rules import rules_label
-from yacht_env.solver import Unsolvable
+from yacht_env.solver import Unsolvable, check_distributions
 from yacht_env.solver.cache import SOURCES, cache_path, distributions_with_source, shipped_path, solution_with_source
 from yacht_env.solver.distribution import summary
 from yacht_env.solver.risk import MAX_RISK, MIN_RISK, check_risk
@@ -41,6 +41,12 @@ def run(args):
     if args.risk is not None and not args.distribution:
         raise CommandError("--risk picks the policy whose distribution --distribution shows; give both")
     rules = rules_from_args(args)
+    skipped = None
+    if args.distribution:
+        try:
+            check_distributions(rules)
+        except Unsolvable as e:
+            skipped = str(e)
     start = time.perf_counter()
     try:
         s, source = solution_with_source(rules, use_cache=not args.no_cache, progress=not args.no_progress)
@@ -53,7 +59,7 @@ def run(args):
            "table": {"source": source, "path": str(shipped_path(rules) if source == "shipped" else cache_path(rules)),
                      "seconds": seconds, "solve_seconds": s.seconds}}
     if args.distribution:
-        doc["distribution"] = _distribution(rules, args)
+        doc["distribution"] = {"skipped": skipped} if skipped else _distribution(rules, args)
     if args.json:
         emit_json(doc)
         return 0
@@ -65,7 +71,9 @@ def run(args):
     print(f"  P(Yacht box = 50)       {s.p_yacht_50:10.4f}")
     print(f"  expected extra Yachts   {s.expected_extra_yachts:10.4f}")
     print(f"  table                   {_table_line(doc['table'])}")
-    if args.distribution:
+    if skipped:
+        print(f"Final score distribution: skipped: {skipped}")
+    elif args.distribution:
         d = doc["distribution"]
         pct = "  ".join(f"{q}%: {v}" for q, v in d["percentiles"].items())
         policy = "optimal play" if args.risk is None else f"the risk-seeking policy, risk {args.risk:g}"

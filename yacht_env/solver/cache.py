@@ -28,7 +28,7 @@ from .distribution import Distributions, build
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
-from .space import MAX_BOXES, StateSpace, check_solvable
+from .space import MAX_BOXES, MAX_SOLVE_BYTES, STATE_BYTES, StateSpace, check_distributions, check_solvable
 
 SOLVER_VERSION = 1
 DISTRIBUTION_VERSION = 3    # the score distributions' files (2: summed in float32; 3: the data's checksum in the
@@ -59,7 +59,8 @@ def shipped_path(rules) -> Path:
 
 
 def _digest(values: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes()).hexdigest()
+    """SHA-256 of the values as little-endian float64, read in place (no copy of a table of hundreds of MB)."""
+    return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").view(np.uint8)).hexdigest()
 
 
 def save(solution: Solution, path: Path, compressed: bool = False) -> None:
@@ -102,7 +103,8 @@ def read_file(path: Path, rules=None) -> Solution:
             space = StateSpace(**meta["space"])
             if expected is not None and space != expected:
                 raise DamagedCache(f"state space {space}, expected {expected}")
-            if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2)):
+            if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2) and
+                    space.size * STATE_BYTES <= MAX_SOLVE_BYTES):
                 raise DamagedCache(f"state space {space} is out of the solver's range")
             with z.open("values.npy") as f:
                 header = HEADERS.get(npy.read_magic(f))
@@ -338,8 +340,9 @@ def distributions_for(rules, use_cache: bool = True, progress: bool = True, risk
 
 
 def distributions_with_source(rules, use_cache: bool = True, progress: bool = True, risk: float = 0.0):
-    """`distributions_for`'s distributions and where they came from: "cache" or "built" (built now)."""
-    check_solvable(rules)
+    """`distributions_for`'s distributions and where they came from: "cache" or "built" (built now). Unsolvable
+    when they are out of reach (`space.check_distributions`)."""
+    check_distributions(rules)
     rules = solitaire_rules(rules)
     if use_cache:
         found = load_distributions(rules, risk)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.actions import NUM_HOLDS
+from ..core.actions import hold_actions_of
 from ..core.kernels import box_options
 from .widget import Model, keep_values, next_state
 
@@ -41,10 +41,11 @@ def values_row(M, V, stage, key, r, L, row, opts, K):
     hold_keep = M.D.hold_keep
     box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
+    holds = hold_actions_of(M.D)
     row[:] = -np.inf
     if L > 0:
         keep_values(M, stage[L - 1], K)
-        for h in range(NUM_HOLDS):
+        for h in range(holds):
             row[h] = K[hold_keep[r, h]]
     total = 0.0
     for c in range(key.shape[0]):
@@ -60,7 +61,7 @@ def values_row(M, V, stage, key, r, L, row, opts, K):
             p = opts[b]
             if p >= 0:
                 nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
-                row[NUM_HOLDS + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
+                row[holds + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
 
 
 @nb.njit(cache=True)
@@ -82,11 +83,13 @@ def move_values(M, V, stages, rows, keys, rolls, lefts, out):
 
 @nb.njit(cache=True, inline="always")
 def pick_row(row, r, temperature, u, first_hold, val, w, act):
-    """(action, loss): the move drawn from one decision's action values `row` (see `pick_moves`)."""
+    """(action, loss): the move drawn from one decision's action values `row` (see `pick_moves`). first_hold: the
+    rules' `Lookups.first_hold`, one column per hold action (so its width is the rules' hold count)."""
+    holds = first_hold.shape[1]
     m = 0
     for a in range(row.shape[0]):
         v = row[a]
-        if v == -np.inf or (a < NUM_HOLDS and not first_hold[r, a]):
+        if v == -np.inf or (a < holds and not first_hold[r, a]):
             continue
         i = m  # insertion: best first, ties by action
         while i > 0 and val[i - 1] < v:
@@ -133,7 +136,7 @@ def _dial_block(M, V, stages, Q, temperature, actions, losses, lo, hi):
     """`dial_moves` for decisions lo .. hi - 1."""
     rows, keys, rolls, lefts, uniforms = Q.rows, Q.keys, Q.rolls, Q.lefts, Q.uniforms
     first_hold = M.L.first_hold
-    n_act = NUM_HOLDS + keys.shape[1] * M.T.n_boxes
+    n_act = hold_actions_of(M.D) + keys.shape[1] * M.T.n_boxes
     opts = np.empty(M.T.n_boxes, dtype=np.int32)
     K = np.empty(M.D.n_keeps)
     row = np.empty(n_act)

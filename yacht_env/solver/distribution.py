@@ -16,8 +16,8 @@ Representation: a flat float32 array with a per-state offset, length and lowest 
 weighted mass its next states dropped) is kept per state in `lost`: every probability and every
 win chance computed from these tables is off by at most ``lost[s]`` (total variation), and the start
 state's figure is printed by `yacht solve --distribution`. The sums are made in float32: an entry is a sum
-of m non-negative terms (m the distinct moves of the turn, at most 252), so its relative rounding is at most
-m * 6e-8 per layer, and about sqrt(m) * 6e-8 as the roundings fall.
+of m non-negative terms (m the distinct moves of the turn, at most the rolls: 252 with five dice, 462 with six),
+so its relative rounding is at most m * 6e-8 per layer, and about sqrt(m) * 6e-8 as the roundings fall.
 """
 import time
 from dataclasses import dataclass

@@ -12,12 +12,12 @@ import numpy as np
 
 from typing import NamedTuple
 
-from ..core.actions import score_action_of
+from ..core.actions import hold_actions_of, score_action_of
 from .widget import Model, Widget, box_table, hold_tables, reroll_stages, score_stage, widget_scratch
 
 
 # the five-dice tables (what the agents read for the five-dice presets)
-HOLD_OF, FIRST_HOLD = hold_tables(5)
+HOLD_OF, FIRST_HOLD, _ = hold_tables(5)
 
 
 class Sheets(NamedTuple):
@@ -69,8 +69,9 @@ def write_plan(M, n_stages, best, choice, out):
     """out[L, r]: the action the widget's choices give with L re-rolls left and roll r."""
     nbox = M.T.n_boxes
     small, hold_of = M.L.small, M.L.hold_of
+    holds = hold_actions_of(M.D)
     for r in range(M.D.n_rolls):
-        out[0, r] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox)
+        out[0, r] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox, holds)
         for L in range(1, n_stages + 1):
             kk = best[L, r]
             out[L, r] = out[0, r] if kk == small + r else hold_of[r, kk]

@@ -20,14 +20,14 @@ decision from a softmax over those values.
 
 import numpy as np
 
-from ..core.actions import NUM_HOLDS, num_actions, score_action
+from ..core.actions import num_actions, num_holds, score_action
 from ..core.engine import FILLED, UPPER, YACHT50
 from ..core.kernels import box_options
 from ..core.plan_source import PlanTables
 from .solution import Solution
-from .widget import keep_values, next_state, prepare, widget_scratch
+from .widget import hold_tables, keep_values, next_state, prepare, widget_scratch
 from .dial import BLOCK, Decisions, dial_moves, dial_moves_parallel, move_values
-from .plans import HOLD_OF, Sheets, plan_state, plan_states, stage_state, stage_states, widget_at
+from .plans import Sheets, plan_state, plan_states, stage_state, stage_states, widget_at
 from .play import advance_planned
 from .state_rows import StateRows
 
@@ -38,11 +38,11 @@ STAGE_BYTES = 64 << 20   # memory for the kept stage values of one policy (`Poli
 class Policy:
     """Optimal (one column) or column-additive (several columns) play from a `Solution`.
 
-    max_plans: how many turn plans to keep (each 252 bytes per roll stage: 756 bytes with three rolls;
-    `StateRows`), so memory stays bounded. The default holds every state optimal play visits under the
-    presets (about 150k after 400k games of `yacht`, of 256k fill patterns x upper totals), at most
-    ~400 MB with three rolls. The stage values of the strength dial (`stage_rows`) are kept the same
-    way, in at most `STAGE_BYTES`.
+    max_plans: how many turn plans to keep (one byte per roll and roll stage: 756 bytes with five dice and three
+    rolls, 1,386 with six; `StateRows`), so memory stays bounded. The default holds every state optimal play
+    visits under the five-dice presets (about 150k after 400k games of `yacht`, of 256k fill patterns x upper
+    totals), at most ~400 MB with five dice and three rolls (~730 MB with six). The stage values of the
+    strength dial (`stage_rows`) are kept the same way, in at most `STAGE_BYTES`.
     """
 
     def __init__(self, rules, solution: Solution, max_plans: int = 1 << 19):
@@ -227,7 +227,7 @@ class Policy:
             K = np.empty(self.model.D.n_keeps)
             keep_values(self.model, S[stages - 1], K)
             seen = set()
-            for h in range(NUM_HOLDS):
+            for h in range(num_holds(self.rules)):
                 k = int(self.model.D.hold_keep[roll, h])
                 if k not in seen:
                     seen.add(k)
@@ -253,6 +253,7 @@ class Policy:
         return res
 
 
-def hold_of(roll: int, keep: int) -> int:
-    """The lowest hold pattern (bit i keeps sorted die i) that keeps `keep` from `roll`."""
-    return int(HOLD_OF[roll, keep])
+def hold_of(roll: int, keep: int, dice: int = 5) -> int:
+    """The lowest hold pattern (bit i keeps sorted die i) that keeps `keep` from `roll` (indices of `dice` dice)."""
+    lowest = hold_tables(dice)[0]
+    return int(lowest[roll, keep])

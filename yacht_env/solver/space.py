@@ -10,26 +10,54 @@ import numpy as np
 
 from ..rules.tables import Tables
 
-MAX_BOXES = 15
+MAX_BOXES = 20                # 2^20 fill patterns: Maxi Yatzy's 20 boxes, the largest sheet of the presets
+STATE_BYTES = 40              # what the solve holds per state: its value (8 bytes) and four moments (32)
+MAX_SOLVE_BYTES = 6 << 30     # the most a solve may hold (states x STATE_BYTES): Maxi Yatzy takes 3.6 GB
+MAX_DISTRIBUTION_STATES = 1 << 22   # the most states whose score distributions are built (`check_distributions`)
+DISTRIBUTION_STATE_BYTES = 1100     # their size per state, about (yacht's 1.05 million states: 1.13 GB)
 
 
 class Unsolvable(ValueError):
-    """A rule set the exact solver cannot handle (several columns, too many boxes)."""
+    """A rule set the exact solver cannot handle (several columns, too many boxes, too many states)."""
 
 
 def check_solvable(rules) -> None:
-    """Raise `Unsolvable` with the reason when `rules` is out of the exact solver's reach."""
-    if rules.dice != 5:  # the solver's compiled tables are five-dice ones until it reads the rules' Tables.dice
-        raise Unsolvable(f"rules {rules.name!r} roll {rules.dice} dice; the exact solver plays five dice only")
+    """Raise `Unsolvable` with the reason when `rules` is out of the exact solver's reach: one column, at most
+    `MAX_BOXES` boxes and a state space whose solve fits in `MAX_SOLVE_BYTES` (any dice count the rules allow)."""
     if rules.columns > 1:
         states = 2 ** (len(rules.boxes) * rules.columns)
         raise Unsolvable(
             f"rules {rules.name!r} have {rules.columns} columns: the exact state space (every box of every "
-            f"column, about {states:.1e} fill patterns times upper totals) is too large to solve; "
-            f"the strong agent plays them with per-column solitaire values (see agents/strong.py)")
+            f"column, about {states:.1e} fill patterns times upper totals) is too large to solve: the exact solver "
+            f"solves one column; the strong agent plays them with per-column solitaire values (see agents/strong.py)")
     if len(rules.boxes) > MAX_BOXES:
         raise Unsolvable(f"rules {rules.name!r} have {len(rules.boxes)} boxes; the exact solver handles at most "
-                         f"{MAX_BOXES} (2^boxes fill patterns)")
+                         f"{MAX_BOXES}: its table has 2^boxes fill patterns times the upper totals, and memory bounds "
+                         f"it (Maxi Yatzy's 20 boxes are 89 million states, {_gb(89_128_960)} to solve)")
+    space = StateSpace.of(rules.tables)
+    if space.size * STATE_BYTES > MAX_SOLVE_BYTES:
+        raise Unsolvable(f"rules {rules.name!r} have {space.size:,} solver states (2^{space.n_boxes} fill patterns x "
+                         f"{space.n_upper} upper totals x {space.n_flag} Yacht flags): solving them takes "
+                         f"{_gb(space.size)}, more than the {MAX_SOLVE_BYTES / 2 ** 30:.0f} GiB the solver allows; "
+                         f"fewer boxes or a lower upper-bonus threshold fit")
+
+
+def check_distributions(rules) -> None:
+    """Raise `Unsolvable` with the reason when the score distributions of `rules` (`distribution`, what playing
+    to win reads) are out of reach: `check_solvable`, and at most `MAX_DISTRIBUTION_STATES` states."""
+    check_solvable(rules)
+    space = StateSpace.of(rules.tables)
+    if space.size > MAX_DISTRIBUTION_STATES:
+        raise Unsolvable(f"the score distributions of rules {rules.name!r} are out of reach: {space.size:,} solver "
+                         f"states at about {DISTRIBUTION_STATE_BYTES:,} bytes of probabilities each "
+                         f"would take about {space.size * DISTRIBUTION_STATE_BYTES / 1e9:.0f} GB (the distributions "
+                         f"are built for at most {MAX_DISTRIBUTION_STATES:,} states); the expected-score values, "
+                         f"strong and the strength dial play these rules, playing to win or to a target does not")
+
+
+def _gb(states: int) -> str:
+    """The memory a solve of `states` states holds, in words."""
+    return f"{states * STATE_BYTES / 1e9:.1f} GB"
 
 
 def masks_by_layer(n_boxes: int, spread: bool = False) -> list[np.ndarray]:

@@ -21,20 +21,17 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.actions import NUM_HOLDS, box_of_action, score_action_of
+from ..core.actions import box_of_action, hold_actions_of, score_action_of
 from ..core.engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50,
                            Arrays, roll_dice, score_box)
 from ..core.kernels import upper_bonus_gain
 from .widget import Model, Widget, box_table, keep_values, reroll_stages, score_stage
 
-# Event rows of the flattened logs: ROLL = (0, seat, hold, d0, d1, d2, d3, d4),
-# SCORE = (1, seat, box, column, points, bonus, 0, 0).
-EVENT_WIDTH = 8
+# Event rows of the flattened logs: ROLL = (0, seat, hold, d0, .., d{n-1}, 0 for each die short of six),
+# SCORE = (1, seat, box, column, points, bonus, 0, 0, 0): room for six dice whatever the rules roll.
+MAX_DICE = 6
+EVENT_WIDTH = 3 + MAX_DICE
 ROLL, SCORE = 0, 1
-
-# hold patterns 0..30 by the number of dice they keep, most first (the widget's tie rule)
-HOLDS_BY_SIZE = np.array(sorted(range(NUM_HOLDS), key=lambda h: (-bin(h).count("1"), h)), dtype=np.int64)
-
 
 
 class Logs(NamedTuple):
@@ -94,10 +91,10 @@ OK, WRONG_SEAT, FIRST_HOLD, NO_ROLLS, BAD_HOLD, BAD_DICE, UNSORTED, NOT_HELD, NO
     BOX_FILLED, NOT_ALLOWED, POINTS, BONUS, AFTER_END, UNFINISHED, BAD_SEATS = range(18)
 PROBLEMS = {
     WRONG_SEAT: "it is not this seat's turn",
-    FIRST_HOLD: "the first roll of a turn rolls all five dice (hold must be 0)",
+    FIRST_HOLD: "the first roll of a turn rolls all {dice} dice (hold must be 0)",
     NO_ROLLS: "no rolls left this turn",
-    BAD_HOLD: "a hold pattern must be 0..30",
-    BAD_DICE: "dice must be five faces 1..6",
+    BAD_HOLD: "a hold pattern must be 0..{last_hold}",
+    BAD_DICE: "dice must be {dice} faces 1..6",
     UNSORTED: "dice must be listed sorted (hold bits refer to the sorted dice)",
     NOT_HELD: "the dice held are not among the dice after the roll",
     NO_ROLL: "a box is scored before the dice are rolled",
@@ -111,6 +108,12 @@ PROBLEMS = {
     UNFINISHED: "the log ends before the game does",
     BAD_SEATS: "the first move is not by a seat of the game",
 }
+DICE_WORDS = {5: "five", 6: "six"}
+
+
+def problem_text(code: int, n_dice: int) -> str:
+    """What `replay_logs`' problem `code` means, in words, under rules that roll `n_dice` dice."""
+    return PROBLEMS[code].format(dice=DICE_WORDS.get(n_dice, n_dice), last_hold=2 ** n_dice - 2)
 
 
 @nb.njit(inline="always")
@@ -138,10 +141,12 @@ def replay_logs(T, space, columns, logs, out):
     out_roll, out_left, out_action, out_state, out_banked = out.roll, out.left, out.action, out.state, out.banked
     final, error = out.final, out.error
     nbox = T.n_boxes
+    nd = T.dice.n
+    holds = hold_actions_of(T.dice)
     # one table of up to 8 sheets, in the engine's layout, replayed record after record
     ints = np.zeros((1, N_INTS), dtype=np.int64)
-    dice = np.ones((1, 5), dtype=np.int8)
-    faces = np.zeros((1, 5), dtype=np.int8)
+    dice = np.ones((1, nd), dtype=np.int8)
+    faces = np.zeros((1, nd), dtype=np.int8)
     preview = np.full((1, columns, nbox), -1, dtype=np.int32)
     extra = np.zeros((1, columns), dtype=np.int64)
     scores = np.full((1, 8, columns, nbox), -1, dtype=np.int32)
@@ -184,14 +189,14 @@ def replay_logs(T, space, columns, logs, out):
                 if rolled > 0 and rolled >= rolls_per_turn:
                     _fail(error, i, at, NO_ROLLS, 0)
                     return n
-                if hold < 0 or hold > 30:
+                if hold < 0 or hold >= holds:
                     _fail(error, i, at, BAD_HOLD, 0)
                     return n
                 held[:] = 0
-                for k in range(5):
+                for k in range(nd):
                     if (hold >> k) & 1:
                         held[dice[0, k]] += 1
-                for k in range(5):
+                for k in range(nd):
                     f = ev[3 + k]
                     if f < 1 or f > 6:
                         _fail(error, i, at, BAD_DICE, 0)
@@ -200,7 +205,7 @@ def replay_logs(T, space, columns, logs, out):
                         _fail(error, i, at, UNSORTED, 0)
                         return n
                 m = 0                 # the fresh dice: the logged ones the hold does not account for
-                for k in range(5):
+                for k in range(nd):
                     f = ev[3 + k]
                     if held[f] > 0:
                         held[f] -= 1
@@ -253,7 +258,7 @@ def replay_logs(T, space, columns, logs, out):
                     _fail(error, i, at, BONUS, due)
                     return n
                 score_box(T, E, yacht_points, 0, sheet, c, b)
-                out_action[pending] = score_action_of(nbox, c, b)
+                out_action[pending] = score_action_of(nbox, c, b, holds)
                 out_move[pending] = at
                 pending = -1
         if ints[0, TURN] < turns:
@@ -288,6 +293,7 @@ def value_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
     columns = state.shape[1]
     top = L.gain.shape[2]
     n_rolls, n_keeps, small = D.n_rolls, D.n_keeps, L.small
+    holds = hold_actions_of(D)
     for g in nb.prange(starts.shape[0] - 1):
         M = Model(T, D, space, L)
         hold_keep = D.hold_keep
@@ -340,7 +346,7 @@ def value_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
             v = S[0, r]
             keep = small + r
             if lf == n_stages and lf > 0:
-                for h in HOLDS_BY_SIZE:  # every hold pattern, larger keeps first: ties go to keeping more
+                for h in L.holds_by_size:  # every hold pattern, larger keeps first: ties go to keeping more
                     x = KL[lf, hold_keep[r, h]]
                     if x > v:
                         v = x
@@ -350,16 +356,16 @@ def value_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
                 keep = best[lf, r]
             best_value[d] = v
             if keep == small + r:
-                best_action[d] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox)
+                best_action[d] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox, holds)
             else:
                 h = 0
                 while hold_keep[r, h] != keep:  # the lowest pattern that keeps these dice
                     h += 1
                 best_action[d] = h
-            if a < NUM_HOLDS:
+            if a < holds:
                 played_value[d] = KL[lf, hold_keep[r, a]]
             else:
-                c, b = box_of_action(nbox, a)
+                c, b = box_of_action(nbox, a, holds)
                 p = opts[c, r, b]
                 played_value[d] = p + extra[c, r] + W[c, b, p] + rest[c]
 

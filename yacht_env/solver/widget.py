@@ -43,6 +43,7 @@ class Lookups(NamedTuple):
     sub_list[k, i]     for i < sub_count[k]: keep k minus one die, by face (`Dice.keep_sub` without the gaps)
     hold_of[r, k]      the lowest hold pattern that keeps keep k from roll r, -1 if none does (`hold_tables`)
     first_hold[r, h]   hold pattern h is the lowest that keeps its dice from roll r (a distinct move)
+    holds_by_size[i]   the hold patterns by the number of dice they keep, most first (the widget's tie rule)
     """
     gain: np.ndarray
     points: np.ndarray
@@ -52,6 +53,7 @@ class Lookups(NamedTuple):
     sub_list: np.ndarray
     hold_of: np.ndarray
     first_hold: np.ndarray
+    holds_by_size: np.ndarray
 
 
 class Model(NamedTuple):
@@ -111,9 +113,9 @@ def sub_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @cache
-def hold_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
-    """(hold_of, first_hold) of `n_dice` dice (see `Lookups`). The patterns are every one but the one holding every
-    die (that one scores instead)."""
+def hold_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hold_of, first_hold, holds_by_size) of `n_dice` dice (see `Lookups`). The patterns are every one but the
+    one holding every die (that one scores instead)."""
     D = dice_tables(n_dice)
     holds = D.n_holds - 1
     hold_of = np.full((D.n_rolls, D.n_keeps), -1, np.int8)
@@ -121,9 +123,10 @@ def hold_tables(n_dice: int) -> tuple[np.ndarray, np.ndarray]:
         for h in range(holds - 1, -1, -1):
             hold_of[r, D.hold_keep[r, h]] = h
     first_hold = (hold_of[np.arange(D.n_rolls)[:, None], D.hold_keep[:, :holds]] == np.arange(holds)).astype(np.bool_)
-    for a in (hold_of, first_hold):
+    by_size = np.array(sorted(range(holds), key=lambda h: (-bin(h).count("1"), h)), dtype=np.int64)
+    for a in (hold_of, first_hold, by_size):
         a.setflags(write=False)
-    return hold_of, first_hold
+    return hold_of, first_hold, by_size
 
 
 def prepare(T: Tables, space: StateSpace) -> Model:
@@ -138,9 +141,9 @@ def prepare(T: Tables, space: StateSpace) -> Model:
     for b, v in enumerate(values):
         points[b, :len(v)] = v
     sub_count, sub_list = sub_tables(D.n)
-    hold_of, first_hold = hold_tables(D.n)
+    hold_of, first_hold, holds_by_size = hold_tables(D.n)
     L = Lookups(gain=gain, points=points, n_points=n_points, small=D.n_keeps - D.n_rolls, sub_count=sub_count,
-                sub_list=sub_list, hold_of=hold_of, first_hold=first_hold)
+                sub_list=sub_list, hold_of=hold_of, first_hold=first_hold, holds_by_size=holds_by_size)
     return Model(T=T, D=D, space=space, L=L)
 
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.actions import NUM_HOLDS, box_of_action
+from ..core.actions import box_of_action, hold_actions_of
 from ..core.kernels import box_options
 from .dial import pick_row
 from .plans import write_plan
@@ -383,6 +383,7 @@ def win_decisions(T, D, space, L, V, P, own, I, stages, Q):
     starts, roll, left, action, before, after = Q.starts, Q.roll, Q.left, Q.action, Q.before, Q.after
     box_face, yacht_box = T.box_face, T.yacht_box
     nbox = T.n_boxes
+    holds = hold_actions_of(D)
     for g in nb.prange(I.keys.shape[0]):
         M = Model(T, D, space, L)
         gain, hold_keep = L.gain, D.hold_keep
@@ -397,11 +398,11 @@ def win_decisions(T, D, space, L, V, P, own, I, stages, Q):
         for d in range(starts[g], starts[g + 1]):
             r, lf, a = roll[d], left[d], action[d]
             before[d] = X.S[lf, r]
-            if a < NUM_HOLDS:
+            if a < holds:
                 keep_values(M, X.S[lf - 1], K)
                 after[d] = K[hold_keep[r, a]]
             else:
-                b = box_of_action(nbox, a)[1]
+                b = box_of_action(nbox, a, holds)[1]
                 p = X.opts[r, b]
                 nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
                 x = p + gain[b, u, p] + X.extra[r]
@@ -433,7 +434,8 @@ def win_dial_moves(M, chances, boxvals, Q, temperature, actions, losses, decided
     rows, rolls, lefts, uniforms = Q.rows, Q.rolls, Q.lefts, Q.uniforms
     first_hold, hold_keep = M.L.first_hold, M.D.hold_keep
     nbox = boxvals.shape[2]
-    n_act = NUM_HOLDS + nbox
+    holds = hold_actions_of(M.D)
+    n_act = holds + nbox
     row = np.empty(n_act)
     K = np.empty(M.D.n_keeps)
     val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
@@ -441,16 +443,16 @@ def win_dial_moves(M, chances, boxvals, Q, temperature, actions, losses, decided
         t, r, lf = rows[j], rolls[j], lefts[j]
         if lf > 0:
             keep_values(M, chances[t, lf - 1], K)
-            for h in range(NUM_HOLDS):
+            for h in range(holds):
                 row[h] = K[hold_keep[r, h]]
         else:
-            for h in range(NUM_HOLDS):
+            for h in range(holds):
                 row[h] = -np.inf
         top, low = -np.inf, np.inf
         for b in range(nbox):
-            row[NUM_HOLDS + b] = boxvals[t, r, b]
+            row[holds + b] = boxvals[t, r, b]
         for a in range(n_act):
-            if row[a] != -np.inf and (a >= NUM_HOLDS or first_hold[r, a]):
+            if row[a] != -np.inf and (a >= holds or first_hold[r, a]):
                 top = max(top, row[a])
                 low = min(low, row[a])
         decided[j] = top - low < DECIDED
