@@ -382,3 +382,26 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"yacht serve: error: cannot listen on 127.0.0.1:{port}") and err.count("\n") == 1
     assert not (tmp_path / "data").exists()
+
+
+def test_a_solver_cpu_that_would_keep_a_table_solving_for_minutes_is_refused_until_solved(tmp_path, monkeypatch):
+    from tests.mini_rules import MINI
+    from yacht_arena.web import cpus
+    from yacht_env.solver import solution_for
+    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cache"))
+    maxi = load("maxi")
+    for spec in ("strong", "strong?strength=0.5"):
+        why = cpus.cannot_play(spec, maxi, 2)
+        assert "3.6 GB" in why and "yacht solve --rules maxi" in why, why
+    assert cpus.cannot_play("greedy", maxi, 2) is None
+    (tmp_path / "mini.yaml").write_text(MINI)
+    mini = load(str(tmp_path / "mini.yaml"))
+    assert cpus.cannot_play("strong", mini, 2) is None                  # a small solve: the first game does it
+    monkeypatch.setattr(cpus, "TABLE_SOLVE_BYTES", 0)                   # as if it were large
+    assert "yacht solve" in cpus.cannot_play("strong", mini, 2)
+    solution_for(mini, progress=False)                                  # the operator solves it beforehand
+    assert cpus.cannot_play("strong", mini, 2) is None
+    server = Server(tmp_path / "data")
+    with pytest.raises(TableError, match=r"seat 2 \(Strong\) cannot play these rules: it would first solve"):
+        server.open_table({"rules": "maxi", "seats": [{"kind": "person", "name": "Ann"}, {"kind": "cpu",
+                                                                                         "cpu": "strong"}]})

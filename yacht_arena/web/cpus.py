@@ -14,6 +14,8 @@ import time
 from agents.base import View
 from agents.registry import make_agent
 from yacht_env.rules import RuleSet, load
+from yacht_env.solver.cache import cache_path, shipped_path
+from yacht_env.solver.space import STATE_BYTES, StateSpace
 
 from .connections import Connections
 from .storage import Storage, log
@@ -22,6 +24,7 @@ from .tables import Table, TableError
 FALLBACK = "greedy"
 LAST = "random"
 MAX_FAULTS = 3                   # CPU faults in one game of a table before it stops rather than swap again
+TABLE_SOLVE_BYTES = 1 << 30      # the largest exact solve a table's first game may start (yatzy: 0.1 GB)
 
 
 def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
@@ -36,7 +39,20 @@ def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
         return " ".join(str(e).split())[:200]
     finally:
         agent.close()
-    return None
+    return long_solve(spec, rules)
+
+
+def long_solve(spec: str, rules: RuleSet) -> str | None:
+    """Why a solver CPU (`strong`, the dial) would keep a table waiting: its rules are not solved yet and their
+    solve holds more than TABLE_SOLVE_BYTES (Maxi Yatzy: 3.6 GB, about ten minutes), or None."""
+    if spec.split("?")[0] != "strong":
+        return None
+    column = load(rules, columns=1) if rules.columns > 1 else rules
+    need = StateSpace.of(column.tables).size * STATE_BYTES
+    if need <= TABLE_SOLVE_BYTES or cache_path(column).exists() or shipped_path(column).exists():
+        return None
+    return (f"it would first solve these rules, which holds {need / 1e9:.1f} GB for many minutes; the server's "
+            f"operator can solve them beforehand (yacht solve --rules {rules.name})")
 
 
 def unplayable(entries: dict, names: list[str]) -> dict[str, dict[str, str]]:
