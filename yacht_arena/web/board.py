@@ -19,6 +19,8 @@ from tournaments.stats import standings
 from tournaments.store import Store
 from tournaments.verify import check_dice, commitment
 
+from .cpus import long_solve
+
 FOLDER = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9]{1,9}")
 PER_PAGE = 50            # games a page of the tournament view lists
 STANDINGS_PER_PAGE = 50  # standings rows (entrants) a page of the tournament view lists
@@ -61,6 +63,9 @@ def _analysis(folder: Path, key: str | None) -> dict:
     record = stored.records[0] if key is None else next((r for r in stored.records if r.get("key") == key), None)
     if record is None:
         raise LookupError(f"no game {key!r} in {folder.name}")
+    why = long_solve(stored.rules)
+    if why:
+        raise LookupError(f"this game cannot be analysed here yet: {why}")
     result = analyze_game(record, stored.rules)
     for d in result["decisions"]:
         d["mark"] = MARKS[d["class"]]

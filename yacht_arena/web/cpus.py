@@ -39,14 +39,13 @@ def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
         return " ".join(str(e).split())[:200]
     finally:
         agent.close()
-    return long_solve(spec, rules)
+    return long_solve(rules) if spec.split("?")[0] == "strong" else None
 
 
-def long_solve(spec: str, rules: RuleSet) -> str | None:
-    """Why a solver CPU (`strong`, the dial) would keep a table waiting: its rules are not solved yet and their
-    solve holds more than TABLE_SOLVE_BYTES (Maxi Yatzy: 3.6 GB, about ten minutes), or None."""
-    if spec.split("?")[0] != "strong":
-        return None
+def long_solve(rules: RuleSet) -> str | None:
+    """Why the solver's table of `rules` would keep the server busy (a solver CPU's first game, an analysis):
+    they are not solved yet and their solve holds more than TABLE_SOLVE_BYTES (Maxi Yatzy: 3.6 GB, about ten
+    minutes), or None."""
     column = load(rules, columns=1) if rules.columns > 1 else rules
     need = StateSpace.of(column.tables).size * STATE_BYTES
     if need <= TABLE_SOLVE_BYTES or cache_path(column).exists() or shipped_path(column).exists():
