@@ -26,8 +26,10 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 from gymnasium import spaces
+from numba import typeof
+from numba.extending import intrinsic
 
-from ..core.dice import NUM_DICE
+from ..core.dice import NUM_DICE, FixedDiceType, dice_tables
 from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.dispatch import Entries
 from .board import board_key, board_of, by_identity
@@ -61,20 +63,35 @@ class ObsArgs(NamedTuple):
     rounds       turns of one sheet in a game
     scale        the totals' scale (`max_total`)
     no_preview   the preview of a sheet not to move: (columns, boxes) int32, all -1
-    dice         per roll r of the rules' dice (`Tables.dice`), the observation's first n + 6 entries
-                 (`dice_features`)
+
+    The observation's first n + 6 entries of each roll (`dice_features`) are a constant of the kernel
+    (`dice_entries`).
     """
     inv_scale: np.ndarray
     rounds: int
     scale: float
     no_preview: np.ndarray
-    dice: np.ndarray
 
 
 def dice_features(D) -> np.ndarray:
     """(n_rolls, n + 6) float32: for each roll of a `yacht_env.core.dice.Dice`, its sorted dice / 6 and how
     many dice show each face / n (the observation's first entries)."""
     return np.concatenate([D.rolls / 6.0, D.roll_counts / D.n], axis=1).astype(np.float32)
+
+
+@intrinsic
+def dice_entries(typingctx, D):
+    """Compiled: `dice_features` of the dice of a `yacht_env.core.dice.FixedDice` (`Board.T.dice`), a read-only
+    array frozen into the kernel."""
+    if not isinstance(D, FixedDiceType):
+        return None
+    table = dice_features(dice_tables(D.n))
+    table.setflags(write=False)
+    typ = typeof(table)
+
+    def codegen(context, builder, signature, args):
+        return context.make_constant_array(builder, typ, table)
+    return typ(D), codegen
 
 
 class ColumnLayout(NamedTuple):
@@ -134,7 +151,7 @@ def _make_obs_args(rules) -> ObsArgs:
     scale = box_scale(rules)
     return ObsArgs((1.0 / scale).astype(np.float32), rules.rounds,
                    float(int(scale.sum() + rules.upper_bonus) * rules.columns),
-                   np.full((rules.columns, len(rules.boxes)), -1, np.int32), dice_features(rules.tables.dice))
+                   np.full((rules.columns, len(rules.boxes)), -1, np.int32))
 
 
 @nb.njit(cache=True, inline="always")
@@ -146,8 +163,9 @@ def write_obs(B, look, roll, rolls_used, turn, scores, preview, cols, out):
     """
     T = B.T
     n = T.dice.n                  # a constant of the kernel (`board.fixed_tables`)
+    entries = dice_entries(T.dice)
     for k in range(n + 6):
-        out[k] = look.dice[roll, k]
+        out[k] = entries[roll, k]
     out[n + 6] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
     out[n + 7] = turn / look.rounds
     nbox = T.n_boxes
