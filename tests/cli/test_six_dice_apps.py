@@ -119,7 +119,7 @@ def test_six_dice_games_are_analysed(six, tmp_path, capsys, command):
 
 @pytest.mark.parametrize("spec", SOLVER_SPECS)
 def test_solver_backed_agents_take_six_dice(six, spec):
-    check_playable({spec: make_agent(spec)}, load(str(six)), 2)
+    assert check_playable({spec: make_agent(spec)}, load(str(six)), 2) is None      # no refusal
 
 
 @pytest.mark.parametrize("spec, refusal", [(s, LEVELS_REFUSAL) for s in ("easy", "normal", "level?pct=90")] +

@@ -785,7 +785,7 @@ function offerMyLevel(select) {
     return;
   }
   if (!o) { o = el("option"); o.value = "mine"; select.append(o); }
-  o.textContent = t("A CPU at your level ({s})", { s: yours.toFixed(2) });
+  o.textContent = o.dataset.label = t("A CPU at your level ({s})", { s: yours.toFixed(2) });
 }
 
 function keepLevels(folder, rules, strengths) {
