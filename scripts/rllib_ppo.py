@@ -159,6 +159,17 @@ def export(module, rules, out: Path, hidden: list[int], steps: int, players: int
                        rules.to_dict())
 
 
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"a positive number of seconds is required, got {text[:40]!r}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=50)
@@ -172,7 +183,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dice-obs", choices=[d for d in DICE if d != "counts"], default="scaled",
                    help="the env option dice_obs (counts has no `learned:` input to export to)")
     p.add_argument("--table-obs", choices=TABLE, default="summary", help="the env option table_obs (--players 2+)")
-    p.add_argument("--sample-timeout", type=float, default=600.0,
+    p.add_argument("--sample-timeout", type=seconds, default=600.0,
                    help="seconds an env runner may take to sample one batch (RLlib's 60 is short on a busy host)")
     p.add_argument("--out", default="runs/rllib")
     return p

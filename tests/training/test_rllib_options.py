@@ -69,6 +69,13 @@ def test_table_obs_alone_is_refused_before_ray_starts(rllib_ppo, monkeypatch, ca
         rllib_ppo.parser().parse_args(["--dice-obs", "counts"])   # no `learned:` input to export it to
 
 
+@pytest.mark.parametrize("bad", ["0", "-5", "nan", "inf", "1e999", "soon"])
+def test_a_sample_timeout_that_is_not_a_positive_number_is_refused(rllib_ppo, capsys, bad):
+    with pytest.raises(SystemExit) as e:
+        rllib_ppo.parser().parse_args(["--sample-timeout", bad])
+    assert e.value.code == 2 and "a positive number of seconds is required" in capsys.readouterr().err
+
+
 class FakeModule:
     """An RLlib PPO module's state dict: a shared encoder, the policy head `pi` and the value head `vf`."""
 
