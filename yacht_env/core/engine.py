@@ -11,7 +11,9 @@ filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
 
     seeds[i]             uint64  the dice seed of the table's game (`dice_source.SeededDice`)
     ints[i, k]           int64   TURN (turns played, all sheets together), ROLLS_USED this turn,
-                                 ROLL (index of the sorted dice in hand), FIRST (the first seat)
+                                 ROLL (index of the sorted dice in hand), FIRST (the first seat),
+                                 ALLOWED (rolls this turn may use: rolls_per_turn + the sheet's SAVED;
+                                 set by every roll)
     dice[i]              int8    the rules' n dice (5 or 6), sorted (stale while no dice are in hand)
     faces[i]             int8    the faces of the last roll's fresh dice, in the order drawn
     preview[i, c, b]     int32   points of the dice in hand in box b of column c of the sheet to move;
@@ -22,11 +24,13 @@ filling one box of its sheet. Arrays (N tables, S sheets, C columns, B boxes):
     scores[i, s, c, b]   int32   box scores, -1 = open
     cols[i, s, c, k]     int64   FILLED (bit b = box b filled), UPPER (upper-section total), YACHT50
                                  (the Yacht box holds its full points), UPPER_BONUS, EXTRA_BONUS
-                                 (points), EXTRA_YACHTS (how many)
+                                 (points), EXTRA_YACHTS (how many), SAVED (column 0 only: the rolls the
+                                 sheet has saved for later turns, `RuleSet.saved_rolls`; always 0 without)
     totals[i, s]         int64   every box plus every bonus
 
 Phases are read off the arrays: a table is over when TURN = rounds x sheets; otherwise the seat to
-move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0.
+move must roll when ROLLS_USED = 0 and decides when ROLLS_USED > 0; it may re-roll while
+ROLLS_USED < ALLOWED. Scoring leaves the sheet min(saved_rolls, ALLOWED - ROLLS_USED) saved rolls.
 
 In compiled code the nine arrays travel together as one `Arrays` (named tuple, `E`), the rule set's
 arrays as one `Tables` (`T`). Entry points called from Python take both as plain tuples (`State.arrays`,
@@ -36,7 +40,7 @@ dispatcher, but a named tuple in Python, about 2 us for nine arrays.
 
 Dice: `draw_faces` takes the k-th fresh die of (sheet, turn of that sheet, roll) from the table's
 seed, so the same seed gives every sheet the same dice whatever is held; a `Game` with another dice
-source passes the faces in.
+source passes the faces in. The roll's number in that key is `roll_key(rolls used before it)`.
 """
 from typing import NamedTuple
 
@@ -50,11 +54,12 @@ from ..rules import solitaire_rules
 from ..rules.tables import tables_of
 
 # ints[i] columns
-TURN, ROLLS_USED, ROLL, FIRST = 0, 1, 2, 3
-N_INTS = 4
+TURN, ROLLS_USED, ROLL, FIRST, ALLOWED = 0, 1, 2, 3, 4
+N_INTS = 5
 # cols[i, s, c] columns
-FILLED, UPPER, YACHT50, UPPER_BONUS, EXTRA_BONUS, EXTRA_YACHTS = 0, 1, 2, 3, 4, 5
-N_COLS = 6
+FILLED, UPPER, YACHT50, UPPER_BONUS, EXTRA_BONUS, EXTRA_YACHTS, SAVED = 0, 1, 2, 3, 4, 5, 6
+N_COLS = 7
+ROLL_OFF = 7    # the `roll` number of roll-off dice in the dice key (`roll_key` skips it for a turn's own rolls)
 
 
 class Arrays(NamedTuple):
@@ -74,6 +79,13 @@ class Arrays(NamedTuple):
 def sheet_to_move(ints, i, num_players, num_sheets):
     """The sheet the seat to move writes on."""
     return ((ints[i, FIRST] + ints[i, TURN]) % num_players) % num_sheets
+
+
+@nb.njit(cache=True, inline="always")
+def roll_key(used):
+    """The roll number in the dice key of a turn's roll made after `used` rolls: `used` itself, past `ROLL_OFF`
+    one more (a turn with saved rolls may roll more than seven times; roll-off dice keep their own number)."""
+    return used if used < ROLL_OFF else used + 1
 
 
 @nb.njit(cache=True, inline="always")
@@ -138,6 +150,7 @@ def roll_dice(T, E, i, s, hold, seen=True):
     r = place_dice(T.dice, E.dice[i], hold, E.faces[i])
     E.ints[i, ROLL] = r
     E.ints[i, ROLLS_USED] += 1
+    E.ints[i, ALLOWED] = T.rolls_per_turn + E.cols[i, s, 0, SAVED]
     if seen:
         refresh(T, E, i, s)
     return r
@@ -146,7 +159,8 @@ def roll_dice(T, E, i, s, hold, seen=True):
 @nb.njit(cache=True, inline="always")
 def roll_seeded(T, E, i, s, num_sheets, hold, seen=True):
     """`roll_dice` with the table's seeded dice."""
-    draw_faces(T.dice, E.seeds[i], s, E.ints[i, TURN] // num_sheets, E.ints[i, ROLLS_USED], hold, E.faces[i])
+    draw_faces(T.dice, E.seeds[i], s, E.ints[i, TURN] // num_sheets, roll_key(E.ints[i, ROLLS_USED]), hold,
+               E.faces[i])
     return roll_dice(T, E, i, s, hold, seen)
 
 
@@ -170,6 +184,8 @@ def score_box(T, E, ypts, i, s, c, b):
         cols[i, s, c, EXTRA_YACHTS] += 1
     gain = pts + bonus + e
     totals[i, s] += gain
+    if T.saved_cap > 0:
+        cols[i, s, 0, SAVED] = min(T.saved_cap, ints[i, ALLOWED] - ints[i, ROLLS_USED])
     ints[i, TURN] += 1
     ints[i, ROLLS_USED] = 0
     for cc in range(preview.shape[1]):
@@ -196,7 +212,7 @@ def play_on(T, E, ypts, s, num_sheets, i, a, seen=True):
         return -1
     holds = hold_actions_of(T.dice)
     if a < holds:
-        if a < 0 or ints[i, ROLLS_USED] >= T.rolls_per_turn:
+        if a < 0 or ints[i, ROLLS_USED] >= ints[i, ALLOWED]:
             return -1
         roll_seeded(T, E, i, s, num_sheets, a, seen)
         return 0
@@ -209,13 +225,13 @@ def play_on(T, E, ypts, s, num_sheets, i, a, seen=True):
 
 
 @nb.njit(cache=True, inline="always")
-def write_mask(i, rolls_per_turn, turns, ints, preview, out):
+def write_mask(i, turns, ints, preview, out):
     """out (one row) = the legal-action mask of table i (all zero where no decision is due); the hold actions
     are what out has room for before the boxes (`yacht_env.core.actions`)."""
     nc, nb_ = preview.shape[1], preview.shape[2]
     holds = out.shape[0] - nc * nb_
     deciding = ints[i, ROLLS_USED] > 0 and ints[i, TURN] < turns
-    hold = 1 if deciding and ints[i, ROLLS_USED] < rolls_per_turn else 0
+    hold = 1 if deciding and ints[i, ROLLS_USED] < ints[i, ALLOWED] else 0
     for h in range(holds):
         out[h] = hold
     for c in range(nc):
@@ -224,10 +240,10 @@ def write_mask(i, rolls_per_turn, turns, ints, preview, out):
 
 
 @nb.njit(cache=True)
-def write_masks(rows, rolls_per_turn, turns, ints, preview, out):
+def write_masks(rows, turns, ints, preview, out):
     """out[j] = the legal-action mask of table rows[j] (`write_mask`)."""
     for j in range(rows.shape[0]):
-        write_mask(rows[j], rolls_per_turn, turns, ints, preview, out[j])
+        write_mask(rows[j], turns, ints, preview, out[j])
 
 
 # ---- entry points (called from Python) -------------------------------------------------------------
@@ -293,8 +309,6 @@ def put_many(rows, rolls, rolls_used, sorted_rolls, num_players, num_sheets, arr
         E.ints[i, ROLLS_USED] = rolls_used[j] - 1
         roll_dice(T, E, i, s, 0)
 
-
-ROLL_OFF = 7    # the `roll` index of roll-off dice (a turn's own rolls are 0 .. rolls_per_turn - 1)
 
 
 def roll_off(rules, num_players: int, dice_source) -> tuple[int, list[list[int]]]:
@@ -401,6 +415,18 @@ class State:
     def over(self, rows=slice(None)) -> np.ndarray:
         return self.ints[rows, TURN] >= self.turns
 
+    def saved(self, rows=slice(None)) -> np.ndarray:
+        """The rolls the sheet to move has saved for its turns (`RuleSet.saved_rolls`; 0 without)."""
+        rows = np.arange(self.num_tables)[rows] if isinstance(rows, slice) else np.asarray(rows, np.int64)
+        return self.cols[rows, self.sheet_to_move(rows), 0, SAVED]
+
+    def rolls_left(self, rows=slice(None)) -> np.ndarray:
+        """The rolls the seat to move may still make this turn: with dice in hand, ALLOWED - ROLLS_USED; before
+        its first roll, the whole turn's (rolls per turn plus the sheet's saved rolls)."""
+        rows = np.arange(self.num_tables)[rows] if isinstance(rows, slice) else np.asarray(rows, np.int64)
+        used = self.ints[rows, ROLLS_USED]
+        return np.where(used > 0, self.ints[rows, ALLOWED] - used, self.rules.rolls_per_turn + self.saved(rows))
+
     def deciding(self, rows=slice(None)) -> np.ndarray:
         """True where the seat to move has dice in hand and must decide."""
         return (self.ints[rows, ROLLS_USED] > 0) & ~self.over(rows)
@@ -411,7 +437,7 @@ class State:
             rows = np.arange(self.num_tables)[rows]
         rows = np.asarray(rows, np.int64)
         out = np.empty((len(rows), self.num_actions), np.int8)
-        write_masks(rows, self.rules.rolls_per_turn, self.turns, self.ints, self.preview, out)
+        write_masks(rows, self.turns, self.ints, self.preview, out)
         return out
 
     # ---- playing ------------------------------------------------------------------------------
@@ -430,15 +456,17 @@ class State:
 
     def put_rolls(self, rows, rolls, rolls_used) -> None:
         """Put sorted roll rolls[j] (an index of the rules' rolls, `rules.dice_tables.rolls`) in hand at table
-        rows[j] as roll number rolls_used[j] (1 .. rolls per turn) of the seat to move's turn (positions for
-        look-ahead, analysis and tests); what every box would score follows."""
+        rows[j] as roll number rolls_used[j] (1 .. the rolls its turn may make: rolls per turn plus the sheet's
+        saved rolls) of the seat to move's turn (positions for look-ahead, analysis and tests); what every box
+        would score follows."""
         rows = np.ascontiguousarray(rows, np.int64)
         # copies: a broadcast view is read-only, and compiled code would take it for another type
         rolls = np.array(np.broadcast_to(rolls, rows.shape), np.int64)
         used = np.array(np.broadcast_to(rolls_used, rows.shape), np.int64)
         d = self.tables.dice
-        if ((rolls < 0) | (rolls >= d.n_rolls)).any() or ((used < 1) | (used > self.rules.rolls_per_turn)).any():
-            raise ValueError(f"rolls must be 0..{d.n_rolls - 1} and roll numbers 1..{self.rules.rolls_per_turn}")
+        most = self.rules.rolls_per_turn + self.saved(rows)
+        if ((rolls < 0) | (rolls >= d.n_rolls)).any() or ((used < 1) | (used > most)).any():
+            raise ValueError(f"rolls must be 0..{d.n_rolls - 1} and roll numbers 1..{int(most.max())}")
         put_many(rows, rolls, used, d.rolls, self.num_players, self.num_sheets, self.arrays, self.table_fields)
 
     def solo(self, rows) -> "State":
@@ -451,6 +479,7 @@ class State:
         out.seeds[:] = self.seeds[rows]
         out.ints[:, TURN] = self.ints[rows, TURN] // self.num_sheets
         out.ints[:, ROLLS_USED] = self.ints[rows, ROLLS_USED]
+        out.ints[:, ALLOWED] = self.ints[rows, ALLOWED]
         out.ints[:, ROLL] = self.ints[rows, ROLL]
         for name in ("dice", "faces", "preview", "extra"):
             getattr(out, name)[:] = getattr(self, name)[rows]
@@ -468,10 +497,14 @@ class State:
             getattr(out, name)[:] = getattr(self, name)[rows]
         return out
 
-    def set_scores(self, i: int, sheet: int, scores, upper_bonus=None, extra_bonus=None) -> None:
+    def set_scores(self, i: int, sheet: int, scores, upper_bonus=None, extra_bonus=None, saved: int = 0) -> None:
         """Write a whole sheet of table i by hand (positions for tests, advice and replays): box scores
         (columns x boxes, -1 open); the upper totals, the Yacht-50 flags and the filled masks follow
-        from them; bonuses default to the upper bonus the upper totals earn and no extra-Yacht bonus."""
+        from them; bonuses default to the upper bonus the upper totals earn and no extra-Yacht bonus;
+        `saved` the rolls the sheet has saved (0 .. the rules' saved_rolls)."""
+        if not 0 <= saved <= self.rules.saved_rolls:
+            raise ValueError(f"saved rolls must be 0..{self.rules.saved_rolls} under rules {self.rules.name!r}, "
+                             f"got {saved}")
         t = self.tables
         sc = np.asarray(scores, np.int64).reshape(self.scores.shape[2:])
         self.scores[i, sheet] = sc
@@ -484,5 +517,6 @@ class State:
         col[:, UPPER_BONUS] = upper_bonus
         col[:, EXTRA_BONUS] = 0 if extra_bonus is None else extra_bonus
         col[:, EXTRA_YACHTS] = col[:, EXTRA_BONUS] // t.extra_bonus if t.extra_bonus else 0
+        col[0, SAVED] = saved
         self.totals[i, sheet] = np.where(sc >= 0, sc, 0).sum() + col[:, UPPER_BONUS].sum() + col[:, EXTRA_BONUS].sum()
         refresh_one(i, self.num_players, self.num_sheets, self.arrays, self.table_fields)

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import actions
 from .dice_source import SeededDice
-from .engine import (EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, TURN, UPPER, UPPER_BONUS, State,
-                     roll_off, roll_one, score_one)
+from .engine import (ALLOWED, EXTRA_BONUS, EXTRA_YACHTS, FILLED, FIRST, ROLLS_USED, SAVED, TURN, UPPER, UPPER_BONUS,
+                     State, roll_key, roll_off, roll_one, score_one)
 from .view import read_only
 from ..rules import RuleSet, load
 
@@ -185,7 +185,21 @@ class Game:
 
     @property
     def rolls_left(self) -> int:
-        return self.rules.rolls_per_turn - self.rolls_used
+        """The rolls the seat to move may still make this turn (before its first roll: the whole turn's, rolls
+        per turn plus its sheet's saved rolls)."""
+        used = self._ints.item(ROLLS_USED)
+        if used:
+            return self._ints.item(ALLOWED) - used
+        return self.rules.rolls_per_turn + self.saved_rolls
+
+    @property
+    def saved_rolls(self) -> int:
+        """The rolls the sheet to move has saved for later turns (`RuleSet.saved_rolls`; always 0 without)."""
+        return self.saved_rolls_of(self.current_sheet)
+
+    def saved_rolls_of(self, sheet: int) -> int:
+        """The rolls a sheet has saved for its later turns (while it rolls: those it had at its turn's start)."""
+        return int(self._state.cols[self._i, sheet, 0, SAVED])
 
     @property
     def is_over(self) -> bool:
@@ -203,12 +217,14 @@ class Game:
                 raise IllegalMove(f"the first roll of a turn rolls all {DICE_WORDS[self.rules.dice]} dice; cannot hold "
                                   f"{actions.held_positions(mask)}")
         elif self.rolls_left <= 0:
-            raise IllegalMove(f"no rolls left (limit {self.rules.rolls_per_turn} per turn); score a box: "
+            limit = f"limit {self.rules.rolls_per_turn} per turn" + (
+                f" plus {self.saved_rolls} saved" if self.saved_rolls else "")
+            raise IllegalMove(f"no rolls left ({limit}); score a box: "
                               f"{', '.join(self.legal_boxes())}")
         st = self._state
         if not self._seeded:
             n = self.rules.dice - bin(mask).count("1")
-            faces = list(self.dice_source.draw(self.current_sheet, self.round, self.rolls_used, n))
+            faces = list(self.dice_source.draw(self.current_sheet, self.round, int(roll_key(self.rolls_used)), n))
             if len(faces) != n or not all(isinstance(f, (int, np.integer)) and 1 <= f <= 6 for f in faces):
                 raise ValueError(f"the dice source gave {faces!r} for {n} dice (faces 1..6 are needed)")
             st.faces[self._i, :n] = faces
@@ -296,11 +312,12 @@ class Game:
         self._undo = None
         self._tiebreak = None
 
-    def set_sheet(self, sheet: int, scores, upper_bonus=None, extra_bonus=None) -> None:
+    def set_sheet(self, sheet: int, scores, upper_bonus=None, extra_bonus=None, saved: int = 0) -> None:
         """Write a sheet by hand (for positions, tests and replays): box scores as (columns, boxes) or, with
         one column, (boxes,), -1 = open; upper totals, Yacht-50 flags and what the dice in hand would score
-        follow from them. Bonuses default to the upper bonus the totals earn and no extra-Yacht bonus."""
-        self._state.set_scores(self._i, sheet, scores, upper_bonus, extra_bonus)
+        follow from them. Bonuses default to the upper bonus the totals earn and no extra-Yacht bonus; `saved`
+        is the rolls the sheet has saved (rules with saved_rolls)."""
+        self._state.set_scores(self._i, sheet, scores, upper_bonus, extra_bonus, saved)
         self._undo = None
         self._tiebreak = None
 

@@ -141,7 +141,7 @@ class BatchView:
 
     @cached_property
     def rolls_left(self) -> np.ndarray:
-        return self.rules.rolls_per_turn - self.rolls_used
+        return self.state.rolls_left(self._at)
 
     @cached_property
     def roll(self) -> np.ndarray:

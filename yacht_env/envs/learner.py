@@ -111,7 +111,7 @@ def _settle(B, look, seen, step, i, j, reward):
     else:
         for k in range(B.T.dice.n):
             seen.shown[i, k] = E.dice[i, k]
-        write_mask(i, B.T.rolls_per_turn, B.turns, ints, E.preview, seen.mask[i])
+        write_mask(i, B.turns, ints, E.preview, seen.mask[i])
     write_seat_obs(B, look, i, seen.seat[i], seen.shown[i], seen.obs[i])
 
 

@@ -22,7 +22,7 @@ from .ruleset import FIRST_PLAYERS, JOKERS, TIEBREAKS, RuleSet
 
 TOP_KEYS = ("name", "description", "extends", "boxes", "upper_bonus", "extra_yacht_bonus", "joker",
             "rolls_per_turn", "columns", "teams", "tiebreak", "first_player", "players", "full_house_flat",
-            "forced_order", "dice")
+            "forced_order", "dice", "saved_rolls")
 BOX_KEYS = ("id", "kind", "face", "count", "points", "runs", "length", "five_alike", "four_alike", "sizes")
 # the keys each kind of box uses besides id and kind: any other is refused, never accepted and ignored
 KIND_KEYS = {"upper": ("face",), "of_a_kind": ("count", "points"), "pairs": ("count", "points", "four_alike"),
@@ -33,6 +33,7 @@ RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
 PRESETS = files(__package__) / "presets"
 MAX_EXTENDS = 16
+MAX_SAVED_ROLLS = 40    # rolls a sheet may carry: Maxi Yatzy's 20 turns save at most 2 x 19 = 38
 
 
 @contextmanager
@@ -381,6 +382,7 @@ def _build(data: dict, source: str) -> RuleSet:
         upper_bonus_threshold=threshold if ub_points else 0, upper_bonus=ub_points,
         extra_yacht_bonus=eyb, joker=joker, forced_order=forced_order,
         rolls_per_turn=whole(source, "rolls_per_turn", data.get("rolls_per_turn", 3), 1, 5),
+        saved_rolls=whole(source, "saved_rolls", data.get("saved_rolls", 0), 0, MAX_SAVED_ROLLS),
         columns=whole(source, "columns", data.get("columns", 1), 1, 3),
         teams=teams, tiebreak=tiebreak, first_player=first_player, min_players=lo, max_players=hi, source=source)
 

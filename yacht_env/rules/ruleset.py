@@ -25,6 +25,9 @@ class RuleSet:
       kirakuken  only once the Yacht box holds 50: any open box, lower boxes at joker value
     The extra-Yacht bonus is paid whenever a Yacht is rolled while the Yacht box holds 50.
     dice: how many dice a roll has (5 or 6); a Yacht is every die alike.
+    saved_rolls: the most unused rolls a sheet carries to its later turns (0: none, the default). A turn may
+      roll `rolls_per_turn` times plus the rolls its sheet has saved; scoring leaves the sheet the rolls the
+      turn did not use, at most `saved_rolls` (Maxi Yatzy's house rule).
     """
 
     name: str
@@ -37,6 +40,7 @@ class RuleSet:
     forced_order: bool = False    # boxes filled top to bottom, in sheet order
     dice: int = 5                 # dice per roll: 5 or 6
     rolls_per_turn: int = 3
+    saved_rolls: int = 0          # the most unused rolls a sheet carries to later turns (0: none)
     columns: int = 1
     teams: int = 0
     tiebreak: str = "share"
@@ -121,4 +125,5 @@ class RuleSet:
                 "tiebreak": self.tiebreak, "players": {"min": self.min_players, "max": self.max_players},
                 **({"first_player": self.first_player} if self.first_player != "fixed" else {}),
                 **({"forced_order": True} if self.forced_order else {}),
-                **({"dice": self.dice} if self.dice != 5 else {})}
+                **({"dice": self.dice} if self.dice != 5 else {}),
+                **({"saved_rolls": self.saved_rolls} if self.saved_rolls else {})}

@@ -21,6 +21,7 @@ class Tables(NamedTuple):
     joker_forced       1: matching upper box, else lower boxes, else upper boxes
     joker_needs_upper  1: lower boxes get joker points only when the matching upper box is filled
     forced_order       1: only the first open box (sheet order) may be scored
+    saved_cap          the most unused rolls a sheet carries to later turns (0: none; `RuleSet.saved_rolls`)
     dice               the tables of the rules' dice (`yacht_env.core.dice.Dice`): rolls r index dice.rolls;
                        compiled code reads the dice count, holds and rolls from here, never from the
                        five-dice module constants
@@ -40,6 +41,7 @@ class Tables(NamedTuple):
     joker_needs_upper: int
     rolls_per_turn: int
     forced_order: int
+    saved_cap: int
     dice: Dice
 
     def fields(self) -> tuple:
@@ -82,4 +84,5 @@ def compile_tables(rules) -> Tables:
         yacht_box=yacht_box, upper_threshold=rules.upper_bonus_threshold, upper_bonus=rules.upper_bonus,
         extra_bonus=rules.extra_yacht_bonus, joker_trigger=JOKER_TRIGGER[rules.joker],
         joker_forced=int(rules.joker == "forced"), joker_needs_upper=int(rules.joker == "verhoeff"),
-        rolls_per_turn=rules.rolls_per_turn, forced_order=int(rules.forced_order), dice=dice)
+        rolls_per_turn=rules.rolls_per_turn, forced_order=int(rules.forced_order),
+        saved_cap=rules.saved_rolls, dice=dice)
