@@ -391,7 +391,9 @@ def decide_message(view: View) -> dict:
             "dice": list(view.dice), "rolls_left": view.rolls_left,
             "scores": view.scores.tolist(), "upper": view.upper.tolist(), "totals": list(view.totals),
             "preview": {(b if view.rules.columns == 1 else f"{b}@{c + 1}"): p for (c, b), p in game.preview().items()},
-            "legal": legal, "legal_names": [game.action_name(a) for a in legal]}
+            "legal": legal, "legal_names": [game.action_name(a) for a in legal],
+            **({"saved_rolls": [game.saved_rolls_of(s) for s in range(game.num_sheets)]}
+               if view.rules.saved_rolls else {})}
 
 
 def parse_reply(line: bytes, legal: np.ndarray) -> tuple[int | None, str]:

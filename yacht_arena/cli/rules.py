@@ -31,4 +31,6 @@ def run(args):
         print(f"  {k}: {doc[k]}")
     if rules.forced_order:
         print("  forced_order: True (boxes filled top to bottom)")
+    if rules.saved_rolls:
+        print(f"  saved_rolls: {rules.saved_rolls} (unused rolls carried to later turns, at most this many)")
     return 0
