@@ -63,6 +63,29 @@ def unplayable(entries: dict, names: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
+class Unplayable:
+    """`unplayable` for the lobby's menu as the solver's cache stands: a preset's answer is kept while whether
+    its table still needs a long solve (`long_solve_bytes`, a few file names once its rules are loaded) stays
+    the same, and found again when that changes (rules solved, or their table removed, while the server runs)."""
+
+    def __init__(self, entries: dict):
+        self.entries = entries
+        self.rules: dict[str, RuleSet] = {}               # preset -> its rules, loaded once
+        self.found: dict[tuple[str, bool], dict[str, str]] = {}   # (preset, long solve pending) -> unplayable's
+
+    def __call__(self, names: list[str]) -> dict[str, dict[str, str]]:
+        out = {}
+        for name in names:
+            rules = self.rules.get(name)
+            if rules is None:
+                rules = self.rules[name] = load(name)
+            key = (name, bool(long_solve_bytes(rules)))
+            if key not in self.found:
+                self.found[key] = unplayable(self.entries, [name])[name]
+            out[name] = self.found[key]
+        return out
+
+
 def fallback(table: Table, failed: str) -> str | None:
     """The spec that takes over a failed CPU seat (see the module's text), or None when none can."""
     for spec in (table.replace_spec, FALLBACK, LAST):
