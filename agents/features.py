@@ -8,7 +8,8 @@ model plays without stable-baselines3:
   sees, as `YachtVs-v0` shows it, its sheet and every other sheet (the seat layout of
   `yacht_env.envs.table_obs`), so it plays only at tables with as many sheets as it was trained for.
 * `dice_onehot: true` -- the policy's input is the flat observation (`yacht_env.envs.obs`) followed by the
-  34 entries of the env option `dice_obs="onehot"` (`yacht_env.envs.options`, where the layout is).
+  7n - 1 entries of the env option `dice_obs="onehot"` for the rules' n dice (34 with five, 41 with six;
+  `yacht_env.envs.options`, where the layout is).
 * `rule_knobs: true` -- then the 12 entries of the env option `rule_obs="knobs"` (`yacht_env.envs.options`:
   rolls per turn, upper bonus, extra-Yacht bonus, joker rule, forced order) for the rules being played, so a
   model plays every rule set of its box layout as the rules it sits at (those it was not trained on with
@@ -17,7 +18,8 @@ model plays without stable-baselines3:
   rules without one; `SLACK` points of slack span [0, 1] around 0.5, clipped):
   [0] points still needed for the bonus / threshold; [1] 0.5 + slack / (2 SLACK), where slack = three of
   each open upper face minus the points still needed (below 0.5: the rest of the upper boxes must beat
-  par); [2] 1 once the bonus is secured; [3] 1 while five of each open upper face would still reach it;
+  par); [2] 1 once the bonus is secured; [3] 1 while every die on each open upper face (five of each with
+  five dice, six with six) would still reach it;
   [4:10] for the upper box of face 1..6, while it is open: the slack if the dice in hand were scored
   there now, scaled as [1]; [10:16] for the same box: 1 if the bonus is still reachable after scoring
   the dice there now. What the flat observation holds already (the upper total, which boxes are open,
@@ -30,11 +32,10 @@ model plays without stable-baselines3:
 """
 import numpy as np
 
-from yacht_env.envs.obs import FACE_COUNTS, column_layout, obs_size, observe
-from yacht_env.envs.options import DICE_SIZES, KNOB_SIZE, dice_features, full_sheets, rule_features, sheet_size
+from yacht_env.envs.obs import column_layout, dice_layout, obs_size, observe
+from yacht_env.envs.options import KNOB_SIZE, dice_features, dice_sizes, full_sheets, rule_features, sheet_size
 from yacht_env.envs.table_obs import num_extra, seat_observations
 
-N_EXTRA = DICE_SIZES["onehot"]   # the env option dice_obs="onehot" is `dice_onehot: true`
 N_UPPER = 16          # upper-bonus entries per column
 SLACK = 30            # points of slack that span half of an upper-bonus entry's range
 _FACES = np.arange(1, 7)
@@ -50,7 +51,8 @@ def upper_features(obs: np.ndarray, rules) -> np.ndarray:
     has_box = t.face_box[1:] >= 0                                      # faces with an upper box
     if threshold <= 0 or not has_box.any():
         return out
-    counts = np.rint(obs[:, FACE_COUNTS] * 5)                          # (n, 6) dice per face
+    dice = rules.dice
+    counts = np.rint(obs[:, dice_layout(dice).face_counts] * dice)     # (n, 6) dice per face
 
     def scaled(slack):
         return np.clip(0.5 + slack / (2 * SLACK), 0.0, 1.0)
@@ -65,12 +67,12 @@ def upper_features(obs: np.ndarray, rules) -> np.ndarray:
         open_faces = (face_open * _FACES).sum(axis=1)                  # sum of the open upper faces
         slack = 3 * open_faces - need
         slack_after = slack[:, None] + (counts - 3) * _FACES
-        reach_after = 5 * (open_faces[:, None] - _FACES) >= need[:, None] - counts * _FACES
+        reach_after = dice * (open_faces[:, None] - _FACES) >= need[:, None] - counts * _FACES
         o = out[:, N_UPPER * c:N_UPPER * (c + 1)]
         o[:, 0] = need / threshold
         o[:, 1] = scaled(slack)
         o[:, 2] = need == 0
-        o[:, 3] = 5 * open_faces >= need
+        o[:, 3] = dice * open_faces >= need
         o[:, 4:10] = np.where(face_open, scaled(slack_after), 0.0)
         o[:, 10:16] = face_open & reach_after
     return out
@@ -139,10 +141,15 @@ def feature_sizes(config: dict, rules) -> dict[str, int]:
     """Config key -> entries, for each extra input group a policy trained with this config (a dict) sees
     under `rules`, in input order (after the observation); the table group is sized for the table it was
     trained at (it plays only at tables with as many sheets)."""
-    size = {"dice_onehot": lambda: N_EXTRA, "rule_knobs": lambda: KNOB_SIZE,
+    size = {"dice_onehot": lambda: onehot_size(rules), "rule_knobs": lambda: KNOB_SIZE,
             "upper_features": lambda: N_UPPER * rules.columns,
             "table_obs": lambda: table_size(rules, trained_sheets(rules, config))}
     return {key: size[key]() for key in GROUPS if uses(config, key)}
+
+
+def onehot_size(rules) -> int:
+    """Entries of the `dice_onehot` group under `rules` (the env option dice_obs="onehot" for their dice)."""
+    return dice_sizes(rules.dice)["onehot"]
 
 
 def extra_size(config: dict, rules) -> int:
@@ -157,8 +164,8 @@ def table_input(state, rows, sheets, config: dict):
 
 
 def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules, table=None) -> np.ndarray:
-    """What a policy trained with this config is fed under `rules`: rows of observations (and the dice
-    they show) followed by the extra inputs of the config; `table`: the rows' `table_input` (needed when
+    """What a policy trained with this config is fed under `rules`: rows of observations (and the rules' n
+    dice they show, (rows, n)) followed by the extra inputs of the config; `table`: the rows' `table_input` (needed when
     the config uses `table_obs: full`)."""
     obs = np.asarray(obs, np.float32)
     parts = [obs]

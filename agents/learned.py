@@ -212,7 +212,7 @@ class NetPlayer(Agent):
             return lookahead_actions(self.net, self.critic, view.state, view.rows, mask, view.rules, self.lookahead,
                                      self.distinct_holds)
         if self.distinct_holds:
-            mask = narrow_masks(mask, view.roll)
+            mask = narrow_masks(mask, view.roll, view.rules.dice)
         u = None if self.deterministic else decision_uniforms(view.seeds, view.seat, view.round, view.rolls_used)
         return self.net.act(x, mask, u)
 

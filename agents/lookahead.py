@@ -93,7 +93,7 @@ def action_values(policy, critic: Critic, solo, masks, rules, boxes: int, distin
     n, n_actions = masks.shape
     every = np.arange(n)
     if distinct_holds:
-        masks = narrow_masks(masks, solo.ints[:, ROLL])
+        masks = narrow_masks(masks, solo.ints[:, ROLL], rules.dice)
     value = np.full((n, n_actions), -np.inf)
     D, holds = rules.dice_tables, num_holds(rules)
     rolls = D.n_rolls

@@ -12,12 +12,14 @@ expected total. `WinAgent` (`strong?goal=win`) looks at the other sheets: each m
 chance of finishing first (`yacht_env.solver.winning`); `strong?goal=target&score=T` the chance of a
 final score of at least T.
 """
+import sys
 import weakref
 
 import numpy as np
 
 from yacht_env.rules import load
 from yacht_env.solver import Unsolvable, check_distributions, check_solvable, distributions_for, solution_for
+from yacht_env.solver.cache import long_solve_bytes
 from yacht_env.solver.dial import Decisions
 from yacht_env.solver.policy import Policy
 from yacht_env.solver.risk import check_risk
@@ -68,6 +70,9 @@ class StrongAgent(Agent):
             if policy is None:
                 column = load(rules, columns=1) if rules.columns > 1 else rules
                 try:
+                    check_solvable(column)
+                    if self.cache:
+                        announce_long_solve(column)
                     solution = solution_for(column, use_cache=self.cache, progress=self.progress)
                 except Unsolvable as e:
                     raise ValueError(f"strong cannot play rules {rules.name!r}: {e}") from None
@@ -91,6 +96,16 @@ class StrongAgent(Agent):
     def advance(self, state, rows, seating, me: int) -> None:
         """The lockstep runner's fast path: the policy plays this agent's moves ahead (`Policy.advance`)."""
         self.policy_for(state.rules).advance(state, rows, seating, me)
+
+
+def announce_long_solve(rules) -> None:
+    """Say on stderr, in one line, that the table of `rules` is solved first when that solve is a long one
+    (`yacht_env.solver.cache.long_solve_bytes`): a person who asked for a game would otherwise wait minutes
+    without a word."""
+    need = long_solve_bytes(rules)
+    if need:
+        print(f"solving the rules {rules.name} first (once; about {need / 1e9:.1f} GB for many minutes; "
+              f"`yacht solve --rules {rules.name}` does it ahead)", file=sys.stderr, flush=True)
 
 
 GOALS = ("points", "win", "target")

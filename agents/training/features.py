@@ -11,9 +11,9 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from yacht_env.envs.obs import dice_of_obs
 
-from ..features import N_EXTRA, extra_size, policy_input
+from ..features import extra_size, policy_input
 
-__all__ = ["N_EXTRA", "InputFeatures", "add_features", "beyond_env", "env_options"]
+__all__ = ["InputFeatures", "add_features", "beyond_env", "env_options"]
 
 ENV_GIVEN = ("dice_onehot", "rule_knobs")    # the input groups the env's options give (`dice_obs`, `rule_obs`)
 
@@ -39,7 +39,7 @@ def beyond_env(config: dict) -> dict:
 def add_features(obs: np.ndarray, config: dict, rules) -> np.ndarray:
     """Rows of observations (n, d) -> (n, d + extra_size(config, rules)), float32, as the policy sees them."""
     obs = np.asarray(obs, dtype=np.float32)
-    return policy_input(obs, dice_of_obs(obs), config, rules)
+    return policy_input(obs, dice_of_obs(obs, rules.dice), config, rules)
 
 
 class InputFeatures(VecEnvWrapper):

@@ -21,10 +21,9 @@ from tqdm import tqdm
 
 from yacht_env import Game
 from yacht_env.core.actions import num_holds
-from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.core.dice_source import game_seed
 from yacht_env.envs.obs import dice_of_obs, observe_game
-from yacht_env.envs.options import DISTINCT, narrow_masks
+from yacht_env.envs.options import distinct, narrow_masks
 from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 
@@ -37,12 +36,14 @@ from ..registry import make_agent
 from .run import Trained, _versions, check_run_folder
 
 
-def canonical_hold(dice, hold: int) -> int:
-    """The smallest hold pattern that keeps the same dice as `hold` (what distinct-hold masks allow)."""
-    r = roll_index(dice)
-    keep = HOLD_KEEP[r, hold]
-    for h in np.flatnonzero(DISTINCT[r]):
-        if HOLD_KEEP[r, h] == keep:
+def canonical_hold(rules, dice, hold: int) -> int:
+    """The smallest hold pattern that keeps the same of `dice` (the rules' n dice) as `hold` (what
+    distinct-hold masks allow)."""
+    D = rules.dice_tables
+    r = D.index(dice)
+    keep = D.hold_keep[r, hold]
+    for h in np.flatnonzero(distinct(D.n)[r]):
+        if D.hold_keep[r, h] == keep:
             return int(h)
     raise ValueError(f"hold {hold} of dice {list(dice)} keeps nothing a hold action can keep")
 
@@ -63,7 +64,7 @@ def record_teacher(cfg, rules, progress: bool = True):
             view = View.of(game)
             a = int(teacher.act(view))
             if a < holds and cfg.distinct_holds:
-                a = canonical_hold(game.dice, a)
+                a = canonical_hold(rules, game.dice, a)
             obs.append(observe_game(game))
             rolls.append(dice.index(game.dice))
             masks.append(view.mask.astype(bool))
@@ -75,7 +76,7 @@ def record_teacher(cfg, rules, progress: bool = True):
     masks = np.stack(masks)
     obs = np.stack(obs)
     if cfg.distinct_holds:
-        masks = narrow_masks(masks, np.array(rolls))
+        masks = narrow_masks(masks, np.array(rolls), dice.n)
     return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
 
 
@@ -93,7 +94,7 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
-    obs = policy_input(obs, dice_of_obs(obs), cfg_d, rules)
+    obs = policy_input(obs, dice_of_obs(obs, rules.dice), cfg_d, rules)
     policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)

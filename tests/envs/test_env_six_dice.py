@@ -14,8 +14,13 @@ from pettingzoo.test import api_test, seed_test
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 import yacht_env  # noqa: F401 - registers the ids
+from agents.registry import make_agent
 from tests.envs.test_env_gymnasium_modes import closing, make_vec, play
-from tests.envs.vector_play import assert_same_info, first_legal, random_actions
+from tests.envs.vector_play import (assert_same_info, first_legal, last_legal, plays_the_single_envs_games,
+                                   random_actions)
+from tests.fake_agents import OneGameAtATime
+from tests.mini_rules import SIX_MINI
+from tests.solver_tables import solve_once, temp_cache
 from yacht_env.core.actions import num_actions
 from yacht_env.core.dice import dice_tables, fixed_dice
 from yacht_env.core.dice_source import game_seed
@@ -139,6 +144,11 @@ def test_the_sb3_adapter_plays_the_vector_envs_games():
         assert obs.shape == (2, vs.observation_space.shape[0])
 
 
+def first_then_last(step: int, mask) -> np.ndarray:
+    """The learner's actions at step `step`: the last legal action every third step, else the first."""
+    return first_legal(mask) if step % 3 else last_legal(mask)
+
+
 @pytest.mark.parametrize("kw", [
     {"num_players": 3, "opponents": ["random", "greedy"], "seat": "rotate"},
     {"num_players": 4, "opponents": "greedy", "teams": 2, "reward": "win", "action_set": "distinct",
@@ -147,27 +157,44 @@ def test_the_sb3_adapter_plays_the_vector_envs_games():
 def test_the_batched_table_env_plays_the_single_envs_games(kw):
     n = 3
     vec = YachtVsVectorEnv(num_envs=n, rules="maxi", **kw)
-    obs, info = vec.reset(seed=30)
     singles = [YachtVsEnv(rules="maxi", **kw) for _ in range(n)]
-    outs = [e.reset(seed=30 + i) for i, e in enumerate(singles)]
-    assert np.array_equal(obs, np.stack([o for o, _ in outs]))
-    ended = 0
-    for step in range(90):
-        actions = first_legal(info["action_mask"]) if step % 3 else \
-            np.array([np.flatnonzero(m)[-1] for m in info["action_mask"]], np.int64)
-        obs, rewards, term, _, info = vec.step(actions)
-        for i, e in enumerate(singles):
-            o, r, t, _, inf = e.step(int(actions[i]))
-            assert r == pytest.approx(float(rewards[i])) and t == term[i]
-            if t:
-                ended += 1
-                assert np.array_equal(info["final_obs"][i], o)
-                o, inf = e.reset()
-            assert np.array_equal(obs[i], o), (step, i)
-            assert np.array_equal(info["action_mask"][i], inf["action_mask"]), (step, i)
-            if not t and not kw.get("action_set"):       # the learner's mask is the engine's legality
-                assert np.array_equal(inf["action_mask"], engine_legal(e.core.state, 0))
+
+    def engine_masks(step, i, e, info, ended):
+        if not ended and not kw.get("action_set"):       # the learner's mask is the engine's legality
+            assert np.array_equal(info["action_mask"], engine_legal(e.core.state, 0)), (step, i)
+    ended = plays_the_single_envs_games(vec, singles, 30, 90, first_then_last, check=engine_masks)
     assert ended >= n
+
+
+@pytest.fixture(scope="module")
+def six_mini(tmp_path_factory):
+    """`six_mini` (tests/mini_rules.py), solved in the shared test cache."""
+    path = tmp_path_factory.mktemp("six") / "six_mini.yaml"
+    path.write_text(SIX_MINI)
+    rules = load(str(path))
+    solve_once(rules)
+    return rules
+
+
+@pytest.mark.parametrize("kw", [{"num_players": 2}, {"num_players": 3, "seat": "rotate", "reward": "win"}],
+                         ids=["two", "three-rotate-win"])
+def test_a_planned_opponent_plays_the_single_envs_and_the_per_game_opponents_games(six_mini, kw):
+    """Strong at every other seat of six-dice tables: the batched env plays its moves from its kept plans in
+    compiled code (`step_planned`); so does each single env, one table each, and the same games come out, step
+    for step, final observations included. Single envs whose Strong is asked for each move (`act`, the per-game
+    path) play the same games too, all but the dice of the final observation, which differ from the planned
+    path's (on five dice too)."""
+    n, others = 3, kw["num_players"] - 1
+    with temp_cache():
+        vec = YachtVsVectorEnv(num_envs=n, rules=six_mini, opponents="strong", **kw)
+        assert vec.core.planned is not None
+        planned = [YachtVsEnv(rules=six_mini, opponents="strong", **kw) for _ in range(n)]
+        per_game = [YachtVsEnv(rules=six_mini, opponents=[OneGameAtATime(make_agent("strong")) for _ in range(others)],
+                               **kw) for _ in range(n)]
+        assert all(e.core.planned is not None for e in planned) and all(e.core.planned is None for e in per_game)
+        assert plays_the_single_envs_games(vec, planned, 40, 60, first_then_last) >= n
+        assert plays_the_single_envs_games(vec, per_game, 40, 60, first_then_last, final_obs=False) >= n
+        vec.close()
 
 
 def test_pettingzoo_api_and_seed_on_maxi():

@@ -5,7 +5,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from tests.envs.vector_play import first_legal
+from tests.envs.vector_play import first_legal, last_legal, plays_the_single_envs_games
 from tests.solver_tables import solve_once, temp_cache
 
 import yacht_env  # noqa: F401 - registers the ids
@@ -25,18 +25,6 @@ def cache():
         yield
 
 
-def last_legal(mask):
-    return np.array([np.flatnonzero(m)[-1] for m in mask], np.int64)
-
-
-def assert_same_info(info, i, single):
-    """Row i of a batched info holds the single env's info, key for key (winners: as a list of seats)."""
-    assert set(single) - {"winners"} <= set(info)
-    for key, value in single.items():
-        if key != "winners":
-            assert np.array_equal(info[key][i], value) and info[f"_{key}"][i], key
-
-
 @pytest.mark.parametrize("kw", [
     {"num_players": 2, "opponents": ["strong"]},
     {"num_players": 3, "opponents": ["random", "greedy"], "seat": 1, "reward": "win"},
@@ -45,29 +33,11 @@ def assert_same_info(info, i, single):
     {"num_players": 2, "opponents": [f"external:{sys.executable} {BOT}"]},   # a per-game agent, one per table
 ], ids=["strong", "three-seats-win", "teams-rotate", "normal", "per-game-opponent"])
 def test_every_table_plays_the_single_env_games(kw):
-    n, steps = 3, 90
+    n = 3
     vec = YachtVsVectorEnv(num_envs=n, **kw)
-    obs, info = vec.reset(seed=10)
     singles = [YachtVsEnv(**kw) for _ in range(n)]
-    outs = [e.reset(seed=10 + i) for i, e in enumerate(singles)]
-    assert np.array_equal(obs, np.stack([o for o, _ in outs]))
-    ended = 0
-    for step in range(steps):
-        actions = last_legal(info["action_mask"]) if step % 3 else first_legal(info["action_mask"])
-        obs, rewards, term, trunc, info = vec.step(actions)
-        for i, e in enumerate(singles):
-            o, r, t, _, inf = e.step(int(actions[i]))
-            assert r == pytest.approx(float(rewards[i])) and t == term[i]
-            if t:
-                ended += 1
-                assert np.array_equal(info["final_obs"][i], o) and info["final_total"][i] == inf["totals"][e.seat]
-                last = info["final_info"]
-                assert info["_final_info"][i] and all(last[f"_{k}"][i] for k in inf)
-                assert last["winners"].tolist()[i] == [s in inf["winners"] for s in range(kw["num_players"])]
-                assert_same_info(last, i, inf)
-                o, inf = e.reset()
-            assert np.array_equal(obs[i], o), (step, i)
-            assert_same_info(info, i, inf)
+    ended = plays_the_single_envs_games(vec, singles, 10, 90,
+                                        lambda step, mask: last_legal(mask) if step % 3 else first_legal(mask))
     assert ended >= n
 
 

@@ -1,4 +1,5 @@
-"""What the vector-env tests share: random or first legal actions, info comparison and a hang guard."""
+"""What the vector-env tests share: random, first or last legal actions, info comparison, a batched table env
+played against its single envs step by step, and a hang guard."""
 import threading
 
 import numpy as np
@@ -17,6 +18,56 @@ def random_actions(mask, rng) -> np.ndarray:
 def first_legal(mask) -> np.ndarray:
     """The lowest legal action of each row of an (N, A) mask."""
     return np.array([np.flatnonzero(m)[0] for m in mask], np.int64)
+
+
+def last_legal(mask) -> np.ndarray:
+    """The highest legal action of each row of an (N, A) mask."""
+    return np.array([np.flatnonzero(m)[-1] for m in mask], np.int64)
+
+
+def assert_row_info(info: dict, i: int, single: dict) -> None:
+    """Row i of a batched info holds the single env's info, key for key (winners: as a list of seats)."""
+    assert set(single) - {"winners"} <= set(info)
+    for key, value in single.items():
+        if key != "winners":
+            assert np.array_equal(info[key][i], value) and info[f"_{key}"][i], key
+
+
+def plays_the_single_envs_games(vec, singles, seed: int, steps: int, choose, final_obs: bool = True,
+                                check=None) -> int:
+    """Assert that every table i of the batched table env `vec` plays the game of the single env singles[i]:
+    `vec` is reset with `seed`, singles[i] with seed + i, and both stepped `steps` times with the actions
+    `choose(step, mask)` picks from the batched mask. Each step compares, table by table, the reward and the
+    end, the observation and the info (each single's info in row i of the batched one, `assert_row_info`:
+    the mask among them); at each game's end, the final total, the final info (winners as a list of seats)
+    and, with `final_obs`, the final observation, before the single env is reset. check(step, i, env, info,
+    ended): a test's own checks of table i after the comparison (info: the single env's, of its new game when
+    ended, its game having ended at this step). Returns how many games ended."""
+    obs, info = vec.reset(seed=seed)
+    outs = [e.reset(seed=seed + i) for i, e in enumerate(singles)]
+    assert np.array_equal(obs, np.stack([o for o, _ in outs]))
+    ended = 0
+    for step in range(steps):
+        actions = choose(step, info["action_mask"])
+        obs, rewards, term, _, info = vec.step(actions)
+        for i, e in enumerate(singles):
+            o, r, t, _, inf = e.step(int(actions[i]))
+            assert r == pytest.approx(float(rewards[i])) and t == term[i], (step, i)
+            if t:
+                ended += 1
+                assert info["final_total"][i] == inf["totals"][e.seat], (step, i)
+                if final_obs:
+                    assert np.array_equal(info["final_obs"][i], o), (step, i)
+                last = info["final_info"]
+                assert info["_final_info"][i] and all(last[f"_{k}"][i] for k in inf)
+                assert last["winners"].tolist()[i] == [s in inf["winners"] for s in range(e.num_players)]
+                assert_row_info(last, i, inf)
+                o, inf = e.reset()
+            assert np.array_equal(obs[i], o), (step, i)
+            assert_row_info(info, i, inf)
+            if check is not None:
+                check(step, i, e, inf, t)
+    return ended
 
 
 def assert_same_info(a: dict, b: dict, path: str = "info") -> None:

@@ -10,15 +10,17 @@ from agents.training.imitate import canonical_hold
 from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.dice import HOLD_KEEP, roll_index
+from yacht_env.rules import load
 
 
 def test_canonical_hold_keeps_the_same_dice():
     dice = [2, 2, 5, 5, 6]
     r = roll_index(dice)
-    assert canonical_hold(dice, 0b00010) == 0b00001
-    assert canonical_hold(dice, 0b01010) == 0b00101
+    yacht = load("yacht")
+    assert canonical_hold(yacht, dice, 0b00010) == 0b00001
+    assert canonical_hold(yacht, dice, 0b01010) == 0b00101
     for h in range(31):
-        assert HOLD_KEEP[r, canonical_hold(dice, h)] == HOLD_KEEP[r, h]
+        assert HOLD_KEEP[r, canonical_hold(yacht, dice, h)] == HOLD_KEEP[r, h]
 
 
 def test_sections_belong_to_their_algo():

@@ -8,8 +8,8 @@ from agents.learned import LearnedAgent
 from agents.training.config import ConfigError, load_config
 from agents.training.checkpoint import load_checkpoint, new_policy
 from agents.training.evaluate import evaluate_model
-from agents.features import N_UPPER, SLACK, extra_size, upper_features
-from agents.training.features import N_EXTRA, InputFeatures, add_features
+from agents.features import N_UPPER, SLACK, extra_size, onehot_size, upper_features
+from agents.training.features import InputFeatures, add_features
 from agents.training.run import train
 from agents.training.warm import input_columns, warm_start
 from yacht_env import Game
@@ -24,6 +24,7 @@ DICE = {"dice_onehot": True}
 BOTH = {"dice_onehot": True, "upper_features": True}
 YACHT = load("yacht")
 OBS = obs_size(YACHT)   # the flat observation the features are appended to
+N_EXTRA = onehot_size(YACHT)     # the dice_onehot entries of five dice
 
 
 def test_layout_of_the_dice_features():

@@ -387,7 +387,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys):
 def test_a_solver_cpu_that_would_keep_a_table_solving_for_minutes_is_refused_until_solved(tmp_path, monkeypatch):
     from tests.mini_rules import MINI
     from yacht_arena.web import cpus
-    from yacht_env.solver import solution_for
+    from yacht_env.solver import cache, solution_for
     monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path / "cache"))
     maxi = load("maxi")
     for spec in ("strong", "strong?strength=0.5"):
@@ -397,7 +397,7 @@ def test_a_solver_cpu_that_would_keep_a_table_solving_for_minutes_is_refused_unt
     (tmp_path / "mini.yaml").write_text(MINI)
     mini = load(str(tmp_path / "mini.yaml"))
     assert cpus.cannot_play("strong", mini, 2) is None                  # a small solve: the first game does it
-    monkeypatch.setattr(cpus, "TABLE_SOLVE_BYTES", 0)                   # as if it were large
+    monkeypatch.setattr(cache, "LONG_SOLVE_BYTES", 0)                  # as if it were large
     assert "yacht solve" in cpus.cannot_play("strong", mini, 2)
     solution_for(mini, progress=False)                                  # the operator solves it beforehand
     assert cpus.cannot_play("strong", mini, 2) is None

@@ -25,7 +25,7 @@ from yacht_env.rules import presets
 from .board import game_analysis, game_dice, tournament_game, tournament_view
 from .bots import Arena
 from .connections import RATE, Conn, receive
-from .cpus import unplayable
+from .cpus import Unplayable
 from .daily import ranking, today
 from .guard import SiteGuard
 from .ratings_page import Ratings
@@ -76,13 +76,12 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
     async def page(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), headers=SECURITY)
 
-    unable: dict = {}                           # preset -> {menu id: why its CPU cannot play it}, found once
+    unplayable = Unplayable(server.menu.entries)    # preset -> {menu id: why its CPU cannot play it}, as solved now
     finding = asyncio.Lock()
 
     async def menu(request: Request) -> Response:
         async with finding:
-            if not unable:
-                unable.update(await asyncio.to_thread(unplayable, server.menu.entries, presets()))
+            unable = await asyncio.to_thread(unplayable, presets())
         return JSONResponse({"rules": presets(), "cpus": server.menu.to_json() + arena.menu(), "unable": unable,
                              "max_seats": MAX_SEATS, "reactions": list(REACTIONS),
                              "tournaments": [str(p.name) for p in server.config.tournaments]})

@@ -14,8 +14,7 @@ import time
 from agents.base import View
 from agents.registry import make_agent
 from yacht_env.rules import RuleSet, load
-from yacht_env.solver.cache import cache_path, shipped_path
-from yacht_env.solver.space import STATE_BYTES, StateSpace
+from yacht_env.solver.cache import long_solve_bytes
 
 from .connections import Connections
 from .storage import Storage, log
@@ -24,7 +23,6 @@ from .tables import Table, TableError
 FALLBACK = "greedy"
 LAST = "random"
 MAX_FAULTS = 3                   # CPU faults in one game of a table before it stops rather than swap again
-TABLE_SOLVE_BYTES = 1 << 30      # the largest exact solve a table's first game may start (yatzy: 0.1 GB)
 
 
 def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
@@ -44,11 +42,10 @@ def cannot_play(spec: str, rules: RuleSet, seats: int) -> str | None:
 
 def long_solve(rules: RuleSet) -> str | None:
     """Why the solver's table of `rules` would keep the server busy (a solver CPU's first game, an analysis):
-    they are not solved yet and their solve holds more than TABLE_SOLVE_BYTES (Maxi Yatzy: 3.6 GB, about ten
-    minutes), or None."""
-    column = load(rules, columns=1) if rules.columns > 1 else rules
-    need = StateSpace.of(column.tables).size * STATE_BYTES
-    if need <= TABLE_SOLVE_BYTES or cache_path(column).exists() or shipped_path(column).exists():
+    its solve is a long one (`yacht_env.solver.cache.long_solve_bytes`: not solved yet, and Maxi Yatzy's holds
+    3.6 GB for about ten minutes), or None."""
+    need = long_solve_bytes(rules)
+    if not need:
         return None
     return (f"it would first solve these rules, which holds {need / 1e9:.1f} GB for many minutes; the server's "
             f"operator can solve them beforehand (yacht solve --rules {rules.name})")
@@ -64,6 +61,29 @@ def unplayable(entries: dict, names: list[str]) -> dict[str, dict[str, str]]:
         rules = load(name)
         out[name] = {key: why for key, spec in specs.items() if (why := cannot_play(spec, rules, 2))}
     return out
+
+
+class Unplayable:
+    """`unplayable` for the lobby's menu as the solver's cache stands: a preset's answer is kept while whether
+    its table still needs a long solve (`long_solve_bytes`, a few file names once its rules are loaded) stays
+    the same, and found again when that changes (rules solved, or their table removed, while the server runs)."""
+
+    def __init__(self, entries: dict):
+        self.entries = entries
+        self.rules: dict[str, RuleSet] = {}               # preset -> its rules, loaded once
+        self.found: dict[tuple[str, bool], dict[str, str]] = {}   # (preset, long solve pending) -> unplayable's
+
+    def __call__(self, names: list[str]) -> dict[str, dict[str, str]]:
+        out = {}
+        for name in names:
+            rules = self.rules.get(name)
+            if rules is None:
+                rules = self.rules[name] = load(name)
+            key = (name, bool(long_solve_bytes(rules)))
+            if key not in self.found:
+                self.found[key] = unplayable(self.entries, [name])[name]
+            out[name] = self.found[key]
+        return out
 
 
 def fallback(table: Table, failed: str) -> str | None:

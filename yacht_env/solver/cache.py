@@ -22,7 +22,7 @@ import numpy as np
 import numpy.lib.format as npy
 
 from ..config import finite
-from ..rules import rules_hash
+from ..rules import load, rules_hash
 from ..safe_file import FileRefused, NoSuchFile, atomic_writer, build_lock, open_read
 from .distribution import Distributions, build
 from .solution import Solution
@@ -37,6 +37,7 @@ SHIPPED = "tables"          # package data: solved tables shipped with the packa
 MAX_META_BYTES = 1 << 16
 MAX_FILE_BYTES = 8 << 30      # the largest state space the solver takes, in float64, with room
 HEADERS = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+LONG_SOLVE_BYTES = 1 << 30   # a solve holding more is a long one (Maxi Yatzy: 3.6 GB, about ten minutes; yatzy: 0.1 GB)
 SUMMARY = ("expected_score", "std", "p_upper_bonus", "p_yacht_50", "expected_extra_yachts", "seconds")
 
 
@@ -56,6 +57,17 @@ def cache_path(rules) -> Path:
 def shipped_path(rules) -> Path:
     """Where the package ships the table of `rules`, if it ships one (a file name as `cache_path`'s)."""
     return Path(str(files(__package__) / SHIPPED / cache_path(rules).name))
+
+
+def long_solve_bytes(rules) -> int:
+    """The memory the solve of the table of `rules` (of its one column) would hold when that solve is a long
+    one: not solved yet (neither in the cache folder nor shipped) and holding more than `LONG_SOLVE_BYTES`;
+    0 otherwise. Cheap: the state space's size and two file names."""
+    column = load(rules, columns=1) if rules.columns > 1 else rules
+    need = StateSpace.of(column.tables).size * STATE_BYTES
+    if need <= LONG_SOLVE_BYTES or cache_path(column).exists() or shipped_path(column).exists():
+        return 0
+    return need
 
 
 def _digest(values: np.ndarray) -> str:
