@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from yacht_env.rules import load
+from yacht_env.rules import command_args, load
 from yacht_env.solver import Unsolvable, check_distributions, check_solvable, distributions_for, solution_for
 from yacht_env.solver.cache import long_solve_bytes
 from yacht_env.solver.dial import Decisions
@@ -105,7 +105,7 @@ def announce_long_solve(rules) -> None:
     need = long_solve_bytes(rules)
     if need:
         print(f"solving the rules {rules.name} first (once; about {need / 1e9:.1f} GB for many minutes; "
-              f"`yacht solve --rules {rules.name}` does it ahead)", file=sys.stderr, flush=True)
+              f"`yacht solve {command_args(rules)}` does it ahead)", file=sys.stderr, flush=True)
 
 
 GOALS = ("points", "win", "target")

@@ -14,7 +14,8 @@ from yacht_env.solver import cache, solution_for
 from yacht_env.solver.space import STATE_BYTES, StateSpace
 
 FRESH = itertools.count(101)   # each test's own extra-Yacht bonus: rules no earlier test's player holds a policy of
-NOTICE = "solving the rules tiny first (once; about {gb} GB for many minutes; `yacht solve --rules tiny` does it ahead)"
+NOTICE = ("solving the rules tiny first (once; about {gb} GB for many minutes; `yacht solve --rules {path}` does it "
+          "ahead)")
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def rules_file(tmp_path, monkeypatch) -> str:
 
 def notice(path: str) -> str:
     need = StateSpace.of(load(path).tables).size * STATE_BYTES
-    return NOTICE.format(gb=f"{need / 1e9:.1f}")
+    return NOTICE.format(gb=f"{need / 1e9:.1f}", path=path)
 
 
 def test_long_solve_bytes_counts_only_an_unsolved_table_over_the_threshold(tiny, monkeypatch):
@@ -65,6 +66,12 @@ def test_play_says_it_before_the_game_starts(tiny, capsys, monkeypatch):
     captured = capsys.readouterr()
     assert captured.err.splitlines().count(notice(tiny)) == 1, captured.err
     assert "solving the rules" not in captured.out
+
+
+def test_the_notice_names_the_rules_as_changed(tiny, capsys):
+    argv = ["evaluate", "strong", "--rules", tiny, "--set", "rolls_per_turn=2", "--games", "1", "--no-progress"]
+    assert main(argv) == 0
+    assert f"`yacht solve --rules {tiny} --set rolls_per_turn=2` does it ahead" in capsys.readouterr().err
 
 
 def test_a_small_table_is_solved_without_a_word(tmp_path, monkeypatch, capsys):

@@ -1,5 +1,6 @@
 """Rule files and overrides: loading, validation messages, extends chains, preset names, the cache."""
 import os
+import shlex
 
 import pytest
 import yaml
@@ -7,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yacht_arena.cli import main
-from yacht_env.rules import RuleError, load, parse_sets, presets, rules_block, rules_hash
+from yacht_env.rules import RuleError, command_args, load, parse_sets, presets, rules_block, rules_hash
 
 
 def test_presets_load_and_describe():
@@ -252,3 +253,14 @@ def test_any_overrides_load_or_raise_one_rule_error(overrides):
         load("yacht", **overrides)
     except RuleError as e:
         assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("changes", [{}, {"saved_rolls": 2}, {"boxes.chance.points": 30}, {"forced_order": True},
+                                     {"joker": "free", "first_player": "roll_off", "players": {"min": 2, "max": 4}},
+                                     {"upper_bonus": False}, {"boxes.full_house.five_alike": True}])
+def test_command_args_name_the_rules_as_changed(changes):
+    """`command_args` gives the command line that loads the same rules: its source and a --set per change."""
+    rules = load("yatzy", **changes)
+    args = shlex.split(command_args(rules))
+    assert args[:2] == ["--rules", "yatzy"] and args[2::2] == ["--set"] * len(changes)
+    assert rules_hash(load(args[1], **parse_sets(args[3::2]))) == rules_hash(rules)

@@ -13,7 +13,7 @@ import time
 
 from agents.base import View
 from agents.registry import make_agent
-from yacht_env.rules import RuleSet, load
+from yacht_env.rules import RuleSet, command_args, load
 from yacht_env.solver.cache import long_solve_bytes
 
 from .connections import Connections
@@ -48,7 +48,7 @@ def long_solve(rules: RuleSet) -> str | None:
     if not need:
         return None
     return (f"it would first solve these rules, which holds {need / 1e9:.1f} GB for many minutes; the server's "
-            f"operator can solve them beforehand (yacht solve --rules {rules.name})")
+            f"operator can solve them beforehand (yacht solve {command_args(rules)})")
 
 
 def unplayable(entries: dict, names: list[str]) -> dict[str, dict[str, str]]:

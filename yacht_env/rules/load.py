@@ -9,6 +9,7 @@ import functools
 import hashlib
 import json
 import os
+import shlex
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -33,6 +34,8 @@ RULE_KEYS = tuple(k for k in TOP_KEYS if k != "extends")
 SETTABLE = tuple(k for k in TOP_KEYS if k not in ("extends", "boxes")) + ("boxes.ID.FIELD",)
 PRESETS = files(__package__) / "presets"
 MAX_EXTENDS = 16
+# what `RuleSet.to_dict` leaves out when a key has its default
+UNSET = {"first_player": "fixed", "forced_order": False, "dice": 5, "saved_rolls": 0}
 MAX_SAVED_ROLLS = 40    # rolls a sheet may carry: Maxi Yatzy's 20 turns save at most 2 x 19 = 38
 
 
@@ -400,6 +403,31 @@ def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
     Every `--json` result and run record carries this block, so two results with the same hash
     were played under the same rules whatever their names or overrides."""
     return {"name": rules.name, "set": dict(overrides or {}), "hash": rules_hash(rules)}
+
+
+def command_args(rules: RuleSet) -> str:
+    """How a command line names `rules`: `--rules SOURCE` (its preset or file) and a `--set key=value` for each
+    key, or box field, in which the rules differ from that source (e.g. `--rules yatzy --set saved_rolls=2`).
+    When the source cannot be read again or differs in its boxes themselves, `--rules SOURCE` alone."""
+    source = rules.source or rules.name
+    head = f"--rules {shlex.quote(source)}"
+    try:
+        base = load(source).to_dict()
+    except (RuleError, OSError):
+        return head
+    mine = rules.to_dict()
+    keys = [k for k in (*base, *(k for k in mine if k not in base)) if k not in ("name", "description", "boxes")]
+    sets = [(k, mine.get(k, UNSET.get(k))) for k in keys if mine.get(k, UNSET.get(k)) != base.get(k, UNSET.get(k))]
+    if [b["id"] for b in base["boxes"]] != [b["id"] for b in mine["boxes"]]:
+        return head
+    for old, new in zip(base["boxes"], mine["boxes"]):
+        for f in sorted(set(old) | set(new)):
+            if old.get(f) != new.get(f):
+                if f not in new and not isinstance(old[f], bool):
+                    return head
+                sets.append((f"boxes.{new['id']}.{f}", new.get(f, False)))
+    shown = " ".join("--set " + shlex.quote(f"{k}={v if isinstance(v, str) else json.dumps(v)}") for k, v in sets)
+    return f"{head} {shown}" if shown else head
 
 
 def rules_label(block: dict) -> str:
