@@ -16,6 +16,7 @@ from tests.envs.vector_play import assert_same_info
 from yacht_env.core.actions import num_actions
 from yacht_env.core.game import Game
 from yacht_env.envs.obs import dice_layout, obs_size
+from yacht_env.envs.render import BG, NAME_W, ROW_H, TOP
 from yacht_env.envs.table_obs import PER_OTHER, num_extra, per_other
 from yacht_env.envs.vs_env import YachtVsEnv
 from yacht_env.envs.vs_vector import YachtVsVectorEnv
@@ -238,3 +239,20 @@ def test_maxi_with_saved_rolls_checks_and_plays():
         obs, _, done, _, info = env.step(a)
         assert env.observation_space.contains(obs)
         assert obs[obs_size(rules) + 1 + 4] == pytest.approx(env.game.saved_rolls_of(1 - env.seat) / 3)
+
+
+def test_the_picture_has_a_row_of_saved_rolls():
+    pytest.importorskip("pygame")
+    env = gym.make("YachtVs-v0", num_players=2, opponents="greedy", render_mode="rgb_array", **KNOBS)
+    plain = gym.make("YachtVs-v0", rules="yatzy", num_players=2, opponents="greedy", render_mode="rgb_array")
+    env.reset(seed=2)
+    plain.reset(seed=2)
+    env.step(HOLDS)                              # score the first box: Greedy and the learner both save two
+    plain.step(HOLDS)
+    frame, before = env.render(), plain.render()
+    assert frame.shape[0] == before.shape[0] and frame.shape[1] >= before.shape[1] and frame.dtype == np.uint8
+    top = TOP + (len(YATZY.boxes) + 3) * ROW_H             # the row after upper and total
+    band, empty = frame[top:top + ROW_H, :NAME_W], before[top:top + ROW_H, :NAME_W]     # its name
+    assert (empty == BG).all() and not (band == BG).all()
+    env.close()
+    plain.close()

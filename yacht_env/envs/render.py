@@ -119,9 +119,13 @@ class Picture:
         width = NAME_W + num_sheets * self.cols * CELL_W + PAD
         height = TOP + (len(rules.boxes) + 4) * ROW_H + PAD
         width = max(width, rules.dice * (DIE + PAD) + 2 * PAD)
-        self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them
         self.font = pg.font.Font(None, 22)
         self.big = pg.font.Font(None, 26)
+        if rules.saved_rolls:           # room for the longest header: "... rolls left N (S saved)"
+            most = rules.rolls_per_turn + rules.saved_rolls
+            head = f"turn {rules.rounds}/{rules.rounds}   seat {num_sheets} to move   rolls left {most} ({most} saved)"
+            width = max(width, self.big.size(head)[0] + 2 * PAD)
+        self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them
 
     def text(self, surface, s: str, xy, color=INK, font=None, right: bool = False) -> None:
         img = (font or self.font).render(s, True, color)
@@ -179,7 +183,7 @@ class Picture:
         totals = game.sheet_totals()
         rows = ("upper", "total", "saved rolls") if rules.saved_rolls else ("upper", "total")
         for k, name in enumerate(rows):
-            self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k else None)
+            self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k == 1 else None)
             for s in range(self.num_sheets):
                 for c in range(self.cols):
                     if k and c < self.cols - 1:
