@@ -108,7 +108,7 @@ def trained_sheets(rules, config: dict) -> int:
 
 def observation_size(rules, sheets: int) -> int:
     """Entries of the observation (before the extra features) of a policy that covers `sheets` sheets."""
-    return obs_size(rules) + (num_extra(sheets) if sheets > 1 else 0)
+    return obs_size(rules) + (num_extra(sheets, rules) if sheets > 1 else 0)
 
 
 def observations(state, rows, seats, dice, sheets: int) -> np.ndarray:

@@ -21,6 +21,7 @@ import sys
 from yacht_env.config import ConfigError
 from yacht_env.core.actions import score_action
 from yacht_env.core.game import DICE_WORDS
+from yacht_env.envs.render import saved_shown
 
 from .base import Agent, View
 
@@ -114,7 +115,7 @@ class HumanAgent(Agent):
     # ---- Agent --------------------------------------------------------------------------------
     def act(self, view: View) -> int:
         self.say()
-        if self.named and view.rolls_left == view.rules.rolls_per_turn - 1:
+        if self.named and view.game.rolls_used == 1:
             self.say(f"--- {self.who}'s turn ---")
         self.say(scorecard(view.game, self.names, preview_sheet=view.sheet))
         self.say(dice_line(view))
@@ -135,7 +136,8 @@ class HumanAgent(Agent):
         last = game.log[-1]
         where = last["box"] + (f"@{last['column'] + 1}" if game.rules.columns > 1 else "")
         bonus = f" (+{last['bonus']} bonus)" if last["bonus"] else ""
-        self.say(f"  {self.who + ' ' if self.named else ''}scored {last['points']} in {where}{bonus}")
+        self.say(f"  {self.who + ' ' if self.named else ''}scored {last['points']} in {where}{bonus}"
+                 + saved_note(game, last["seat"]))
         while True:
             line = self.ask("  [Enter] go on, or 'undo' to take it back: ").lower()
             verb = VERBS.get(line)
@@ -161,6 +163,8 @@ def dice_line(view: View) -> str:
     pos = "   ".join(str(i + 1) for i in range(len(view.dice)))
     faces = "  ".join(f"[{d}]" for d in view.dice)
     rolls = f"{view.rolls_left} re-roll{'s' if view.rolls_left != 1 else ''} left"
+    if view.rules.saved_rolls:
+        rolls += f", {saved_shown(view.game, view.sheet)} saved"
     return f"position  {pos}\ndice     {faces}   ({rolls})"
 
 
@@ -254,8 +258,17 @@ def _box_name(text: str, boxes) -> str:
     raise ValueError(f"unknown command or box {text!r}{hint} (type help for commands)")
 
 
+def saved_note(game, seat: int) -> str:
+    """After a score under rules with saved rolls: how many rolls the seat's sheet now has saved ("" without)."""
+    if not game.rules.saved_rolls:
+        return ""
+    k = game.saved_rolls_of(game.sheet_of(seat))
+    return f", {k} roll{'s' if k != 1 else ''} saved for later turns"
+
+
 def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
-    """Every sheet side by side; open boxes of `preview_sheet` show what the dice would score now."""
+    """Every sheet side by side; open boxes of `preview_sheet` show what the dice would score now; under rules
+    with saved rolls a row of each sheet's saved rolls (`yacht_env.envs.render.saved_shown`)."""
     rules = game.rules
     names = names or {}
     heads = []
@@ -290,6 +303,9 @@ def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
     bonus = [int(sh.upper_bonus.sum() + sh.extra_bonus.sum()) for sh in game.sheets]
     lines.append("bonuses".ljust(w) + "  " + "  ".join(str(x).rjust(c) for x, c in zip(bonus, cw)))
     lines.append("total".ljust(w) + "  " + "  ".join(str(t).rjust(c) for t, c in zip(game.sheet_totals(), cw)))
+    if rules.saved_rolls:
+        lines.append("saved rolls".ljust(w) + "  " + "  ".join(
+            str(saved_shown(game, s)).rjust(c) for s, c in zip(range(game.num_sheets), cw)))
     if preview_sheet is not None:
         lines.append("(n) = what the dice in hand would score in that open box")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from yacht_env.core.game import Game
 from yacht_env.rules import parse_sets, rules_block, rules_label
 
 from agents.base import View
-from agents.human import HumanAgent, HumanQuit, scorecard
+from agents.human import HumanAgent, HumanQuit, saved_note, scorecard
 from agents.base import check_playable
 from agents.registry import make_agent, parse_spec
 from tournaments.gamelog import BestScores
@@ -308,4 +308,4 @@ def play(game: Game, agents, names, terminal: HumanAgent, log: Events | None = N
         else:
             where = last["box"] + (f"@{last['column'] + 1}" if game.rules.columns > 1 else "")
             terminal.say(f"  {names[seat]} scores {last['points']} in {where} with {game.log[-2]['dice']}"
-                         + (f" (+{last['bonus']} bonus)" if last["bonus"] else ""))
+                         + (f" (+{last['bonus']} bonus)" if last["bonus"] else "") + saved_note(game, seat))

@@ -28,6 +28,7 @@ from tournaments.verify import commitment
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.game import Game, IllegalMove
+from yacht_env.envs.render import saved_shown
 from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_hash
 from yacht_env.safe_file import NoSuchFile, bounded_lines, open_append, open_read, read_text, write_atomic
 
@@ -224,7 +225,8 @@ class Table:
                           "boxes": list(rules.boxes), "upper": [b.upper for b in rules.boxes_spec],
                           "columns": rules.columns, "upper_bonus": rules.upper_bonus,
                           "upper_threshold": rules.upper_bonus_threshold, "rolls": rules.rolls_per_turn,
-                          "teams": rules.teams, "hash": self.rules_key}
+                          "teams": rules.teams, "hash": self.rules_key,
+                          **({"saved_rolls": rules.saved_rolls} if rules.saved_rolls else {})}
 
     def changed(self, move: dict | None = None, full: bool = False) -> None:
         """Count a change; `move` goes to the journal (and counts in `seq`), `full` has the whole table file
@@ -441,10 +443,10 @@ class Table:
         last = game.log[-1] if game.log else None
         undo_seat = last["seat"] if game.can_undo and not game.is_over else None
         sheets = []
-        for sheet in game.sheets:
+        for k, sheet in enumerate(game.sheets):
             sheets.append({"scores": sheet.scores.tolist(), "upper": sheet.upper.tolist(),
                            "upper_bonus": sheet.upper_bonus.tolist(), "extra_bonus": sheet.extra_bonus.tolist(),
-                           "total": sheet.total})
+                           "total": sheet.total, **({"saved": saved_shown(game, k)} if rules.saved_rolls else {})})
         out = {
             "type": "state", "table": self.id, "version": self.seen, "game": self.number,
             "rules": self.rules_doc,

@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 
 from ..core.actions import score_action_of
-from ..core.engine import ROLL, ROLLS_USED, TURN, play_action, roll_seeded
+from ..core.engine import ALLOWED, ROLL, ROLLS_USED, TURN, play_action, roll_seeded
 from ..core.kernels import SEED_START, seed_step
 from .obs import write_obs
 from .step_threads import post
@@ -92,10 +92,10 @@ def _write(B, look, i, obs, mask):
     """Observation and action mask of game i (all actions marked legal once the game is over)."""
     E, T = B.E, B.T
     ints, preview = E.ints, E.preview
-    write_obs(B, look, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN], E.scores[i, 0], preview[i], E.cols[i, 0],
-              obs[i])
+    write_obs(B, look, ints[i, ROLL], ints[i, ALLOWED] - ints[i, ROLLS_USED], ints[i, TURN], E.scores[i, 0], preview[i],
+              E.cols[i, 0], obs[i])
     over = ints[i, TURN] == look.rounds
-    hold = 1 if over or ints[i, ROLLS_USED] < T.rolls_per_turn else 0
+    hold = 1 if over or ints[i, ROLLS_USED] < ints[i, ALLOWED] else 0
     holds = T.dice.n_holds - 1                  # every hold pattern but all dice (score instead); a constant
     for h in range(holds):
         mask[i, h] = hold
@@ -147,7 +147,7 @@ def step_games(lo, hi, ctrl, B, look, params, actions, streams, out, finals):
         if legal and a >= holds:
             if ints[i, TURN] == rounds:
                 done = True
-                ints[i, ROLLS_USED] = T.rolls_per_turn      # the last observation shows no rolls left
+                ints[i, ROLLS_USED] = ints[i, ALLOWED]      # the last observation shows no rolls left
             else:
                 roll_seeded(T, E, i, 0, 1, 0)
         illegal[i] = not legal

@@ -10,11 +10,11 @@ import gymnasium as gym
 import numpy as np
 
 from ..core.actions import action_name, as_action, legal_summary
-from ..core.engine import ROLLS_USED, TURN, UPPER, YACHT50
+from ..core.engine import TURN, UPPER, YACHT50
 from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .options import EnvOptions
-from .render import RENDER_MODES, last_move, render_sheet, renderer
+from .render import RENDER_MODES, last_move, render_sheet, renderer, saved_shown
 from ..rules import RuleSet, load
 from .table_core import TableCore
 
@@ -113,7 +113,8 @@ class YachtEnv(gym.Env):
     |------------------------|-----------------------------------------------------------------------|
     | 0 - 4                  | the five dice, sorted, / 6                                            |
     | 5 - 10                 | how many dice show each face 1 .. 6, / 5                              |
-    | 11                     | rolls left this turn / rolls per turn                                 |
+    | 11                     | rolls left this turn / (rolls per turn + the saved-rolls cap, 0 when  |
+    |                        | the rules save none): saved rolls count among the rolls left          |
     | 12                     | turns played / turns in the game                                      |
     | base + b               | 1 where box b of column c is open                                     |
     | base + n_boxes + b     | what box b would score now / the most it can score (0 when filled or  |
@@ -126,7 +127,8 @@ class YachtEnv(gym.Env):
     `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED` and `column_layout(rules, c)` (`open`, `preview`,
     `upper`, `yacht50`).
 
-    `obs_mode="dict"`: the same state unscaled, a `Dict` of `dice` (int8, sorted), `rolls_left`,
+    `obs_mode="dict"`: the same state unscaled, a `Dict` of `dice` (int8, sorted), `rolls_left` (0 ..
+    rolls per turn + the saved-rolls cap),
     `turn`, `scores` (int32, columns x boxes, -1 = open), `preview` (int32, -1 = not allowed now),
     `upper` (int32 per column) and `yacht50` (`MultiBinary` per column).
 
@@ -279,7 +281,7 @@ class YachtEnv(gym.Env):
         if self.obs_mode == "flat":
             return b.obs0.copy() if not self.options.extra else self.options.observe(b.obs0[None])[0]
         e = b.state
-        return dict_obs(self.rules, e.dice[0], e.ints[0, ROLLS_USED], e.ints[0, TURN], e.scores[0, 0],
+        return dict_obs(e.dice[0], self.core.rolls_left(0), e.ints[0, TURN], e.scores[0, 0],
                         e.preview[0], e.cols[0, 0, :, UPPER], e.cols[0, 0, :, YACHT50])
 
     def _info(self, illegal: bool) -> dict:
@@ -297,7 +299,7 @@ class YachtEnv(gym.Env):
         if self._renderer is not None:
             return self._renderer.render(Game.of_table(e, 0), e.dice[0], ["you"], self._move)
         return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],
-                            e.preview[0], b.total(0), over=self._over)
+                            e.preview[0], b.total(0), over=self._over, saved=saved_shown(Game.of_table(e, 0), 0))
 
     def close(self):
         if self._renderer is not None:

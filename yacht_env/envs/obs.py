@@ -5,7 +5,9 @@ column, C = columns:
 
     [0:n]           the n dice, sorted ascending, / 6
     [n:n+6]         how many dice show each face 1..6, / n
-    [n+6]           rolls left this turn / rolls per turn
+    [n+6]           rolls left this turn / (rolls per turn + the rules' saved-rolls cap): the turn's own
+                    rolls plus the rolls its sheet saved, minus those made (`RuleSet.saved_rolls`; without a
+                    cap, rolls left / rolls per turn)
     [n+7]           turns played / turns in the game
     then for each column c, at base = n + 8 + c * (2B + 2):
     [base:base+B]       1 where the box is open
@@ -18,8 +20,12 @@ Five dice: [0:5] dice, [5:11] face counts, [11] rolls left, [12] turns played, c
 constants `DICE`, `FACE_COUNTS`, `ROLLS_LEFT`, `TURNS_PLAYED`, `HEAD`); six dice: [0:6], [6:12], [12], [13],
 columns from 14 (`dice_layout(6)`).
 
-The Dict form holds the same state unscaled: dice (n, sorted), rolls_left, turn, scores (-1 = open),
-preview (-1 = not allowed now), upper, yacht50.
+The Dict form holds the same state unscaled: dice (n, sorted), rolls_left (0 .. rolls per turn + the
+saved-rolls cap), turn, scores (-1 = open), preview (-1 = not allowed now), upper, yacht50.
+
+Saved rolls need no entry of their own in a sheet's observation: scoring leaves the sheet min(cap, rolls
+left), so rolls left is all a turn's future depends on. At tables each other sheet's saved rolls are shown
+(`yacht_env.envs.table_obs`).
 """
 from typing import NamedTuple
 
@@ -30,7 +36,7 @@ from numba import typeof
 from numba.extending import intrinsic
 
 from ..core.dice import NUM_DICE, FixedDiceType, dice_tables
-from ..core.engine import ROLL, ROLLS_USED, TURN, UPPER, YACHT50, sheet_to_move
+from ..core.engine import ALLOWED, ROLL, ROLLS_USED, SAVED, TURN, UPPER, YACHT50, sheet_to_move
 from ..core.dispatch import Entries
 from .board import board_key, board_of, by_identity
 
@@ -40,7 +46,7 @@ class DiceLayout(NamedTuple):
     """Where the entries before the columns are in the flat observation of n dice (module docstring)."""
     dice: slice          # the sorted dice / 6
     face_counts: slice   # dice per face / n
-    rolls_left: int      # rolls left / rolls per turn
+    rolls_left: int      # rolls left / (rolls per turn + saved-rolls cap)
     turns_played: int    # turns played / turns in the game
     head: int            # where the first column starts
 
@@ -155,18 +161,27 @@ def _make_obs_args(rules) -> ObsArgs:
 
 
 @nb.njit(cache=True, inline="always")
-def write_obs(B, look, roll, rolls_used, turn, scores, preview, cols, out):
+def rolls_left_of(T, E, i, s):
+    """The rolls sheet s, to move at table i, may still make this turn: with dice in hand ALLOWED - ROLLS_USED,
+    before its first roll the whole turn's (rolls per turn plus its saved rolls); `State.rolls_left` compiled."""
+    used = E.ints[i, ROLLS_USED]
+    return E.ints[i, ALLOWED] - used if used > 0 else T.rolls_per_turn + E.cols[i, s, 0, SAVED]
+
+
+@nb.njit(cache=True, inline="always")
+def write_obs(B, look, roll, rolls_left, turn, scores, preview, cols, out):
     """Fill `out` with the flat observation of one sheet (layout in the module docstring) of a `Board` B.
 
-    roll: index of the sorted dice (`yacht_env.core.dice.Dice`); scores, preview: the sheet's (columns,
-    boxes); cols: its (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
+    roll: index of the sorted dice (`yacht_env.core.dice.Dice`); rolls_left: the rolls the turn may still make
+    (`rolls_left_of`; 0 for a sheet not to move); scores, preview: the sheet's (columns, boxes); cols: its
+    (columns, k) column counters (`yacht_env.core.engine`); look: `ObsArgs`.
     """
     T = B.T
     n = T.dice.n                  # a constant of the kernel (`board.fixed_tables`)
     entries = dice_entries(T.dice)
     for k in range(n + 6):
         out[k] = entries[roll, k]
-    out[n + 6] = (T.rolls_per_turn - rolls_used) / T.rolls_per_turn
+    out[n + 6] = rolls_left / (T.rolls_per_turn + T.saved_cap)
     out[n + 7] = turn / look.rounds
     nbox = T.n_boxes
     inv_scale = look.inv_scale
@@ -191,7 +206,7 @@ def write_observations(B, look, rows, out):
     for j in range(rows.shape[0]):
         i = rows[j]
         s = sheet_to_move(ints, i, B.num_players, B.num_sheets)
-        write_obs(B, look, ints[i, ROLL], ints[i, ROLLS_USED], ints[i, TURN] // B.num_sheets, scores[i, s],
+        write_obs(B, look, ints[i, ROLL], rolls_left_of(B.T, E, i, s), ints[i, TURN] // B.num_sheets, scores[i, s],
                   preview[i], cols[i, s], out[j])
 
 
@@ -224,7 +239,7 @@ def dict_space(rules) -> spaces.Dict:
     top = int(box_scale(rules).max())
     return spaces.Dict({
         "dice": spaces.Box(1, 6, (rules.dice,), np.int8),
-        "rolls_left": spaces.Discrete(rules.rolls_per_turn + 1),
+        "rolls_left": spaces.Discrete(rules.rolls_per_turn + rules.saved_rolls + 1),
         "turn": spaces.Discrete(rules.rounds + 1),
         "scores": spaces.Box(-1, top, (c, b), np.int32),
         "preview": spaces.Box(-1, top, (c, b), np.int32),
@@ -233,11 +248,12 @@ def dict_space(rules) -> spaces.Dict:
     })
 
 
-def dict_obs(rules, dice, rolls_used, turn, scores, preview, upper, yacht50) -> dict:
-    """The Dict observation of one sheet from its arrays."""
+def dict_obs(dice, rolls_left, turn, scores, preview, upper, yacht50) -> dict:
+    """The Dict observation of one sheet from its arrays (rolls_left: the rolls its turn may still make, 0 for
+    a sheet not to move)."""
     return {
         "dice": np.asarray(dice, dtype=np.int8).copy(),
-        "rolls_left": int(rules.rolls_per_turn - rolls_used),
+        "rolls_left": int(rolls_left),
         "turn": int(turn),
         "scores": np.asarray(scores, dtype=np.int32).copy(),
         "preview": np.asarray(preview, dtype=np.int32).copy(),

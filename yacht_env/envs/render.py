@@ -6,7 +6,8 @@
 As Gymnasium's toy-text games draw themselves: the rules' dice (five or six) with pips (the dice the last re-roll kept
 are marked "held"), whose turn it is and the rolls left, the last move, and every sheet of the table
 (one column of cells per sheet and sheet column: filled boxes with their points, the open boxes of the
-sheet to move with what they would score now in grey, the upper bonus and the total). `Yacht-v0`,
+sheet to move with what they would score now in grey, the upper bonus and the total, and under rules with
+saved rolls each sheet's saved rolls, `saved_shown`). `Yacht-v0`,
 `YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.core.game.Game` view of
 their table; a frame's size depends only on the rules and the number of sheets, so frames make a video.
 `Move` is what an env remembers of the last move it played (`last_move`); it and `render_sheet`, the text
@@ -68,11 +69,27 @@ def held_marks(dice, move: Move | None) -> list[bool]:
     return marks
 
 
+def saved_shown(game, sheet: int) -> int:
+    """The saved rolls to show by a sheet of a `Game` (rules with saved rolls): the rolls it has saved; for the
+    sheet to move, those of its rolls left that are saved ones (a turn uses its own rolls first)."""
+    saved = game.saved_rolls_of(sheet)
+    if not game.is_over and game.current_sheet == sheet:
+        return min(saved, game.rolls_left)
+    return saved
+
+
+def rolls_text(rules, rolls_left: int, saved: int) -> str:
+    """The rolls left as a picture says them, with the S saved ones under rules with saved rolls
+    (`saved_shown`): "rolls left 4 (1 saved)"."""
+    return f"rolls left {rolls_left}" + (f" ({saved} saved)" if rules.saved_rolls else "")
+
+
 def render_sheet(rules, dice, rolls_left: int, turn: int, scores, preview, total: int,
-                 over: bool = False, title: str = "") -> str:
-    """Text picture of the dice and one score sheet: filled boxes show points, open boxes [what they'd score]."""
+                 over: bool = False, title: str = "", saved: int = 0) -> str:
+    """Text picture of the dice and one score sheet: filled boxes show points, open boxes [what they'd score];
+    `saved`: the sheet's saved rolls to show (`saved_shown`; shown only under rules with saved rolls)."""
     head = f"{title}turn {min(turn + 1, rules.rounds)}/{rules.rounds}  total {total}"
-    lines = [head + ("  (game over)" if over else f"  rolls left {rolls_left}"),
+    lines = [head + ("  (game over)" if over else "  " + rolls_text(rules, rolls_left, saved)),
              "dice  " + " ".join(str(int(d)) for d in dice)]
     width = max(len(n) for n in rules.boxes)
     cols = scores.shape[0]
@@ -102,9 +119,13 @@ class Picture:
         width = NAME_W + num_sheets * self.cols * CELL_W + PAD
         height = TOP + (len(rules.boxes) + 4) * ROW_H + PAD
         width = max(width, rules.dice * (DIE + PAD) + 2 * PAD)
-        self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them
         self.font = pg.font.Font(None, 22)
         self.big = pg.font.Font(None, 26)
+        if rules.saved_rolls:           # room for the longest header: "... rolls left N (S saved)"
+            most = rules.rolls_per_turn + rules.saved_rolls
+            head = f"turn {rules.rounds}/{rules.rounds}   seat {num_sheets} to move   rolls left {most} ({most} saved)"
+            width = max(width, self.big.size(head)[0] + 2 * PAD)
+        self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them
 
     def text(self, surface, s: str, xy, color=INK, font=None, right: bool = False) -> None:
         img = (font or self.font).render(s, True, color)
@@ -127,8 +148,8 @@ class Picture:
         rules, over = self.rules, game.is_over
         to_move = None if over else game.current_sheet
         head = (f"turn {min(game.round + 1, rules.rounds)}/{rules.rounds}   " +
-                ("game over" if over else f"{labels[to_move]} to move   rolls left "
-                                          f"{rules.rolls_per_turn - game.rolls_used}"))
+                ("game over" if over else f"{labels[to_move]} to move   "
+                                          + rolls_text(rules, game.rolls_left, saved_shown(game, to_move))))
         self.text(surface, head, (PAD, PAD), font=self.big)
         pg.draw.rect(surface, FELT, (PAD - 4, PAD + 24, rules.dice * (DIE + PAD) + 4, DIE + 30), border_radius=6)
         for k, (face, held) in enumerate(zip(dice, held_marks(dice, move))):
@@ -160,15 +181,19 @@ class Picture:
         y = y0 + (len(rules.boxes) + 1) * ROW_H
         pg.draw.line(surface, INK, (PAD, y), (self.size[0] - PAD, y), 2)
         totals = game.sheet_totals()
-        for k, name in enumerate(("upper", "total")):
-            self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k else None)
+        rows = ("upper", "total", "saved rolls") if rules.saved_rolls else ("upper", "total")
+        for k, name in enumerate(rows):
+            self.text(surface, name, (PAD, y + 3 + k * ROW_H), font=self.big if k == 1 else None)
             for s in range(self.num_sheets):
                 for c in range(self.cols):
-                    if k == 1 and c < self.cols - 1:
+                    if k and c < self.cols - 1:
                         continue
                     x = NAME_W + (s * self.cols + c) * CELL_W + CELL_W - 6
-                    value = int(st.cols[i, s, c, UPPER]) if k == 0 else totals[s]
-                    self.text(surface, str(value), (x, y + 3 + k * ROW_H), font=self.big if k else None,
+                    if k == 0:
+                        value = int(st.cols[i, s, c, UPPER])
+                    else:
+                        value = totals[s] if k == 1 else saved_shown(game, s)
+                    self.text(surface, str(value), (x, y + 3 + k * ROW_H), font=self.big if k == 1 else None,
                               right=True)
         return np.ascontiguousarray(pg.surfarray.pixels3d(surface).transpose(1, 0, 2), dtype=np.uint8)
 

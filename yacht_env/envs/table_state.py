@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.actions import num_actions
 from ..core.dispatch import direct
-from ..core.engine import ROLLS_USED, TURN, State
+from ..core.engine import TURN, State
 from ..core.lockstep import sheet_ranks
 from .batch import EPISODE, STREAM
 from .board import board_of
@@ -251,7 +251,8 @@ class TableCore:
 
     # ---- per-table readings (the single envs) ------------------------------------------------------
     def rolls_left(self, i: int) -> int:
-        return int(self.rules.rolls_per_turn - self.state.ints[i, ROLLS_USED])
+        """The rolls table i's seat to move may still make this turn (`State.rolls_left`)."""
+        return int(self.state.rolls_left([i])[0])
 
     def total(self, i: int) -> int:
         """Table i's learner's score so far, bonuses included."""

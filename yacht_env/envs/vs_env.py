@@ -56,9 +56,10 @@ class YachtVsEnv(gym.Env):
     dice (`maxi`) 63 hold actions 0..62 come first.
 
     ## Observation Space
-    `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)`,
+    `obs_mode="flat"`: `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + P * (sheets - 1),), float32)`,
     the learner's sheet in the layout of `yacht_env.envs.obs`, then its total and every other sheet's total,
-    boxes filled, upper-bonus progress and open Yacht boxes (`yacht_env.envs.table_obs`); `obs_mode="dict"`:
+    boxes filled, upper-bonus progress and open Yacht boxes, and under rules with saved rolls its saved rolls
+    (P = 5 entries per other sheet then, else 4: `yacht_env.envs.table_obs`); `obs_mode="dict"`:
     the same state unscaled. Once the game is over the dice shown are the last the learner decided on,
     with no rolls left.
 

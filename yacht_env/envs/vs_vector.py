@@ -36,8 +36,9 @@ class YachtVsVectorEnv(BatchedVectorEnv):
     six dice).
 
     ## Observation Space
-    `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1))` float32 in [0, 1], the flat
-    observation of `YachtVs-v0` (`yacht_env.envs.table_obs`); masks in `info["action_mask"]` (int8) and
+    `(num_envs, 13 + columns * (2 * n_boxes + 2) + 1 + P * (sheets - 1))` float32 in [0, 1], the flat
+    observation of `YachtVs-v0` (`yacht_env.envs.table_obs`; P = 5 under rules with saved rolls, else 4); masks
+    in `info["action_mask"]` (int8) and
     `action_masks()` (bool).
 
     ## Rewards

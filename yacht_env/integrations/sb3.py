@@ -226,8 +226,9 @@ class YachtVsVecEnv(MaskedVecEnv):
     Masks: `action_masks()`, and per env through `env_method("action_masks")` / `get_attr`.
 
     ## Observation Space
-    `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + 4 * (sheets - 1),), float32)` per env: the
-    seat's flat observation of `YachtVs-v0` (layout in `yacht_env.envs.table_obs`).
+    `Box(0, 1, (13 + columns * (2 * n_boxes + 2) + 1 + P * (sheets - 1),), float32)` per env: the
+    seat's flat observation of `YachtVs-v0` (layout in `yacht_env.envs.table_obs`; P = 5 under rules with saved
+    rolls, else 4).
 
     ## Rewards
     float32, shape (num_envs,): as `YachtVs-v0` (`reward="points"`: the points the learner's sheet

@@ -122,6 +122,7 @@ async function openTable(event, daily) {
   if (!daily && !$("extra-bonus").checked) body.set.push("extra_yacht_bonus=false");     // seed 000's switch
   else if (!daily && $("joker").value) body.set.push(`joker=${$("joker").value}`);
   if (!daily && $("rolls").value) body.set.push(`rolls_per_turn=${$("rolls").value}`);
+  if (!daily && $("saved").value) body.set.push(`saved_rolls=${$("saved").value}`);
   if ($("public").checked) body.public = true;
   if ($("replace").value) body.replace_after = Number($("replace").value);
   const res = await fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -321,6 +322,9 @@ function draw() {
   const canRoll = up && !busy && myTurn() && (s.phase === "roll" || (s.phase === "decide" && s.rolls_left > 0));
   $("roll").disabled = !canRoll || performance.now() < settled;
   $("roll").textContent = s.phase === "decide" ? t("Roll ({n} left)", { n: s.rolls_left }) : t("Roll");
+  const mover = s.turn !== null && s.turn !== undefined ? s.sheets[s.seats[s.turn].sheet] : null;
+  $("rolls-left").hidden = !(s.rules.saved_rolls && mover);       // rules with saved rolls: say how many are left
+  if (s.rules.saved_rolls && mover) $("rolls-left").textContent = t("Rolls left {n} ({saved} saved)", { n: s.rolls_left, saved: mover.saved });
   $("confirm").disabled = !(up && !busy && myTurn() && picked);
   $("confirm").textContent = picked ? t("Score {box} ({points})", { box: label(picked.split("@")[0]), points: s.preview[picked] }) : t("Score");
   const myUndo = s.undo !== null && s.seats[s.undo].you;
@@ -530,6 +534,8 @@ function drawSheet(grid, s, n, live) {
   heads.forEach((h, k) => {
     const th = el("th", k === turnSheet ? "now" : null, h);
     th.scope = "col";
+    const saved = s.rules.saved_rolls && s.sheets[k].saved !== undefined ? s.sheets[k].saved : null;
+    if (saved !== null) th.append(" ", el("span", "saved", t("{n} saved", { n: saved })));
     if (k === turnSheet) th.setAttribute("aria-current", "true");
     hr.append(th);
   });
