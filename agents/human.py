@@ -21,7 +21,6 @@ import sys
 from yacht_env.config import ConfigError
 from yacht_env.core.actions import score_action
 from yacht_env.core.game import DICE_WORDS
-from yacht_env.envs.render import saved_shown
 
 from .base import Agent, View
 
@@ -164,7 +163,7 @@ def dice_line(view: View) -> str:
     faces = "  ".join(f"[{d}]" for d in view.dice)
     rolls = f"{view.rolls_left} re-roll{'s' if view.rolls_left != 1 else ''} left"
     if view.rules.saved_rolls:
-        rolls += f", {saved_shown(view.game, view.sheet)} saved"
+        rolls += f", {view.game.saved_rolls_shown(view.sheet)} saved"
     return f"position  {pos}\ndice     {faces}   ({rolls})"
 
 
@@ -268,7 +267,7 @@ def saved_note(game, seat: int) -> str:
 
 def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
     """Every sheet side by side; open boxes of `preview_sheet` show what the dice would score now; under rules
-    with saved rolls a row of each sheet's saved rolls (`yacht_env.envs.render.saved_shown`)."""
+    with saved rolls a row of each sheet's saved rolls (`Game.saved_rolls_shown`)."""
     rules = game.rules
     names = names or {}
     heads = []
@@ -305,7 +304,7 @@ def scorecard(game, names=None, preview_sheet: int | None = None) -> str:
     lines.append("total".ljust(w) + "  " + "  ".join(str(t).rjust(c) for t, c in zip(game.sheet_totals(), cw)))
     if rules.saved_rolls:
         lines.append("saved rolls".ljust(w) + "  " + "  ".join(
-            str(saved_shown(game, s)).rjust(c) for s, c in zip(range(game.num_sheets), cw)))
+            str(game.saved_rolls_shown(s)).rjust(c) for s, c in zip(range(game.num_sheets), cw)))
     if preview_sheet is not None:
         lines.append("(n) = what the dice in hand would score in that open box")
     return "\n".join(lines)

@@ -28,7 +28,6 @@ from tournaments.verify import commitment
 from yacht_env.config import ConfigError, slug
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.core.game import Game, IllegalMove
-from yacht_env.envs.render import saved_shown
 from yacht_env.rules import RuleSet, load, parse_sets, presets, rules_hash
 from yacht_env.safe_file import NoSuchFile, bounded_lines, open_append, open_read, read_text, write_atomic
 
@@ -446,7 +445,7 @@ class Table:
         for k, sheet in enumerate(game.sheets):
             sheets.append({"scores": sheet.scores.tolist(), "upper": sheet.upper.tolist(),
                            "upper_bonus": sheet.upper_bonus.tolist(), "extra_bonus": sheet.extra_bonus.tolist(),
-                           "total": sheet.total, **({"saved": saved_shown(game, k)} if rules.saved_rolls else {})})
+                           "total": sheet.total, **({"saved": game.saved_rolls_shown(k)} if rules.saved_rolls else {})})
         out = {
             "type": "state", "table": self.id, "version": self.seen, "game": self.number,
             "rules": self.rules_doc,

@@ -201,6 +201,14 @@ class Game:
         """The rolls a sheet has saved for its later turns (while it rolls: those it had at its turn's start)."""
         return int(self._state.cols[self._i, sheet, 0, SAVED])
 
+    def saved_rolls_shown(self, sheet: int) -> int:
+        """The saved rolls to show by a sheet: those it has saved; for the sheet to move, those of its rolls left
+        that are saved ones (a turn uses its own rolls first)."""
+        saved = self.saved_rolls_of(sheet)
+        if not self.is_over and self.current_sheet == sheet:
+            return min(saved, self.rolls_left)
+        return saved
+
     @property
     def is_over(self) -> bool:
         return self.phase == "over"

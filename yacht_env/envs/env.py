@@ -14,7 +14,7 @@ from ..core.engine import TURN, UPPER, YACHT50
 from ..core.game import Game, IllegalMove
 from .obs import dict_obs, dict_space, flat_space
 from .options import EnvOptions
-from .render import RENDER_MODES, last_move, render_sheet, renderer, saved_shown
+from .render import RENDER_MODES, last_move, render_sheet, renderer
 from ..rules import RuleSet, load
 from .table_core import TableCore
 
@@ -299,7 +299,7 @@ class YachtEnv(gym.Env):
         if self._renderer is not None:
             return self._renderer.render(Game.of_table(e, 0), e.dice[0], ["you"], self._move)
         return render_sheet(self.rules, e.dice[0], b.rolls_left(0), int(e.ints[0, TURN]), e.scores[0, 0],
-                            e.preview[0], b.total(0), over=self._over, saved=saved_shown(Game.of_table(e, 0), 0))
+                            e.preview[0], b.total(0), over=self._over, saved=Game.of_table(e, 0).saved_rolls_shown(0))
 
     def close(self):
         if self._renderer is not None:

@@ -7,7 +7,7 @@ As Gymnasium's toy-text games draw themselves: the rules' dice (five or six) wit
 are marked "held"), whose turn it is and the rolls left, the last move, and every sheet of the table
 (one column of cells per sheet and sheet column: filled boxes with their points, the open boxes of the
 sheet to move with what they would score now in grey, the upper bonus and the total, and under rules with
-saved rolls each sheet's saved rolls, `saved_shown`). `Yacht-v0`,
+saved rolls each sheet's saved rolls, `Game.saved_rolls_shown`). `Yacht-v0`,
 `YachtVs-v0` and the PettingZoo env all draw through `Picture` from a `yacht_env.core.game.Game` view of
 their table; a frame's size depends only on the rules and the number of sheets, so frames make a video.
 `Move` is what an env remembers of the last move it played (`last_move`); it and `render_sheet`, the text
@@ -69,25 +69,16 @@ def held_marks(dice, move: Move | None) -> list[bool]:
     return marks
 
 
-def saved_shown(game, sheet: int) -> int:
-    """The saved rolls to show by a sheet of a `Game` (rules with saved rolls): the rolls it has saved; for the
-    sheet to move, those of its rolls left that are saved ones (a turn uses its own rolls first)."""
-    saved = game.saved_rolls_of(sheet)
-    if not game.is_over and game.current_sheet == sheet:
-        return min(saved, game.rolls_left)
-    return saved
-
-
 def rolls_text(rules, rolls_left: int, saved: int) -> str:
     """The rolls left as a picture says them, with the S saved ones under rules with saved rolls
-    (`saved_shown`): "rolls left 4 (1 saved)"."""
+    (`Game.saved_rolls_shown`): "rolls left 4 (1 saved)"."""
     return f"rolls left {rolls_left}" + (f" ({saved} saved)" if rules.saved_rolls else "")
 
 
 def render_sheet(rules, dice, rolls_left: int, turn: int, scores, preview, total: int,
                  over: bool = False, title: str = "", saved: int = 0) -> str:
     """Text picture of the dice and one score sheet: filled boxes show points, open boxes [what they'd score];
-    `saved`: the sheet's saved rolls to show (`saved_shown`; shown only under rules with saved rolls)."""
+    `saved`: the sheet's saved rolls to show (`Game.saved_rolls_shown`; shown only under rules with saved rolls)."""
     head = f"{title}turn {min(turn + 1, rules.rounds)}/{rules.rounds}  total {total}"
     lines = [head + ("  (game over)" if over else "  " + rolls_text(rules, rolls_left, saved)),
              "dice  " + " ".join(str(int(d)) for d in dice)]
@@ -149,7 +140,7 @@ class Picture:
         to_move = None if over else game.current_sheet
         head = (f"turn {min(game.round + 1, rules.rounds)}/{rules.rounds}   " +
                 ("game over" if over else f"{labels[to_move]} to move   "
-                                          + rolls_text(rules, game.rolls_left, saved_shown(game, to_move))))
+                                          + rolls_text(rules, game.rolls_left, game.saved_rolls_shown(to_move))))
         self.text(surface, head, (PAD, PAD), font=self.big)
         pg.draw.rect(surface, FELT, (PAD - 4, PAD + 24, rules.dice * (DIE + PAD) + 4, DIE + 30), border_radius=6)
         for k, (face, held) in enumerate(zip(dice, held_marks(dice, move))):
@@ -192,7 +183,7 @@ class Picture:
                     if k == 0:
                         value = int(st.cols[i, s, c, UPPER])
                     else:
-                        value = totals[s] if k == 1 else saved_shown(game, s)
+                        value = totals[s] if k == 1 else game.saved_rolls_shown(s)
                     self.text(surface, str(value), (x, y + 3 + k * ROW_H), font=self.big if k == 1 else None,
                               right=True)
         return np.ascontiguousarray(pg.surfarray.pixels3d(surface).transpose(1, 0, 2), dtype=np.uint8)

@@ -30,7 +30,7 @@ from ..core.engine import ROLL, ROLLS_USED, SAVED, TURN, UPPER, YACHT50, sheet_t
 from ..core.kernels import dice_roll
 from .board import board_key, board_of
 from .obs import ENTRIES, dict_obs, dict_space, flat_space, obs_args, obs_size, rolls_left_of, write_obs
-from .render import render_sheet, saved_shown
+from .render import render_sheet
 from .step_threads import SliceThreads, post
 
 ONE_THREAD = SliceThreads(1)   # the calling thread alone
@@ -212,5 +212,5 @@ def render_table(game, dice, label) -> str:
         d, left, turn, scores, preview, _, _ = sheet_state(game, sheet, dice)
         seats = [s for s in range(game.num_players) if game.sheet_of(s) == sheet]
         out.append(render_sheet(game.rules, d, left, turn, scores, preview, game.sheet_totals()[sheet],
-                                over=game.is_over, title=f"[{label(seats)}] ", saved=saved_shown(game, sheet)))
+                                over=game.is_over, title=f"[{label(seats)}] ", saved=game.saved_rolls_shown(sheet)))
     return "\n".join(out)
