@@ -9,6 +9,8 @@ import pytest
 from yacht_env.rules import load
 from yacht_env.solver import StateSpace, Unsolvable, check_distributions, check_solvable, solve
 from yacht_env.solver.cache import load_file, save
+from yacht_env.solver.policy import Policy
+from yacht_env.solver.simulate import simulate
 
 # four boxes, five dice: sixes (upper, bonus 20 at 12), three of a kind (sum), Yacht 50, chance; extra Yacht +100
 TINY = {"name": "tiny_saved", "boxes": [
@@ -59,35 +61,66 @@ def points(box: int, roll) -> int:
     return sum(roll)
 
 
-@cache
-def value(mask: int, upper: int, flag: int, saved: int, cap: int, rolls: int) -> float:
-    """Expected points still to come at a turn's start with `saved` rolls saved (optimal play)."""
-    if mask == 15:
-        return 0.0
-
-    def scored(roll, carry):
-        best = -1e300
-        for b in range(4):
-            if mask >> b & 1:
-                continue
+def box_values(mask: int, upper: int, flag: int, carry: int, cap: int, rolls: int) -> np.ndarray:
+    """(boxes, rolls): points + bonuses + the value after scoring the roll in the box carrying `carry` saved rolls
+    (-inf where the box is filled)."""
+    out = np.full((4, len(ROLLS)), -np.inf)
+    for b in range(4):
+        if mask >> b & 1:
+            continue
+        for i, roll in enumerate(ROLLS):
             p = points(b, roll)
-            gain = p + (EXTRA if flag and max(roll.count(f) for f in range(1, 7)) == 5 else 0)
+            gain = p + (EXTRA if flag and len(set(roll)) == 1 else 0)
             u2 = upper
             if b == SIXES:
                 u2 = min(upper + p, THRESHOLD)
                 gain += BONUS if upper < THRESHOLD <= upper + p else 0
             f2 = 1 if flag or (b == YACHT and p == 50) else 0
-            best = max(best, gain + value(mask | 1 << b, u2, f2, carry, cap, rolls))
-        return best
+            out[b, i] = gain + value(mask | 1 << b, u2, f2, carry, cap, rolls)
+    return out
 
-    now = [np.array([scored(r, c) for r in ROLLS]) for c in range(cap + 1)]
-    S = now[0]
-    for left in range(1, rolls + saved):
-        E = P @ S
-        E_all = now[min(left, cap)]
-        S = np.array([max(E_all[i], max(E[k] for k in HOLD_KEEPS[i] if len(KEEPS[k]) < 5))
-                      for i in range(len(ROLLS))])
-    return float(FIRST @ S)
+
+@cache
+def stages(mask: int, upper: int, flag: int, cap: int, rolls: int) -> list:
+    """S[L]: the best value of each roll with L re-rolls left, L = 0 .. rolls - 1 + cap."""
+    now = [box_values(mask, upper, flag, c, cap, rolls).max(axis=0) for c in range(cap + 1)]
+    out = [now[0]]
+    for left in range(1, rolls + cap):
+        E = P @ out[-1]
+        out.append(np.array([max(now[min(left, cap)][i], max(E[k] for k in HOLD_KEEPS[i] if len(KEEPS[k]) < 5))
+                             for i in range(len(ROLLS))]))
+    return out
+
+
+@cache
+def value(mask: int, upper: int, flag: int, saved: int, cap: int, rolls: int) -> float:
+    """Expected points still to come at a turn's start with `saved` rolls saved (optimal play)."""
+    if mask == 15:
+        return 0.0
+    return float(FIRST @ stages(mask, upper, flag, cap, rolls)[rolls - 1 + saved])
+
+
+def moves(mask: int, upper: int, flag: int, roll: int, left: int, cap: int, rolls: int = 3) -> dict:
+    """{action: value} of every legal move (holds: every pattern but all five) with roll index `roll`."""
+    out = {}
+    if left > 0:
+        E = P @ stages(mask, upper, flag, cap, rolls)[left - 1]
+        out = {h: float(E[KEEP_AT[tuple(ROLLS[roll][i] for i in range(5) if h >> i & 1)]]) for h in range(31)}
+    boxes = box_values(mask, upper, flag, min(left, cap), cap, rolls)[:, roll]
+    out.update({31 + b: float(v) for b, v in enumerate(boxes) if v > -np.inf})
+    return out
+
+
+def positions(seed: int, count: int, cap: int) -> list:
+    """Decisions (mask, upper, flag, roll, re-rolls left) at consistent states."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        mask = int(rng.integers(0, 15))
+        upper = int(rng.choice((0, 6, 12) if mask & 1 else (0,)))
+        flag = int(rng.integers(0, 2)) if mask >> YACHT & 1 else 0
+        out.append((mask, upper, flag, int(rng.integers(0, len(ROLLS))), int(rng.integers(0, 3 + cap))))
+    return out
 
 
 @pytest.mark.parametrize("cap", [1, 2])
@@ -126,12 +159,35 @@ def test_one_roll_a_turn_with_saved_rolls_is_the_expectimax():
 
 def test_the_moments_match_simulated_play():
     """The solve's standard deviation and bonus odds under saved rolls are those of the policy it plays."""
-    from yacht_env.solver.simulate import simulate
     rules = tiny(2)
     s = solve(rules, progress=False)
     scores = simulate(rules, s, np.arange(20000, dtype=np.uint64))
     assert abs(scores.mean() - s.expected_score) < 4 * s.std / np.sqrt(len(scores))
     assert abs(scores.std() - s.std) < 0.05 * s.std
+
+
+@pytest.mark.parametrize("cap", [1, 2])
+def test_every_move_is_valued_as_the_expectimax_and_plans_play_a_best_one(cap):
+    """advise's alternatives, the dial's move values and the plans strong plays, at every re-roll count a turn
+    with saved rolls can have."""
+    rules = tiny(cap)
+    policy = Policy(rules, solve(rules, progress=False))
+    assert policy.n_stages == 2 + cap
+    for mask, upper, flag, r, left in positions(cap, 16, cap):
+        want = moves(mask, upper, flag, r, left, cap)
+        scores = np.array([[(50 if b == YACHT and flag else 0) if mask >> b & 1 else -1 for b in range(4)]])
+        if mask & 1:
+            scores[0, SIXES] = upper
+        got = dict(policy.alternatives(scores, [upper], r, left))
+        assert set(got) <= set(want) and {a for a in want if a >= 31} <= set(got)
+        assert all(got[a] == pytest.approx(want[a], abs=1e-9) for a in got)
+        assert want[policy.action(scores, [upper], r, left)] == pytest.approx(max(want.values()), abs=1e-9)
+        key = policy.state_keys(np.array([[mask]]), np.array([[upper]]), np.array([[flag]]))
+        row = policy.move_values(key, np.array([r]), np.array([left]))[0]
+        assert np.allclose([row[a] for a in sorted(want)], [want[a] for a in sorted(want)], rtol=0, atol=1e-9)
+        assert all(row[a] == -np.inf for a in range(row.shape[0]) if a not in want)
+        actions, losses = policy.sampled_actions(key, np.array([r]), np.array([left]), 2.0, np.array([0.7]))
+        assert actions[0] in want and losses[0] == pytest.approx(max(want.values()) - want[actions[0]], abs=1e-9)
 
 
 def test_a_saved_rolls_table_round_trips_through_the_cache(tmp_path):

@@ -103,8 +103,8 @@ def read_file(path: Path, rules=None) -> Solution:
             space = StateSpace.from_meta(meta["space"])
             if expected is not None and space != expected:
                 raise DamagedCache(f"state space {space}, expected {expected}")
-            if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2) and space.n_saved >= 1 and
-                    space.size * STATE_BYTES <= MAX_SOLVE_BYTES):
+            if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2) and
+                    space.n_saved >= 1 and space.size * STATE_BYTES <= MAX_SOLVE_BYTES):
                 raise DamagedCache(f"state space {space} is out of the solver's range")
             with z.open("values.npy") as f:
                 header = HEADERS.get(npy.read_magic(f))
