@@ -5,6 +5,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from tests.solver_tables import tiny_saved
 
 from yacht_env.rules import load
 from yacht_env.solver import StateSpace, Unsolvable, check_distributions, check_solvable, solve
@@ -12,19 +13,9 @@ from yacht_env.solver.cache import load_file, save
 from yacht_env.solver.policy import Policy
 from yacht_env.solver.simulate import simulate
 
-# four boxes, five dice: sixes (upper, bonus 20 at 12), three of a kind (sum), Yacht 50, chance; extra Yacht +100
-TINY = {"name": "tiny_saved", "boxes": [
-    {"id": "sixes", "kind": "upper", "face": 6},
-    {"id": "three_of_a_kind", "kind": "of_a_kind", "count": 3, "points": "sum"},
-    {"id": "yacht", "kind": "yacht", "points": 50},
-    {"id": "chance", "kind": "chance"}],
-    "upper_bonus": {"threshold": 12, "points": 20}, "extra_yacht_bonus": 100, "joker": "none"}
-SIXES, THREE, YACHT, CHANCE = range(4)
+SIXES, THREE, YACHT, CHANCE = range(4)        # the boxes of `TINY_SAVED`
 THRESHOLD, BONUS, EXTRA = 12, 20, 100
-
-
-def tiny(saved: int, rolls: int = 3):
-    return load(dict(TINY, saved_rolls=saved, rolls_per_turn=rolls))
+tiny = tiny_saved
 
 
 # ---- an expectimax over sorted dice, independent of the solver's tables ----

@@ -213,3 +213,53 @@ def saved_stages(M, V, n_stages, states, stages, first):
         box_table(M, masks[k, 0], flags[k, 0] == 1, Y.opts, Y.extra)
         saved_widget(M, V, masks[k, 0], uppers[k, 0], flags[k, 0], n_stages, Y)
         stages[first + k, :, :] = Y.S[:n_stages]
+
+
+@nb.njit(cache=True, parallel=True)
+def value_saved_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
+    """`values.value_decisions` under saved rolls (one column): decisions order[starts[g]:starts[g + 1]] share the
+    state decided.state[d, 0] (its saved rolls included); each group runs the saved-rolls widget of its sheet state
+    (`n_stages`: rolls_per_turn - 1 + the cap) and every decision reads it. A box is worth its points + bonuses +
+    the value of the state it leads to with the saved rolls it carries (min(re-rolls left, cap)); ties as in
+    `saved_widget`. T, D, space, L: the parts of the rule set's `Model`; out: the `values.Valued` arrays."""
+    state, roll, left, action = decided.state, decided.roll, decided.left, decided.action
+    best_value, played_value, best_action = out.best_value, out.played_value, out.best_action
+    n_upper, n_flag, ns = space.n_upper, space.n_flag, space.n_saved
+    cap = ns - 1
+    nbox = T.n_boxes
+    small = L.small
+    holds = hold_actions_of(D)
+    for g in nb.prange(starts.shape[0] - 1):
+        M = Model(T, D, space, L)
+        hold_keep, gain = D.hold_keep, L.gain
+        Y = saved_scratch(M, n_stages)
+        KL = np.empty((n_stages + 1, D.n_keeps))   # KL[L, k]: keep k with L re-rolls left, once computed
+        have = np.zeros(n_stages + 1, dtype=np.bool_)
+        s = state[order[starts[g]], 0] // ns
+        flag = s % n_flag
+        u = (s // n_flag) % n_upper
+        mask = s // (n_flag * n_upper)
+        box_table(M, mask, flag == 1, Y.opts, Y.extra)
+        saved_widget(M, V, mask, u, flag, n_stages, Y)
+        for i in range(starts[g], starts[g + 1]):
+            d = order[i]
+            r, lf, a = roll[d], left[d], action[d]
+            carry = min(lf, cap)
+            if lf > 0 and not have[lf]:
+                keep_values(M, Y.S[lf - 1], KL[lf])
+                have[lf] = True
+            best_value[d] = Y.S[lf, r]
+            keep = Y.best[lf, r] if lf > 0 else small + r
+            if keep == small + r:
+                best_action[d] = score_action_of(nbox, 0, Y.choice0[carry, r], holds)
+            else:
+                h = 0
+                while hold_keep[r, h] != keep:  # the lowest pattern that keeps these dice
+                    h += 1
+                best_action[d] = h
+            if a < holds:
+                played_value[d] = KL[lf, hold_keep[r, a]]
+            else:
+                b = a - holds
+                p = Y.opts[r, b]
+                played_value[d] = p + Y.extra[r] + gain[b, u, p] + V[Y.NX[b, p] * ns + carry]
