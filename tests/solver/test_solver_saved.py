@@ -1,11 +1,14 @@
 """The exact solver under saved rolls (`saved_rolls`): every state's value against an expectimax written here,
 the solve's layout and refusals."""
 import itertools
+import json
 from functools import cache
 
 import numpy as np
 import pytest
-from tests.solver_tables import tiny_saved
+from tests.solver_tables import TINY_SAVED, temp_cache, tiny_saved
+
+from yacht_arena.cli import main
 
 from yacht_env.rules import load
 from yacht_env.solver import StateSpace, Unsolvable, check_distributions, check_solvable, solve
@@ -179,6 +182,19 @@ def test_every_move_is_valued_as_the_expectimax_and_plans_play_a_best_one(cap):
         assert all(row[a] == -np.inf for a in range(row.shape[0]) if a not in want)
         actions, losses = policy.sampled_actions(key, np.array([r]), np.array([left]), 2.0, np.array([0.7]))
         assert actions[0] in want and losses[0] == pytest.approx(max(want.values()) - want[actions[0]], abs=1e-9)
+
+
+def test_advise_takes_the_re_rolls_saved_rolls_give(tmp_path, capsys):
+    rules_file = tmp_path / "tiny.yaml"
+    rules_file.write_text(json.dumps(dict(TINY_SAVED, saved_rolls=2)))     # JSON is YAML
+    with temp_cache():
+        assert main(["advise", "--rules", str(rules_file), "--json", "--dice", "2", "3", "6", "6", "6",
+                     "--rolls-left", "4", "--top", "0"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        want = moves(0, 0, 0, ROLL_AT[(2, 3, 6, 6, 6)], 4, 2)
+        assert doc["rolls_left"] == 4 and doc["best"]["expected_final_score"] == pytest.approx(max(want.values()))
+        assert main(["advise", "--rules", str(rules_file), "--dice", "2", "3", "6", "6", "6", "--rolls-left", "5"]) == 2
+    assert "rolls left must be 0..4 under 'tiny_saved' (3 rolls per turn plus up to 2 saved" in capsys.readouterr().err
 
 
 def test_a_saved_rolls_table_round_trips_through_the_cache(tmp_path):
