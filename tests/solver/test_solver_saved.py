@@ -220,5 +220,5 @@ def test_maxi_with_saved_rolls_is_refused_naming_the_cap_and_the_memory():
 
 
 def test_playing_to_win_under_saved_rolls_is_refused():
-    with pytest.raises(Unsolvable, match="save up to 2 unused rolls.*playing to win"):
+    with pytest.raises(Unsolvable, match=r"carry unused rolls to later turns \(saved_rolls 2\): playing to win"):
         check_distributions(tiny(2))

@@ -54,8 +54,9 @@ def check_saved_rolls(rules, what: str) -> None:
     message) does not follow saved rolls: the score distributions (playing to win or to a target), risk-taking
     play and several columns' additive play work without them only."""
     if rules.saved_rolls:
-        raise Unsolvable(f"rules {rules.name!r} save up to {rules.saved_rolls} unused rolls for later turns: {what} "
-                         f"does not follow saved rolls (the expected-score values, strong and the strength dial do)")
+        raise Unsolvable(f"rules {rules.name!r} carry unused rolls to later turns (saved_rolls {rules.saved_rolls}): "
+                         f"{what} does not follow saved rolls (the expected-score values, strong and the strength "
+                         f"dial do)")
 
 
 def check_distributions(rules) -> None:
