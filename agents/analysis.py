@@ -38,7 +38,8 @@ import numpy as np
 from yacht_env.core.actions import action_name, num_holds
 from yacht_env.config import ConfigError
 from yacht_env.rules import RuleSet, load, rules_block
-from yacht_env.solver import StateSpace, Unsolvable, check_distributions, check_solvable, solution_for
+from yacht_env.solver import (StateSpace, Unsolvable, check_distributions, check_saved_rolls, check_solvable,
+                              solution_for)
 from yacht_env.solver.values import (
     BONUS,
     DICE_WORDS,
@@ -51,6 +52,7 @@ from yacht_env.solver.values import (
     replay_logs,
     value_decisions,
 )
+from yacht_env.solver.saved import value_saved_decisions
 from yacht_env.solver.widget import prepare
 from yacht_env.solver.winning import Seats, WinDecisions, win_decisions
 
@@ -245,7 +247,8 @@ class Analysis:
         best = played if self.loss[d] == 0 else int(self.best[d])  # a tie shows the move played
         dice = self.rules.dice_tables.rolls[roll].tolist()
         return {"seat": int(self.seat[d]), "turn": int(self.turn[d]) + 1,
-                "roll": self.rules.rolls_per_turn - int(self.left[d]), "dice": dice,
+                "roll": self.rules.rolls_per_turn + int(self.state[d, 0]) % (self.rules.saved_rolls + 1) -
+                int(self.left[d]), "dice": dice,
                 "rolls_left": int(self.left[d]), "played": self.move_name(roll, played),
                 "best": self.move_name(roll, best), "played_value": float(self.played_value[d]),
                 "best_value": float(self.best_value[d]), "loss": float(self.loss[d]),
@@ -400,6 +403,8 @@ def _check_reach(rules: RuleSet) -> RuleSet:
     try:
         column = load(rules, columns=1) if rules.columns > 1 else rules
         check_solvable(column)
+        if rules.columns > 1:
+            check_saved_rolls(rules, "several columns' additive play")
     except Unsolvable as e:
         raise AnalysisError(f"rules {rules.name!r} cannot be analysed: {e}") from None
     return column
@@ -486,8 +491,12 @@ def _analyze(records, lines, rules, solution, progress, where: str | None = None
     best_value, played_value = np.empty(n), np.empty(n)
     best = np.empty(n, dtype=np.int64)
     M = prepare(T, sp)
-    value_decisions(M.T, M.D, M.space, M.L, solution.values, rules.rolls_per_turn - 1, order, group_starts,
-                    replayed, Valued(best_value, played_value, best))
+    if sp.n_saved > 1:   # saved rolls (one column): turns of up to rolls_per_turn - 1 + the cap re-rolls
+        value_saved_decisions(M.T, M.D, M.space, M.L, solution.values, rules.rolls_per_turn - 1 + sp.n_saved - 1,
+                              order, group_starts, replayed, Valued(best_value, played_value, best))
+    else:
+        value_decisions(M.T, M.D, M.space, M.L, solution.values, rules.rolls_per_turn - 1, order, group_starts,
+                        replayed, Valued(best_value, played_value, best))
     loss = best_value - played_value
     loss[loss < TOLERANCE] = 0.0
     forfeited = [i * 8 + s for i, r in enumerate(records) for s in range(len(r["agents"])) if _faulted(r, s)]
@@ -673,9 +682,11 @@ class LuckTerms:
     def of(self, a: "Analysis", records) -> tuple[np.ndarray, np.ndarray]:
         """The luck terms of every seat of every record of the analysis `a`: (terms, starts), terms a
         (seats of all records, width) array whose rows starts[i] .. starts[i + 1] - 1 are record i's seats."""
-        nb, cols, first = len(self.rules.boxes), self.rules.columns, self.rules.rolls_per_turn - 1
+        nb, cols = len(self.rules.boxes), self.rules.columns
         order = np.lexsort((a.move, a.seat, a.rec))                  # each seat's decisions in play order
         rec, seat, roll, left, played = a.rec[order], a.seat[order], a.roll[order], a.left[order], a.played[order]
+        # the re-rolls left after a turn's first roll: rolls per turn - 1 plus the rolls its sheet had saved
+        first = self.rules.rolls_per_turn - 1 + a.state[order, 0] % (self.rules.saved_rolls + 1)
         start = np.r_[True, (rec[1:] != rec[:-1]) | (seat[1:] != seat[:-1])]
         before = np.r_[0.0, a.played_value[order][:-1]]
         before[start] = a.optimal

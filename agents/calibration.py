@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from yacht_env.core.dice_source import game_seeds
 from yacht_env.rules import load
-from yacht_env.solver import Unsolvable, check_solvable, solution_for
+from yacht_env.solver import Unsolvable, check_saved_rolls, check_solvable, solution_for
 
 from .dial import DialAgent, LossMeter, check_strength
 from .evaluation import head_to_head, solitaire
@@ -76,6 +76,8 @@ def check_reach(rules) -> None:
     column = load(rules, columns=1) if rules.columns > 1 else rules
     try:
         check_solvable(column)
+        if rules.columns > 1:
+            check_saved_rolls(rules, "several columns' additive play")
     except Unsolvable as e:
         raise ValueError(f"the strength dial and the levels need the solver's table: {e}") from None
 

@@ -18,7 +18,8 @@ import weakref
 import numpy as np
 
 from yacht_env.rules import command_args, load
-from yacht_env.solver import Unsolvable, check_distributions, check_solvable, distributions_for, solution_for
+from yacht_env.solver import (Unsolvable, check_distributions, check_saved_rolls, check_solvable, distributions_for,
+                              solution_for)
 from yacht_env.solver.cache import long_solve_bytes
 from yacht_env.solver.dial import Decisions
 from yacht_env.solver.policy import Policy
@@ -55,6 +56,8 @@ class StrongAgent(Agent):
         """The solver's table must exist for the rules' one column (several columns play column-additively)."""
         try:
             check_solvable(load(rules, columns=1) if rules.columns > 1 else rules)
+            if rules.columns > 1:
+                check_saved_rolls(rules, "several columns' additive play")
         except Unsolvable as e:
             raise ValueError(f"it plays from the exact solver's table: {e}") from None
 

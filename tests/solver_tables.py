@@ -38,6 +38,20 @@ def solve_once(rules):
         return solution_for(rules, progress=False)
 
 
+# four boxes, five dice: sixes (upper, bonus 20 at 12), three of a kind (sum), Yacht 50, chance; extra Yacht +100
+TINY_SAVED = {"name": "tiny_saved", "boxes": [
+    {"id": "sixes", "kind": "upper", "face": 6},
+    {"id": "three_of_a_kind", "kind": "of_a_kind", "count": 3, "points": "sum"},
+    {"id": "yacht", "kind": "yacht", "points": 50},
+    {"id": "chance", "kind": "chance"}],
+    "upper_bonus": {"threshold": 12, "points": 20}, "extra_yacht_bonus": 100, "joker": "none"}
+
+
+def tiny_saved(saved: int, rolls: int = 3, **overrides):
+    """`TINY_SAVED` with up to `saved` saved rolls (a rule set the solver solves in a moment)."""
+    return load(dict(TINY_SAVED, saved_rolls=saved, rolls_per_turn=rolls, **overrides))
+
+
 @functools.cache
 def _solved(name, items):
     rules = load(name, **dict(items))

@@ -66,7 +66,7 @@ def _game(n: int):
     fields = dict(n_boxes=3, score=score, joker_score=score.copy(), roll_yacht=np.zeros(len(rolls), np.int8),
                   box_face=np.array([6, 0, 0], np.int8), face_box=np.array([-1, -1, -1, -1, -1, -1, 0], np.int32),
                   yacht_box=-1, upper_threshold=18, upper_bonus=35, extra_bonus=0, joker_trigger=0, joker_forced=0,
-                  joker_needs_upper=0, rolls_per_turn=3, forced_order=0)
+                  joker_needs_upper=0, rolls_per_turn=3, forced_order=0, saved_cap=0)
     if "dice" in Tables._fields:
         fields["dice"] = dice_tables(n)
     return Tables(**fields), rolls

@@ -45,7 +45,8 @@ def add_parser(sub):
     p.add_argument("--dice", nargs="+", type=int, metavar="FACE",
                    help="the dice showing (as many as the rules roll: five, or six under dice: 6)")
     p.add_argument("--rolls-left", type=int, default=None, metavar="N",
-                   help="re-rolls still allowed this turn (default 0: the roll must be scored)")
+                   help="re-rolls still allowed this turn (default 0: the roll must be scored; under saved_rolls, "
+                        "the saved rolls the turn may still use count)")
     p.add_argument("--filled", nargs="*", default=None, metavar="BOX=POINTS",
                    help="boxes already scored (box@COLUMN with several columns)")
     p.add_argument("--upper", nargs="+", type=int, default=None, metavar="N",
@@ -231,10 +232,12 @@ def run(args):
             isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
         raise CommandError(f"dice: {DICE_WORDS[rules.dice]} faces 1..6 are needed, got {_short(dice)}")
     rolls_left = 0 if pos["rolls_left"] is None else pos["rolls_left"]
-    if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
-            not 0 <= rolls_left <= rules.rolls_per_turn - 1:
-        raise CommandError(f"rolls left must be 0..{rules.rolls_per_turn - 1} under {rules.name!r} "
-                           f"({rules.rolls_per_turn} rolls per turn, the first already made), got {_short(rolls_left)}")
+    most = rules.rolls_per_turn - 1 + rules.saved_rolls    # a turn may re-roll on the rolls its sheet saved
+    if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or not 0 <= rolls_left <= most:
+        saved = f" plus up to {rules.saved_rolls} saved" if rules.saved_rolls else ""
+        raise CommandError(f"rolls left must be 0..{most} under {rules.name!r} "
+                           f"({rules.rolls_per_turn} rolls per turn{saved}, the first already made), "
+                           f"got {_short(rolls_left)}")
     scores, upper, banked = _sheet(rules, pos["filled"] or {}, pos["upper"], pos["bonus"])
     try:
         column = rules if rules.columns == 1 else _one_column(rules)

@@ -3,7 +3,8 @@ from .cache import SOLVER_VERSION, cache_dir, cache_path, distributions_for, sol
 from .solution import Solution
 from ..rules import solitaire_rules
 from .solve import solve
-from .space import MAX_BOXES, StateSpace, Unsolvable, check_distributions, check_solvable
+from .space import MAX_BOXES, StateSpace, Unsolvable, check_distributions, check_saved_rolls, check_solvable
 
 __all__ = ["MAX_BOXES", "SOLVER_VERSION", "Solution", "StateSpace", "Unsolvable", "cache_dir", "cache_path",
-           "check_distributions", "check_solvable", "distributions_for", "solitaire_rules", "solution_for", "solve"]
+           "check_distributions", "check_saved_rolls", "check_solvable", "distributions_for", "solitaire_rules",
+           "solution_for", "solve"]

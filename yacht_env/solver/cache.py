@@ -81,7 +81,7 @@ def save(solution: Solution, path: Path, compressed: bool = False) -> None:
     compressed: deflate the members (a third of the size, for shipping; slower to write)."""
     path = Path(path)
     values = np.ascontiguousarray(solution.values, dtype="<f8")
-    meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space._asdict(),
+    meta = {"version": SOLVER_VERSION, "rules_key": solution.rules_key, "space": solution.space.meta(),
             "sha256": _digest(values), **solution.summary()}
     with atomic_writer(path, "solver cache file") as f:   # readers never see a half-written file
         (np.savez_compressed if compressed else np.savez)(f, values=values, meta=np.array(json.dumps(meta)))
@@ -112,11 +112,11 @@ def read_file(path: Path, rules=None) -> Solution:
             with z.open("meta.npy") as f:
                 meta_text = npy.read_array(f, allow_pickle=False)
             meta = _meta(meta_text, rules)
-            space = StateSpace(**meta["space"])
+            space = StateSpace.from_meta(meta["space"])
             if expected is not None and space != expected:
                 raise DamagedCache(f"state space {space}, expected {expected}")
             if not (1 <= space.n_boxes <= MAX_BOXES and space.n_upper <= 1 << 10 and space.n_flag in (1, 2) and
-                    space.size * STATE_BYTES <= MAX_SOLVE_BYTES):
+                    space.n_saved >= 1 and space.size * STATE_BYTES <= MAX_SOLVE_BYTES):
                 raise DamagedCache(f"state space {space} is out of the solver's range")
             with z.open("values.npy") as f:
                 header = HEADERS.get(npy.read_magic(f))
@@ -157,7 +157,7 @@ def _meta(text, rules) -> dict:
     if not isinstance(meta.get("rules_key"), str) or not isinstance(meta.get("sha256"), str):
         raise DamagedCache("meta lacks its rules key or checksum")
     space = meta.get("space")
-    if not isinstance(space, dict) or set(space) != set(StateSpace._fields) or not all(
+    if not isinstance(space, dict) or set(space) | {"n_saved"} != set(StateSpace._fields) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in space.values()):
         raise DamagedCache("meta has no valid state space")
     for key in SUMMARY:
@@ -289,7 +289,7 @@ def save_distributions(dist, rules, risk: float = 0.0) -> None:
     arrays = [getattr(dist, k) for k in INDEX]
     meta = {"version": SOLVER_VERSION, "distribution_version": DISTRIBUTION_VERSION, "risk": float(risk),
             "rules_key": rules_hash(solitaire_rules(rules)),
-            "space": dist.space._asdict(), "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
+            "space": dist.space.meta(), "entries": int(len(dist.data)), "sha256": _index_digest(arrays),
             "data_sha256": _data_digest(dist.data), "seconds": dist.seconds}
     with atomic_writer(data_path, "score distributions") as f:
         np.save(f, np.ascontiguousarray(dist.data, "<f4"))
@@ -322,7 +322,7 @@ def load_distributions(rules, risk: float = 0.0):
         return None
     if not isinstance(meta, dict) or meta.get("version") != SOLVER_VERSION or \
             meta.get("distribution_version") != DISTRIBUTION_VERSION or meta.get("risk", 0.0) != float(risk) or \
-            meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space._asdict() or \
+            meta.get("rules_key") != rules_hash(solitaire_rules(rules)) or meta.get("space") != space.meta() or \
             meta.get("sha256") != _index_digest(arrays) or data.dtype != np.dtype("<f4") or \
             data.shape != (meta.get("entries"),) or any(a.shape != (space.size,) for a in arrays):
         return None

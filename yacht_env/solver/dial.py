@@ -34,9 +34,11 @@ class Decisions(NamedTuple):
 @nb.njit(cache=True, inline="always")
 def values_row(M, V, stage, key, r, L, row, opts, K):
     """row[a] = the value of action a at one decision (see `move_values`); -inf where a is not legal.
-    key: the sheet state per column; stage: the state's stage values (read when L > 0)."""
+    key: the sheet state per column; stage: the state's stage values (read when L > 0). Under saved rolls (one
+    column) a box reads the next state's value with the saved rolls scoring now carries, min(L, the cap)."""
     T, space = M.T, M.space
-    n_upper, n_flag = space.n_upper, space.n_flag
+    n_upper, n_flag, ns = space.n_upper, space.n_flag, space.n_saved
+    carry = min(L, ns - 1)
     gain = M.L.gain
     hold_keep = M.D.hold_keep
     box_face, yacht_box = T.box_face, T.yacht_box
@@ -49,19 +51,19 @@ def values_row(M, V, stage, key, r, L, row, opts, K):
             row[h] = K[hold_keep[r, h]]
     total = 0.0
     for c in range(key.shape[0]):
-        total += V[key[c]]
+        total += V[key[c] * ns]
     for c in range(key.shape[0]):
         s = key[c]
         flag = s % n_flag
         u = (s // n_flag) % n_upper
         mask = s // (n_flag * n_upper)
         e = box_options(T, mask, flag == 1, r, opts)
-        rest = total - V[s]
+        rest = total - V[s * ns]
         for b in range(nbox):
             p = opts[b]
             if p >= 0:
                 nx = next_state(space, box_face, yacht_box, mask, u, flag, b, p)
-                row[holds + c * nbox + b] = p + e + gain[b, u, p] + V[nx] + rest
+                row[holds + c * nbox + b] = p + e + gain[b, u, p] + V[nx * ns + carry] + rest
 
 
 @nb.njit(cache=True)

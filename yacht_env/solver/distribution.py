@@ -27,7 +27,7 @@ import numba as nb
 import numpy as np
 from tqdm import tqdm
 
-from .space import StateSpace, masks_by_layer, reachable_upper
+from .space import StateSpace, check_saved_rolls, masks_by_layer, reachable_upper
 from .lanes import LANES, MIN_LANES, Lanes, odds_lanes, reroll_lanes, score_lanes
 from .risk import risk_values, to_utility
 from .widget import Model, Widget, box_table, final_roll_odds, prepare, reroll_stages, score_stage
@@ -266,6 +266,7 @@ def build(rules, solution, progress: bool = False, min_lanes: int = MIN_LANES, r
     fewer states go through the one-state widget (the same figures either way; LANES + 1: all of them).
     risk > 0: the distributions of the exponential-utility policy with that risk instead (`risk.risk_values`,
     computed here from `solution`'s state space)."""
+    check_saved_rolls(rules, "playing to win or to a target (the score distributions)")
     T = rules.tables
     space = solution.space
     t0 = time.perf_counter()

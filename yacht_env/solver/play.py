@@ -5,7 +5,8 @@ from a `yacht_env.core.plan_source.PlanSource` (`PlanTables`).
 
 import numba as nb
 
-from ..core.engine import FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_on, refresh, roll_seeded
+from ..core.engine import (ALLOWED, FILLED, FIRST, ROLL, ROLLS_USED, TURN, UPPER, YACHT50, Arrays, play_on, refresh,
+                           roll_seeded)
 from ..core.kernels import prefetch
 from ..core.plan_source import PlanTables
 from ..rules.tables import tables_of
@@ -66,7 +67,7 @@ def advance_table(T, E, P, i, me, seating, ypts, num_players, num_sheets, turns)
             refresh(T, E, i, s)
             return False
         while ints[i, ROLLS_USED] > 0:        # the turn's decisions, up to its scoring move
-            play_on(T, E, ypts, s, num_sheets, i, plans[p, T.rolls_per_turn - ints[i, ROLLS_USED], ints[i, ROLL]],
+            play_on(T, E, ypts, s, num_sheets, i, plans[p, ints[i, ALLOWED] - ints[i, ROLLS_USED], ints[i, ROLL]],
                     False)
     return True
 

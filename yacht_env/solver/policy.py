@@ -16,6 +16,11 @@ For play below optimal (the strength dial), `move_values` gives the value of eve
 decisions at once, from the stage values of each sheet state's turn widget (`Policy.stage_rows`: computed
 once per state and kept, so the decisions of one turn share them), and `pick_moves` draws one action per
 decision from a softmax over those values.
+
+Under saved rolls (`RuleSet.saved_rolls`, one column only) a plan is still keyed by the sheet state (filled boxes,
+upper total, flag) and the re-rolls left, now up to rolls_per_turn - 1 + the cap: a turn with saved rolls starts
+at a higher stage, and each stage's boxes are those of the saved rolls scoring there carries (`saved`). Those plans
+and stage values are computed one state at a time (`saved.saved_plans`, `saved.saved_stages`).
 """
 
 import numpy as np
@@ -25,10 +30,12 @@ from ..core.engine import FILLED, UPPER, YACHT50
 from ..core.kernels import box_options
 from ..core.plan_source import PlanTables
 from .solution import Solution
-from .widget import hold_tables, keep_values, next_state, prepare, widget_scratch
+from .widget import box_table, hold_tables, keep_values, next_state, prepare, widget_scratch
 from .dial import BLOCK, Decisions, dial_moves, dial_moves_parallel, move_values
 from .plans import Sheets, plan_state, plan_states, stage_state, stage_states, widget_at
 from .play import advance_planned
+from .saved import saved_plans, saved_scratch, saved_stages, saved_widget
+from .space import check_saved_rolls
 from .state_rows import StateRows
 
 MANY = 16   # states per call from which the parallel `plan_states` / `stage_states` pay off
@@ -47,19 +54,22 @@ class Policy:
 
     def __init__(self, rules, solution: Solution, max_plans: int = 1 << 19):
         sp = solution.space
+        if rules.columns > 1:
+            check_saved_rolls(rules, "several columns' additive play")
         self.rules, self.solution = rules, solution
         self.tables = rules.tables
         self.model = prepare(self.tables, sp)
         self.gain = self.model.L.gain
         n_rolls = self.model.D.n_rolls
-        self.n_stages = rules.rolls_per_turn - 1
+        self.n_saved = sp.n_saved
+        self.n_stages = rules.rolls_per_turn - 1 + sp.n_saved - 1    # the most re-rolls a turn has
         self.max_plans = int(max_plans)
         self._scratch = widget_scratch(self.model, self.n_stages)
-        dense = rules.columns == 1 and sp.size <= 1 << 24
-        self._plans = StateRows(sp.size, dense, (self.n_stages + 1, n_rolls), np.uint8, self.max_plans,
+        dense = rules.columns == 1 and sp.sheet_states <= 1 << 24
+        self._plans = StateRows(sp.sheet_states, dense, (self.n_stages + 1, n_rolls), np.uint8, self.max_plans,
                                 self._fill_plans)
         stage_bytes = max(self.n_stages, 1) * n_rolls * 8
-        self._stages = StateRows(sp.size, dense, (self.n_stages, n_rolls), np.float64,
+        self._stages = StateRows(sp.sheet_states, dense, (self.n_stages, n_rolls), np.float64,
                                  max(1, STAGE_BYTES // stage_bytes), self._fill_stages)
         self._stage_scratch = None
 
@@ -77,8 +87,8 @@ class Policy:
 
     # ---- states ---------------------------------------------------------------------------------
     def state_keys(self, filled, upper, yacht50) -> np.ndarray:
-        """Flat solver-state indices (games, columns) from per-column filled masks, upper totals and
-        Yacht-50 flags (arrays of shape (games, columns))."""
+        """Sheet states (games, columns; `space`: the flat index without saved rolls) from per-column filled
+        masks, upper totals and Yacht-50 flags (arrays of shape (games, columns))."""
         sp = self.solution.space
         u = np.minimum(upper, sp.threshold) if sp.n_upper > 1 else 0
         f = np.asarray(yacht50, np.int64) if sp.n_flag > 1 else 0
@@ -109,7 +119,9 @@ class Policy:
     def _fill_plans(self, keys: np.ndarray, plans: np.ndarray, first: int) -> None:
         masks, uppers, flags = self._split(keys)
         M, V, states = self.model, self.solution.values, Sheets(masks, uppers, flags)
-        if len(keys) >= MANY:
+        if self.n_saved > 1:
+            saved_plans(M, V, self.n_stages, states, plans, first)
+        elif len(keys) >= MANY:
             plan_states(M.T, M.D, M.space, M.L, V, self.n_stages, states, plans, first)
         else:
             plan_state(M, V, self.n_stages, states, plans, first, self._scratch)
@@ -165,6 +177,9 @@ class Policy:
     def _fill_stages(self, keys: np.ndarray, stages: np.ndarray, first: int) -> None:
         masks, uppers, flags = self._split(keys)
         M, V, states = self.model, self.solution.values, Sheets(masks, uppers, flags)
+        if self.n_saved > 1:
+            saved_stages(M, V, self.n_stages, states, stages, first)
+            return
         if len(keys) >= MANY:
             stage_states(M.T, M.D, M.space, M.L, V, self.n_stages, states, stages, first)
             return
@@ -208,7 +223,14 @@ class Policy:
 
     # ---- values ---------------------------------------------------------------------------------
     def widget(self, masks, uppers, flags, stages: int):
-        """(S, best, choice): stage values S[L, r], chosen keeps best[L, r] (L >= 1) and boxes choice[r]."""
+        """(S, best, choice): stage values S[L, r], chosen keeps best[L, r] (L >= 1) and boxes choice[r] (under saved
+        rolls: choice[c, r], the box scoring carrying c saved rolls)."""
+        if self.n_saved > 1:
+            Y = saved_scratch(self.model, stages)
+            mask, u, flag = (int(np.asarray(a).ravel()[0]) for a in (masks, uppers, flags))
+            box_table(self.model, mask, flag == 1, Y.opts, Y.extra)
+            saved_widget(self.model, self.solution.values, mask, u, flag, stages, Y)
+            return Y.S, Y.best, Y.choice0
         X = widget_scratch(self.model, stages)
         widget_at(self.model, self.solution.values, stages, np.asarray(masks, np.int64),
                   np.asarray(uppers, np.int64), np.asarray(flags, np.int64), X)
@@ -232,14 +254,15 @@ class Policy:
                 if k not in seen:
                     seen.add(k)
                     out.append((h, float(K[k])))
-        out += self.box_values(masks, uppers, flags, roll)
+        out += self.box_values(masks, uppers, flags, roll, min(rolls_left, self.n_saved - 1))
         out.sort(key=lambda av: (-av[1], av[0]))
         return out
 
-    def box_values(self, masks, uppers, flags, roll: int):
-        """(scoring action, value) for every box the rules allow for this roll."""
+    def box_values(self, masks, uppers, flags, roll: int, carry: int = 0):
+        """(scoring action, value) for every box the rules allow for this roll; `carry`: the saved rolls scoring
+        now leaves the sheet (re-rolls left, at most the rules' saved_rolls)."""
         sp, T, V = self.solution.space, self.tables, self.solution.values
-        idx = [sp.index(m, u, f) for m, u, f in zip(masks, uppers, flags)]
+        idx = [sp.index(m, u, f, carry) for m, u, f in zip(masks, uppers, flags)]
         total = float(sum(V[i] for i in idx))
         out = np.empty(T.n_boxes, dtype=np.int32)
         res = []
@@ -247,8 +270,8 @@ class Policy:
             extra = int(box_options(T, int(mask), bool(flag), roll, out))
             for b in np.flatnonzero(out >= 0):
                 p = int(out[b])
-                nxt = next_state(sp, T.box_face, T.yacht_box, int(mask), int(u), int(flag), int(b), p)
-                w = float(self.gain[b, u, p]) + float(V[nxt])
+                nxt = next_state(sp, T.box_face, T.yacht_box, int(mask), int(u), int(flag), int(b), p) * sp.n_saved
+                w = float(self.gain[b, u, p]) + float(V[nxt + carry])
                 res.append((score_action(self.rules, c, b), (p + extra) + w + (total - float(V[idx[c]]))))
         return res
 

@@ -16,7 +16,7 @@ import numba as nb
 import numpy as np
 
 from .lanes import LANES, fill_lanes, lane_scratch, reroll_lanes, score_lanes, start_lanes
-from .space import masks_by_layer, reachable_upper
+from .space import check_saved_rolls, masks_by_layer, reachable_upper
 from .widget import Model, box_table, prepare
 
 CHUNK = 8
@@ -90,6 +90,7 @@ def risk_values(rules, space, risk: float) -> np.ndarray:
     `check_risk`), every reachable state of a one-column rule set (`space`: its solver's state space;
     unreachable states hold 0)."""
     risk = check_risk(risk)
+    check_saved_rolls(rules, "risk-taking play (the exponential-utility policy)")
     T = rules.tables
     reach = reachable_upper(T, space)
     U = np.zeros(space.size)

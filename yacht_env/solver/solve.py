@@ -7,6 +7,7 @@ from tqdm import tqdm
 
 from ..rules import rules_hash
 from .backward import solve_layer
+from .saved import solve_layer_saved
 from .widget import prepare
 from .solution import Solution
 from .space import StateSpace, check_solvable, masks_by_layer, reachable_upper
@@ -17,7 +18,8 @@ CHUNK = 8  # masks handed to a thread at a time (dynamic scheduling)
 def solve_tables(T, progress: bool = True, name: str = "") -> tuple[StateSpace, np.ndarray, np.ndarray]:
     """(space, V, moments) of one sheet column's rule tables `T` (any dice count: `T.dice`): V the
     value of every state, moments[s] = (E[S^2], upper bonuses, Yacht = 50 boxes, extra Yachts to come); a tqdm bar
-    named `name` counts the layers (filled boxes)."""
+    named `name` counts the layers (filled boxes). Rules with saved rolls take `saved.solve_layer_saved`, one state
+    at a time (the lane form, `lanes`, is for rules without them)."""
     space = StateSpace.of(T)
     reach = reachable_upper(T, space)
     V = np.zeros(space.size)
@@ -27,7 +29,10 @@ def solve_tables(T, progress: bool = True, name: str = "") -> tuple[StateSpace, 
     layers = masks_by_layer(T.n_boxes, spread=True)
     for layer in bar:
         with nb.parallel_chunksize(CHUNK):
-            solve_layer(M.T, M.D, M.space, M.L, layers[layer], reach, T.rolls_per_turn - 1, V, moments, True)
+            if space.n_saved > 1:
+                solve_layer_saved(M.T, M.D, M.space, M.L, layers[layer], reach, T.rolls_per_turn, V, moments, True)
+            else:
+                solve_layer(M.T, M.D, M.space, M.L, layers[layer], reach, T.rolls_per_turn - 1, V, moments, True)
     return space, V, moments
 
 

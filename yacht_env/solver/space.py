@@ -1,8 +1,11 @@
-"""The solitaire state space: (filled boxes, upper total capped at the bonus threshold, Yacht-50 flag).
+"""The solitaire state space: (filled boxes, upper total capped at the bonus threshold, Yacht-50 flag, saved rolls).
 
-A state is stored at flat index ``(mask * n_upper + upper) * n_flag + flag``. Dimensions a rule set
+A state is stored at flat index ``((mask * n_upper + upper) * n_flag + flag) * n_saved + saved``; the index
+without the saved rolls, ``(mask * n_upper + upper) * n_flag + flag``, is the *sheet state* (what a turn's
+widget and plan depend on: the saved rolls only decide at which stage a turn starts). Dimensions a rule set
 does not need collapse to size 1: no upper bonus -> ``n_upper = 1``; neither the extra-Yacht bonus
-nor a joker that waits for Yacht = 50 -> ``n_flag = 1``.
+nor a joker that waits for Yacht = 50 -> ``n_flag = 1``; no saved rolls -> ``n_saved = 1`` (then the flat
+index is the sheet state, as it always was).
 """
 from typing import NamedTuple
 
@@ -36,16 +39,32 @@ def check_solvable(rules) -> None:
                          f"it (Maxi Yatzy's 20 boxes are 89 million states, {_gb(89_128_960)} to solve)")
     space = StateSpace.of(rules.tables)
     if space.size * STATE_BYTES > MAX_SOLVE_BYTES:
+        saved = (f" x {space.n_saved} saved-roll counts (saved_rolls {space.n_saved - 1}: 0..{space.n_saved - 1})"
+                 if space.n_saved > 1 else "")
+        fit = ("without saved rolls (saved_rolls 0) they take " + _gb(space.size // space.n_saved)
+               if space.n_saved > 1 else "fewer boxes or a lower upper-bonus threshold fit")
         raise Unsolvable(f"rules {rules.name!r} have {space.size:,} solver states (2^{space.n_boxes} fill patterns x "
-                         f"{space.n_upper} upper totals x {space.n_flag} Yacht flags): solving them takes "
+                         f"{space.n_upper} upper totals x {space.n_flag} Yacht flags{saved}): solving them takes "
                          f"{_gb(space.size)}, more than the {MAX_SOLVE_BYTES / 2 ** 30:.0f} GiB the solver allows; "
-                         f"fewer boxes or a lower upper-bonus threshold fit")
+                         f"{fit}")
+
+
+def check_saved_rolls(rules, what: str) -> None:
+    """Raise `Unsolvable` when `rules` save rolls (`RuleSet.saved_rolls`) and `what` (the solver's part, for the
+    message) does not follow saved rolls: the score distributions (playing to win or to a target), risk-taking
+    play and several columns' additive play work without them only."""
+    if rules.saved_rolls:
+        raise Unsolvable(f"rules {rules.name!r} carry unused rolls to later turns (saved_rolls {rules.saved_rolls}): "
+                         f"{what} does not follow saved rolls (the expected-score values, strong and the strength "
+                         f"dial do)")
 
 
 def check_distributions(rules) -> None:
     """Raise `Unsolvable` with the reason when the score distributions of `rules` (`distribution`, what playing
-    to win reads) are out of reach: `check_solvable`, and at most `MAX_DISTRIBUTION_STATES` states."""
+    to win reads) are out of reach: `check_solvable`, no saved rolls, and at most `MAX_DISTRIBUTION_STATES`
+    states."""
     check_solvable(rules)
+    check_saved_rolls(rules, "playing to win or to a target (the score distributions)")
     space = StateSpace.of(rules.tables)
     if space.size > MAX_DISTRIBUTION_STATES:
         raise Unsolvable(f"the score distributions of rules {rules.name!r} are out of reach: {space.size:,} solver "
@@ -81,12 +100,14 @@ class StateSpace(NamedTuple):
     n_flag        2 when the Yacht-50 flag matters, else 1
     threshold     the upper total is capped here
     yacht_points  what the Yacht box holds when the flag is set (-1: no Yacht box)
+    n_saved       the rules' saved_rolls + 1: how many saved-roll counts a sheet can have (1: none)
     """
     n_boxes: int
     n_upper: int       # threshold + 1 when an upper bonus exists, else 1
     n_flag: int        # 2 when the Yacht-50 flag matters, else 1
     threshold: int
     yacht_points: int  # what the Yacht box holds when the flag is set (-1: no Yacht box)
+    n_saved: int = 1   # saved_rolls + 1
 
     @classmethod
     def of(cls, T: Tables) -> "StateSpace":
@@ -94,17 +115,38 @@ class StateSpace(NamedTuple):
         flag = T.yacht_box >= 0 and (T.extra_bonus > 0 or T.joker_trigger == 2)
         yacht_points = int(T.score[T.yacht_box].max()) if T.yacht_box >= 0 else -1
         return cls(int(T.n_boxes), int(n_upper), 2 if flag else 1, int(T.upper_threshold) if n_upper > 1 else 0,
-                   yacht_points)
+                   yacht_points, int(T.saved_cap) + 1)
+
+    @classmethod
+    def from_meta(cls, meta: dict) -> "StateSpace":
+        """The space `meta` (`StateSpace.meta`) describes."""
+        return cls(**meta)
+
+    def meta(self) -> dict:
+        """The space as a JSON object for cache files: its fields, n_saved only when the rules save rolls (so
+        the files of rules without saved rolls are what they always were)."""
+        d = self._asdict()
+        if self.n_saved == 1:
+            del d["n_saved"]
+        return d
+
+    @property
+    def sheet_states(self) -> int:
+        """How many sheet states (fill pattern, upper total, flag) there are: the states without the saved rolls."""
+        return (1 << self.n_boxes) * self.n_upper * self.n_flag
 
     @property
     def size(self) -> int:
-        return (1 << self.n_boxes) * self.n_upper * self.n_flag
+        return self.sheet_states * self.n_saved
 
-    def index(self, mask: int, upper: int, flag: bool) -> int:
-        """Flat index of a state; `upper` is capped here, the flag dropped when it does not matter."""
+    def index(self, mask: int, upper: int, flag: bool, saved: int = 0) -> int:
+        """Flat index of a state; `upper` is capped here, the flag dropped when it does not matter; `saved` the
+        rolls the sheet has saved (0 .. n_saved - 1)."""
+        if not 0 <= saved < self.n_saved:
+            raise ValueError(f"saved rolls must be 0..{self.n_saved - 1}, got {saved}")
         u = min(int(upper), self.threshold) if self.n_upper > 1 else 0
         y = int(bool(flag)) if self.n_flag > 1 else 0
-        return (int(mask) * self.n_upper + u) * self.n_flag + y
+        return ((int(mask) * self.n_upper + u) * self.n_flag + y) * self.n_saved + int(saved)
 
 
 def reachable_upper(T: Tables, space: StateSpace) -> np.ndarray:

@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 
 from ..core.actions import box_of_action, hold_actions_of, score_action_of
-from ..core.engine import (EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, TURN, UPPER, UPPER_BONUS, YACHT50,
-                           Arrays, roll_dice, score_box)
+from ..core.engine import (ALLOWED, EXTRA_BONUS, FILLED, N_COLS, N_INTS, ROLLS_USED, SAVED, TURN, UPPER, UPPER_BONUS,
+                           YACHT50, Arrays, roll_dice, score_box)
 from ..core.kernels import upper_bonus_gain
 from .widget import Model, Widget, box_table, keep_values, reroll_stages, score_stage
 
@@ -130,12 +130,13 @@ def replay_logs(T, space, columns, logs, out):
     logs: the `Logs` of the records; turns go round the seats from the seat of the first move. Each roll is
     played with `engine.roll_dice` (the fresh dice are the logged ones the hold did not keep) and each scoring
     with `engine.score_box`, after checking the move is legal and the logged points and bonus are the ones the
-    rules give. out: the `Replayed` arrays, one row per decision (the solver states with the capped upper total
-    and flag as `space` needs). On the first illegal move: out.error = (record, log index, problem code, the points
+    rules give. out: the `Replayed` arrays, one row per decision (the solver states with the capped upper total,
+    flag and the sheet's saved rolls as `space` needs; re-rolls left counting the saved rolls the turn may use).
+    On the first illegal move: out.error = (record, log index, problem code, the points
     or bonus the rules give for a POINTS or BONUS problem) and the count so far.
     """
     n_upper, n_flag, threshold, yacht_points = space.n_upper, space.n_flag, space.threshold, space.yacht_points
-    rolls_per_turn = T.rolls_per_turn
+    ns = space.n_saved
     events, starts, players, sheets = logs.events, logs.starts, logs.players, logs.sheets
     out_rec, out_move, out_seat, out_sheet, out_turn = out.rec, out.move, out.seat, out.sheet, out.turn
     out_roll, out_left, out_action, out_state, out_banked = out.roll, out.left, out.action, out.state, out.banked
@@ -186,7 +187,7 @@ def replay_logs(T, space, columns, logs, out):
                 if rolled == 0 and hold != 0:
                     _fail(error, i, at, FIRST_HOLD, 0)
                     return n
-                if rolled > 0 and rolled >= rolls_per_turn:
+                if rolled > 0 and rolled >= ints[0, ALLOWED]:
                     _fail(error, i, at, NO_ROLLS, 0)
                     return n
                 if hold < 0 or hold >= holds:
@@ -225,12 +226,13 @@ def replay_logs(T, space, columns, logs, out):
                 out_sheet[n] = sheet
                 out_turn[n] = ints[0, TURN] // NS
                 out_roll[n] = roll
-                out_left[n] = rolls_per_turn - ints[0, ROLLS_USED]
+                out_left[n] = ints[0, ALLOWED] - ints[0, ROLLS_USED]
                 out_banked[n] = totals[0, sheet]
                 for c in range(columns):
                     u = min(cols[0, sheet, c, UPPER], threshold) if n_upper > 1 else 0
                     flag = cols[0, sheet, c, YACHT50] if n_flag > 1 else 0
-                    out_state[n, c] = (cols[0, sheet, c, FILLED] * n_upper + u) * n_flag + flag
+                    out_state[n, c] = ((cols[0, sheet, c, FILLED] * n_upper + u) * n_flag + flag) * ns + \
+                        cols[0, sheet, 0, SAVED]
                 pending = n
                 n += 1
             else:
