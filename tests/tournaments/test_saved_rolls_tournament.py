@@ -1,6 +1,6 @@
 """Saved rolls above the engine: a tournament under `saved_rolls` stores the same games batched and one game at a
-time with 1 and 2 workers, its records show turns longer than three rolls, and `yacht verify` replays every
-roll from the seeds; an external bot is told each sheet's saved rolls."""
+time with 1 and 2 workers, its records show turns longer than three rolls and are analysed, and `yacht verify`
+replays every roll from the seeds; an external bot is told each sheet's saved rolls."""
 import json
 import sys
 from pathlib import Path
@@ -39,13 +39,15 @@ def test_a_saved_rolls_tournament_stores_the_same_games_every_way(tmp_path, work
     config = parse_config({**SAVED, "entrants": ["random", "greedy", EXAMPLE_BOT], "games": 2, "seed": 3,
                            "move_timeout": None})
     a, b = tmp_path / "batched", tmp_path / "single"
-    run_tournament(config, out=a, progress=False, analysis=False)
+    run_tournament(config, out=a, progress=False)
     run_tournament(config, out=b, progress=False, factory=PER_GAME, workers=workers, analysis=False)
     ra, rb = Store(a).records(), Store(b).records()
     assert sorted(ra) == sorted(rb) and len(ra) == config.total_games
     assert all(ra[k] == rb[k] for k in ra)
     longest = max(n for r in ra.values() for n in turn_lengths(r["log"]))
     assert 3 < longest <= 6
+    report = (a / "report.md").read_text()
+    assert "cannot be analysed" not in report and "greedy" in report
     capsys.readouterr()
     assert main(["verify", str(a), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
