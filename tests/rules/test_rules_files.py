@@ -264,3 +264,9 @@ def test_command_args_name_the_rules_as_changed(changes):
     args = shlex.split(command_args(rules))
     assert args[:2] == ["--rules", "yatzy"] and args[2::2] == ["--set"] * len(changes)
     assert rules_hash(load(args[1], **parse_sets(args[3::2]))) == rules_hash(rules)
+
+
+def test_command_args_name_rules_made_from_a_dict_by_their_preset():
+    """A web table rebuilds its rules from their dict: the command line names the preset of their name."""
+    assert command_args(load(load("maxi").to_dict())) == "--rules maxi"
+    assert command_args(load(load("yatzy", saved_rolls=2).to_dict())) == "--rules yatzy --set saved_rolls=2"

@@ -408,12 +408,18 @@ def rules_block(rules: RuleSet, overrides: dict | None = None) -> dict:
 def command_args(rules: RuleSet) -> str:
     """How a command line names `rules`: `--rules SOURCE` (its preset or file) and a `--set key=value` for each
     key, or box field, in which the rules differ from that source (e.g. `--rules yatzy --set saved_rolls=2`).
-    When the source cannot be read again or differs in its boxes themselves, `--rules SOURCE` alone."""
-    source = rules.source or rules.name
-    head = f"--rules {shlex.quote(source)}"
-    try:
-        base = load(source).to_dict()
-    except (RuleError, OSError):
+    A rule set built from a dict (a web table's) is named by its name's preset. When no source can be read
+    again or it differs in its boxes themselves, `--rules SOURCE` alone."""
+    base = None
+    for source in (rules.source, rules.name):     # its file or preset; a rule set made from a dict: its name's preset
+        if source and not source.startswith("<"):
+            try:
+                base = load(source).to_dict()
+                break
+            except (RuleError, OSError):
+                continue
+    head = f"--rules {shlex.quote(source or rules.name)}"
+    if base is None:
         return head
     mine = rules.to_dict()
     keys = [k for k in (*base, *(k for k in mine if k not in base)) if k not in ("name", "description", "boxes")]
