@@ -9,6 +9,7 @@ import pytest
 
 from agents.external import decide_message
 from tests.fake_agents import PER_GAME
+from tests.mini_rules import MINI
 from tournaments.config import parse_config
 from tournaments.store import Store
 from tournaments.run import run_tournament
@@ -19,7 +20,14 @@ from yacht_env.rules import load
 
 EXAMPLE_BOT = {"name": "bot", "agent": f"external:{sys.executable} "
                                        f"{Path(__file__).resolve().parents[2] / 'scripts' / 'example_bot.py'}"}
-SAVED = {"rules": "yatzy", "set": {"saved_rolls": 3}}
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """`mini` (tests/mini_rules.py, solved in seconds for the analysis) with up to three saved rolls."""
+    path = tmp_path / "mini.yaml"
+    path.write_text(MINI)
+    return {"rules": str(path), "set": {"saved_rolls": 3}}
 
 
 def turn_lengths(log):
@@ -35,8 +43,8 @@ def turn_lengths(log):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_saved_rolls_tournament_stores_the_same_games_every_way(tmp_path, workers, capsys):
-    config = parse_config({**SAVED, "entrants": ["random", "greedy", EXAMPLE_BOT], "games": 2, "seed": 3,
+def test_a_saved_rolls_tournament_stores_the_same_games_every_way(tmp_path, workers, capsys, saved):
+    config = parse_config({**saved, "entrants": ["random", "greedy", EXAMPLE_BOT], "games": 3, "seed": 3,
                            "move_timeout": None})
     a, b = tmp_path / "batched", tmp_path / "single"
     run_tournament(config, out=a, progress=False)
