@@ -253,10 +253,7 @@ def value_saved_decisions(T, D, space, L, V, n_stages, order, starts, decided, o
             if keep == small + r:
                 best_action[d] = score_action_of(nbox, 0, Y.choice0[carry, r], holds)
             else:
-                h = 0
-                while hold_keep[r, h] != keep:  # the lowest pattern that keeps these dice
-                    h += 1
-                best_action[d] = h
+                best_action[d] = L.hold_of[r, keep]  # the lowest pattern that keeps these dice
             if a < holds:
                 played_value[d] = KL[lf, hold_keep[r, a]]
             else:

@@ -360,10 +360,7 @@ def value_decisions(T, D, space, L, V, n_stages, order, starts, decided, out):
             if keep == small + r:
                 best_action[d] = score_action_of(nbox, choice[r] // nbox, choice[r] % nbox, holds)
             else:
-                h = 0
-                while hold_keep[r, h] != keep:  # the lowest pattern that keeps these dice
-                    h += 1
-                best_action[d] = h
+                best_action[d] = L.hold_of[r, keep]  # the lowest pattern that keeps these dice
             if a < holds:
                 played_value[d] = KL[lf, hold_keep[r, a]]
             else:
