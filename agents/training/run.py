@@ -16,10 +16,15 @@ Files written under the config's `out` folder:
     checkpoints/step_N.pt, last.pt   resumable checkpoints (weights + optimizer state)
     best.pt, best.json  the best-evaluated policy (play-only) and its evaluation
     final.pt            the policy at the end of training (play-only)
+    stuck-after-sigterm.txt  only when a run did not exit within a minute of SIGTERM: where each thread stood
 """
+import atexit
+import faulthandler
 import json
+import os
 import platform
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -35,7 +40,7 @@ import torch
 from yacht_env.core.actions import num_actions
 from yacht_env.config import check_memory
 from yacht_env.rules import load, rules_block
-from yacht_env.safe_file import NoSuchFile, read_text, write_atomic
+from yacht_env.safe_file import FileRefused, NoSuchFile, open_rw, read_text, write_atomic
 
 from ..features import FEATURES, extra_size, observation_size
 from ..provenance import check_unchanged, digests, rules_files, spec_files
@@ -161,16 +166,27 @@ def _versions() -> dict:
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 
+TERM_GRACE_SECONDS = 60            # after SIGTERM, the time a run has to write last.pt and exit
+STUCK_FILE = "stuck-after-sigterm.txt"
+
+
 @contextmanager
-def _terminate_as_interrupt():
+def _terminate_as_interrupt(out: Path):
     """While training in the main thread, SIGTERM (`kill`, `timeout`, a job scheduler; background jobs of
-    a shell ignore Ctrl-C) stops the run as Ctrl-C does, so the last checkpoint is written first."""
+    a shell ignore Ctrl-C) stops the run as Ctrl-C does, so the last checkpoint is written first.
+
+    SIGTERM still ends the process: a second one ends it at once (its default action restored), and a
+    process still up TERM_GRACE_SECONDS later is ended by faulthandler's watchdog (exit status 1), which
+    runs without the interpreter and first writes every thread's stack to `out/STUCK_FILE`. A process
+    that exits in time removes that file, then empty but for its first line."""
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         yield
         return
 
     def interrupt(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _watch_the_exit(Path(out) / STUCK_FILE)
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGTERM, interrupt)
@@ -178,6 +194,32 @@ def _terminate_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+def _watch_the_exit(path: Path) -> None:
+    """End the process in TERM_GRACE_SECONDS, writing the threads' stacks to `path` (stderr if it is refused)."""
+    try:
+        fd = open_rw(path, "note of a stuck exit")
+    except (OSError, FileRefused):
+        fd = None
+    if fd is not None:
+        head = (f"The run did not exit within {TERM_GRACE_SECONDS} s of SIGTERM and was ended; where each "
+                f"thread stood:\n\n").encode()
+        os.ftruncate(fd, 0)
+        os.write(fd, head)
+        atexit.register(_forget_stuck_note, path, fd, len(head))
+    faulthandler.dump_traceback_later(TERM_GRACE_SECONDS, exit=True, file=fd if fd is not None else sys.stderr)
+
+
+def _forget_stuck_note(path: Path, fd: int, head: int) -> None:
+    """At a normal exit: the watchdog's file holds only its first line (`head` bytes), so it goes."""
+    faulthandler.cancel_dump_traceback_later()
+    if os.fstat(fd).st_size == head:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    os.close(fd)
 
 
 def _check_resume(doc: dict, cfg: TrainConfig, rules, path) -> None:
@@ -329,7 +371,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
     callbacks = [loop] + ([curriculum] if curriculum else []) + ([LeagueCallback(league, start)] if league else [])
     ended, error = "failed", None
     try:
-        with _terminate_as_interrupt():
+        with _terminate_as_interrupt(out):
             model.learn(cfg.total_timesteps - start, callback=callbacks, reset_num_timesteps=doc is None,
                         tb_log_name="ppo")
         if loop.last_eval_at != model.num_timesteps:

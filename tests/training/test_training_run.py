@@ -173,6 +173,63 @@ def test_sigterm_stops_training_with_a_checkpoint(tmp_path):
     assert json.loads((out / "run.json").read_text())["starts"][0]["ended"] == "interrupted"
 
 
+SIGTERM_CHILD = """
+import os, signal, sys, threading, time
+from pathlib import Path
+from agents.training import run
+run.TERM_GRACE_SECONDS = int(sys.argv[2])
+try:
+    with run._terminate_as_interrupt(Path(sys.argv[1])):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+if sys.argv[3] == "stuck":
+    lock = threading.Lock()
+    lock.acquire()
+    lock.acquire()          # waits for good, as a process stuck on its way out would
+elif sys.argv[3] == "slow":
+    time.sleep(30)
+"""
+
+
+def _sigterm_child(folder, grace: int, then: str):
+    import subprocess
+    import sys
+    return subprocess.Popen([sys.executable, "-c", SIGTERM_CHILD, str(folder), str(grace), then],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_run_stuck_after_sigterm_is_ended_with_where_it_stood(tmp_path):
+    """SIGTERM ends the process even when the way out hangs: faulthandler's watchdog ends it after the grace
+    time (exit 1) and leaves every thread's stack in the run folder."""
+    import time
+    start = time.monotonic()
+    proc = _sigterm_child(tmp_path, 2, "stuck")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and stdout == "interrupted\n", stderr
+    assert time.monotonic() - start < 60
+    note = (tmp_path / "stuck-after-sigterm.txt").read_text()
+    assert note.startswith("The run did not exit within 2 s of SIGTERM and was ended")
+    assert "most recent call first" in note and 'File "<string>", line 15' in note    # the second acquire
+
+
+def test_a_second_sigterm_ends_the_run_at_once(tmp_path):
+    import signal
+    proc = _sigterm_child(tmp_path, 60, "slow")
+    assert proc.stdout.readline() == "interrupted\n"
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=20)            # not the 30 s sleep, nor the 60 s grace
+    assert proc.returncode == -signal.SIGTERM
+
+
+def test_a_run_that_exits_in_time_leaves_no_note(tmp_path):
+    proc = _sigterm_child(tmp_path, 60, "exit")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and stdout == "interrupted\n", stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_every_run_records_how_it_ended_and_its_device(run):
     start = json.loads((run[1].out / "run.json").read_text())["starts"][0]
     assert start["ended"] == "finished" and start["device"] == "cpu" and "error" not in start
