@@ -5,7 +5,9 @@ ends, and digests everything the env returned: observations, rewards, terminated
 every info key the env had then. The digests were taken on the code before the shared core (commit
 6a78016, `python tests/envs/test_env_records.py` prints them); keys added since are left out of the digest.
 The `single-*` and `pz-*` digests (the single `Yacht-v0` and the PettingZoo env) were taken on commit
-a258820, before the one table core stepped them.
+a258820, before the one table core stepped them. The `vs*` digests of opponents asked move by move (not
+planned) were retaken when a table's final observation came to show the dice the learner scored last, as the
+planned path's always had (before, it showed the first roll of the learner's last turn).
 """
 import hashlib
 import sys
@@ -196,23 +198,23 @@ DIGESTS = {
     "vector-yacht-{'joker': 'free'}": '099292f4e0446fff',
     "vector-yacht-{'extra_yacht_bonus': False}": '099292f4e0446fff',
     "vector-yacht-{'reward': 'terminal'}": '689e7551ef9218f7',
-    'vs1-yacht': '0e16e41f8a39ef4e',
+    'vs1-yacht': '4f72254d85c396cc',
     'vs1-yacht-strong': '48baf81cb5c3f048',
     'sb3-yacht': 'ca4128223314f6d8',
     'sb3-knizia-terminal': '45f58f5833f529cd',
     'sb3vs-yacht-strong': '47c09605e3e67a3d',
-    'vs-cheerio': '903c713d23491332',
-    'vs-classic': '4d9373bcfd4c8135',
-    'vs-extended': 'a0b544517d530173',
-    'vs-kirakuken': 'dcc59442db48b86c',
-    'vs-knizia': 'fd4c74a2b58a6205',
-    'vs-verhoeff': 'dcc59442db48b86c',
-    'vs-yacht': 'dcc59442db48b86c',
+    'vs-cheerio': '7641d9dac2e712c0',
+    'vs-classic': '182cb71032b7675e',
+    'vs-extended': 'a44723bea5cb3c5c',
+    'vs-kirakuken': 'f9fe504e8a675441',
+    'vs-knizia': '34ef25aa6e401c2f',
+    'vs-verhoeff': 'f9fe504e8a675441',
+    'vs-yacht': 'f9fe504e8a675441',
     'vs-yacht-strong': '3fd1540eb94064b2',
     'vs-yacht-strong-win': '3914b8e32cc0c2a2',
-    'vs-yacht-mixed': '56b1f4fc897f58d3',
-    'vs-classic-teams': '6e943741dcbf6208',
-    'vs-yacht-knobs': 'b28a916dc387a1c7',
+    'vs-yacht-mixed': 'e5e518a5e129c183',
+    'vs-classic-teams': '4fa1081eabf89795',
+    'vs-yacht-knobs': '52c5657b5b83949f',
     'vector-kirakuken-SameStep': '099292f4e0446fff',
     'vector-kirakuken-NextStep': 'e6d167ad0e2110ce',
     'vector-kirakuken-Disabled': '043f0a1c4c70e4d8',
@@ -229,7 +231,7 @@ DIGESTS = {
     'vector-yatzy-SameStep': '95ee96e5c8dfe4f9',
     'vector-yatzy-NextStep': '8e9bc3b04072675f',
     'vector-yatzy-Disabled': 'af1b664404ee8898',
-    'vs-yatzy': '066c781db467c8fa',
+    'vs-yatzy': '08c966fe1674cd41',
 }
 
 

@@ -182,8 +182,7 @@ def test_a_planned_opponent_plays_the_single_envs_and_the_per_game_opponents_gam
     """Strong at every other seat of six-dice tables: the batched env plays its moves from its kept plans in
     compiled code (`step_planned`); so does each single env, one table each, and the same games come out, step
     for step, final observations included. Single envs whose Strong is asked for each move (`act`, the per-game
-    path) play the same games too, all but the dice of the final observation, which differ from the planned
-    path's (on five dice too)."""
+    path) play the same games too, final observations included (the dice the learner scored last)."""
     n, others = 3, kw["num_players"] - 1
     with temp_cache():
         vec = YachtVsVectorEnv(num_envs=n, rules=six_mini, opponents="strong", **kw)
@@ -193,7 +192,7 @@ def test_a_planned_opponent_plays_the_single_envs_and_the_per_game_opponents_gam
                                **kw) for _ in range(n)]
         assert all(e.core.planned is not None for e in planned) and all(e.core.planned is None for e in per_game)
         assert plays_the_single_envs_games(vec, planned, 40, 60, first_then_last) >= n
-        assert plays_the_single_envs_games(vec, per_game, 40, 60, first_then_last, final_obs=False) >= n
+        assert plays_the_single_envs_games(vec, per_game, 40, 60, first_then_last) >= n
         vec.close()
 
 

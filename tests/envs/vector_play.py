@@ -33,14 +33,13 @@ def assert_row_info(info: dict, i: int, single: dict) -> None:
             assert np.array_equal(info[key][i], value) and info[f"_{key}"][i], key
 
 
-def plays_the_single_envs_games(vec, singles, seed: int, steps: int, choose, final_obs: bool = True,
-                                check=None) -> int:
+def plays_the_single_envs_games(vec, singles, seed: int, steps: int, choose, check=None) -> int:
     """Assert that every table i of the batched table env `vec` plays the game of the single env singles[i]:
     `vec` is reset with `seed`, singles[i] with seed + i, and both stepped `steps` times with the actions
     `choose(step, mask)` picks from the batched mask. Each step compares, table by table, the reward and the
     end, the observation and the info (each single's info in row i of the batched one, `assert_row_info`:
     the mask among them); at each game's end, the final total, the final info (winners as a list of seats)
-    and, with `final_obs`, the final observation, before the single env is reset. check(step, i, env, info,
+    and the final observation, before the single env is reset. check(step, i, env, info,
     ended): a test's own checks of table i after the comparison (info: the single env's, of its new game when
     ended, its game having ended at this step). Returns how many games ended."""
     obs, info = vec.reset(seed=seed)
@@ -56,8 +55,7 @@ def plays_the_single_envs_games(vec, singles, seed: int, steps: int, choose, fin
             if t:
                 ended += 1
                 assert info["final_total"][i] == inf["totals"][e.seat], (step, i)
-                if final_obs:
-                    assert np.array_equal(info["final_obs"][i], o), (step, i)
+                assert np.array_equal(info["final_obs"][i], o), (step, i)
                 last = info["final_info"]
                 assert info["_final_info"][i] and all(last[f"_{k}"][i] for k in inf)
                 assert last["winners"].tolist()[i] == [s in inf["winners"] for s in range(e.num_players)]

@@ -316,11 +316,14 @@ class LearnerStepper(TableCore, mode="learner"):
         rows = self.rows if rows is None else np.asarray(rows, np.int64)
         actions = np.ascontiguousarray(actions, np.int64)
         st = self.state
-        # `shown` changes only where the opponents moved (`_advance`): at a game's end the learner's
-        # observation shows the first roll of its last turn here (the planned path: the dice it scored)
+        # `shown` is what the learner sees when it is not to move: the dice it scores (so a game's final
+        # observation shows them, as the planned path's does), then the opponents' (`_advance`)
+        scoring = actions >= self.board.T.dice.n_holds - 1
+        scored_dice = st.dice[rows[scoring]]
         gains = st.play(rows, actions)
         illegal = gains < 0
-        ended = rows[~illegal & (actions >= self.board.T.dice.n_holds - 1)]
+        self.shown[rows[scoring & ~illegal]] = scored_dice[~illegal[scoring]]
+        ended = rows[~illegal & scoring]
         ended = ended[~st.over(ended)]
         if len(ended):
             self._advance(ended)
