@@ -15,17 +15,18 @@ from yacht_env.integrations.sb3 import YachtVecEnv
 from yacht_env.rules import load
 
 # rolls / 5, bonus paid, threshold / 105, points / 1000, extra-Yacht paid, its points / 1000, joker one-hot
-# (none, forced, free, verhoeff, kirakuken), forced order: the module docstring's values
+# (none, forced, free, verhoeff, kirakuken), forced order, saved rolls / 40: the module docstring's values
 EXPECTED = {
-    "yacht": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0],
-    "yacht rolls_per_turn=2": [0.4, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0],
-    "yacht rolls_per_turn=5": [1.0, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0],
-    "yacht upper_bonus=false": [0.6, 0, 0, 0, 1, 0.1, 0, 1, 0, 0, 0, 0],
-    "yacht extra_yacht_bonus=false": [0.6, 1, 0.6, 0.035, 0, 0, 1, 0, 0, 0, 0, 0],
-    "verhoeff": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 0, 0, 1, 0, 0],
-    "kirakuken": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 0, 0, 0, 1, 0],
-    "yatzy forced_order=true": [0.6, 1, 0.6, 0.05, 0, 0, 1, 0, 0, 0, 0, 1],
-    "classic": [0.6, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0],
+    "yacht": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0, 0],
+    "yacht rolls_per_turn=2": [0.4, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0, 0],
+    "yacht rolls_per_turn=5": [1.0, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0, 0],
+    "yacht upper_bonus=false": [0.6, 0, 0, 0, 1, 0.1, 0, 1, 0, 0, 0, 0, 0],
+    "yacht extra_yacht_bonus=false": [0.6, 1, 0.6, 0.035, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+    "verhoeff": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 0, 0, 1, 0, 0, 0],
+    "kirakuken": [0.6, 1, 0.6, 0.035, 1, 0.1, 0, 0, 0, 0, 1, 0, 0],
+    "yatzy forced_order=true": [0.6, 1, 0.6, 0.05, 0, 0, 1, 0, 0, 0, 0, 1, 0],
+    "classic": [0.6, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+    "yatzy saved_rolls=4": [0.6, 1, 0.6, 0.05, 0, 0, 1, 0, 0, 0, 0, 0, 0.1],
 }
 
 
@@ -44,10 +45,11 @@ def test_knob_entries_per_rule_set(name):
 
 def test_the_largest_knobs_stay_in_bounds():
     rules = load("yacht", rolls_per_turn=5, **{"upper_bonus.threshold": 105, "upper_bonus.points": 1000},
-                 extra_yacht_bonus=1000)
+                 extra_yacht_bonus=1000, saved_rolls=40)
     row = rule_features(rules)
     assert row.min() >= 0 and row.max() == 1.0
     np.testing.assert_allclose(row[:6], [1, 1, 1, 1, 1, 1])
+    assert row[-1] == 1.0
 
 
 @pytest.mark.parametrize("knobs", [{}, {"rolls_per_turn": 2}, {"upper_bonus": False, "joker": "free"}])

@@ -37,14 +37,15 @@ and the entries below follow it, all in [0, 1]):
 
 `rule_obs` (every env; the last entries, after the `dice_obs` and `table_obs` ones):
 - `"none"` (default): nothing more.
-- `"knobs"`: `KNOB_SIZE` (12) entries giving the rule knobs that can change while the observation and action
+- `"knobs"`: `KNOB_SIZE` (13) entries giving the rule knobs that can change while the observation and action
   sizes stay the same, so one network can play several rule sets of one box layout (`rule_features`). Each
   value is divided by the largest the rule validator (`yacht_env.rules.load`) allows, so nothing is clipped:
   [0] rolls per turn / 5; [1] 1 when an upper bonus is paid; [2] its threshold / 105 (0 without one);
   [3] its points / 1000; [4] 1 when an extra-Yacht bonus is paid; [5] its points / 1000; [6:11] the joker
-  rule one-hot, in the order none, forced, free, verhoeff, kirakuken; [11] 1 with `forced_order`.
-  Under `yacht` they are 0.6, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0. The box layout (boxes, their kinds,
-  columns) is not among them: rule sets of other layouts give other observation or action sizes.
+  rule one-hot, in the order none, forced, free, verhoeff, kirakuken; [11] 1 with `forced_order`; [12] the
+  cap on saved rolls / 40. Under `yacht` they are 0.6, 1, 0.6, 0.035, 1, 0.1, 0, 1, 0, 0, 0, 0, 0. The box
+  layout (boxes, their kinds, columns) is not among them: rule sets of other layouts give other observation
+  or action sizes.
 
 A finished game's mask stays all 1 under every option. The options need `obs_mode="flat"`. The trainers
 use them: `yacht train`'s `distinct_holds` and `dice_onehot` are `action_set="distinct"` and
@@ -57,6 +58,7 @@ from functools import cache
 
 from ..core.dice import NUM_DICE, dice_tables
 from ..core.engine import UPPER, YACHT50
+from ..rules.load import MAX_SAVED_ROLLS
 from ..rules.ruleset import JOKERS
 from .obs import box_scale, dice_layout, dice_of_obs, max_total
 
@@ -72,7 +74,7 @@ def dice_sizes(n: int = NUM_DICE) -> dict:
 DICE_SIZES = dice_sizes(NUM_DICE)
 TABLE = ("summary", "full")
 RULE = ("none", "knobs")
-KNOB_SIZE = 6 + len(JOKERS) + 1
+KNOB_SIZE = 6 + len(JOKERS) + 2
 # the largest values `yacht_env.rules.load` accepts, which scale the knob entries
 MAX_ROLLS_PER_TURN, MAX_UPPER_THRESHOLD, MAX_BONUS_POINTS = 5, 105, 1000
 
@@ -176,6 +178,7 @@ def rule_features(rules) -> np.ndarray:
     out[5] = rules.extra_yacht_bonus / MAX_BONUS_POINTS
     out[6 + JOKERS.index(rules.joker)] = 1.0
     out[6 + len(JOKERS)] = rules.forced_order
+    out[7 + len(JOKERS)] = rules.saved_rolls / MAX_SAVED_ROLLS
     return out
 
 
