@@ -324,7 +324,10 @@ function draw() {
   $("roll").textContent = s.phase === "decide" ? t("Roll ({n} left)", { n: s.rolls_left }) : t("Roll");
   const mover = s.turn !== null && s.turn !== undefined ? s.sheets[s.seats[s.turn].sheet] : null;
   $("rolls-left").hidden = !(s.rules.saved_rolls && mover);       // rules with saved rolls: say how many are left
-  if (s.rules.saved_rolls && mover) $("rolls-left").textContent = t("Rolls left {n} ({saved} saved)", { n: s.rolls_left, saved: mover.saved });
+  if (s.rules.saved_rolls && mover) {
+    $("rolls-left").textContent = mover.saved ? t("Rolls left {n} ({saved} saved)", { n: s.rolls_left, saved: mover.saved })
+      : t("Rolls left {n}", { n: s.rolls_left });
+  }
   $("confirm").disabled = !(up && !busy && myTurn() && picked);
   $("confirm").textContent = picked ? t("Score {box} ({points})", { box: label(picked.split("@")[0]), points: s.preview[picked] }) : t("Score");
   const myUndo = s.undo !== null && s.seats[s.undo].you;

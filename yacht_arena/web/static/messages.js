@@ -130,6 +130,7 @@ const CATALOGUE = {
     "You are watching this table.": "このテーブルを観戦中です。",
     "Roll ({n} left)": "振る（残り{n}回）",
     "Rolls left {n} ({saved} saved)": "残り{n}回（うち持ち越し{saved}回）",
+    "Rolls left {n}": "残り{n}回",
     "{n} saved": "持ち越し{n}回",
     "Score {box} ({points})": "{box} に記入（{points}点）",
     "{name} is getting ready (the first game under these rules can take a while)": "{name} が準備中です（このルールでの最初のゲームは時間がかかることがあります）",
