@@ -33,3 +33,21 @@ def assert_same(games, state, logs):
         assert state.totals[i].tolist() == g.sheet_totals()
         assert state.scores[i].tolist() == [s.scores.tolist() for s in g.sheets]
         assert ranks[i].tolist() == g.sheet_ranks()
+
+
+def batched_as_alone(rules, specs, seeds) -> list:
+    """One table of len(specs) seats per seed, played one `Game` at a time and batched twice with fresh agents:
+    with a record (the same logs) and without one (where `strong` plays its kept plans in compiled code: the same
+    totals). Returns the per-game Games, for a test's further checks."""
+    alone = [play_game(Game(rules, len(specs), seed=int(s)), [make_agent(x) for x in specs]) for s in seeds]
+    seats = np.tile(np.arange(len(specs)), (len(seeds), 1))
+    state = State(rules, len(seeds), len(specs))
+    state.reset(np.asarray(seeds, np.uint64))
+    record = Record(len(seeds))
+    play(state, [make_agent(x) for x in specs], seats, record=record)
+    assert record.logs(rules) == [g.log for g in alone]
+    fast = State(rules, len(seeds), len(specs))
+    fast.reset(np.asarray(seeds, np.uint64))
+    play(fast, [make_agent(x) for x in specs], seats)
+    assert fast.totals.tolist() == [[int(t) for t in g.totals()] for g in alone]
+    return alone

@@ -4,15 +4,14 @@ compiled fast path, the analysis values their moves (strong's all optimal), and 
 (playing to win, risk-taking, several columns) is refused with its reason."""
 import numpy as np
 import pytest
+from tests.same_games import batched_as_alone
 from tests.solver_tables import solve_once, temp_cache, tiny_saved
 
 from agents.analysis import AnalysisError, analyze, solution_of
 from agents.base import play_game
 from agents.registry import make_agent
 from agents.strong import StrongAgent
-from yacht_env.core.engine import State
 from yacht_env.core.game import Game
-from yacht_env.core.lockstep import Record, play
 from yacht_env.solver import Unsolvable
 from yacht_env.solver.risk import risk_values
 from yacht_env.solver.simulate import simulate
@@ -50,16 +49,7 @@ def test_strong_and_the_dial_play_the_same_games_batched_and_one_at_a_time(solve
     rules, solution = solved
     seeds = np.arange(8, dtype=np.uint64)
     specs = ["strong", "strong?strength=0.6"]
-    alone = [play_game(Game(rules, 2, seed=int(s)), [make_agent(x) for x in specs]) for s in seeds]
-    state = State(rules, len(seeds), 2)
-    state.reset(seeds)
-    record = Record(len(seeds))
-    play(state, [make_agent(x) for x in specs], np.tile(np.arange(2), (len(seeds), 1)), record=record)
-    assert record.logs(rules) == [g.log for g in alone]
-    fast = State(rules, len(seeds), 2)                     # no record: strong plays its kept plans in compiled code
-    fast.reset(seeds)
-    play(fast, [make_agent(x) for x in specs], np.tile(np.arange(2), (len(seeds), 1)))
-    assert fast.totals.tolist() == [[int(t) for t in g.totals()] for g in alone]
+    alone = batched_as_alone(rules, specs, seeds)
     # the analysis: strong's every decision optimal, the dial's lose what they lose, turns longer than three rolls
     records = [{"agents": specs, "log": [dict(e) for e in g.log]} for g in alone]
     a = analyze(records, rules, solution)

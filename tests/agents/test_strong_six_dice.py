@@ -8,6 +8,7 @@ from itertools import combinations_with_replacement, product
 import numpy as np
 import pytest
 from tests.fake_agents import PER_GAME
+from tests.same_games import batched_as_alone
 from tests.solver_tables import solve_once, temp_cache
 
 from agents.analysis import analyze
@@ -18,9 +19,7 @@ from tournaments.run import run_tournament
 from tournaments.store import Store
 from yacht_arena.cli import main
 from yacht_env.core.actions import num_actions, num_holds
-from yacht_env.core.engine import State
 from yacht_env.core.game import Game
-from yacht_env.core.lockstep import Record, play
 from yacht_env.rules import load
 from yacht_env.solver.cache import distributions_for
 from yacht_env.solver.policy import Policy
@@ -180,16 +179,7 @@ def test_strong_and_the_dial_play_the_same_games_batched_and_one_at_a_time(solve
     rules, solution, _ = solved
     seeds = np.arange(6, dtype=np.uint64)
     specs = ["strong", "strong?strength=0.6"]
-    alone = [play_game(Game(rules, 2, seed=int(s)), [make_agent(x) for x in specs]) for s in seeds]
-    state = State(rules, len(seeds), 2)
-    state.reset(seeds)
-    record = Record(len(seeds))
-    play(state, [make_agent(x) for x in specs], np.tile(np.arange(2), (len(seeds), 1)), record=record)
-    assert record.logs(rules) == [g.log for g in alone]
-    fast = State(rules, len(seeds), 2)                     # no record: strong plays its kept plans in compiled code
-    fast.reset(seeds)
-    play(fast, [make_agent(x) for x in specs], np.tile(np.arange(2), (len(seeds), 1)))
-    assert fast.totals.tolist() == [[int(t) for t in g.totals()] for g in alone]
+    alone = batched_as_alone(rules, specs, seeds)
     # the analysis replays six-dice logs: strong's every decision is optimal, the dial's lose what it says
     records = [{"agents": specs, "log": [dict(e) for e in g.log]} for g in alone]
     a = analyze(records, rules, solution)

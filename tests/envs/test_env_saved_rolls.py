@@ -12,7 +12,7 @@ from pettingzoo.test import api_test
 
 import yacht_env  # noqa: F401 - registers the ids
 from tests.envs.test_env_gymnasium_modes import closing, make_vec
-from tests.envs.vector_play import assert_same_info
+from tests.envs.vector_play import assert_same_steps
 from yacht_env.core.actions import num_actions
 from yacht_env.core.game import Game
 from yacht_env.envs.obs import dice_layout, obs_size
@@ -132,12 +132,7 @@ def test_the_vector_env_and_sb3_play_the_single_envs_games():
     native, single = runs["vector_entry_point"], runs["sync"]
     assert sum(step[2].sum() for step in native[1:]) >= 3
     assert max(step[0][:, LEFT].max() for step in native) * SCALE > YATZY.rolls_per_turn - 0.5
-    for t, (a, b) in enumerate(zip(native, single)):
-        assert np.array_equal(a[0], b[0]), t
-        if len(a) == 5:
-            for x, y in zip(a[1:4], b[1:4]):
-                assert np.array_equal(x, y), t
-        assert_same_info(a[-1], b[-1], f"step {t}")
+    assert_same_steps(native, single)
     sb3 = YachtVecEnv(3, seed=7, **KNOBS)
     obs = sb3.reset()
     assert np.array_equal(obs, native[0][0])

@@ -16,8 +16,8 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 import yacht_env  # noqa: F401 - registers the ids
 from agents.registry import make_agent
 from tests.envs.test_env_gymnasium_modes import closing, make_vec, play
-from tests.envs.vector_play import (assert_same_info, first_legal, last_legal, plays_the_single_envs_games,
-                                   random_actions)
+from tests.envs.vector_play import (assert_same_steps, first_legal, last_legal,
+                                   plays_the_single_envs_games, random_actions)
 from tests.fake_agents import OneGameAtATime
 from tests.mini_rules import SIX_MINI
 from tests.solver_tables import solve_once, temp_cache
@@ -116,12 +116,7 @@ def test_the_vector_env_plays_the_single_envs_games():
         closing(make_vec(mode, autoreset=AutoresetMode.SAME_STEP, rules="maxi"), scenario)
     native, single = runs["vector_entry_point"], runs["sync"]
     assert sum(step[2].sum() for step in native[1:]) >= 3
-    for t, (a, b) in enumerate(zip(native, single)):
-        assert np.array_equal(a[0], b[0]), t
-        if len(a) == 5:
-            for x, y in zip(a[1:4], b[1:4]):
-                assert np.array_equal(x, y), t
-        assert_same_info(a[-1], b[-1], f"step {t}")
+    assert_same_steps(native, single)
 
 
 def test_the_sb3_adapter_plays_the_vector_envs_games():

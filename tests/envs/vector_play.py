@@ -101,3 +101,14 @@ def within(seconds: float, fn, *args, **kwargs):
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+def assert_same_steps(native: list, single: list) -> None:
+    """Two recorded runs of `test_env_gymnasium_modes.play` (or its like) step for step: observations, then
+    rewards, terminated and truncated where a step has them, then the infos."""
+    for t, (a, b) in enumerate(zip(native, single)):
+        assert np.array_equal(a[0], b[0]), t
+        if len(a) == 5:
+            for x, y in zip(a[1:4], b[1:4]):
+                assert np.array_equal(x, y), t
+        assert_same_info(a[-1], b[-1], f"step {t}")
