@@ -203,12 +203,9 @@ def _sigterm_child(folder, grace: int, then: str):
 def test_a_run_stuck_after_sigterm_is_ended_with_where_it_stood(tmp_path):
     """SIGTERM ends the process even when the way out hangs: faulthandler's watchdog ends it after the grace
     time (exit 1) and leaves every thread's stack in the run folder."""
-    import time
-    start = time.monotonic()
     proc = _sigterm_child(tmp_path, 2, "stuck")
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=120)        # it would wait for good without the watchdog
     assert proc.returncode == 1 and stdout == "interrupted\n", stderr
-    assert time.monotonic() - start < 60
     note = (tmp_path / "stuck-after-sigterm.txt").read_text()
     assert note.startswith("The run did not exit within 2 s of SIGTERM and was ended")
     assert "most recent call first" in note and 'File "<string>", line 15' in note    # the second acquire
@@ -219,8 +216,8 @@ def test_a_second_sigterm_ends_the_run_at_once(tmp_path):
     proc = _sigterm_child(tmp_path, 60, "slow")
     assert proc.stdout.readline() == "interrupted\n"
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=20)            # not the 30 s sleep, nor the 60 s grace
-    assert proc.returncode == -signal.SIGTERM
+    proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGTERM   # not the end of its 30 s sleep (0), nor the watchdog's (1)
 
 
 def test_a_run_that_exits_in_time_leaves_no_note(tmp_path):
