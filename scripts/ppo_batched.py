@@ -1,6 +1,6 @@
 """Masked PPO in one file, in torch, on the batched Yacht env (CleanRL's `ppo.py` shape, read top to bottom).
 
-    python scripts/ppo_batched.py --device auto --out runs/ppo-batched     # 64M steps: ~40 min on 2 cores
+    python scripts/ppo_batched.py --device auto --out runs/ppo-batched     # 64M steps: ~45 min on 2 cores
     yacht evaluate learned:runs/ppo-batched/best.pt          # its model file plays wherever agents play
 
 What it shows, in order: the env is `gymnasium.make_vec("Yacht-v0", vectorization_mode="vector_entry_point",
@@ -47,7 +47,7 @@ from yacht_env.rules import load
 class Args:
     seed: int = 0
     rules: str = "yacht"
-    total_timesteps: int = 64_000_000   # about 40 minutes on 2 cores: the rate decays over the whole budget
+    total_timesteps: int = 64_000_000   # about 45 minutes on 2 cores: the rate decays over the whole budget
     num_envs: int = 1024
     num_steps: int = 16                 # steps per env per rollout: a batch of num_envs x num_steps
     num_minibatches: int = 8
