@@ -18,11 +18,16 @@ def both_ways(rules, specs, seeds):
         solve_once(load(rules, columns=1))
     players = [make_agent(s) for s in specs]
     games = [play_game(Game(rules, len(specs), seed=int(s)), players) for s in seeds]
-    state = State(rules, len(seeds), len(specs))
-    state.reset(np.asarray(seeds, np.uint64))
-    record = Record(len(seeds))
-    play(state, players, np.tile(np.arange(len(specs)), (len(seeds), 1)), record=record)
+    state, record = play_batched(rules, players, seeds, Record(len(seeds)))
     return games, state, record.logs(rules)
+
+
+def play_batched(rules, players, seeds, record=None):
+    """(State, record) after one table of len(players) seats per seed, played batched by the lockstep runner."""
+    state = State(rules, len(seeds), len(players))
+    state.reset(np.asarray(seeds, np.uint64))
+    play(state, players, np.tile(np.arange(len(players)), (len(seeds), 1)), record=record)
+    return state, record
 
 
 def assert_same(games, state, logs):
@@ -40,14 +45,8 @@ def batched_as_alone(rules, specs, seeds) -> list:
     with a record (the same logs) and without one (where `strong` plays its kept plans in compiled code: the same
     totals). Returns the per-game Games, for a test's further checks."""
     alone = [play_game(Game(rules, len(specs), seed=int(s)), [make_agent(x) for x in specs]) for s in seeds]
-    seats = np.tile(np.arange(len(specs)), (len(seeds), 1))
-    state = State(rules, len(seeds), len(specs))
-    state.reset(np.asarray(seeds, np.uint64))
-    record = Record(len(seeds))
-    play(state, [make_agent(x) for x in specs], seats, record=record)
+    _, record = play_batched(rules, [make_agent(x) for x in specs], seeds, Record(len(seeds)))
     assert record.logs(rules) == [g.log for g in alone]
-    fast = State(rules, len(seeds), len(specs))
-    fast.reset(np.asarray(seeds, np.uint64))
-    play(fast, [make_agent(x) for x in specs], seats)
+    fast, _ = play_batched(rules, [make_agent(x) for x in specs], seeds)
     assert fast.totals.tolist() == [[int(t) for t in g.totals()] for g in alone]
     return alone

@@ -322,8 +322,9 @@ class LearnerStepper(TableCore, mode="learner"):
         scored_dice = st.dice[rows[scoring]]
         gains = st.play(rows, actions)
         illegal = gains < 0
-        self.shown[rows[scoring & ~illegal]] = scored_dice[~illegal[scoring]]
-        ended = rows[~illegal & scoring]
+        scored = scoring & ~illegal
+        self.shown[rows[scored]] = scored_dice[~illegal[scoring]]
+        ended = rows[scored]
         ended = ended[~st.over(ended)]
         if len(ended):
             self._advance(ended)
