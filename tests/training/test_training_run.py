@@ -11,6 +11,7 @@ from agents.training.checkpoint import ModelFileError, load_checkpoint
 from agents.training.config import ConfigError, load_config
 from agents.training.evaluate import evaluate_model
 from agents.training.run import train
+from tests.planted import SECRET, plant
 from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.envs.table_core import TableCore
@@ -225,6 +226,19 @@ def test_a_run_that_exits_in_time_leaves_no_note(tmp_path):
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0 and stdout == "interrupted\n", stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
+def test_a_planted_stuck_note_is_never_written_through(tmp_path, victim, kind):
+    """Something planted where the watchdog's note goes is left alone: the stacks go to stderr instead."""
+    run_folder = tmp_path / "run"
+    run_folder.mkdir()
+    plant(run_folder / "stuck-after-sigterm.txt", kind, victim)
+    proc = _sigterm_child(run_folder, 2, "stuck")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and stdout == "interrupted\n", stderr
+    assert "most recent call first" in stderr
+    assert victim.read_bytes() == SECRET
 
 
 def test_every_run_records_how_it_ended_and_its_device(run):
