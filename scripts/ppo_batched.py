@@ -15,13 +15,16 @@ move times `--reward-scale` (the return stays proportional to the score). Evalua
 `yacht train` evaluates on (streams `--eval-seed + j`) through `learned:`'s own network code, so the curve
 (`curve.csv`: steps, wall seconds, mean and CI, bonus rate) compares with `yacht train`'s directly; the first
 evaluations come early (`--first-eval`, doubling up to `--eval-every`) and the last when the run stops, so
-even a run of a few minutes has a curve. `--torch-threads` holds for the whole run (`agents.training.threads`). The
-network's parameters carry SB3's actor-critic names, so `best.pt` / `final.pt` are project model files
-(`agents.training.checkpoint.write_model`): `learned:PATH` plays them, nothing else needed.
+even a run of a few minutes has a curve. `--warm-start PATH` starts from a model file of the same network,
+inputs and rules (`agents.training.warm`, as `yacht train`'s `warm_start`), for example a behaviour-cloned one.
+`--torch-threads` holds for the whole run (`agents.training.threads`). The network's parameters carry SB3's
+actor-critic names, so `best.pt` / `final.pt` are project model files (`agents.training.checkpoint.write_model`):
+`learned:PATH` plays them, nothing else needed.
 """
 import argparse
 import csv
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,7 +39,9 @@ from torch import nn
 import yacht_env  # noqa: F401 - registers Yacht-v0
 from agents.learned import NetPlayer, PolicyNet
 from agents.training.checkpoint import write_model
+from agents.training.config import ConfigError
 from agents.training.evaluate import evaluate_player
+from agents.training.warm import warm_start
 from yacht_env.rules import load
 
 
@@ -69,6 +74,7 @@ class Args:
     eval_games: int = 2000
     eval_seed: int = 1_000_000
     minutes: float = 0.0                # stop after this much wall time (0: no limit)
+    warm_start: str = ""                # a model file of this network and inputs to start from
     out: str = "runs/ppo-batched"
 
 
@@ -125,12 +131,18 @@ class ActorCritic(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(x)
 
 
+def fail(message: str):
+    """One line on stderr and exit status 2, as argparse ends a bad command line."""
+    print(f"ppo_batched.py: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def main():
     args = parse_args()
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
                           "cpu" if args.device == "auto" else args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("ppo_batched.py: error: --device cuda, but torch sees no GPU")
+        fail("--device cuda, but torch sees no GPU")
     set_torch_threads(args.torch_threads)   # held through the evaluations (agents.training.threads)
     torch.manual_seed(args.seed)
     out = Path(args.out)
@@ -152,6 +164,11 @@ def main():
               "reward_scale": args.reward_scale, "upper_shaping": 0.0,
               "policy": {"pi": [args.hidden] * 2, "vf": [args.hidden] * 2, "activation": "relu"},
               "trainer": asdict(args)}
+    if args.warm_start:       # the same checks and copy as `yacht train`'s warm_start key
+        try:
+            config["warm"] = warm_start(agent, args.warm_start, config, rules)
+        except ConfigError as e:
+            fail("--" + str(e).replace("warm_start:", "warm-start:", 1))
 
     # rollout storage
     T, N = args.num_steps, args.num_envs

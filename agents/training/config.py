@@ -74,6 +74,7 @@ class BCConfig:
     epochs: int = 10
     batch_size: int = 1024
     learning_rate: float = 1e-3
+    final_learning_rate: float | None = None   # linear decay to this value over every batch; None keeps it constant
     value_coef: float = 0.5            # the value head learns the points still to come (x reward_scale)
 
 
@@ -315,7 +316,7 @@ CHECKS = {
     BCConfig: {
         "teacher": lambda s, k, v: text(s, k, v, 1000), "games": _whole(1, 100_000), "epochs": _whole(1, 10_000),
         "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
-        "value_coef": _number(0, 1e6)},
+        "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6)},
     PolicyConfig: {
         "pi": _layers, "vf": _layers, "activation": lambda s, k, v: choice(s, k, v, ACTIVATIONS)},
 }

@@ -33,7 +33,7 @@ from .curve import append_row, plot_curve
 from .evaluate import evaluate
 from ..features import policy_input
 from ..registry import make_agent
-from .run import Trained, _versions, check_run_folder
+from .run import Trained, _lr_schedule, _versions, check_run_folder
 
 
 def canonical_hold(rules, dice, hold: int) -> int:
@@ -101,11 +101,16 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     n = len(actions)
     tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale)]
     best, res, seen = -np.inf, None, 0
+    total = n * cfg.bc.epochs
+    rate = _lr_schedule(cfg.bc, total)
     for epoch in tqdm(range(1, cfg.bc.epochs + 1), desc="bc epochs", unit="epoch", disable=not progress):
         policy.set_training_mode(True)
         order = torch.as_tensor(rng.permutation(n))
         for s in range(0, n, cfg.bc.batch_size):
             o, m, a, v = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
+            if callable(rate):
+                for group in policy.optimizer.param_groups:
+                    group["lr"] = rate(1.0 - seen / total)
             values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m.numpy())
             loss = -log_prob.mean() + cfg.bc.value_coef * torch.nn.functional.mse_loss(values.flatten(), v)
             policy.optimizer.zero_grad()

@@ -353,7 +353,7 @@ def train(cfg: TrainConfig, resume=None, progress: bool = True, force: bool = Fa
         model.policy.optimizer.load_state_dict(doc["optimizer"])
         model.num_timesteps = start
     elif cfg.warm_start:
-        warm = warm_start(model.policy, cfg.warm_start, cfg, rules)
+        warm = warm_start(model.policy, cfg.warm_start, cfg.to_dict(), rules)
     if league is not None:
         league.attach(model.policy, start)
     cfg_d, rules_d = model_record(cfg, rules)

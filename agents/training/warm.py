@@ -50,9 +50,10 @@ def _shown(config: dict, key: str) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def warm_start(policy, path, cfg, rules) -> dict:
-    """Load the weights of model file `path` into the SB3 `policy` of a run with `TrainConfig` cfg under
-    `rules` (see the module docstring); returns what was done, for run.json. ConfigError naming the
+def warm_start(policy, path, target: dict, rules) -> dict:
+    """Load the weights of model file `path` into the `policy` (an SB3 policy or any torch module with its
+    parameter names) of a run whose config, as its model files record it, is `target` (`TrainConfig.to_dict`)
+    under `rules` (see the module docstring); returns what was done, for run.json. ConfigError naming the
     key `warm_start` when the file cannot start this run."""
     def refuse(why):
         return ConfigError(f"warm_start: cannot start from {path}: {why}")
@@ -60,7 +61,7 @@ def warm_start(policy, path, cfg, rules) -> dict:
         doc = load_checkpoint(path)
     except ModelFileError as e:
         raise ConfigError(f"warm_start: {e}") from None
-    source, target = doc["config"], cfg.to_dict()
+    source = doc["config"]
     if source["policy"] != target["policy"]:
         raise refuse(f"its network is {source['policy']}, the config's {target['policy']}")
     for key in GROUPS:
@@ -75,7 +76,8 @@ def warm_start(policy, path, cfg, rules) -> dict:
         cols = input_columns(rules, source, target)
     except ValueError as e:
         raise refuse(str(e)) from None
-    same_reward = (source.get("reward", "points"), source.get("reward_scale", 1.0)) == (cfg.reward, cfg.reward_scale)
+    same_reward = all(source.get(key, default) == target.get(key, default)
+                      for key, default in (("reward", "points"), ("reward_scale", 1.0)))
     state = policy.state_dict()
     new = {}
     for name, weight in state.items():

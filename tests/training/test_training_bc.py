@@ -1,12 +1,16 @@
 """Behaviour cloning (algo: bc): a separate, labelled imitation pipeline with the same model files."""
 import json
+import subprocess
+import sys
 
 import pytest
+import torch
 
 from agents.base import play_game
 from agents.learned import LearnedAgent
+from agents.training.checkpoint import load_checkpoint
 from agents.training.config import ConfigError, parse_config
-from agents.training.imitate import canonical_hold
+from agents.training.imitate import canonical_hold, imitate
 from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.dice import HOLD_KEEP, roll_index
@@ -49,3 +53,40 @@ def test_bc_run_plays_as_learned(tmp_path, capsys):
     assert game.is_over and game.totals()[0] > 0
     assert main(["train", str(cfg), "--resume", str(run / "final.pt")]) == 2
     assert "--resume works with algo 'ppo' only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_bc_rate_falls_and_its_model_starts_ppo_batched(tmp_path):
+    """bc.final_learning_rate: the rate falls linearly over every batch (the last batch's is a batch's share
+    of the start). The cloned model, of ppo_batched.py's network and inputs, is where that trainer starts
+    (`--warm-start`): with a rate of 0 its model file keeps the cloned weights exactly; a model of another
+    network is refused in one line, exit 2."""
+    cfg = parse_config({"name": "bcw", "algo": "bc", "seed": 3, "reward_scale": 0.02, "distinct_holds": True,
+                        "dice_onehot": True, "eval_games": 8, "out": str(tmp_path / "bc"),
+                        "bc": {"teacher": "greedy", "games": 10, "epochs": 2, "batch_size": 64,
+                               "learning_rate": 1e-3, "final_learning_rate": 0.0},
+                        "policy": {"pi": [16, 16], "vf": [16, 16], "activation": "relu"}})
+    trained = imitate(cfg, progress=False)
+    samples = json.loads((tmp_path / "bc" / "run.json").read_text())["teacher_decisions"] * 2
+    last = trained.model.optimizer.param_groups[0]["lr"]
+    assert 0 < last <= 1e-3 * 64 / samples + 1e-12
+
+    cloned = tmp_path / "bc" / "final.pt"
+    run = [sys.executable, "scripts/ppo_batched.py", "--total-timesteps", "256", "--num-envs", "32", "--num-steps", "8",
+           "--num-minibatches", "2", "--update-epochs", "1", "--first-eval", "256", "--eval-games", "8",
+           "--learning-rate", "0", "--final-learning-rate", "0", "--device", "cpu", "--warm-start", str(cloned)]
+    proc = subprocess.run([*run, "--hidden", "16", "--out", str(tmp_path / "ppo")], capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    start, after = load_checkpoint(cloned), load_checkpoint(tmp_path / "ppo" / "final.pt")
+    assert after["config"]["warm"]["warm_start"] == str(cloned) and not after["config"]["warm"]["value_head_reset"]
+    for name, weight in start["policy"].items():
+        assert torch.equal(after["policy"][name], weight), name
+
+    proc = subprocess.run([*run, "--hidden", "8", "--out", str(tmp_path / "other")], capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"ppo_batched.py: error: --warm-start: cannot start from {cloned}: its network is "
+        "{'pi': [16, 16], 'vf': [16, 16], 'activation': 'relu'}, the config's {'pi': [8, 8], 'vf': [8, 8], "
+        "'activation': 'relu'}"]

@@ -145,7 +145,7 @@ def test_warm_start_adding_the_upper_features_plays_as_before():
     cfg = load_config("configs/train/ppo-upper.yaml")
     assert FEATURES == ("dice_onehot", "rule_knobs", "upper_features")
     policy = new_policy(cfg.to_dict(), YACHT)
-    info = warm_start(policy, "models/ppo-yacht.pt", cfg, YACHT)
+    info = warm_start(policy, "models/ppo-yacht.pt", cfg.to_dict(), YACHT)
     assert info["new_inputs"] == N_UPPER and not info["value_head_reset"]
     src = read_model("models/ppo-yacht.pt")
     old = PolicyNet(src["policy"], src["config"]["policy"])
@@ -162,4 +162,4 @@ def test_warm_start_refuses_to_drop_an_input_group(run):
     _, trained = run
     cfg = load_config("configs/train/smoke.yaml", dice_onehot=True)
     with pytest.raises(ConfigError, match="trained with upper_features true, the config has upper_features false"):
-        warm_start(new_policy(cfg.to_dict(), YACHT), trained.out / "final.pt", cfg, YACHT)
+        warm_start(new_policy(cfg.to_dict(), YACHT), trained.out / "final.pt", cfg.to_dict(), YACHT)

@@ -316,7 +316,7 @@ def test_warm_start_from_a_solitaire_model_plays_as_it_did():
     cfg = load_config("configs/train/ppo-win4.yaml")
     rules = cfg.ruleset
     policy = _policy(cfg, rules)
-    info = warm_start(policy, SOLO_MODEL, cfg, rules)
+    info = warm_start(policy, SOLO_MODEL, cfg.to_dict(), rules)
     assert info["new_inputs"] == num_extra(4) and info["value_head_reset"]
     src = read_model(SOLO_MODEL)
     old, new = PolicyNet(src["policy"], src["config"]["policy"]), PolicyNet(policy.state_dict(), {"activation": "relu"})
@@ -336,19 +336,19 @@ def test_warm_start_refusals(run, tmp_path):
     rules = cfg.ruleset
     policy = _policy(cfg, rules)
     with pytest.raises(ConfigError, match="^warm_start: no model file at"):
-        warm_start(policy, tmp_path / "none.pt", cfg, rules)
+        warm_start(policy, tmp_path / "none.pt", cfg.to_dict(), rules)
     with pytest.raises(ConfigError, match=r"^warm_start: cannot start from .*best.pt: its network is"):
-        warm_start(policy, trained.out / "best.pt", cfg, rules)
+        warm_start(policy, trained.out / "best.pt", cfg.to_dict(), rules)
     small = load_config("configs/train/smoke-table.yaml", num_players=4)
     with pytest.raises(ConfigError, match="it sees tables of 3 sheets, the config's table has 4"):
-        warm_start(_policy(small, rules), trained.out / "best.pt", small, rules)
+        warm_start(_policy(small, rules), trained.out / "best.pt", small.to_dict(), rules)
     classic = load_config("configs/train/ppo-win4.yaml", rules="classic")
     with pytest.raises(ConfigError, match="it was trained on rules 'yacht'"):
-        warm_start(policy, SOLO_MODEL, classic, classic.ruleset)
+        warm_start(policy, SOLO_MODEL, classic.to_dict(), classic.ruleset)
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"junk")
     with pytest.raises(ConfigError, match="^warm_start: .*junk.pt: not a model file"):
-        warm_start(policy, junk, cfg, rules)
+        warm_start(policy, junk, cfg.to_dict(), rules)
 
 
 def test_resume_refuses_another_table(run, tmp_path):
