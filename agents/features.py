@@ -163,6 +163,13 @@ def table_input(state, rows, sheets, config: dict):
     return full_sheets(state, rows, sheets) if uses(config, "table_obs") else None
 
 
+def view_input(view, config: dict, sheets: int) -> np.ndarray:
+    """What a policy trained with this config (a dict), covering `sheets` sheets, is fed for the seats to move
+    in a `BatchView` (its `observations`, then `policy_input`'s extra inputs)."""
+    obs = observations(view.state, view.rows, view.seat, view.dice, sheets)
+    return policy_input(obs, view.dice, config, view.rules, table_input(view.state, view.rows, view.sheet, config))
+
+
 def policy_input(obs: np.ndarray, dice: np.ndarray, config: dict, rules, table=None) -> np.ndarray:
     """What a policy trained with this config is fed under `rules`: rows of observations (and the rules' n
     dice they show, (rows, n)) followed by the extra inputs of the config; `table`: the rows' `table_input` (needed when

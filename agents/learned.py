@@ -27,7 +27,7 @@ from yacht_env.core.dice_source import decision_uniforms
 from yacht_env.envs.options import narrow_masks
 
 from .base import Agent, BatchView
-from .features import extra_size, observation_size, observations, policy_input, table_input
+from .features import extra_size, observation_size, view_input
 from .lookahead import Critic, lookahead_actions, refuse_reason
 from .model_file import ModelFileError, check_rules, check_table, read_model
 from .sb3_zip import is_sb3_zip, read_sb3_zip
@@ -201,9 +201,7 @@ class NetPlayer(Agent):
                              f"under rules {rules.name!r} need {need[0]} and {need[1]}")
 
     def act_batch(self, view: BatchView) -> np.ndarray:
-        obs = observations(view.state, view.rows, view.seat, view.dice, self._sheets(view.num_sheets))
-        x = policy_input(obs, view.dice, self.config, view.rules,
-                         table_input(view.state, view.rows, view.sheet, self.config))
+        x = view_input(view, self.config, self._sheets(view.num_sheets))
         if x.shape[1] != self.net.inputs:
             raise ValueError(f"{self.source} takes {self.net.inputs} inputs; a table of {view.num_sheets} sheets "
                              f"under rules {view.rules.name!r} gives {x.shape[1]}")

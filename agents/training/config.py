@@ -492,8 +492,12 @@ def _check_table(cfg: TrainConfig, source) -> None:
                 raise ConfigError(source, key, f"needs a table: set num_players to 2 .. {MAX_PLAYERS} (it is 1, "
                                                "training alone)")
         return
-    if cfg.algo != "ppo":
-        raise ConfigError(source, "num_players", f"algo {cfg.algo!r} trains alone; tables need algo 'ppo'")
+    if cfg.algo != "ppo" and cfg.league is not None:
+        raise ConfigError(source, "league", f"self-play needs algo 'ppo'; algo {cfg.algo!r} learns from its teacher's "
+                                            "games against the opponents")
+    if cfg.algo != "ppo" and cfg.seat != "rotate":
+        raise ConfigError(source, "seat", f"algo {cfg.algo!r} seats its teacher at seat k % num_players of game k, "
+                                          f"as its evaluation seats the model: write seat: rotate")
     if not cfg.opponents:
         raise ConfigError(source, "opponents", f"missing: a table of {cfg.num_players} seats needs an agent spec for "
                                                f"the other seats (one for all, or a list of {others})")

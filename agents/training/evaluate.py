@@ -105,21 +105,23 @@ class TableEvalResult:
                    if self.opponent_faults else ""))
 
 
-def evaluate_table(player, rules, num_players: int, opponents, games: int, seed: int) -> TableEvalResult:
-    """Play `games` games of `num_players` seats (game j: the dice of stream seed + j, episode 0; `player`
-    at seat j % num_players; `opponents`: agent specs, one for every other seat or one per other seat in
-    seat order) and summarize the player's results.
+def play_table(player, rules, num_players: int, opponents, dice_seeds, what: str):
+    """Play one game of `num_players` seats per dice seed to its end: `player` at seat j % num_players of game
+    j, `opponents` (agent specs, one for every other seat or one per other seat in seat order) at the other
+    seats in seat order. Returns the finished `State`, the player's seats, the opponents' faults and the
+    opponents' specs, one per other seat.
 
-    Opponents seat as in `YachtVs-v0` (`yacht_env.core.players.guarded`): one that fails forfeits its seat for
-    the rest of that game, with a warning; `faults` counts them. Per-game agents (external bots) play
-    PER_GAME_TABLES games at a time, so at most that many of their processes run (the games are the same:
-    tables are independent)."""
+    Opponents seat as in `YachtVs-v0` (`yacht_env.core.players.guarded`, their warnings naming `what`): one
+    that fails forfeits its seat for the rest of that game, with a warning; the faults are counted. Per-game
+    agents (external bots) play PER_GAME_TABLES games at a time, so at most that many of their processes run
+    (the games are the same: tables are independent)."""
     opponents = list(opponents)
     if len(opponents) == 1:
         opponents = opponents * (num_players - 1)
+    games = len(dice_seeds)
     state = State(rules, games, num_players)
-    state.reset(first_episodes(range(seed, seed + games)))
-    others = [guarded(batched_player(spec, games, k + 1, slots=PER_GAME_TABLES), spec, games, "table evaluation")
+    state.reset(np.asarray(dice_seeds, np.uint64))
+    others = [guarded(batched_player(spec, games, k + 1, slots=PER_GAME_TABLES), spec, games, what)
               for k, spec in enumerate(opponents)]
     players = [player] + others
     mine = np.arange(games) % num_players
@@ -135,7 +137,7 @@ def evaluate_table(player, rules, num_players: int, opponents, games: int, seed:
                 p.prepare(rules, num_players)
         for lo in range(0, games, step):
             rows = np.arange(lo, min(games, lo + step))
-            for p in others:
+            for p in players:
                 if hasattr(p, "start"):
                     p.start(state, rows)
             play(state, players, seating, rows=rows)
@@ -144,6 +146,15 @@ def evaluate_table(player, rules, num_players: int, opponents, games: int, seed:
         for p in others:
             if hasattr(p, "close"):
                 p.close()
+    return state, mine, faults, opponents
+
+
+def evaluate_table(player, rules, num_players: int, opponents, games: int, seed: int) -> TableEvalResult:
+    """Play `games` games of `num_players` seats (game j: the dice of stream seed + j, episode 0; `player`
+    at seat j % num_players; `opponents`: agent specs, one for every other seat or one per other seat in
+    seat order; `play_table`) and summarize the player's results."""
+    state, mine, faults, opponents = play_table(player, rules, num_players, opponents,
+                                                first_episodes(range(seed, seed + games)), "table evaluation")
     sheet = mine % state.num_sheets
     rows = np.arange(games)
     shares = win_shares(state, rows, sheet)

@@ -2,11 +2,14 @@
 
 This is supervised learning from the teacher's moves, not reinforcement learning: its
 models are labelled `bc` in their config and in reports, apart from the MaskablePPO agents.
-The teacher plays `bc.games` solitaire games (seeds `game_seed(seed, k)`); every decision
-is recorded as (observation, legal mask, teacher action, points still to come). The
-network (the same actor-critic as PPO's, so `learned:PATH` plays it) is fit by masked
-cross-entropy, its value head by squared error on the points to come x `reward_scale`.
-Evaluation, curve, TensorBoard and model files are as for `yacht train` with PPO.
+The teacher plays `bc.games` games (seeds `game_seed(seed, k)`), alone or, with `num_players` > 1, at
+seat k % num_players of a table against the config's `opponents` (`record_teacher`); every decision is
+recorded as (the policy's input, legal mask, teacher action, value target). The network (the same
+actor-critic as PPO's, so `learned:PATH` plays it) is fit by masked cross-entropy, its value head by
+squared error on the target x `reward_scale`: the points still to come, or at a table with `reward: win`
+the game's outcome. The rate falls linearly to `bc.final_learning_rate` when it is set. Evaluation
+(alone: the mean score; at a table: the win share against the opponents), curve, TensorBoard and model
+files are as for `yacht train` with PPO.
 """
 import json
 import sys
@@ -19,65 +22,125 @@ from .threads import set_torch_threads  # first: the OpenMP settings come before
 import torch
 from tqdm import tqdm
 
-from yacht_env import Game
 from yacht_env.core.actions import num_holds
-from yacht_env.core.dice_source import game_seed
-from yacht_env.envs.obs import dice_of_obs, observe_game
+from yacht_env.core.dice_source import game_seeds
+from yacht_env.core.lockstep import win_shares
+from yacht_env.core.players import PerGame
 from yacht_env.envs.options import distinct, narrow_masks
 from yacht_env.rules import rules_block
 from yacht_env.safe_file import write_atomic
 
-from ..base import View
 from .checkpoint import model_record, new_policy, save_checkpoint
 from .curve import append_row, plot_curve
-from .evaluate import evaluate
-from ..features import policy_input
+from .evaluate import PER_GAME_TABLES, evaluate, play_table
+from ..features import view_input
 from ..registry import make_agent
 from .run import Trained, _lr_schedule, _versions, check_run_folder
 
 
+CHUNK_GAMES = 2048   # teacher games played at once, per seat of the table (`record_teacher`)
+
+
+def canonical_holds(rules) -> np.ndarray:
+    """(rolls, holds) int64: for each sorted roll of the rules' dice and hold pattern, the smallest hold
+    pattern that keeps the same dice (what distinct-hold masks allow)."""
+    D, holds = rules.dice_tables, num_holds(rules)
+    keep, allowed = D.hold_keep[:, :holds], distinct(D.n)
+    out = np.empty(keep.shape, np.int64)
+    for r in range(len(keep)):
+        first: dict = {}
+        for h in np.flatnonzero(allowed[r]):
+            first.setdefault(int(keep[r, h]), int(h))
+        out[r] = [first[int(k)] for k in keep[r]]
+    return out
+
+
 def canonical_hold(rules, dice, hold: int) -> int:
-    """The smallest hold pattern that keeps the same of `dice` (the rules' n dice) as `hold` (what
-    distinct-hold masks allow)."""
-    D = rules.dice_tables
-    r = D.index(dice)
-    keep = D.hold_keep[r, hold]
-    for h in np.flatnonzero(distinct(D.n)[r]):
-        if D.hold_keep[r, h] == keep:
-            return int(h)
-    raise ValueError(f"hold {hold} of dice {list(dice)} keeps nothing a hold action can keep")
+    """The smallest hold pattern that keeps the same of `dice` (the rules' n dice) as `hold`."""
+    return int(canonical_holds(rules)[rules.dice_tables.index(dice), hold])
+
+
+class Recorder:
+    """The teacher at the learner's seat: it plays the teacher's moves and keeps, for each, what the learner
+    is trained on: the policy's input as `learned:` builds it (`agents.features.view_input`), the legal
+    actions (one hold per keep when the config has `distinct_holds`), the teacher's action (its hold as
+    the canonical pattern), the table, the sheet and that sheet's total before the move."""
+
+    batched = True
+
+    def __init__(self, teacher, config: dict, rules):
+        self.teacher, self.config = teacher, config
+        self.solo = config.get("num_players", 1) == 1
+        self.canon = canonical_holds(rules) if config.get("distinct_holds", False) else None
+        self.holds = num_holds(rules)
+        self.parts: list[tuple] = []
+
+    def prepare(self, rules, num_players) -> None:
+        if hasattr(self.teacher, "prepare"):
+            self.teacher.prepare(rules, num_players)
+
+    def start(self, state, rows) -> None:
+        if hasattr(self.teacher, "start"):
+            self.teacher.start(state, rows)
+
+    def close(self) -> None:
+        if hasattr(self.teacher, "close"):
+            self.teacher.close()
+
+    def act_batch(self, view) -> np.ndarray:
+        played = np.asarray(self.teacher.act_batch(view))
+        actions = played.astype(np.int64)
+        masks = view.mask.astype(bool)
+        if self.canon is not None:
+            masks = narrow_masks(masks, view.roll, view.rules.dice)
+            hold = actions < self.holds
+            actions[hold] = self.canon[view.roll[hold], actions[hold]]
+        x = view_input(view, self.config, 1 if self.solo else view.num_sheets)
+        self.parts.append((x, masks, actions, view.rows.copy(), view.sheet.copy(),
+                           view.state.totals[view.rows, view.sheet].astype(np.float32)))
+        return played
 
 
 def record_teacher(cfg, rules, progress: bool = True):
-    """Play the teacher's games; returns (obs, masks, actions, to_come) arrays over all decisions."""
+    """Play the teacher's games (game k: dice seed `game_seed(cfg.seed, k)`; at a table the teacher sits at
+    seat k % num_players, the config's opponents at the others, as `evaluate_table` seats them), a chunk of
+    games at once. Returns (inputs, masks, actions, targets) over every teacher decision, game by game and
+    in each game in order: the policy's inputs, the legal actions, the teacher's actions and the value
+    head's targets before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
+    the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss)."""
+    config = cfg.to_dict()
+    players = cfg.num_players
     teacher = make_agent(cfg.bc.teacher)
-    obs, rolls, masks, actions, to_come = [], [], [], [], []
-    holds, dice = num_holds(rules), rules.dice_tables
-    for k in tqdm(range(cfg.bc.games), desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress):
-        game = Game(rules, 1, seed=game_seed(cfg.seed, k))
-        teacher.reset(rules, 0, 1, seed=k)
-        gains = []
-        while not game.is_over:
-            if game.phase == "roll":
-                game.roll()
-                continue
-            view = View.of(game)
-            a = int(teacher.act(view))
-            if a < holds and cfg.distinct_holds:
-                a = canonical_hold(rules, game.dice, a)
-            obs.append(observe_game(game))
-            rolls.append(dice.index(game.dice))
-            masks.append(view.mask.astype(bool))
-            actions.append(a)
-            before = game.totals()[0]
-            game.apply(a)
-            gains.append(game.totals()[0] - before)
-        to_come.extend(np.cumsum(gains[::-1])[::-1])     # points from each decision to the end
-    masks = np.stack(masks)
-    obs = np.stack(obs)
-    if cfg.distinct_holds:
-        masks = narrow_masks(masks, np.array(rolls), dice.n)
-    return obs, masks, np.array(actions, np.int64), np.array(to_come, np.float32)
+    if getattr(teacher, "batched", False):
+        chunk = CHUNK_GAMES * players                 # a whole number of seat rotations
+    else:                                             # one instance per table of a chunk (an external bot: a process)
+        if hasattr(teacher, "close"):
+            teacher.close()
+        chunk = PER_GAME_TABLES // players * players
+        teacher = PerGame(lambda: make_agent(cfg.bc.teacher), chunk, 0, chunk)
+    recorder = Recorder(teacher, config, rules)
+    seeds = game_seeds(cfg.seed, last=np.arange(cfg.bc.games))
+    out, games = [], []
+    bar = tqdm(total=cfg.bc.games, desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress)
+    try:
+        for lo in range(0, cfg.bc.games, chunk):
+            recorder.parts = []
+            state, _, _, _ = play_table(recorder, rules, players, cfg.opponents, seeds[lo:lo + chunk],
+                                        "the teacher's games")
+            x, masks, actions, rows, sheets, before = (np.concatenate(a) for a in zip(*recorder.parts))
+            if cfg.reward == "win":
+                share = win_shares(state, rows, sheets)
+                target = np.where(share == 1.0, 1.0, np.where(share > 0, 0.0, -1.0))
+            else:
+                target = state.totals[rows, sheets] - before
+            out.append((x, masks, actions, target.astype(np.float32)))
+            games.append(lo + rows)
+            bar.update(state.num_tables)
+    finally:
+        bar.close()
+        recorder.close()
+    order = np.argsort(np.concatenate(games), kind="stable")   # game by game, each game's moves in order
+    return tuple(np.concatenate(a)[order] for a in zip(*out))
 
 
 def imitate(cfg, progress: bool = True, force: bool = False):
@@ -94,7 +157,6 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
-    obs = policy_input(obs, dice_of_obs(obs, rules.dice), cfg_d, rules)
     policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
@@ -119,27 +181,35 @@ def imitate(cfg, progress: bool = True, force: bool = False):
             seen += len(a)
         policy.set_training_mode(False)
         res = evaluate(policy, cfg, rules)
+        win = getattr(res, "win_share", None)
         for key, value in (("mean", res.mean), ("bonus_rate", res.bonus_rate), ("yacht_rate", res.yacht_rate),
-                           ("gap_to_optimal", res.gap), ("loss", loss.item())):
+                           ("gap_to_optimal", res.gap), ("win_share", win)):
             if value is not None:
-                writer.add_scalar(f"eval/{key}" if key != "loss" else "train/loss", value, seen)
+                writer.add_scalar(f"eval/{key}", value, seen)
+        writer.add_scalar("train/loss", loss.item(), seen)
         append_row(out / "curve.csv", {"timesteps": seen, "wall_seconds": round(time.time() - t0, 1),
                                        "eval_mean": res.mean, "eval_ci95": res.ci95, "bonus_rate": res.bonus_rate,
-                                       "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal})
+                                       "yacht_rate": res.yacht_rate, "pct_of_optimal": res.pct_of_optimal,
+                                       "win_share": win, "win_ci95": getattr(res, "win_ci95", None)})
+        where = f", {cfg.num_players} seats vs {', '.join(cfg.opponents)}" if cfg.num_players > 1 else ""
         plot_curve(out / "curve.csv", out / "curve.png", f"Behaviour cloning of {cfg.bc.teacher!r} on "
-                   f"{rules.name!r}: {cfg.name}", res.optimum, xlabel="training samples (millions)")
+                   f"{rules.name!r}: {cfg.name}{where}", res.optimum, xlabel="training samples (millions)",
+                   equal_share=1 / cfg.num_players if win is not None else None)
         tqdm.write(f"[epoch {epoch}, {time.time() - t0:.0f}s] eval: {res.line()}", file=sys.stderr)
         extra = {"wall_seconds": round(time.time() - t0, 1), "teacher_decisions": n, "epoch": epoch,
                  "eval": res.summary()}
-        if res.mean > best:
-            best = res.mean
+        if res.score > best:
+            best = res.score
             save_checkpoint(policy, seen, out / "best.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
-            write_atomic(out / "best.json", json.dumps({"epoch": epoch, **res.summary()}, indent=2) + "\n", "best.json")
+            write_atomic(out / "best.json", json.dumps({"epoch": epoch, "score": res.score, **res.summary()}, indent=2)
+                         + "\n", "best.json")
     save_checkpoint(policy, seen, out / "final.pt", cfg_d, rules_d, with_optimizer=False, extra=extra)
     writer.close()
     write_atomic(out / "run.json", json.dumps({
         "versions": _versions(), "algo": "bc", "rules": rules_block(rules, cfg.set), "teacher": cfg.bc.teacher,
-        "teacher_game_seeds": f"game_seed({cfg.seed}, k)", "torch_seed": cfg.seed, "eval_seed": cfg.eval_seed,
+        "teacher_game_seeds": f"game_seed({cfg.seed}, k)",
+        "teacher_seat": "k % num_players" if cfg.num_players > 1 else 0, "torch_seed": cfg.seed,
+        "eval_seed": cfg.eval_seed,
         "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n", "run.json")
     return Trained(policy, res, out)

@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -10,9 +11,15 @@ from agents.base import play_game
 from agents.learned import LearnedAgent
 from agents.training.checkpoint import load_checkpoint
 from agents.training.config import ConfigError, parse_config
-from agents.training.imitate import canonical_hold, imitate
+from agents.base import BatchView, View
+from agents.features import view_input
+from agents.registry import make_agent
+from agents.training.imitate import canonical_hold, canonical_holds, imitate, record_teacher
 from yacht_arena.cli import main
 from yacht_env import Game
+from yacht_env.core.actions import num_holds
+from yacht_env.core.dice_source import game_seed
+from yacht_env.envs.options import narrow_masks
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.rules import load
 
@@ -90,3 +97,55 @@ def test_bc_rate_falls_and_its_model_starts_ppo_batched(tmp_path):
         f"ppo_batched.py: error: --warm-start: cannot start from {cloned}: its network is "
         "{'pi': [16, 16], 'vf': [16, 16], 'activation': 'relu'}, the config's {'pi': [8, 8], 'vf': [8, 8], "
         "'activation': 'relu'}"]
+
+
+def teacher_game_by_game(cfg, rules):
+    """The teacher's decisions recorded one game at a time through `Game` (what `record_teacher` plays a
+    chunk of tables at once): game k at seat k % seats, with its own per-game agents."""
+    config, seats = cfg.to_dict(), cfg.num_players
+    holds, canon = num_holds(rules), canonical_holds(rules)
+    rows = []
+    for k in range(cfg.bc.games):
+        game = Game(rules, seats, seed=game_seed(cfg.seed, k))
+        players = [make_agent(cfg.bc.teacher) if s == k % seats else make_agent(cfg.opponents[0]) for s in range(seats)]
+        for s, p in enumerate(players):
+            p.reset(rules, s, seats, seed=k)
+        mine, before = [], []
+        while not game.is_over:
+            if game.phase == "roll":
+                game.roll()
+                continue
+            view = View.of(game)
+            a = int(players[game.current_seat].act(view))
+            if game.current_seat == k % seats:
+                batch = BatchView.of_view(view)
+                x = view_input(batch, config, 1 if seats == 1 else batch.num_sheets)[0]
+                mask = narrow_masks(view.mask[None].astype(bool), batch.roll, rules.dice)[0]
+                mine.append((x, mask, int(canon[batch.roll[0], a]) if a < holds else a))
+                before.append(game.totals()[view.sheet])
+            game.apply(a)
+        sheet = (k % seats) % game.num_sheets
+        totals = np.array(game.totals())
+        top = totals.max()
+        outcome = -1.0 if totals[sheet] < top else 1.0 if (totals == top).sum() == 1 else 0.0
+        for (x, mask, a), b in zip(mine, before):
+            rows.append((x, mask, a, outcome if cfg.reward == "win" else game.totals()[sheet] - b))
+    return tuple(np.array(c) for c in zip(*rows))
+
+
+@pytest.mark.parametrize("table", [
+    {},
+    {"num_players": 3, "opponents": "greedy", "reward": "win", "table_obs": "full"},
+    {"num_players": 2, "opponents": "strong", "reward": "points"},
+])
+def test_teacher_record_is_the_game_by_game_record(table):
+    """`record_teacher` plays chunks of tables at once through the engine; its record is the one a game-by-game
+    loop gives, decision by decision: inputs, masks, canonical holds and value targets (points to come, or the
+    outcome at a table with reward win)."""
+    cfg = parse_config({"name": "rec", "algo": "bc", "seed": 5, "distinct_holds": True, "dice_onehot": True,
+                        "bc": {"teacher": "strong", "games": 7}, **table})
+    got = record_teacher(cfg, cfg.ruleset, progress=False)
+    want = teacher_game_by_game(cfg, cfg.ruleset)
+    assert len(got[2]) == len(want[2]) > 0
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w.astype(g.dtype))

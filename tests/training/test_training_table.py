@@ -75,7 +75,8 @@ def test_table_keys_are_read_and_recorded():
     ({"upper_shaping": 1.0}, "upper_shaping: pays points; with reward 'win' it must be 0"),
     ({"env_threads": 0}, "env_threads: must be a whole number from 1 to 64"),
     ({"warm_start": 3}, "warm_start: must be text"),
-    ({"algo": "bc", "ppo": None}, "num_players: algo 'bc' trains alone; tables need algo 'ppo'"),
+    ({"algo": "bc", "ppo": None, "league": {"current": 1}}, "league: self-play needs algo 'ppo'; algo 'bc' learns"),
+    ({"algo": "bc", "ppo": None, "seat": 1}, "seat: algo 'bc' seats its teacher at seat k % num_players of game k"),
     ({"set": {"teams": 3}}, "num_players: 4 players cannot split into 3 teams of equal size"),
 ])
 def test_bad_table_keys(change, message):
