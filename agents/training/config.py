@@ -71,6 +71,8 @@ class BCConfig:
     """Behaviour cloning (algo: bc): imitate a teacher agent's moves; not reinforcement learning."""
     teacher: str = "strong"            # an agent spec (agents.registry)
     games: int = 20_000                # teacher games recorded (seeds game_seed(seed, k))
+    player: str | None = None          # who plays those games (an agent spec; None: the teacher): the teacher
+    #                                    labels every decision of it (DAgger's data: the states a student reaches)
     epochs: int = 10
     batch_size: int = 1024
     learning_rate: float = 1e-3
@@ -314,7 +316,8 @@ CHECKS = {
         "ent_coef": _number(0, 10), "vf_coef": _number(0, 1e6), "max_grad_norm": _number(0, 1e6, above=True),
         "normalize_advantage": flag},
     BCConfig: {
-        "teacher": lambda s, k, v: text(s, k, v, 1000), "games": _whole(1, 100_000), "epochs": _whole(1, 10_000),
+        "teacher": _agent_spec, "player": _or_null(_agent_spec), "games": _whole(1, 100_000),
+        "epochs": _whole(1, 10_000),
         "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
         "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6)},
     PolicyConfig: {

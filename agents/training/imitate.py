@@ -36,6 +36,7 @@ from .evaluate import PER_GAME_TABLES, evaluate, play_table
 from ..features import view_input
 from ..registry import make_agent
 from .run import Trained, _lr_schedule, _versions, check_run_folder
+from .warm import warm_start
 
 
 CHUNK_GAMES = 2048   # teacher games played at once, per seat of the table (`record_teacher`)
@@ -61,35 +62,43 @@ def canonical_hold(rules, dice, hold: int) -> int:
 
 
 class Recorder:
-    """The teacher at the learner's seat: it plays the teacher's moves and keeps, for each, what the learner
-    is trained on: the policy's input as `learned:` builds it (`agents.features.view_input`), the legal
-    actions (one hold per keep when the config has `distinct_holds`), the teacher's action (its hold as
-    the canonical pattern), the table, the sheet and that sheet's total before the move."""
+    """The teacher at the learner's seat: it plays the teacher's moves, or those of `player` when one is given
+    (the teacher still labels each), and keeps, for each decision, what the learner is trained on: the
+    policy's input as `learned:` builds it (`agents.features.view_input`), the legal actions (one hold per
+    keep when the config has `distinct_holds`), the teacher's action (its hold as the canonical pattern),
+    the table, the sheet and that sheet's total before the move."""
 
     batched = True
 
-    def __init__(self, teacher, config: dict, rules):
-        self.teacher, self.config = teacher, config
+    def __init__(self, teacher, config: dict, rules, player=None):
+        self.teacher, self.player, self.config = teacher, player, config
         self.solo = config.get("num_players", 1) == 1
         self.canon = canonical_holds(rules) if config.get("distinct_holds", False) else None
         self.holds = num_holds(rules)
         self.parts: list[tuple] = []
 
+    def _agents(self):
+        return [a for a in (self.teacher, self.player) if a is not None]
+
     def prepare(self, rules, num_players) -> None:
-        if hasattr(self.teacher, "prepare"):
-            self.teacher.prepare(rules, num_players)
+        for agent in self._agents():
+            if hasattr(agent, "prepare"):
+                agent.prepare(rules, num_players)
 
     def start(self, state, rows) -> None:
-        if hasattr(self.teacher, "start"):
-            self.teacher.start(state, rows)
+        for agent in self._agents():
+            if hasattr(agent, "start"):
+                agent.start(state, rows)
 
     def close(self) -> None:
-        if hasattr(self.teacher, "close"):
-            self.teacher.close()
+        for agent in self._agents():
+            if hasattr(agent, "close"):
+                agent.close()
 
     def act_batch(self, view) -> np.ndarray:
-        played = np.asarray(self.teacher.act_batch(view))
-        actions = played.astype(np.int64)
+        taught = np.asarray(self.teacher.act_batch(view))
+        played = taught if self.player is None else np.asarray(self.player.act_batch(view))
+        actions = taught.astype(np.int64)
         masks = view.mask.astype(bool)
         if self.canon is not None:
             masks = narrow_masks(masks, view.roll, view.rules.dice)
@@ -101,24 +110,33 @@ class Recorder:
         return played
 
 
+def seat_agent(agent, spec: str, chunk: int):
+    """`agent` (made from `spec`) for one seat of `chunk` tables: itself when it plays batches, else one
+    instance per table (`PerGame`)."""
+    if getattr(agent, "batched", False):
+        return agent
+    if hasattr(agent, "close"):
+        agent.close()
+    return PerGame(lambda: make_agent(spec), chunk, 0, chunk)
+
+
 def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games (game k: dice seed `game_seed(cfg.seed, k)`; at a table the teacher sits at
     seat k % num_players, the config's opponents at the others, as `evaluate_table` seats them), a chunk of
-    games at once. Returns (inputs, masks, actions, targets) over every teacher decision, game by game and
-    in each game in order: the policy's inputs, the legal actions, the teacher's actions and the value
+    games at once; with `bc.player` that agent plays the teacher's seat and the teacher labels its decisions.
+    Returns (inputs, masks, actions, targets) over every teacher decision, game by game and in each game in
+    order: the policy's inputs, the legal actions, the teacher's actions and the value
     head's targets before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
     the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss)."""
     config = cfg.to_dict()
     players = cfg.num_players
-    teacher = make_agent(cfg.bc.teacher)
-    if getattr(teacher, "batched", False):
-        chunk = CHUNK_GAMES * players                 # a whole number of seat rotations
-    else:                                             # one instance per table of a chunk (an external bot: a process)
-        if hasattr(teacher, "close"):
-            teacher.close()
-        chunk = PER_GAME_TABLES // players * players
-        teacher = PerGame(lambda: make_agent(cfg.bc.teacher), chunk, 0, chunk)
-    recorder = Recorder(teacher, config, rules)
+    specs = [cfg.bc.teacher] + ([cfg.bc.player] if cfg.bc.player else [])
+    made = [make_agent(spec) for spec in specs]
+    # a whole number of seat rotations; per-game agents (an external bot: a process per table) a few at a time
+    chunk = CHUNK_GAMES * players if all(getattr(a, "batched", False) for a in made) else \
+        PER_GAME_TABLES // players * players
+    teacher, *player = [seat_agent(a, spec, chunk) for a, spec in zip(made, specs)]
+    recorder = Recorder(teacher, config, rules, player[0] if player else None)
     seeds = game_seeds(cfg.seed, last=np.arange(cfg.bc.games))
     out, games = [], []
     bar = tqdm(total=cfg.bc.games, desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress)
@@ -158,6 +176,7 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     t0 = time.time()
     obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
     policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
+    warm = warm_start(policy, cfg.warm_start, cfg_d, rules) if cfg.warm_start else None
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)
@@ -210,6 +229,6 @@ def imitate(cfg, progress: bool = True, force: bool = False):
         "teacher_game_seeds": f"game_seed({cfg.seed}, k)",
         "teacher_seat": "k % num_players" if cfg.num_players > 1 else 0, "torch_seed": cfg.seed,
         "eval_seed": cfg.eval_seed,
-        "teacher_decisions": n, "samples_seen": seen,
+        "player": cfg.bc.player, "warm_start": warm, "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n", "run.json")
     return Trained(policy, res, out)

@@ -68,17 +68,25 @@ def test_bc_rate_falls_and_its_model_starts_ppo_batched(tmp_path):
     of the start). The cloned model, of ppo_batched.py's network and inputs, is where that trainer starts
     (`--warm-start`): with a rate of 0 its model file keeps the cloned weights exactly; a model of another
     network is refused in one line, exit 2."""
-    cfg = parse_config({"name": "bcw", "algo": "bc", "seed": 3, "reward_scale": 0.02, "distinct_holds": True,
-                        "dice_onehot": True, "eval_games": 8, "out": str(tmp_path / "bc"),
+    raw = {"name": "bcw", "algo": "bc", "seed": 3, "reward_scale": 0.02, "distinct_holds": True, "dice_onehot": True,
+           "eval_games": 8, "policy": {"pi": [16, 16], "vf": [16, 16], "activation": "relu"}}
+    cfg = parse_config({**raw, "out": str(tmp_path / "bc"),
                         "bc": {"teacher": "greedy", "games": 10, "epochs": 2, "batch_size": 64,
-                               "learning_rate": 1e-3, "final_learning_rate": 0.0},
-                        "policy": {"pi": [16, 16], "vf": [16, 16], "activation": "relu"}})
+                               "learning_rate": 1e-3, "final_learning_rate": 0.0}})
     trained = imitate(cfg, progress=False)
     samples = json.loads((tmp_path / "bc" / "run.json").read_text())["teacher_decisions"] * 2
     last = trained.model.optimizer.param_groups[0]["lr"]
     assert 0 < last <= 1e-3 * 64 / samples + 1e-12
 
     cloned = tmp_path / "bc" / "final.pt"
+    again = parse_config({**raw, "out": str(tmp_path / "again"), "warm_start": str(cloned),
+                          "bc": {"teacher": "strong", "player": f"learned:{cloned}", "games": 4, "epochs": 1,
+                                 "learning_rate": 1e-12}})
+    imitate(again, progress=False)       # starts from the clone's weights, a rate too small to move them
+    run_doc = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert run_doc["warm_start"]["warm_start"] == str(cloned) and run_doc["player"] == f"learned:{cloned}"
+    for name, weight in load_checkpoint(cloned)["policy"].items():
+        assert torch.allclose(load_checkpoint(tmp_path / "again" / "final.pt")["policy"][name], weight, atol=1e-9)
     run = [sys.executable, "scripts/ppo_batched.py", "--total-timesteps", "256", "--num-envs", "32", "--num-steps", "8",
            "--num-minibatches", "2", "--update-epochs", "1", "--first-eval", "256", "--eval-games", "8",
            "--learning-rate", "0", "--final-learning-rate", "0", "--device", "cpu", "--warm-start", str(cloned)]
@@ -107,23 +115,27 @@ def teacher_game_by_game(cfg, rules):
     rows = []
     for k in range(cfg.bc.games):
         game = Game(rules, seats, seed=game_seed(cfg.seed, k))
-        players = [make_agent(cfg.bc.teacher) if s == k % seats else make_agent(cfg.opponents[0]) for s in range(seats)]
+        players = [make_agent(cfg.bc.player or cfg.bc.teacher) if s == k % seats else make_agent(cfg.opponents[0])
+                   for s in range(seats)]
+        teacher = make_agent(cfg.bc.teacher)
         for s, p in enumerate(players):
             p.reset(rules, s, seats, seed=k)
+        teacher.reset(rules, k % seats, seats, seed=k)
         mine, before = [], []
         while not game.is_over:
             if game.phase == "roll":
                 game.roll()
                 continue
             view = View.of(game)
-            a = int(players[game.current_seat].act(view))
+            a = played = int(players[game.current_seat].act(view))
             if game.current_seat == k % seats:
+                a = int(teacher.act(view))
                 batch = BatchView.of_view(view)
                 x = view_input(batch, config, 1 if seats == 1 else batch.num_sheets)[0]
                 mask = narrow_masks(view.mask[None].astype(bool), batch.roll, rules.dice)[0]
                 mine.append((x, mask, int(canon[batch.roll[0], a]) if a < holds else a))
                 before.append(game.totals()[view.sheet])
-            game.apply(a)
+            game.apply(played)
         sheet = (k % seats) % game.num_sheets
         totals = np.array(game.totals())
         top = totals.max()
@@ -135,17 +147,24 @@ def teacher_game_by_game(cfg, rules):
 
 @pytest.mark.parametrize("table", [
     {},
+    {"bc": {"teacher": "strong", "player": "greedy", "games": 7}},
     {"num_players": 3, "opponents": "greedy", "reward": "win", "table_obs": "full"},
     {"num_players": 2, "opponents": "strong", "reward": "points"},
 ])
 def test_teacher_record_is_the_game_by_game_record(table):
     """`record_teacher` plays chunks of tables at once through the engine; its record is the one a game-by-game
     loop gives, decision by decision: inputs, masks, canonical holds and value targets (points to come, or the
-    outcome at a table with reward win)."""
+    outcome at a table with reward win); with `bc.player` the player's moves make the game and the teacher's
+    label it."""
     cfg = parse_config({"name": "rec", "algo": "bc", "seed": 5, "distinct_holds": True, "dice_onehot": True,
                         "bc": {"teacher": "strong", "games": 7}, **table})
+    if cfg.bc.player:
+        alone = record_teacher(parse_config({"name": "rec", "algo": "bc", "seed": 5, "distinct_holds": True,
+                                             "bc": {"teacher": "strong", "games": 7}}), cfg.ruleset, progress=False)
     got = record_teacher(cfg, cfg.ruleset, progress=False)
     want = teacher_game_by_game(cfg, cfg.ruleset)
     assert len(got[2]) == len(want[2]) > 0
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w.astype(g.dtype))
+    if cfg.bc.player:        # greedy's games: other positions, fewer points to come than in strong's own games
+        assert got[3].mean() < alone[3].mean() - 20
