@@ -168,3 +168,19 @@ def test_teacher_record_is_the_game_by_game_record(table):
         np.testing.assert_array_equal(g, w.astype(g.dtype))
     if cfg.bc.player:        # greedy's games: other positions, fewer points to come than in strong's own games
         assert got[3].mean() < alone[3].mean() - 20
+
+
+def test_bc_at_a_table_is_evaluated_by_its_win_share(tmp_path):
+    """A table's clone (reward win: the value head learns outcomes) is chosen and reported by its win share
+    against the config's opponents, and plays its table as `learned:`."""
+    cfg = parse_config({"name": "bct", "algo": "bc", "seed": 2, "num_players": 2, "opponents": "greedy",
+                        "reward": "win", "table_obs": "full", "distinct_holds": True, "eval_games": 8,
+                        "bc": {"teacher": "normal", "games": 8, "epochs": 2, "batch_size": 64},
+                        "policy": {"pi": [16], "vf": [16]}, "out": str(tmp_path / "run")})
+    imitate(cfg, progress=False)
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert best["score"] == best["win_share"] and best["num_players"] == 2 and best["games"] == 8
+    header = (tmp_path / "run" / "curve.csv").read_text().splitlines()[0].split(",")
+    assert "win_share" in header and "win_ci95" in header
+    game = play_game(Game("yacht", 2, seed=4), [LearnedAgent(tmp_path / "run" / "final.pt"), make_agent("greedy")])
+    assert game.is_over
