@@ -33,7 +33,7 @@ from yacht_env.safe_file import write_atomic
 from .checkpoint import model_record, new_policy, save_checkpoint
 from .curve import append_row, plot_curve
 from .evaluate import PER_GAME_TABLES, evaluate, play_table
-from ..features import view_input
+from ..features import trained_sheets, view_input
 from ..registry import make_agent
 from .run import Trained, _lr_schedule, _versions, check_run_folder
 from .warm import warm_start
@@ -42,23 +42,28 @@ from .warm import warm_start
 CHUNK_GAMES = 2048   # teacher games played at once, per seat of the table (`record_teacher`)
 
 
+def _canonical_row(keep: np.ndarray, allowed: np.ndarray) -> list[int]:
+    """For one sorted roll: each hold pattern's smallest pattern keeping the same dice (`keep`: the keep of
+    every pattern; `allowed`: the patterns distinct-hold masks allow)."""
+    first: dict = {}
+    for h in np.flatnonzero(allowed):
+        first.setdefault(int(keep[h]), int(h))
+    return [first[int(k)] for k in keep]
+
+
 def canonical_holds(rules) -> np.ndarray:
     """(rolls, holds) int64: for each sorted roll of the rules' dice and hold pattern, the smallest hold
     pattern that keeps the same dice (what distinct-hold masks allow)."""
     D, holds = rules.dice_tables, num_holds(rules)
     keep, allowed = D.hold_keep[:, :holds], distinct(D.n)
-    out = np.empty(keep.shape, np.int64)
-    for r in range(len(keep)):
-        first: dict = {}
-        for h in np.flatnonzero(allowed[r]):
-            first.setdefault(int(keep[r, h]), int(h))
-        out[r] = [first[int(k)] for k in keep[r]]
-    return out
+    return np.array([_canonical_row(keep[r], allowed[r]) for r in range(len(keep))], np.int64)
 
 
 def canonical_hold(rules, dice, hold: int) -> int:
     """The smallest hold pattern that keeps the same of `dice` (the rules' n dice) as `hold`."""
-    return int(canonical_holds(rules)[rules.dice_tables.index(dice), hold])
+    D = rules.dice_tables
+    r = D.index(dice)
+    return _canonical_row(D.hold_keep[r, :num_holds(rules)], distinct(D.n)[r])[hold]
 
 
 class Recorder:
@@ -68,11 +73,9 @@ class Recorder:
     keep when the config has `distinct_holds`), the teacher's action (its hold as the canonical pattern),
     the table, the sheet and that sheet's total before the move."""
 
-    batched = True
-
     def __init__(self, teacher, config: dict, rules, player=None):
         self.teacher, self.player, self.config = teacher, player, config
-        self.solo = config.get("num_players", 1) == 1
+        self.sheets = trained_sheets(rules, config)
         self.canon = canonical_holds(rules) if config.get("distinct_holds", False) else None
         self.holds = num_holds(rules)
         self.parts: list[tuple] = []
@@ -104,7 +107,7 @@ class Recorder:
             masks = narrow_masks(masks, view.roll, view.rules.dice)
             hold = actions < self.holds
             actions[hold] = self.canon[view.roll[hold], actions[hold]]
-        x = view_input(view, self.config, 1 if self.solo else view.num_sheets)
+        x = view_input(view, self.config, self.sheets)
         self.parts.append((x, masks, actions, view.rows.copy(), view.sheet.copy(),
                            view.state.totals[view.rows, view.sheet].astype(np.float32)))
         return played
