@@ -1,5 +1,6 @@
 """Behaviour cloning (algo: bc): a separate, labelled imitation pipeline with the same model files."""
 import json
+import os
 import subprocess
 import sys
 
@@ -9,12 +10,13 @@ import torch
 
 from agents.base import play_game
 from agents.learned import LearnedAgent
-from agents.training.checkpoint import load_checkpoint
+from agents.training.checkpoint import load_checkpoint, new_policy
 from agents.training.config import ConfigError, parse_config
 from agents.base import BatchView, View
 from agents.features import view_input
 from agents.registry import make_agent
 from agents.training.imitate import canonical_hold, canonical_holds, imitate, record_teacher
+from agents.training.warm import warm_start
 from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.actions import num_holds
@@ -184,3 +186,27 @@ def test_bc_at_a_table_is_evaluated_by_its_win_share(tmp_path):
     assert "win_share" in header and "win_ci95" in header
     game = play_game(Game("yacht", 2, seed=4), [LearnedAgent(tmp_path / "run" / "final.pt"), make_agent("greedy")])
     assert game.is_over
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1e300, -1, "fast", [1e-3]])
+def test_bad_final_rate_is_one_message(value):
+    with pytest.raises(ConfigError, match="bc.final_learning_rate: must be a finite number from 0 to 10"):
+        parse_config({"name": "x", "algo": "bc", "bc": {"final_learning_rate": value}})
+
+
+def test_bad_player_is_one_message():
+    with pytest.raises(ConfigError, match="bc.player: unknown agent 'nope'"):
+        parse_config({"name": "x", "algo": "bc", "bc": {"player": "nope"}})
+
+
+def test_warm_start_from_a_planted_file_is_refused(tmp_path):
+    """What `ppo_batched.py --warm-start` and a BC run's `warm_start` read: a FIFO, a folder, a device or a link
+    to one is refused in one message, without blocking on the FIFO."""
+    cfg = parse_config({"name": "x", "policy": {"pi": [8], "vf": [8]}})
+    fifo = tmp_path / "fifo.pt"
+    os.mkfifo(fifo)
+    (tmp_path / "link.pt").symlink_to(fifo)
+    for path, why in ((fifo, "is a FIFO"), (tmp_path / "link.pt", "is a FIFO"), (tmp_path, "is a folder"),
+                      ("/dev/null", "is a device")):
+        with pytest.raises(ConfigError, match=f"warm_start: .*{why}"):
+            warm_start(new_policy(cfg.to_dict(), load("yacht")), path, cfg.to_dict(), load("yacht"))
