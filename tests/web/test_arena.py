@@ -5,6 +5,7 @@ token. Waits are bounded loops that end when the server has acted."""
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
@@ -354,6 +355,20 @@ def test_a_bot_seat_the_fallback_took_stays_the_bots_seat_played_by_the_cpu_afte
         table.cpu_move(None)
         assert table.entrants() == ["Ann", "Rogue + CPU"] and table.state(set())["seats"][1]["taken"]
         table = Table.from_json(json.loads(json.dumps(table.to_json())))
+
+
+def test_the_cpus_wait_for_a_persons_undo_but_not_for_a_bots():
+    """After a person scores, the CPUs wait `undo_wait` seconds (the person may still undo); after a remote
+    bot scores they move on at once, so a bot's game against CPUs is not 13 waits long."""
+    for name, label, waits in (("Ann", "", True), ("Dicey", BOT_LABEL, False)):
+        table = Table.create("yacht", {}, [Seat(name, label=label), Seat("Strong", spec="strong", label="Strong")],
+                             pace=0, undo_wait=30)
+        table.start(first_seat=0)
+        table.handle({0}, {"type": "roll", "seat": 0, "hold": []})
+        box = sorted(table.game.preview())[0][1]
+        table.handle({0}, {"type": "score", "seat": 0, "box": box})
+        assert table.game.current_seat == 1 and table.game.can_undo
+        assert (table.cpu_hold(time.monotonic()) > 20) is waits, name
 
 
 def test_a_rematch_after_a_bots_fault_keeps_the_fallback_at_its_seat(tmp_path, config, capsys):

@@ -387,7 +387,9 @@ class Table:
                              f"The joker rule does not allow {box_label(box)} now: pick one of the boxes shown.")
         self._play(lambda: game.score(box, column))
         self.changed({"score": box, "column": column})
-        self.scored_at = time.monotonic() if not self.seats[seat].cpu else None
+        # a person may still undo, so the CPUs wait (`cpu_hold`); a CPU or a remote bot (a program: it undoes
+        # before it plays on, or not at all) lets them move on at once
+        self.scored_at = None if self.seats[seat].cpu or self.seats[seat].remote else time.monotonic()
 
     def _play(self, move) -> None:
         """Play a move the checks above let through (IllegalMove, which they should have caught, as a refusal)."""
@@ -397,8 +399,8 @@ class Table:
             raise TableError(str(e)) from None
 
     def cpu_hold(self, now: float) -> float:
-        """Seconds a CPU's next move still waits: after a person scores, until they play on, undo, or
-        `undo_wait` seconds pass (seed 000: undo until the next person rolls, a CPU included)."""
+        """Seconds a CPU's next move still waits: after a person (not a remote bot) scores, until they play
+        on, undo, or `undo_wait` seconds pass (seed 000: undo until the next person rolls, a CPU included)."""
         if self.scored_at is None or not self.game.can_undo or self.game.is_over:
             return 0.0
         return max(0.0, self.scored_at + self.undo_wait - now)
