@@ -86,8 +86,8 @@ class Soak:
 
 
 async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None:
-    """One person: roll once, score the best box, --games games; reconnects after a kill; checks that the
-    table after a restart is where it last saw it."""
+    """One person: roll once, score the best box and play on (no wait for an undo), --games games; reconnects
+    after a kill; checks that the table after a restart is where it last saw it."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import WebSocketException
     last, played = None, 0
@@ -96,7 +96,7 @@ async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None
             async with connect(soak.url.replace("http", "ws") + f"/ws/{table}", max_size=1 << 20,
                                open_timeout=10) as ws:
                 await ws.send(json.dumps({"type": "hello", "tokens": [token]}))
-                fresh, sent = True, None
+                fresh, sent, done = True, None, None
                 while soak.more(played):
                     try:
                         msg = json.loads(await asyncio.wait_for(ws.recv(), 1))
@@ -125,6 +125,9 @@ async def person(soak: Soak, table: str, token: str, rng: random.Random) -> None
                             sent = time.perf_counter()
                         continue
                     me = next(i for i, s in enumerate(msg["seats"]) if s["you"])
+                    if msg.get("undo") == me and msg["turn"] != me and done != (msg["game"], msg["moves"]):
+                        done = (msg["game"], msg["moves"])   # plays on, as the page's "Play on" button does:
+                        await ws.send(json.dumps({"type": "done", "seat": me}))   # the CPU need not wait
                     if msg["turn"] != me or sent is not None:
                         continue
                     move = person_move(msg, me)
