@@ -78,6 +78,9 @@ class BCConfig:
     learning_rate: float = 1e-3
     final_learning_rate: float | None = None   # linear decay to this value over every batch; None keeps it constant
     value_coef: float = 0.5            # the value head learns the points still to come (x reward_scale)
+    contrast: str | None = None        # an agent spec: where the teacher's move keeps other dice or fills another
+    #                                    box than this agent's would, the decision weighs contrast_weight
+    contrast_weight: float = 1.0       # in the policy loss (a weighted mean); every other decision weighs 1
 
 
 @dataclass(frozen=True)
@@ -319,7 +322,8 @@ CHECKS = {
         "teacher": _agent_spec, "player": _or_null(_agent_spec), "games": _whole(1, 100_000),
         "epochs": _whole(1, 10_000),
         "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
-        "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6)},
+        "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6),
+        "contrast": _or_null(_agent_spec), "contrast_weight": _number(0, 1e6, above=True)},
     PolicyConfig: {
         "pi": _layers, "vf": _layers, "activation": lambda s, k, v: choice(s, k, v, ACTIVATIONS)},
 }
@@ -413,6 +417,9 @@ def parse_config(raw, source: str = "<config>", folder=None, settings: dict | No
     if algo == "ppo" and ppo.batch_size > ppo.n_steps * cfg.n_envs:
         raise ConfigError(source, "ppo.batch_size", f"{ppo.batch_size} is larger than one rollout "
                                                     f"(n_steps x n_envs = {ppo.n_steps * cfg.n_envs})")
+    if algo == "bc" and cfg.bc.contrast is None and cfg.bc.contrast_weight != 1.0:
+        raise ConfigError(source, "bc.contrast_weight", "weighs the decisions where the teacher departs from "
+                                                        "bc.contrast: set bc.contrast to an agent spec too")
     _check_table(cfg, source)
     _check_curriculum(cfg, source)
     rules_source = "command line" if "rules" in changes else source

@@ -71,17 +71,18 @@ class Recorder:
     (the teacher still labels each), and keeps, for each decision, what the learner is trained on: the
     policy's input as `learned:` builds it (`agents.features.view_input`), the legal actions (one hold per
     keep when the config has `distinct_holds`), the teacher's action (its hold as the canonical pattern),
-    the table, the sheet and that sheet's total before the move."""
+    the table, the sheet, that sheet's total before the move, and whether the teacher departs there from
+    `contrast` (keeps other dice or fills another box; False for every decision without a contrast)."""
 
-    def __init__(self, teacher, config: dict, rules, player=None):
-        self.teacher, self.player, self.config = teacher, player, config
+    def __init__(self, teacher, config: dict, rules, player=None, contrast=None):
+        self.teacher, self.player, self.contrast, self.config = teacher, player, contrast, config
         self.sheets = trained_sheets(rules, config)
         self.canon = canonical_holds(rules) if config.get("distinct_holds", False) else None
         self.holds = num_holds(rules)
         self.parts: list[tuple] = []
 
     def _agents(self):
-        return [a for a in (self.teacher, self.player) if a is not None]
+        return [a for a in (self.teacher, self.player, self.contrast) if a is not None]
 
     def prepare(self, rules, num_players) -> None:
         for agent in self._agents():
@@ -108,9 +109,21 @@ class Recorder:
             hold = actions < self.holds
             actions[hold] = self.canon[view.roll[hold], actions[hold]]
         x = view_input(view, self.config, self.sheets)
+        departs = np.zeros(len(actions), bool) if self.contrast is None else \
+            _keeps(view, taught) != _keeps(view, np.asarray(self.contrast.act_batch(view)))
         self.parts.append((x, masks, actions, view.rows.copy(), view.sheet.copy(),
-                           view.state.totals[view.rows, view.sheet].astype(np.float32)))
+                           view.state.totals[view.rows, view.sheet].astype(np.float32), departs))
         return played
+
+
+def _keeps(view, actions) -> np.ndarray:
+    """What each action does, comparable across hold patterns: a hold as the keep it leaves (negative), a box
+    as its number."""
+    actions = np.asarray(actions, np.int64)
+    hold = actions < num_holds(view.rules)
+    out = actions.copy()
+    out[hold] = -1 - view.rules.dice_tables.hold_keep[view.roll[hold], actions[hold]]
+    return out
 
 
 def seat_agent(agent, spec: str, chunk: int):
@@ -128,18 +141,20 @@ def record_teacher(cfg, rules, progress: bool = True):
     seat k % num_players, the config's opponents at the others, as `evaluate_table` seats them), a chunk of
     games at once; with `bc.player` that agent plays the teacher's seat and the teacher labels its decisions.
     Returns (inputs, masks, actions, targets) over every teacher decision, game by game and in each game in
-    order: the policy's inputs, the legal actions, the teacher's actions and the value
+    order: the policy's inputs, the legal actions, the teacher's actions, the value
     head's targets before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
-    the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss)."""
+    the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss) -- and whether the
+    teacher departs there from `bc.contrast` (`Recorder`)."""
     config = cfg.to_dict()
     players = cfg.num_players
-    specs = [cfg.bc.teacher] + ([cfg.bc.player] if cfg.bc.player else [])
-    made = [make_agent(spec) for spec in specs]
+    specs = {"teacher": cfg.bc.teacher, "player": cfg.bc.player, "contrast": cfg.bc.contrast}
+    specs = {role: spec for role, spec in specs.items() if spec}
+    made = {role: make_agent(spec) for role, spec in specs.items()}
     # a whole number of seat rotations; per-game agents (an external bot: a process per table) a few at a time
-    chunk = CHUNK_GAMES * players if all(getattr(a, "batched", False) for a in made) else \
+    chunk = CHUNK_GAMES * players if all(getattr(a, "batched", False) for a in made.values()) else \
         PER_GAME_TABLES // players * players
-    teacher, *player = [seat_agent(a, spec, chunk) for a, spec in zip(made, specs)]
-    recorder = Recorder(teacher, config, rules, player[0] if player else None)
+    seated = {role: seat_agent(made[role], spec, chunk) for role, spec in specs.items()}
+    recorder = Recorder(seated["teacher"], config, rules, seated.get("player"), seated.get("contrast"))
     seeds = game_seeds(cfg.seed, last=np.arange(cfg.bc.games))
     out, games = [], []
     bar = tqdm(total=cfg.bc.games, desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress)
@@ -148,13 +163,13 @@ def record_teacher(cfg, rules, progress: bool = True):
             recorder.parts = []
             state, _, _, _ = play_table(recorder, rules, players, cfg.opponents, seeds[lo:lo + chunk],
                                         "the teacher's games")
-            x, masks, actions, rows, sheets, before = (np.concatenate(a) for a in zip(*recorder.parts))
+            x, masks, actions, rows, sheets, before, departs = (np.concatenate(a) for a in zip(*recorder.parts))
             if cfg.reward == "win":
                 share = win_shares(state, rows, sheets)
                 target = np.where(share == 1.0, 1.0, np.where(share > 0, 0.0, -1.0))
             else:
                 target = state.totals[rows, sheets] - before
-            out.append((x, masks, actions, target.astype(np.float32)))
+            out.append((x, masks, actions, target.astype(np.float32), departs))
             games.append(lo + rows)
             bar.update(state.num_tables)
     finally:
@@ -177,13 +192,14 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     cfg_d, rules_d = model_record(cfg, rules)
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()
-    obs, masks, actions, to_come = record_teacher(cfg, rules, progress)
+    obs, masks, actions, to_come, departs = record_teacher(cfg, rules, progress)
+    weight = np.where(departs, cfg.bc.contrast_weight, 1.0).astype(np.float32)
     policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
     warm = warm_start(policy, cfg.warm_start, cfg_d, rules) if cfg.warm_start else None
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)
-    tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale)]
+    tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale, weight)]
     best, res, seen = -np.inf, None, 0
     total = n * cfg.bc.epochs
     rate = _lr_schedule(cfg.bc, total)
@@ -191,12 +207,13 @@ def imitate(cfg, progress: bool = True, force: bool = False):
         policy.set_training_mode(True)
         order = torch.as_tensor(rng.permutation(n))
         for s in range(0, n, cfg.bc.batch_size):
-            o, m, a, v = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
+            o, m, a, v, w = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
             if callable(rate):
                 for group in policy.optimizer.param_groups:
                     group["lr"] = rate(1.0 - seen / total)
             values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m.numpy())
-            loss = -log_prob.mean() + cfg.bc.value_coef * torch.nn.functional.mse_loss(values.flatten(), v)
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), v)
+            loss = -(w * log_prob).sum() / w.sum() + cfg.bc.value_coef * value_loss
             policy.optimizer.zero_grad()
             loss.backward()
             policy.optimizer.step()
@@ -232,6 +249,8 @@ def imitate(cfg, progress: bool = True, force: bool = False):
         "teacher_game_seeds": f"game_seed({cfg.seed}, k)",
         "teacher_seat": "k % num_players" if cfg.num_players > 1 else 0, "torch_seed": cfg.seed,
         "eval_seed": cfg.eval_seed,
-        "player": cfg.bc.player, "warm_start": warm, "teacher_decisions": n, "samples_seen": seen,
+        "player": cfg.bc.player, "contrast": cfg.bc.contrast, "contrast_weight": cfg.bc.contrast_weight,
+        "departures": int(departs.sum()) if cfg.bc.contrast else None,
+        "warm_start": warm, "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n", "run.json")
     return Trained(policy, res, out)

@@ -114,15 +114,18 @@ def teacher_game_by_game(cfg, rules):
     chunk of tables at once): game k at seat k % seats, with its own per-game agents."""
     config, seats = cfg.to_dict(), cfg.num_players
     holds, canon = num_holds(rules), canonical_holds(rules)
+    keep = rules.dice_tables.hold_keep
     rows = []
     for k in range(cfg.bc.games):
         game = Game(rules, seats, seed=game_seed(cfg.seed, k))
         players = [make_agent(cfg.bc.player or cfg.bc.teacher) if s == k % seats else make_agent(cfg.opponents[0])
                    for s in range(seats)]
         teacher = make_agent(cfg.bc.teacher)
+        contrast = make_agent(cfg.bc.contrast or cfg.bc.teacher)
         for s, p in enumerate(players):
             p.reset(rules, s, seats, seed=k)
-        teacher.reset(rules, k % seats, seats, seed=k)
+        for p in (teacher, contrast):
+            p.reset(rules, k % seats, seats, seed=k)
         mine, before = [], []
         while not game.is_over:
             if game.phase == "roll":
@@ -131,19 +134,21 @@ def teacher_game_by_game(cfg, rules):
             view = View.of(game)
             a = played = int(players[game.current_seat].act(view))
             if game.current_seat == k % seats:
-                a = int(teacher.act(view))
+                a, c = int(teacher.act(view)), int(contrast.act(view))
                 batch = BatchView.of_view(view)
                 x = view_input(batch, config, 1 if seats == 1 else batch.num_sheets)[0]
                 mask = narrow_masks(view.mask[None].astype(bool), batch.roll, rules.dice)[0]
-                mine.append((x, mask, int(canon[batch.roll[0], a]) if a < holds else a))
+                r = batch.roll[0]
+                departs = (a < holds) != (c < holds) or (keep[r, a] != keep[r, c] if a < holds else a != c)
+                mine.append((x, mask, int(canon[r, a]) if a < holds else a, departs))
                 before.append(game.totals()[view.sheet])
             game.apply(played)
         sheet = (k % seats) % game.num_sheets
         totals = np.array(game.totals())
         top = totals.max()
         outcome = -1.0 if totals[sheet] < top else 1.0 if (totals == top).sum() == 1 else 0.0
-        for (x, mask, a), b in zip(mine, before):
-            rows.append((x, mask, a, outcome if cfg.reward == "win" else game.totals()[sheet] - b))
+        for (x, mask, a, departs), b in zip(mine, before):
+            rows.append((x, mask, a, outcome if cfg.reward == "win" else game.totals()[sheet] - b, departs))
     return tuple(np.array(c) for c in zip(*rows))
 
 
@@ -152,12 +157,14 @@ def teacher_game_by_game(cfg, rules):
     {"bc": {"teacher": "strong", "player": "greedy", "games": 7}},
     {"num_players": 3, "opponents": "greedy", "reward": "win", "table_obs": "full"},
     {"num_players": 2, "opponents": "strong", "reward": "points"},
+    {"num_players": 2, "opponents": "strong", "reward": "win", "bc": {"teacher": "strong", "contrast": "greedy",
+                                                                      "games": 7}},
 ])
 def test_teacher_record_is_the_game_by_game_record(table):
     """`record_teacher` plays chunks of tables at once through the engine; its record is the one a game-by-game
     loop gives, decision by decision: inputs, masks, canonical holds and value targets (points to come, or the
     outcome at a table with reward win); with `bc.player` the player's moves make the game and the teacher's
-    label it."""
+    label it; with `bc.contrast` each decision says whether the teacher departs there from the contrast."""
     cfg = parse_config({"name": "rec", "algo": "bc", "seed": 5, "distinct_holds": True, "dice_onehot": True,
                         "bc": {"teacher": "strong", "games": 7}, **table})
     if cfg.bc.player:
@@ -170,6 +177,45 @@ def test_teacher_record_is_the_game_by_game_record(table):
         np.testing.assert_array_equal(g, w.astype(g.dtype))
     if cfg.bc.player:        # greedy's games: other positions, fewer points to come than in strong's own games
         assert got[3].mean() < alone[3].mean() - 20
+    if cfg.bc.contrast:      # greedy looks one roll ahead: it departs from strong often, not always
+        assert 0.2 < got[4].mean() < 0.95
+    else:
+        assert not got[4].any()
+
+
+def test_contrast_weight_weighs_the_departures(tmp_path):
+    """A contrast at weight 1 trains the very network a run without one trains; at another weight the
+    decisions where the teacher departs from the contrast count more, and the network differs. run.json
+    counts the departures."""
+    def run(name, **bc):
+        cfg = parse_config({"name": name, "algo": "bc", "seed": 3, "distinct_holds": True, "eval_games": 4,
+                            "bc": {"teacher": "strong", "games": 6, "epochs": 2, "batch_size": 32, **bc},
+                            "policy": {"pi": [16], "vf": [16]}, "out": str(tmp_path / name)})
+        imitate(cfg, progress=False)
+        model = load_checkpoint(tmp_path / name / "final.pt")
+        return model["policy"], json.loads((tmp_path / name / "run.json").read_text())
+    plain, plain_run = run("plain")
+    one, one_run = run("one", contrast="greedy")
+    four, four_run = run("four", contrast="greedy", contrast_weight=4.0)
+    assert plain_run["departures"] is None and plain_run["contrast"] is None
+    assert one_run["departures"] == four_run["departures"] > 0 and four_run["contrast_weight"] == 4.0
+    assert one_run["departures"] < one_run["teacher_decisions"]
+    for name, weight in plain.items():
+        assert torch.equal(one[name], weight), name
+    assert any(not torch.equal(four[name], weight) for name, weight in plain.items())
+
+
+@pytest.mark.parametrize("bc, why", [
+    ({"contrast_weight": 4.0}, "bc.contrast_weight: weighs the decisions where the teacher departs from "
+                               "bc.contrast: set bc.contrast"),
+    ({"contrast": "strong", "contrast_weight": float("nan")}, "bc.contrast_weight: must be a finite number above 0"),
+    ({"contrast": "strong", "contrast_weight": 0}, "bc.contrast_weight: must be a finite number above 0"),
+    ({"contrast": "strong", "contrast_weight": "4"}, "bc.contrast_weight: must be a finite number above 0"),
+    ({"contrast": "nope"}, "bc.contrast: unknown agent 'nope'"),
+])
+def test_bad_contrast_is_one_message(bc, why):
+    with pytest.raises(ConfigError, match=why):
+        parse_config({"name": "x", "algo": "bc", "bc": bc})
 
 
 def test_bc_at_a_table_is_evaluated_by_its_win_share(tmp_path):
