@@ -22,25 +22,33 @@ def chase(values: np.ndarray, rolls: int, dice: Dice | None = None) -> list[floa
     return out
 
 
-def combination_odds(rules) -> dict[str, list[float]]:
-    """P(the pattern of each lower box) by the 1st, 2nd, ... roll, chasing that box alone."""
+def most_rolls(rules) -> int:
+    """The most rolls one turn can have: `rolls_per_turn`, plus every saved roll under `saved_rolls`."""
+    return rules.rolls_per_turn + rules.saved_rolls
+
+
+def combination_odds(rules, rolls: int | None = None) -> dict[str, list[float]]:
+    """P(the pattern of each lower box) by the 1st, 2nd, ... roll (up to `rolls`, by default the rules'
+    `rolls_per_turn`), chasing that box alone."""
     d = rules.dice_tables
     out = {}
     for box in rules.boxes_spec:
         if box.upper or box.kind == "chance":
             continue
         hit = np.array([box.matches([int(c) for c in d.roll_counts[r]]) for r in range(d.n_rolls)], dtype=float)
-        out[box.id] = chase(hit, rules.rolls_per_turn, d)
+        out[box.id] = chase(hit, rolls or rules.rolls_per_turn, d)
     return out
 
 
-def chase_one_number_dice(rules, face: int = 6) -> float:
-    """Expected number of dice showing `face` at the end of a turn spent collecting it."""
+def chase_one_number_dice(rules, face: int = 6, rolls: int | None = None) -> float:
+    """Expected number of dice showing `face` at the end of a turn (of `rolls` rolls, by default the rules'
+    `rolls_per_turn`) spent collecting it."""
     d = rules.dice_tables
-    return chase(d.roll_counts[:, face - 1], rules.rolls_per_turn, d)[-1]
+    return chase(d.roll_counts[:, face - 1], rolls or rules.rolls_per_turn, d)[-1]
 
 
-def chance_only_points(rules) -> float:
-    """Expected sum of the dice at the end of a turn played only for Chance."""
+def chance_only_points(rules, rolls: int | None = None) -> float:
+    """Expected sum of the dice at the end of a turn (of `rolls` rolls, by default the rules'
+    `rolls_per_turn`) played only for Chance."""
     d = rules.dice_tables
-    return chase(d.roll_sums, rules.rolls_per_turn, d)[-1]
+    return chase(d.roll_sums, rolls or rules.rolls_per_turn, d)[-1]
