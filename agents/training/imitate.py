@@ -110,13 +110,13 @@ class Recorder:
             actions[hold] = self.canon[view.roll[hold], actions[hold]]
         x = view_input(view, self.config, self.sheets)
         departs = np.zeros(len(actions), bool) if self.contrast is None else \
-            _keeps(view, taught) != _keeps(view, np.asarray(self.contrast.act_batch(view)))
+            keeps_of(view, taught) != keeps_of(view, np.asarray(self.contrast.act_batch(view)))
         self.parts.append((x, masks, actions, view.rows.copy(), view.sheet.copy(),
                            view.state.totals[view.rows, view.sheet].astype(np.float32), departs))
         return played
 
 
-def _keeps(view, actions) -> np.ndarray:
+def keeps_of(view, actions) -> np.ndarray:
     """What each action does, comparable across hold patterns: a hold as the keep it leaves (negative), a box
     as its number."""
     actions = np.asarray(actions, np.int64)

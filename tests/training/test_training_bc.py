@@ -256,3 +256,25 @@ def test_warm_start_from_a_planted_file_is_refused(tmp_path):
                       ("/dev/null", "is a device")):
         with pytest.raises(ConfigError, match=f"warm_start: .*{why}"):
             warm_start(new_policy(cfg.to_dict(), load("yacht")), path, cfg.to_dict(), load("yacht"))
+
+
+def test_departures_script_splits_the_agreement(capsys):
+    """scripts/departures.py: a model compared with itself as teacher agrees everywhere; with another teacher
+    its agreement splits into the teacher's departures from the contrast and the rest, the counts adding up."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("departures", "scripts/departures.py")
+    departures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(departures)
+    model = "models/bc-goalwin4.pt"
+    itself = departures.count(model, f"learned:{model}", "greedy", "strong", 4, 4, 3)
+    assert itself["agrees"] == itself["agrees_where_departing"] == itself["agrees_elsewhere"] == 1.0
+    doc = departures.count(model, "strong", "greedy", "strong", 4, 4, 3)
+    assert min(doc["decisions"], itself["decisions"]) > 4 * 13 and 0 < doc["departures"] < 1   # a turn: 1-3 decisions
+    split = doc["departures"] * doc["agrees_where_departing"] + (1 - doc["departures"]) * doc["agrees_elsewhere"]
+    assert split == pytest.approx(doc["agrees"]) and 0.5 < doc["agrees"] < 1
+    assert departures.main([model, "--teacher", "strong", "--contrast", "greedy", "--games", "4", "--seed", "3",
+                            "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == doc
+    with pytest.raises(SystemExit) as bad:
+        departures.main(["no-such-model.pt", "--games", "4"])
+    assert bad.value.code == 2 and "no model file at 'no-such-model.pt'" in capsys.readouterr().err

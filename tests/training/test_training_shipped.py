@@ -28,15 +28,18 @@ def test_shipped_model_scores_like_its_evaluation():
 
 def test_shipped_clones_play_where_they_were_trained():
     """The imitation models (`algo: bc`, labelled so in their files): the clone of `strong` alone, the clone of
-    `strong?goal=win` at a 4-seat table, both with the env's options."""
+    `strong?goal=win` at a 4-seat table (two hidden layers, and the deeper one of three), all with the env's
+    options."""
     solo = load_checkpoint("models/bc-strong-wide.pt")
     assert solo["config"]["algo"] == "bc" and solo["config"]["dice_onehot"] and solo["config"]["distinct_holds"]
     agent = make_agent("learned:models/bc-strong-wide.pt")
     scores = [play_game(Game("yacht", 1, seed=s), [agent]).totals()[0] for s in range(25)]
     assert np.mean(scores) > 205, json.dumps(scores)
-    table = load_checkpoint("models/bc-goalwin4.pt")
-    assert table["config"]["algo"] == "bc" and table["config"]["num_players"] == 4
-    assert table["config"]["table_obs"] == "full" and table["config"]["reward"] == "win"
-    game = play_game(Game("yacht", 4, seed=3), [make_agent("learned:models/bc-goalwin4.pt")] +
-                     [make_agent("strong") for _ in range(3)])
-    assert game.is_over and game.totals()[0] > 100
+    for path, layers in (("models/bc-goalwin4.pt", 2), ("models/bc-goalwin4-deep.pt", 3)):
+        table = load_checkpoint(path)
+        assert table["config"]["algo"] == "bc" and table["config"]["num_players"] == 4
+        assert table["config"]["table_obs"] == "full" and table["config"]["reward"] == "win"
+        assert table["config"]["policy"]["pi"] == [512] * layers
+        game = play_game(Game("yacht", 4, seed=3), [make_agent(f"learned:{path}")] +
+                         [make_agent("strong") for _ in range(3)])
+        assert game.is_over and game.totals()[0] > 100
