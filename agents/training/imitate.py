@@ -140,9 +140,9 @@ def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games (game k: dice seed `game_seed(cfg.seed, k)`; at a table the teacher sits at
     seat k % num_players, the config's opponents at the others, as `evaluate_table` seats them), a chunk of
     games at once; with `bc.player` that agent plays the teacher's seat and the teacher labels its decisions.
-    Returns (inputs, masks, actions, targets) over every teacher decision, game by game and in each game in
-    order: the policy's inputs, the legal actions, the teacher's actions, the value
-    head's targets before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
+    Returns (inputs, masks, actions, targets, departs) over every teacher decision, game by game and in each
+    game in order: the policy's inputs, the legal actions, the teacher's actions, the value head's targets
+    before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
     the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss) -- and whether the
     teacher departs there from `bc.contrast` (`Recorder`)."""
     config = cfg.to_dict()
