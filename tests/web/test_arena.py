@@ -438,3 +438,53 @@ def test_a_bot_sits_again_at_a_rematch_and_plays_the_new_game(tmp_path, config, 
             assert entrants["Dicey"] == "remote:Dicey"
         assert srv.get("/api/bots")["bots"][0]["faults"] == 0
         assert "Traceback" not in srv.output()
+
+
+def test_a_person_may_undo_before_the_bot_after_them_is_asked(tmp_path, config, capsys):
+    """After Ann scores, the bot that moves next is not asked (nor may it move) while she may still undo: she
+    undoes and her turn is hers again; after her next score she plays on, and the bot is asked at once."""
+    data = tmp_path / "data"
+    token = add_bot(data, "Dicey", capsys)
+    with serving(data, config()) as srv, bot_socket(srv, token) as bot:
+        until(bot, "welcome")
+        seats = [{"kind": "person", "name": "Ann"}, {"kind": "cpu", "cpu": "bot:Dicey"}]
+        status, made = srv.post("/api/tables", {"rules": "yacht", "pace": 0, "undo_wait": 30, "seats": seats})
+        assert status == 200, made
+        with connect(srv.url.replace("http", "ws") + f"/ws/{made['id']}") as ann:
+            ann.send(json.dumps({"type": "hello", "tokens": [made["tokens"]["0"]]}))
+
+            def state_where(check) -> dict:
+                for _ in range(300):
+                    event = json.loads(ann.recv(timeout=60))
+                    if event["type"] == "state" and check(event):
+                        return event
+                raise AssertionError("the table did not get there")
+
+            first = state_where(lambda s: s["turn"] is not None)
+            if first["turn"] == 1:                        # the bot begins: it rolls once and scores a box
+                for _ in range(2):
+                    move = until(bot, "move")
+                    state, base = move["state"], {"table": made["id"], "seat": 1}
+                    if state["phase"] == "roll":
+                        bot.send(json.dumps({**base, "type": "roll", "hold": []}))
+                    else:
+                        box, _, column = sorted(state["preview"])[0].partition("@")
+                        bot.send(json.dumps({**base, "type": "score", "box": box, "column": int(column)}))
+            state_where(lambda s: s["turn"] == 0 and s["phase"] == "roll")
+            ann.send(json.dumps({"type": "roll", "seat": 0, "hold": []}))
+            state = state_where(lambda s: s["turn"] == 0 and s["phase"] == "decide")
+            box, _, column = sorted(state["preview"])[0].partition("@")
+            ann.send(json.dumps({"type": "score", "seat": 0, "box": box, "column": int(column)}))
+            scored = state_where(lambda s: s["turn"] == 1)
+            bot.send(json.dumps({"type": "roll", "table": made["id"], "seat": 1, "hold": []}))   # too early
+            assert "may still undo" in until(bot, "error")["message"]
+            with pytest.raises(TimeoutError):             # not asked (nor told anything) while Ann may undo
+                bot.recv(timeout=1.5)
+            ann.send(json.dumps({"type": "undo", "seat": 0}))
+            back = state_where(lambda s: s["turn"] == 0)
+            assert back["moves"] == scored["moves"] - 1 and back["dice"] == state["dice"]
+            ann.send(json.dumps({"type": "score", "seat": 0, "box": box, "column": int(column)}))
+            state_where(lambda s: s["turn"] == 1)
+            ann.send(json.dumps({"type": "done", "seat": 0}))
+            assert until(bot, "move")["state"]["turn"] == 1
+        assert srv.get("/api/bots")["bots"][0]["faults"] == 0

@@ -8,7 +8,9 @@ in the spirit of the lichess bot API (docs/external_bots.md, "Remote bots").
   the server's connections treat as any other client of the table, so the bot hears what a seat holder
   hears and moves with the table protocol's own `roll` and `score` messages (each naming its `table`).
   Its games are stored with the seat's agent spec `remote:NAME` (`Seat.record_spec`), never "human". The
-  seat is the bot's for the table's life: at a rematch the bot sits again (`Arena.rematched`).
+  seat is the bot's for the table's life: at a rematch the bot sits again (`Arena.rematched`). After a
+  person scores, the bot moving next is asked only once they play on, undo or run out of the table's
+  `undo_wait`, as a CPU waits (`Table.cpu_hold`); its own scores hold nobody (a bot cannot undo).
 - Faults: a bot has `move_seconds` for each decision. A late move, or a move the table refuses while the
   bot was asked to move, is a fault: logged, kept in the table's notes, and the table's fallback player
   (`cpus.fallback`, as for a CPU that fails) takes the seat for the rest of the table (the games after a
@@ -49,6 +51,7 @@ MAX_TOKENS_BYTES = 1 << 20
 PREFIX = "bot:"                    # a lobby menu id naming a connected bot
 BOT_MESSAGES = ("roll", "score")
 POOL_EVERY = 1.0                   # seconds between the pool's looks for idle bots
+HOLD_LOOK = 0.1                    # seconds between a held bot's looks at a person's undo time (as a CPU's)
 
 
 @dataclass
@@ -173,6 +176,7 @@ class Seated:
         self.dropped = False
         self.asked: int | None = None         # the state version the bot was asked to move in
         self.timer: asyncio.TimerHandle | None = None
+        self.hold: asyncio.TimerHandle | None = None     # looks again once a person before it may no longer undo
         self.grace: asyncio.Task | None = None
         self.started = False
 
@@ -187,8 +191,20 @@ class Seated:
     def close(self) -> None:
         self.dropped = True
         self.stop_clock()
+        if self.hold is not None:
+            self.hold.cancel()
         if self.grace is not None:
             self.grace.cancel()
+
+    def look_again(self, seconds: float) -> None:
+        """Hear the table's state again in `seconds` (once: a look already due stands)."""
+        if self.hold is None:
+            self.hold = asyncio.get_running_loop().call_later(seconds, self._look)
+
+    def _look(self) -> None:
+        self.hold = None
+        if not self.dropped:
+            self.send(self.table.state(self.held, self.arena.server.connections.connected(self.table.id)))
 
     def stop_clock(self) -> None:
         if self.timer is not None:
@@ -323,6 +339,9 @@ class Arena:
             return
         if doc["turn"] == seated.seat and not doc["free"]:
             if seated.asked != doc["version"]:
+                if table.cpu_hold(time.monotonic()) > 0:   # the person who just scored may still undo: the bot
+                    seated.look_again(HOLD_LOOK)           # is asked once they play on, undo or run out of time
+                    return
                 seated.asked = doc["version"]
                 seated.stop_clock()
                 seated.timer = asyncio.get_running_loop().call_later(self.config.move_seconds, self._late, seated)
@@ -411,6 +430,8 @@ class Arena:
                 isinstance(seat, int) and not isinstance(seat, bool) else None
             if seated is None or seated.bot != name:
                 raise TableError("you hold no such seat (a finished game, or a seat the fallback took over)")
+            if seated.table.cpu_hold(time.monotonic()) > 0:
+                raise TableError("wait for your move event: the person before you may still undo their score")
         except TableError as e:
             link.send({"type": "error", "message": str(e)})
             return
