@@ -43,6 +43,11 @@ class Asker:
             if hasattr(a, "start"):
                 a.start(state, rows)
 
+    def close(self) -> None:
+        for a in self.agents:
+            if hasattr(a, "close"):
+                a.close()
+
     def act_batch(self, view) -> np.ndarray:
         taught, *others = (np.asarray(a.act_batch(view)) for a in self.agents)
         self.moves.append((*(keeps_of(view, m) for m in (taught, *others)), taught < num_holds(view.rules)))
@@ -54,7 +59,10 @@ def count(model: str, teacher: str, contrast: str, opponents: str, seats: int, g
     """The shares of the teacher's decisions (in `games` games) where the model plays the teacher's move:
     all, where the teacher departs from the contrast and where it does not, holds and boxes."""
     asker = Asker(*(make_agent(s) for s in (teacher, f"learned:{model}", contrast)))
-    play_table(asker, load(rules), seats, [opponents], game_seeds(seed, last=np.arange(games)), "departures.py")
+    try:
+        play_table(asker, load(rules), seats, [opponents], game_seeds(seed, last=np.arange(games)), "departures.py")
+    finally:
+        asker.close()
     t, m, c, hold = (np.concatenate(a) for a in zip(*asker.moves))
     departs, same = t != c, m == t
 

@@ -1,6 +1,6 @@
 """`yacht odds`: seed 000's odds table and its two turn facts, computed exactly; under saved rolls
 (`--rolls N`) also for the longer turns the saved rolls allow."""
-from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combination_odds, most_rolls
+from yacht_env.core.odds import chance_only_points, chase_one_number_dice, combination_odds
 
 from .options import CommandError, add_common, emit_json, rules_block_from_args, rules_from_args
 
@@ -21,7 +21,7 @@ def _pct(p: float) -> str:
 
 def run(args):
     rules = rules_from_args(args)
-    n, most = rules.rolls_per_turn if args.rolls is None else args.rolls, most_rolls(rules)
+    n, most = rules.rolls_per_turn if args.rolls is None else args.rolls, rules.most_rolls
     if not 1 <= n <= most:
         saved = f"{rules.rolls_per_turn} a turn and {rules.saved_rolls} saved" if rules.saved_rolls else \
             f"{rules.rolls_per_turn} a turn, none saved"

@@ -22,9 +22,9 @@ def chase(values: np.ndarray, rolls: int, dice: Dice | None = None) -> list[floa
     return out
 
 
-def most_rolls(rules) -> int:
-    """The most rolls one turn can have: `rolls_per_turn`, plus every saved roll under `saved_rolls`."""
-    return rules.rolls_per_turn + rules.saved_rolls
+def _turn(rules, rolls: int | None) -> int:
+    """Rolls of the turn the odds are for: `rolls`, by default the rules' `rolls_per_turn`."""
+    return rules.rolls_per_turn if rolls is None else rolls
 
 
 def combination_odds(rules, rolls: int | None = None) -> dict[str, list[float]]:
@@ -36,7 +36,7 @@ def combination_odds(rules, rolls: int | None = None) -> dict[str, list[float]]:
         if box.upper or box.kind == "chance":
             continue
         hit = np.array([box.matches([int(c) for c in d.roll_counts[r]]) for r in range(d.n_rolls)], dtype=float)
-        out[box.id] = chase(hit, rolls or rules.rolls_per_turn, d)
+        out[box.id] = chase(hit, _turn(rules, rolls), d)
     return out
 
 
@@ -44,11 +44,11 @@ def chase_one_number_dice(rules, face: int = 6, rolls: int | None = None) -> flo
     """Expected number of dice showing `face` at the end of a turn (of `rolls` rolls, by default the rules'
     `rolls_per_turn`) spent collecting it."""
     d = rules.dice_tables
-    return chase(d.roll_counts[:, face - 1], rolls or rules.rolls_per_turn, d)[-1]
+    return chase(d.roll_counts[:, face - 1], _turn(rules, rolls), d)[-1]
 
 
 def chance_only_points(rules, rolls: int | None = None) -> float:
     """Expected sum of the dice at the end of a turn (of `rolls` rolls, by default the rules'
     `rolls_per_turn`) played only for Chance."""
     d = rules.dice_tables
-    return chase(d.roll_sums, rolls or rules.rolls_per_turn, d)[-1]
+    return chase(d.roll_sums, _turn(rules, rolls), d)[-1]

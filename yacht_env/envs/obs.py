@@ -239,7 +239,7 @@ def dict_space(rules) -> spaces.Dict:
     top = int(box_scale(rules).max())
     return spaces.Dict({
         "dice": spaces.Box(1, 6, (rules.dice,), np.int8),
-        "rolls_left": spaces.Discrete(rules.rolls_per_turn + rules.saved_rolls + 1),
+        "rolls_left": spaces.Discrete(rules.most_rolls + 1),
         "turn": spaces.Discrete(rules.rounds + 1),
         "scores": spaces.Box(-1, top, (c, b), np.int32),
         "preview": spaces.Box(-1, top, (c, b), np.int32),

@@ -113,7 +113,7 @@ class Picture:
         self.font = pg.font.Font(None, 22)
         self.big = pg.font.Font(None, 26)
         if rules.saved_rolls:           # room for the longest header: "... rolls left N (S saved)"
-            most = rules.rolls_per_turn + rules.saved_rolls
+            most = rules.most_rolls
             head = f"turn {rules.rounds}/{rules.rounds}   seat {num_sheets} to move   rolls left {most} ({most} saved)"
             width = max(width, self.big.size(head)[0] + 2 * PAD)
         self.size = (16 * -(-width // 16), 16 * -(-height // 16))       # multiples of 16: video encoders want them

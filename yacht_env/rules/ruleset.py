@@ -71,6 +71,11 @@ class RuleSet:
         """Turns each sheet gets: boxes x columns."""
         return len(self.boxes_spec) * self.columns
 
+    @property
+    def most_rolls(self) -> int:
+        """The most rolls one turn can have: `rolls_per_turn`, plus every saved roll under `saved_rolls`."""
+        return self.rolls_per_turn + self.saved_rolls
+
     def box(self, box_id: str) -> Box:
         for b in self.boxes_spec:
             if b.id == box_id:
