@@ -319,7 +319,7 @@ CHECKS = {
         "ent_coef": _number(0, 10), "vf_coef": _number(0, 1e6), "max_grad_norm": _number(0, 1e6, above=True),
         "normalize_advantage": flag},
     BCConfig: {
-        "teacher": _agent_spec, "player": _or_null(_agent_spec), "games": _whole(1, 100_000),
+        "teacher": _agent_spec, "player": _or_null(_agent_spec), "games": _whole(1, 500_000),
         "epochs": _whole(1, 10_000),
         "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
         "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6),

@@ -156,7 +156,7 @@ def record_teacher(cfg, rules, progress: bool = True):
     seated = {role: seat_agent(made[role], spec, chunk) for role, spec in specs.items()}
     recorder = Recorder(seated["teacher"], config, rules, seated.get("player"), seated.get("contrast"))
     seeds = game_seeds(cfg.seed, last=np.arange(cfg.bc.games))
-    out, games = [], []
+    out = []
     bar = tqdm(total=cfg.bc.games, desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress)
     try:
         for lo in range(0, cfg.bc.games, chunk):
@@ -169,14 +169,27 @@ def record_teacher(cfg, rules, progress: bool = True):
                 target = np.where(share == 1.0, 1.0, np.where(share > 0, 0.0, -1.0))
             else:
                 target = state.totals[rows, sheets] - before
-            out.append((x, masks, actions, target.astype(np.float32), departs))
-            games.append(lo + rows)
+            order = np.argsort(rows, kind="stable")   # game by game, each game's moves in order
+            out.append([a[order] for a in (x, masks, actions, target.astype(np.float32), departs)])
+            recorder.parts = []
             bar.update(state.num_tables)
     finally:
         bar.close()
         recorder.close()
-    order = np.argsort(np.concatenate(games), kind="stable")   # game by game, each game's moves in order
-    return tuple(np.concatenate(a)[order] for a in zip(*out))
+    return tuple(_join(out, i) for i in range(5))
+
+
+def _join(chunks: list[list[np.ndarray]], i: int) -> np.ndarray:
+    """The chunks' i-th arrays end to end, each chunk's part released once copied (the recording's peak memory
+    stays near one copy of the decisions)."""
+    first = chunks[0][i]
+    whole = np.empty((sum(len(c[i]) for c in chunks),) + first.shape[1:], first.dtype)
+    lo = 0
+    for c in chunks:
+        whole[lo:lo + len(c[i])] = c[i]
+        lo += len(c[i])
+        c[i] = None
+    return whole
 
 
 def imitate(cfg, progress: bool = True, force: bool = False):

@@ -10,23 +10,11 @@ pytest.importorskip("ray")
 
 
 @pytest.mark.slow
-def test_ray_matches_local(tmp_path):
-    cfg = parse_config({"entrants": ["first", "best", "hang"], "games": 2, "seed": 3, "move_timeout": 0.3})
-    kw = dict(progress=False, factory=FACTORY)
-    via_ray = run_tournament(cfg, out=tmp_path / "ray", executor="ray", workers=2, **kw)
-    local = run_tournament(cfg, out=tmp_path / "local", **kw)
-    assert Store(tmp_path / "ray").records() == Store(tmp_path / "local").records()
-    assert {f["error"] for f in via_ray["faults"]} == {"MoveTimeout: no move within the 0.3 s limit"}
-    assert via_ray["run"]["executor"] == "ray" and via_ray["run"]["games_run"] == 12
-    via_ray.pop("run"), local.pop("run")
-    assert via_ray == local
-
-
-@pytest.mark.slow
-def test_ray_plays_rounds_as_the_local_pool_does(tmp_path, monkeypatch):
-    """A Swiss and an adaptive schedule (rounds paired from the results before them) give the local pool's
-    games. The Swiss starts its own Ray once for all its rounds and stops it at the end; the adaptive run
-    joins a Ray started here and leaves it running."""
+def test_ray_plays_as_the_local_pool_does(tmp_path, monkeypatch):
+    """A Swiss and an adaptive schedule (rounds paired from the results before them) and a round robin with
+    a move time limit give the local pool's games, faults included. The Swiss starts its own Ray once for
+    all its rounds and stops it at the end; the other runs join a Ray started here and leave it running
+    (one Ray start each way keeps the test short)."""
     import os
     import sys
 
@@ -52,5 +40,14 @@ def test_ray_plays_rounds_as_the_local_pool_does(tmp_path, monkeypatch):
         assert calls == [] and ray.is_initialized()
         run_tournament(cfg, out=tmp_path / "adaptive" / "local", workers=2, **kw)
         assert Store(tmp_path / "adaptive" / "ray").records() == Store(tmp_path / "adaptive" / "local").records()
+        timed = parse_config({"entrants": ["first", "best", "hang"], "games": 2, "seed": 3, "move_timeout": 0.3})
+        kw = dict(progress=False, factory=FACTORY)
+        via_ray = run_tournament(timed, out=tmp_path / "timed" / "ray", executor="ray", workers=2, **kw)
+        local = run_tournament(timed, out=tmp_path / "timed" / "local", **kw)
+        assert Store(tmp_path / "timed" / "ray").records() == Store(tmp_path / "timed" / "local").records()
+        assert {f["error"] for f in via_ray["faults"]} == {"MoveTimeout: no move within the 0.3 s limit"}
+        assert via_ray["run"]["executor"] == "ray" and via_ray["run"]["games_run"] == 12
+        via_ray.pop("run"), local.pop("run")
+        assert via_ray == local and calls == [] and ray.is_initialized()
     finally:
         ray.shutdown()

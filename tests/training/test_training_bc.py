@@ -43,7 +43,7 @@ def test_sections_belong_to_their_algo():
         parse_config({"name": "x", "algo": "bc", "ppo": {"n_steps": 3}})
     with pytest.raises(ConfigError, match="algo: must be one of ppo, bc, got 'dqn'"):
         parse_config({"name": "x", "algo": "dqn"})
-    with pytest.raises(ConfigError, match="bc.games: must be a whole number from 1 to 100,000, got 0"):
+    with pytest.raises(ConfigError, match="bc.games: must be a whole number from 1 to 500,000, got 0"):
         parse_config({"name": "x", "algo": "bc", "bc": {"games": 0}})
 
 
