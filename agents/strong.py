@@ -17,6 +17,7 @@ import weakref
 
 import numpy as np
 
+from yacht_env.core.actions import num_actions
 from yacht_env.rules import command_args, load
 from yacht_env.solver import (Unsolvable, check_distributions, check_saved_rolls, check_solvable, distributions_for,
                               solution_for)
@@ -25,7 +26,8 @@ from yacht_env.solver.dial import Decisions
 from yacht_env.solver.policy import Policy
 from yacht_env.solver.risk import check_risk
 from yacht_env.solver.distribution import Pmfs
-from yacht_env.solver.winning import MAX_FUTURES, OwnFutures, Seats, pmf_mass, win_dial_moves, win_plans, win_tables
+from yacht_env.solver.winning import (MAX_FUTURES, OwnFutures, Seats, pmf_mass, win_dial_moves, win_move_chances,
+                                      win_plans, win_tables)
 
 from .base import Agent, BatchView
 
@@ -287,6 +289,24 @@ class WinAgent(Agent):
         chances at `temperature` (in chance) with the decision's uniform number; losses: the chance each gave
         up; decided: the decisions whose moves all have the same chance. The chances of a turn's moves are
         computed once per turn and kept with their inputs, as the plans are."""
+        model, kept, decisions = self._turn_chances(view, uniforms)
+        n = len(decisions.rows)
+        actions, losses, decided = np.empty(n, np.int64), np.empty(n), np.empty(n, np.bool_)
+        win_dial_moves(model, kept.chances, kept.boxvals, decisions, float(temperature), actions, losses, decided)
+        return actions, losses, decided
+
+    def move_chances(self, view: BatchView) -> np.ndarray:
+        """(decisions, actions) float64: the chance to win (goal "win") or to reach the target after each move,
+        by the estimate it plays by; -inf where a move is not legal (every hold pattern of a keep gets the
+        keep's chance). Its move is one with the highest chance."""
+        model, kept, decisions = self._turn_chances(view, np.zeros(len(view.rows)))
+        out = np.empty((len(view.rows), num_actions(view.rules)))
+        win_move_chances(model, kept.chances, kept.boxvals, decisions, out)
+        return out
+
+    def _turn_chances(self, view: BatchView, uniforms):
+        """(model, kept, decisions): the chances of every move of the views' turns (`_TurnChances`, computed
+        once per turn by `win_tables` and kept with their inputs) and the decisions to read them at."""
         policy, inputs = self._inputs(view)
         rules = view.rules
         kept = self._dial.get(view.state)
@@ -308,15 +328,10 @@ class WinAgent(Agent):
                        boxvals)
             kept.chances[at], kept.boxvals[at], kept.inputs[at] = chances, boxvals, new
         lefts = np.minimum(view.rolls_left, policy.n_stages).astype(np.int64)
-        actions = np.empty(len(rows), np.int64)
-        losses = np.empty(len(rows))
-        decided = np.empty(len(rows), np.bool_)
         decisions = Decisions(rows=np.asarray(rows, np.int64), keys=np.zeros((0, 1), np.int64),
                               rolls=np.asarray(view.roll, np.int64), lefts=lefts,
                               uniforms=np.ascontiguousarray(uniforms, np.float64))
-        win_dial_moves(policy.model, kept.chances, kept.boxvals, decisions, float(temperature), actions, losses,
-                       decided)
-        return actions, losses, decided
+        return policy.model, kept, decisions
 
     def plan(self, rules, inputs):
         """(plans, chances) of whole turns: inputs rows are (state key of every sheet, total of every sheet,

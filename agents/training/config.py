@@ -27,7 +27,7 @@ from yacht_env.envs.obs import obs_size
 from yacht_env.envs.options import TABLE as TABLE_OBS   # the other sheets: summed up or in full
 from yacht_env.rules import RuleError, RuleSet, load, rules_hash, solitaire_rules
 
-from ..registry import AGENTS, AgentSpecError, known, parse_spec
+from ..registry import AGENTS, AgentSpecError, known, make_agent, parse_spec
 
 ACTIVATIONS = ("tanh", "relu")
 DEVICES = ("auto", "cpu", "cuda")
@@ -81,6 +81,10 @@ class BCConfig:
     contrast: str | None = None        # an agent spec: where the teacher's move keeps other dice or fills another
     #                                    box than this agent's would, the decision weighs contrast_weight
     contrast_weight: float = 1.0       # in the policy loss (a weighted mean); every other decision weighs 1
+    soft_temperature: float | None = None   # in chance: the policy also learns the softmax of the teacher's chance
+    #                                    of each legal move at this temperature (a teacher that rates its moves:
+    #                                    strong?goal=win, strong?goal=target); None: the teacher's move alone
+    soft_weight: float = 0.5           # that softmax's share of the policy's target (the teacher's move: the rest)
 
 
 @dataclass(frozen=True)
@@ -200,6 +204,23 @@ def _agent_spec(source, at, spec) -> str:
     if name == "human":
         raise ConfigError(source, at, "human plays at a terminal; a training opponent must play by itself")
     return spec
+
+
+def _check_soft(bc: BCConfig, source) -> None:
+    """Soft targets need a teacher that rates its moves (`move_chances`); a soft weight needs soft targets."""
+    if bc.soft_temperature is None:
+        if bc.soft_weight != BCConfig.soft_weight:
+            raise ConfigError(source, "bc.soft_weight", "is the share of the teacher's rated moves in the target: "
+                                                        "set bc.soft_temperature too")
+        return
+    try:
+        teacher = make_agent(bc.teacher)
+    except (AgentSpecError, ValueError) as e:
+        raise ConfigError(source, "bc.teacher", str(e)) from None
+    if not hasattr(teacher, "move_chances"):
+        raise ConfigError(source, "bc.soft_temperature", f"learns the teacher's chance of each move; only "
+                                                         f"strong?goal=win and strong?goal=target rate their moves, "
+                                                         f"bc.teacher is {bc.teacher!r}")
 
 
 LEAGUE_KEYS = [f.name for f in fields(LeagueConfig)]
@@ -323,7 +344,8 @@ CHECKS = {
         "epochs": _whole(1, 10_000),
         "batch_size": _whole(1, 1 << 20), "learning_rate": _number(0, 10, above=True),
         "final_learning_rate": _or_null(_number(0, 10)), "value_coef": _number(0, 1e6),
-        "contrast": _or_null(_agent_spec), "contrast_weight": _number(0, 1e6, above=True)},
+        "contrast": _or_null(_agent_spec), "contrast_weight": _number(0, 1e6, above=True),
+        "soft_temperature": _or_null(_number(0, 1, above=True)), "soft_weight": _number(0, 1)},
     PolicyConfig: {
         "pi": _layers, "vf": _layers, "activation": lambda s, k, v: choice(s, k, v, ACTIVATIONS)},
 }
@@ -420,6 +442,8 @@ def parse_config(raw, source: str = "<config>", folder=None, settings: dict | No
     if algo == "bc" and cfg.bc.contrast is None and cfg.bc.contrast_weight != 1.0:
         raise ConfigError(source, "bc.contrast_weight", "weighs the decisions where the teacher departs from "
                                                         "bc.contrast: set bc.contrast to an agent spec too")
+    if algo == "bc":
+        _check_soft(cfg.bc, source)
     _check_table(cfg, source)
     _check_curriculum(cfg, source)
     rules_source = "command line" if "rules" in changes else source

@@ -4,8 +4,10 @@ This is supervised learning from the teacher's moves, not reinforcement learning
 models are labelled `bc` in their config and in reports, apart from the MaskablePPO agents.
 The teacher plays `bc.games` games (seeds `game_seed(seed, k)`), alone or, with `num_players` > 1, at
 seat k % num_players of a table against the config's `opponents` (`record_teacher`); every decision is
-recorded as (the policy's input, legal mask, teacher action, value target). The network (the same
-actor-critic as PPO's, so `learned:PATH` plays it) is fit by masked cross-entropy, its value head by
+recorded as (the policy's input, legal mask, teacher action, value target), and with `bc.soft_temperature`
+the teacher's rated moves (`soft_targets`). The network (the same actor-critic as PPO's, so `learned:PATH`
+plays it) is fit by masked cross-entropy (against the teacher's move, or the mix of it and the rated moves
+by `bc.soft_weight`), its value head by
 squared error on the target x `reward_scale`: the points still to come, or at a table with `reward: win`
 the game's outcome. The rate falls linearly to `bc.final_learning_rate` when it is set. Evaluation
 (alone: the mean score; at a table: the win share against the opponents), curve, TensorBoard and model
@@ -28,6 +30,7 @@ from yacht_env.core.lockstep import win_shares
 from yacht_env.core.players import PerGame
 from yacht_env.envs.options import distinct, narrow_masks
 from yacht_env.rules import rules_block
+from yacht_env.solver.winning import DECIDED
 from yacht_env.safe_file import write_atomic
 
 from .checkpoint import model_record, new_policy, save_checkpoint
@@ -76,6 +79,7 @@ class Recorder:
 
     def __init__(self, teacher, config: dict, rules, player=None, contrast=None):
         self.teacher, self.player, self.contrast, self.config = teacher, player, contrast, config
+        self.soft = config.get("bc", {}).get("soft_temperature")
         self.sheets = trained_sheets(rules, config)
         self.canon = canonical_holds(rules) if config.get("distinct_holds", False) else None
         self.holds = num_holds(rules)
@@ -111,9 +115,27 @@ class Recorder:
         x = view_input(view, self.config, self.sheets)
         departs = np.zeros(len(actions), bool) if self.contrast is None else \
             keeps_of(view, taught) != keeps_of(view, np.asarray(self.contrast.act_batch(view)))
+        targets = np.zeros((len(actions), 0), np.float32) if self.soft is None else \
+            soft_targets(self.teacher.move_chances(view), masks, actions, self.soft)
         self.parts.append((x, masks, actions, view.rows.copy(), view.sheet.copy(),
-                           view.state.totals[view.rows, view.sheet].astype(np.float32), departs))
+                           view.state.totals[view.rows, view.sheet].astype(np.float32), departs, targets))
         return played
+
+
+def soft_targets(chances: np.ndarray, masks: np.ndarray, actions: np.ndarray, temperature: float) -> np.ndarray:
+    """(decisions, actions) float32: the teacher's rated moves as a distribution, the softmax of each legal move's
+    chance (`chances`, the teacher's `move_chances`) at `temperature`; one-hot on the teacher's move (`actions`)
+    where the legal moves' chances all lie within `DECIDED` of each other (a won or lost position, where the
+    teacher plays for points)."""
+    legal = np.where(masks, chances, -np.inf)
+    top = legal.max(axis=1, keepdims=True)
+    low = np.where(masks, chances, np.inf).min(axis=1, keepdims=True)
+    p = np.exp((legal - top) / temperature)
+    p /= p.sum(axis=1, keepdims=True)
+    decided = (top - low)[:, 0] < DECIDED
+    p[decided] = 0.0
+    p[decided, actions[decided]] = 1.0
+    return p.astype(np.float32)
 
 
 def keeps_of(view, actions) -> np.ndarray:
@@ -140,11 +162,12 @@ def record_teacher(cfg, rules, progress: bool = True):
     """Play the teacher's games (game k: dice seed `game_seed(cfg.seed, k)`; at a table the teacher sits at
     seat k % num_players, the config's opponents at the others, as `evaluate_table` seats them), a chunk of
     games at once; with `bc.player` that agent plays the teacher's seat and the teacher labels its decisions.
-    Returns (inputs, masks, actions, targets, departs) over every teacher decision, game by game and in each
-    game in order: the policy's inputs, the legal actions, the teacher's actions, the value head's targets
+    Returns (inputs, masks, actions, targets, departs, soft) over every teacher decision, game by game and in
+    each game in order: the policy's inputs, the legal actions, the teacher's actions, the value head's targets
     before `reward_scale` -- the points the teacher's sheet still gained (reward points), or
-    the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss) -- and whether the
-    teacher departs there from `bc.contrast` (`Recorder`)."""
+    the game's outcome for it (reward win: +1 outright win, 0 shared first place, -1 loss) --, whether the
+    teacher departs there from `bc.contrast` (`Recorder`), and with `bc.soft_temperature` the teacher's rated
+    moves as a distribution over the actions (`soft_targets`; without it, no columns)."""
     config = cfg.to_dict()
     players = cfg.num_players
     specs = {"teacher": cfg.bc.teacher, "player": cfg.bc.player, "contrast": cfg.bc.contrast}
@@ -163,20 +186,20 @@ def record_teacher(cfg, rules, progress: bool = True):
             recorder.parts = []
             state, _, _, _ = play_table(recorder, rules, players, cfg.opponents, seeds[lo:lo + chunk],
                                         "the teacher's games")
-            x, masks, actions, rows, sheets, before, departs = (np.concatenate(a) for a in zip(*recorder.parts))
+            x, masks, actions, rows, sheets, before, departs, soft = (np.concatenate(a) for a in zip(*recorder.parts))
             if cfg.reward == "win":
                 share = win_shares(state, rows, sheets)
                 target = np.where(share == 1.0, 1.0, np.where(share > 0, 0.0, -1.0))
             else:
                 target = state.totals[rows, sheets] - before
             order = np.argsort(rows, kind="stable")   # game by game, each game's moves in order
-            out.append([a[order] for a in (x, masks, actions, target.astype(np.float32), departs)])
+            out.append([a[order] for a in (x, masks, actions, target.astype(np.float32), departs, soft)])
             recorder.parts = []
             bar.update(state.num_tables)
     finally:
         bar.close()
         recorder.close()
-    return tuple(_join(out, i) for i in range(5))
+    return tuple(_join(out, i) for i in range(6))
 
 
 def _join(chunks: list[list[np.ndarray]], i: int) -> np.ndarray:
@@ -205,14 +228,17 @@ def imitate(cfg, progress: bool = True, force: bool = False):
     cfg_d, rules_d = model_record(cfg, rules)
     write_atomic(out / "config.json", json.dumps({"config": cfg_d, "rules": rules_d}, indent=2) + "\n", "config.json")
     t0 = time.time()
-    obs, masks, actions, to_come, departs = record_teacher(cfg, rules, progress)
+    obs, masks, actions, to_come, departs, soft = record_teacher(cfg, rules, progress)
     weight = np.where(departs, cfg.bc.contrast_weight, 1.0).astype(np.float32)
+    if cfg.bc.soft_temperature is not None:    # the policy's target: the teacher's move and its rated moves
+        soft *= cfg.bc.soft_weight
+        soft[np.arange(len(actions)), actions] += 1.0 - cfg.bc.soft_weight
     policy = new_policy(cfg_d, rules, cfg.bc.learning_rate)
     warm = warm_start(policy, cfg.warm_start, cfg_d, rules) if cfg.warm_start else None
     writer = SummaryWriter(str(out / "tb" / "bc"))
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)
-    tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale, weight)]
+    tensors = [torch.as_tensor(x) for x in (obs, masks, actions, to_come * cfg.reward_scale, weight, soft)]
     best, res, seen = -np.inf, None, 0
     total = n * cfg.bc.epochs
     rate = _lr_schedule(cfg.bc, total)
@@ -220,11 +246,15 @@ def imitate(cfg, progress: bool = True, force: bool = False):
         policy.set_training_mode(True)
         order = torch.as_tensor(rng.permutation(n))
         for s in range(0, n, cfg.bc.batch_size):
-            o, m, a, v, w = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
+            o, m, a, v, w, p = (t[order[s:s + cfg.bc.batch_size]] for t in tensors)
             if callable(rate):
                 for group in policy.optimizer.param_groups:
                     group["lr"] = rate(1.0 - seen / total)
-            values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m.numpy())
+            if p.shape[1]:      # cross-entropy against the target distribution
+                values = policy.predict_values(o)
+                log_prob = (p * policy.get_distribution(o, action_masks=m.numpy()).distribution.logits).sum(dim=1)
+            else:
+                values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m.numpy())
             value_loss = torch.nn.functional.mse_loss(values.flatten(), v)
             loss = -(w * log_prob).sum() / w.sum() + cfg.bc.value_coef * value_loss
             policy.optimizer.zero_grad()
@@ -264,6 +294,8 @@ def imitate(cfg, progress: bool = True, force: bool = False):
         "eval_seed": cfg.eval_seed,
         "player": cfg.bc.player, "contrast": cfg.bc.contrast, "contrast_weight": cfg.bc.contrast_weight,
         "departures": int(departs.sum()) if cfg.bc.contrast else None,
+        "soft_temperature": cfg.bc.soft_temperature,
+        "soft_weight": cfg.bc.soft_weight if cfg.bc.soft_temperature is not None else None,
         "warm_start": warm, "teacher_decisions": n, "samples_seen": seen,
         "wall_seconds": round(time.time() - t0, 1)}, indent=2) + "\n", "run.json")
     return Trained(policy, res, out)

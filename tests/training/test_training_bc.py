@@ -20,7 +20,7 @@ from agents.training.warm import warm_start
 from yacht_arena.cli import main
 from yacht_env import Game
 from yacht_env.core.actions import num_holds
-from yacht_env.core.dice_source import game_seed
+from yacht_env.core.dice_source import game_seed, game_seeds
 from yacht_env.envs.options import narrow_masks
 from yacht_env.core.dice import HOLD_KEEP, roll_index
 from yacht_env.rules import load
@@ -278,3 +278,112 @@ def test_departures_script_splits_the_agreement(capsys):
     with pytest.raises(SystemExit) as bad:
         departures.main(["no-such-model.pt", "--games", "4"])
     assert bad.value.code == 2 and "no model file at 'no-such-model.pt'" in capsys.readouterr().err
+
+
+@pytest.fixture
+def mini_win(tmp_path):
+    """The mini rules (seven boxes) in a file, solved with their score distributions in the tests' shared cache,
+    so that `strong?goal=win` plays them at once."""
+    from tests.mini_rules import MINI
+    from tests.solver_tables import solve_once, temp_cache
+    from yacht_env.solver import distributions_for
+    path = tmp_path / "mini.yaml"
+    path.write_text(MINI)
+    with temp_cache():
+        rules = load(str(path))
+        solve_once(rules)
+        distributions_for(rules, progress=False)
+        yield path, rules
+
+
+def test_the_win_teachers_chances_are_the_ones_it_plays_by(mini_win):
+    """`strong?goal=win`'s `move_chances`: its own move has the highest chance among the legal moves, every hold
+    pattern of a keep gets the keep's chance, and the win dial's losses are read from the same chances."""
+    from agents.training.evaluate import play_table
+    _, rules = mini_win
+    teacher = make_agent("strong?goal=win")
+    seen = []
+
+    class Checker:
+        batched = True
+
+        def prepare(self, rules, num_players):
+            teacher.prepare(rules, num_players)
+
+        def act_batch(self, view):
+            chances, moves = teacher.move_chances(view), teacher.act_batch(view)
+            legal = np.where(view.mask.astype(bool), chances, -np.inf)
+            top = legal.max(axis=1)
+            rows = np.arange(len(moves))
+            np.testing.assert_allclose(chances[rows, moves], top, rtol=0, atol=1e-12)
+            hold = legal[:, :num_holds(rules)]
+            keep = rules.dice_tables.hold_keep[view.roll, :num_holds(rules)]
+            for j in range(len(moves)):
+                for k in np.unique(keep[j]):
+                    assert len(set(hold[j, keep[j] == k].tolist())) == 1
+            dial, losses, decided = teacher.act_dial(view, 1e-4, np.full(len(moves), 0.5))
+            np.testing.assert_allclose(losses, top - chances[rows, dial], rtol=0, atol=1e-12)
+            seen.append((top - np.where(view.mask.astype(bool), chances, np.inf).min(axis=1) > 1e-3).mean())
+            return moves
+
+    play_table(Checker(), rules, 3, ["strong"], game_seeds(11, last=np.arange(6)), "the test's games")
+    assert len(seen) > 20 and np.mean(seen) > 0.2      # most decisions have moves of different chances
+
+
+def test_soft_targets_rate_the_teachers_moves(mini_win, tmp_path):
+    """With bc.soft_temperature each decision also learns the softmax of the teacher's chance after each legal
+    move: a distribution over the legal moves, largest at the teacher's move, one-hot where every move has the
+    same chance. A soft weight of 0 trains the very network the teacher's moves alone train; 0.5 another one;
+    run.json records both settings."""
+    path, rules = mini_win
+
+    def cfg(name, **bc):
+        return parse_config({"name": name, "algo": "bc", "rules": str(path), "seed": 4, "num_players": 3,
+                             "opponents": "strong", "reward": "win", "table_obs": "full", "distinct_holds": True,
+                             "eval_games": 6, "policy": {"pi": [16], "vf": [16]}, "out": str(tmp_path / name),
+                             "bc": {"teacher": "strong?goal=win", "games": 9, "epochs": 2, "batch_size": 32, **bc}})
+    hard = record_teacher(cfg("hard"), rules, progress=False)
+    got = record_teacher(cfg("soft", soft_temperature=0.003), rules, progress=False)
+    for h, g in zip(hard[:5], got[:5]):
+        np.testing.assert_array_equal(h, g)
+    masks, actions, soft = got[1], got[2], got[5]
+    rows = np.arange(len(actions))
+    assert hard[5].shape == (len(actions), 0) and soft.shape == masks.shape
+    np.testing.assert_allclose(soft.sum(axis=1), 1, atol=1e-5)
+    assert (soft[~masks] == 0).all() and (soft[rows, actions] >= soft.max(axis=1) - 1e-6).all()
+    one_hot = soft.max(axis=1) == 1
+    assert 0 < one_hot.mean() < 0.9 and (soft[one_hot, actions[one_hot]] == 1).all()
+    sharp = record_teacher(cfg("sharp", soft_temperature=1e-9), rules, progress=False)[5]
+    assert sharp[rows, actions].mean() > soft[rows, actions].mean()
+
+    def trained(name, **bc):
+        imitate(cfg(name, **bc), progress=False)
+        return load_checkpoint(tmp_path / name / "final.pt")["policy"], \
+            json.loads((tmp_path / name / "run.json").read_text())
+    plain, plain_run = trained("plain")
+    zero, zero_run = trained("zero", soft_temperature=0.003, soft_weight=0.0)
+    half, half_run = trained("half", soft_temperature=0.003)
+    assert plain_run["soft_temperature"] is None and plain_run["soft_weight"] is None
+    assert (zero_run["soft_temperature"], zero_run["soft_weight"], half_run["soft_weight"]) == (0.003, 0.0, 0.5)
+    for name, weight in plain.items():
+        assert torch.equal(zero[name], weight), name
+    assert any(not torch.equal(half[name], weight) for name, weight in plain.items())
+
+
+@pytest.mark.parametrize("bc, why", [
+    ({"soft_temperature": 0.01}, "bc.soft_temperature: learns the teacher's chance of each move; only "
+                                 "strong?goal=win and strong?goal=target rate their moves, bc.teacher is 'strong'"),
+    ({"teacher": "greedy", "soft_temperature": 0.01}, "bc.teacher is 'greedy'"),
+    ({"teacher": "strong?goal=win", "soft_temperature": 0}, "bc.soft_temperature: must be a finite number above 0"),
+    ({"teacher": "strong?goal=win", "soft_temperature": float("nan")}, "bc.soft_temperature: must be a finite number"),
+    ({"teacher": "strong?goal=win", "soft_temperature": 2}, "bc.soft_temperature: must be a finite number"),
+    ({"teacher": "strong?goal=win", "soft_temperature": "warm"}, "bc.soft_temperature: must be a finite number"),
+    ({"teacher": "strong?goal=win", "soft_temperature": 0.01, "soft_weight": 1.5},
+     "bc.soft_weight: must be a finite number from 0 to 1"),
+    ({"soft_weight": 0.3}, "bc.soft_weight: is the share of the teacher's rated moves in the target: "
+                           "set bc.soft_temperature too"),
+    ({"teacher": "strong?goal=nope", "soft_temperature": 0.01}, "bc.teacher: "),
+])
+def test_bad_soft_targets_are_one_message(bc, why):
+    with pytest.raises(ConfigError, match=why.replace("?", r"\?").replace(".", r"\.").replace("(", r"\(")):
+        parse_config({"name": "x", "algo": "bc", "bc": bc})

@@ -423,6 +423,32 @@ def win_tables(T, D, space, L, V, P, own, I, chances, boxvals):
         table_widget(M, V, P, own, I, j, I.targets[j], stages, X)
 
 
+@nb.njit(cache=True, inline="always")
+def chance_row(M, chances, boxvals, t, r, lf, holds, K, row):
+    """row[a] = the chance of action a at one decision (table t of `win_tables`' arrays, roll r, lf re-rolls
+    left): a hold's from chances[t, lf - 1] (`keep_values`; -inf with no re-roll left), a box's from boxvals
+    (-inf: filled). Every hold pattern gets its keep's chance, repeated patterns included."""
+    if lf > 0:
+        keep_values(M, chances[t, lf - 1], K)
+        for h in range(holds):
+            row[h] = K[M.D.hold_keep[r, h]]
+    else:
+        for h in range(holds):
+            row[h] = -np.inf
+    for b in range(boxvals.shape[2]):
+        row[holds + b] = boxvals[t, r, b]
+
+
+@nb.njit(cache=True)
+def win_move_chances(M, chances, boxvals, Q, out):
+    """out[j, a] = the chance of action a at decision j of Q (as `win_dial_moves` reads Q), -inf where a is not
+    legal; a repeated hold pattern gets its keep's chance."""
+    holds = hold_actions_of(M.D)
+    K = np.empty(M.D.n_keeps)
+    for j in range(Q.rows.shape[0]):
+        chance_row(M, chances, boxvals, Q.rows[j], Q.rolls[j], Q.lefts[j], holds, K, out[j])
+
+
 @nb.njit(cache=True)
 def win_dial_moves(M, chances, boxvals, Q, temperature, actions, losses, decided):
     """The strength dial on chances to win: decision j of Q (`dial.Decisions`: table Q.rows[j] of `win_tables`'
@@ -432,25 +458,16 @@ def win_dial_moves(M, chances, boxvals, Q, temperature, actions, losses, decided
     same chance (within `DECIDED`: a won or lost position, or no opponent), where the chances cannot tell the moves
     apart."""
     rows, rolls, lefts, uniforms = Q.rows, Q.rolls, Q.lefts, Q.uniforms
-    first_hold, hold_keep = M.L.first_hold, M.D.hold_keep
-    nbox = boxvals.shape[2]
+    first_hold = M.L.first_hold
     holds = hold_actions_of(M.D)
-    n_act = holds + nbox
+    n_act = holds + boxvals.shape[2]
     row = np.empty(n_act)
     K = np.empty(M.D.n_keeps)
     val, w, act = np.empty(n_act), np.empty(n_act), np.empty(n_act, dtype=np.int64)
     for j in range(rows.shape[0]):
-        t, r, lf = rows[j], rolls[j], lefts[j]
-        if lf > 0:
-            keep_values(M, chances[t, lf - 1], K)
-            for h in range(holds):
-                row[h] = K[hold_keep[r, h]]
-        else:
-            for h in range(holds):
-                row[h] = -np.inf
+        r = rolls[j]
+        chance_row(M, chances, boxvals, rows[j], r, lefts[j], holds, K, row)
         top, low = -np.inf, np.inf
-        for b in range(nbox):
-            row[holds + b] = boxvals[t, r, b]
         for a in range(n_act):
             if row[a] != -np.inf and (a >= holds or first_hold[r, a]):
                 top = max(top, row[a])
