@@ -105,3 +105,30 @@ def test_a_reader_that_falls_behind_is_dropped_and_its_seat_comes_back(tmp_path,
         for c in (back, ann):
             c.close()
         assert "Traceback" not in srv.output()
+
+
+def test_an_accept_without_a_file_left_is_one_line(capsys):
+    """When accepting finds no file left (asyncio's report of a failed accept), the server says so in one line
+    on stderr, at most every 10 seconds, with no traceback; any other report reaches the loop's default
+    handler."""
+    import asyncio
+    import errno
+
+    from yacht_arena.web.listener import quiet_accept_errors
+    loop = asyncio.new_event_loop()
+    try:
+        other = []
+        loop.default_exception_handler = other.append
+        quiet_accept_errors(loop)
+        full = {"message": "socket.accept() out of system resource", "exception": OSError(errno.EMFILE, "full")}
+        for _ in range(3):
+            loop.call_exception_handler(full)
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "no file left to accept a connection" in err and "Traceback" not in err
+        crash = {"message": "Task exception was never retrieved", "exception": RuntimeError("boom")}
+        loop.call_exception_handler(crash)
+        loop.call_exception_handler({"message": "socket.accept() failed", "exception": OSError(errno.EBADF, "x")})
+        assert [c["message"] for c in other] == ["Task exception was never retrieved", "socket.accept() failed"]
+        assert capsys.readouterr().err == ""
+    finally:
+        loop.close()

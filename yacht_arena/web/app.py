@@ -28,6 +28,7 @@ from .connections import RATE, Conn, receive
 from .cpus import Unplayable
 from .daily import ranking, today
 from .guard import SiteGuard
+from .listener import quiet_accept_errors
 from .ratings_page import Ratings
 from .server import Server
 from .settings import ServeConfig
@@ -186,6 +187,7 @@ def create_app(data, config: ServeConfig | None = None, loopback: bool = False) 
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        quiet_accept_errors(asyncio.get_running_loop())
         server.start()
         arena.start()
         yield

@@ -12,11 +12,15 @@ sockets pile up until the process runs out of files and nobody gets in. So:
 - `GuardedWebSocket` lets the app abort its socket (`connections.ABORT`), so a client that stopped reading
   is dropped without waiting for its buffers to drain;
 - `file_budget` raises the soft open-file limit to the hard one (at most `MAX_FILES`) and says how many
-  sockets the server may hold; the rest (`reserve`) is for table files, the store and bots' pipes.
+  sockets the server may hold; the rest (`reserve`) is for table files, the store and bots' pipes;
+- `quiet_accept_errors` turns the event loop's report of an accept that found no file left (it then waits a
+  second before accepting again) into one line on stderr, not a traceback.
 """
 import contextlib
+import errno
 import resource
 import socket
+import sys
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -54,6 +58,30 @@ def file_budget() -> tuple[int, int]:
             pass
     files = MAX_FILES if soft == resource.RLIM_INFINITY else soft
     return files, max(8, files - reserve(files))
+
+
+OUT_OF_FILES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+OUT_OF_FILES_EVERY = 10.0        # seconds between two lines saying so
+
+
+def quiet_accept_errors(loop) -> None:
+    """Make `loop` say in one line (at most every OUT_OF_FILES_EVERY seconds) when accepting a connection found
+    no file left, where asyncio would log a traceback; the loop accepts again a second later by itself. Every
+    other report goes to the loop's default handler."""
+    said = [None]
+
+    def handler(loop, context) -> None:
+        e = context.get("exception")
+        if isinstance(e, OSError) and e.errno in OUT_OF_FILES and "accept" in context.get("message", ""):
+            now = loop.time()
+            if said[0] is None or now - said[0] >= OUT_OF_FILES_EVERY:
+                said[0] = now
+                print("yacht serve: no file left to accept a connection; new connections wait a second "
+                      "(raise the open-file limit: docs/web.md, \"Limits\")", file=sys.stderr, flush=True)
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
 
 
 class GuardedHttp(H11Protocol):
