@@ -28,14 +28,17 @@ def test_shipped_model_scores_like_its_evaluation():
 
 def test_shipped_clones_play_where_they_were_trained():
     """The imitation models (`algo: bc`, labelled so in their files): the clone of `strong` alone, the clone of
-    `strong?goal=win` at a 4-seat table (two hidden layers, and the deeper one of three), all with the env's
-    options."""
+    `strong?goal=win` at a 4-seat table (two hidden layers, the deeper one of three, and the one of three on
+    250,000 games with soft targets), all with the env's options."""
     solo = load_checkpoint("models/bc-strong-wide.pt")
     assert solo["config"]["algo"] == "bc" and solo["config"]["dice_onehot"] and solo["config"]["distinct_holds"]
     agent = make_agent("learned:models/bc-strong-wide.pt")
     scores = [play_game(Game("yacht", 1, seed=s), [agent]).totals()[0] for s in range(25)]
     assert np.mean(scores) > 205, json.dumps(scores)
-    for path, layers in (("models/bc-goalwin4.pt", 2), ("models/bc-goalwin4-deep.pt", 3)):
+    soft = load_checkpoint("models/bc-goalwin4-more-soft.pt")["config"]["bc"]
+    assert (soft["games"], soft["soft_temperature"], soft["soft_weight"]) == (250_000, 0.003, 0.5)
+    for path, layers in (("models/bc-goalwin4.pt", 2), ("models/bc-goalwin4-deep.pt", 3),
+                         ("models/bc-goalwin4-more-soft.pt", 3)):
         table = load_checkpoint(path)
         assert table["config"]["algo"] == "bc" and table["config"]["num_players"] == 4
         assert table["config"]["table_obs"] == "full" and table["config"]["reward"] == "win"
