@@ -183,7 +183,6 @@ def record_teacher(cfg, rules, progress: bool = True):
     bar = tqdm(total=cfg.bc.games, desc=f"teacher {cfg.bc.teacher}", unit="game", disable=not progress)
     try:
         for lo in range(0, cfg.bc.games, chunk):
-            recorder.parts = []
             state, _, _, _ = play_table(recorder, rules, players, cfg.opponents, seeds[lo:lo + chunk],
                                         "the teacher's games")
             x, masks, actions, rows, sheets, before, departs, soft = (np.concatenate(a) for a in zip(*recorder.parts))
@@ -194,7 +193,7 @@ def record_teacher(cfg, rules, progress: bool = True):
                 target = state.totals[rows, sheets] - before
             order = np.argsort(rows, kind="stable")   # game by game, each game's moves in order
             out.append([a[order] for a in (x, masks, actions, target.astype(np.float32), departs, soft)])
-            recorder.parts = []
+            recorder.parts = []                       # this chunk's decisions are kept in order in `out`
             bar.update(state.num_tables)
     finally:
         bar.close()
