@@ -12,31 +12,34 @@ import numpy as np
 
 from .lanes import LANES, MIN_LANES, fill_lanes, lane_scratch, odds_lanes, reroll_lanes, score_lanes, start_lanes, \
     stats_lanes
-from .widget import Model, Widget, box_table, final_roll_odds, reroll_stages, score_stage, start_value
+from .widget import Model, Widget, box_table, reroll_stages, score_stage, scored_odds, start_value
 
 
 @nb.njit(cache=True)
-def _state_stats(M, u, X, odds, V, A, idx):
-    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following X.choice0 (the
-    one-state widget `X` at upper total u)."""
+def scored_stats(M, u, odds, choice, opts, extra, NX, V, A, idx):
+    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come from a state at upper total u
+    whose turn is scored on roll r in box choice[c, r] carrying c saved rolls with chance odds[c, r]
+    (`widget.scored_odds`; one row without saved rolls); opts, extra: its box table; NX[b, p]: the sheet state
+    p points in box b lead to, whose entry in V and A with c saved rolls is NX[b, p] * n_saved + c."""
+    ns = odds.shape[0]
     yacht_points, yacht_box = M.space.yacht_points, M.T.yacht_box
     gain = M.L.gain
-    opts, extra, choice, NX = X.opts, X.extra, X.choice0, X.NX
     e2 = pub = py = ex = 0.0
-    for r in range(M.D.n_rolls):
-        p = odds[r]
-        if p == 0.0:
-            continue
-        b = choice[r]
-        pts = opts[r, b]
-        ub = gain[b, u, pts]
-        g = float(pts + ub + extra[r])
-        s2 = NX[b, pts]
-        a = A[s2]
-        e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
-        pub += p * ((ub > 0) + a[1])
-        py += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
-        ex += p * ((extra[r] > 0) + a[3])
+    for c in range(ns):
+        for r in range(M.D.n_rolls):
+            p = odds[c, r]
+            if p == 0.0:
+                continue
+            b = choice[c, r]
+            pts = opts[r, b]
+            ub = gain[b, u, pts]
+            g = float(pts + ub + extra[r])
+            s2 = NX[b, pts] * ns + c
+            a = A[s2]
+            e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
+            pub += p * ((ub > 0) + a[1])
+            py += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
+            ex += p * ((extra[r] > 0) + a[3])
     A[idx, 0] = e2
     A[idx, 1] = pub
     A[idx, 2] = py
@@ -73,7 +76,8 @@ def solve_layer(T, D, space, L, masks, reach, n_stages, V, A, stats):
         X1 = Widget(X.opts, X.extra, np.empty((nbox, top)), np.empty((nbox, top), dtype=np.int64), S1[0], choice1,
                     np.empty(n_keeps), np.empty(n_keeps, dtype=np.int32), S1,
                     np.empty((n_stages + 1, n_rolls), dtype=np.int32), choice1)
-        odds = np.empty(n_rolls)
+        odds = np.empty((1, n_rolls))
+        m1 = np.empty(n_rolls)
         mass = np.empty(n_keeps)
         box_table(M, mask, flag == 1, X.opts, X.extra)
         u = 0
@@ -88,8 +92,8 @@ def solve_layer(T, D, space, L, masks, reach, n_stages, V, A, stats):
                     i1 = (mask * n_upper + X.us[j]) * n_flag + flag
                     V[i1] = start_value(M, S1[n_stages])
                     if stats:
-                        final_roll_odds(M, X1.best, n_stages, odds, mass)
-                        _state_stats(M, X.us[j], X1, odds, V, A, i1)
+                        scored_odds(M, X1.best, n_stages, 0, odds, m1, mass)
+                        scored_stats(M, X.us[j], odds, choice1[np.newaxis, :], X.opts, X.extra, X1.NX, V, A, i1)
                 continue
             score_lanes(M, V, mask, flag, n, X)
             reroll_lanes(M, X, n_stages)

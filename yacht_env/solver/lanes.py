@@ -192,7 +192,7 @@ def odds_lanes(M, best, n_stages, out, m, mass):
 
 @nb.njit(cache=True)
 def stats_lanes(M, X, n, odds, V, A, idx, acc):
-    """A[idx[j]] = the moments of lane j (see `backward._state_stats`), from X.choice, X.NX, X.opts, X.extra, X.us;
+    """A[idx[j]] = the moments of lane j (see `backward.scored_stats`), from X.choice, X.NX, X.opts, X.extra, X.us;
     acc is (4, LANES) scratch. Its walk over the rolls each turn is scored on is `distribution._mix`'s, a
     deliberate twin (this one sums moments, that one a pmf)."""
     yacht_points = M.space.yacht_points

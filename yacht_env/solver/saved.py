@@ -20,7 +20,8 @@ import numba as nb
 import numpy as np
 
 from ..core.actions import hold_actions_of, score_action_of
-from .widget import Model, Widget, _SIXTH, best_subkeep, box_table, keep_values, score_stage, start_value
+from .backward import scored_stats
+from .widget import Model, Widget, best_subkeep, box_table, keep_values, score_stage, scored_odds, start_value
 
 
 class Saved(NamedTuple):
@@ -32,8 +33,8 @@ class Saved(NamedTuple):
     S0[c, r], choice0[c, r]   the best value of scoring roll r now carrying c saved rolls, and its box
     K[k], kb[k]            keep values and best sub-keeps
     S[L, r], best[L, r]    stage values and chosen keeps with L re-rolls left
-    odds[c, r]             the chance the turn is scored on roll r carrying c saved rolls (`saved_odds`)
-    m[r], mass[k]          scratch of `saved_odds`
+    odds[c, r]             the chance the turn is scored on roll r carrying c saved rolls (`widget.scored_odds`)
+    m[r], mass[k]          scratch of `scored_odds`
     """
     opts: np.ndarray
     extra: np.ndarray
@@ -86,66 +87,6 @@ def saved_widget(M, V, mask, u, flag, n_stages, Y):
             best[L, r] = Y.kb[small + r]
 
 
-@nb.njit(cache=True)
-def saved_odds(M, Y, start):
-    """Y.odds[c, r] = the chance that a turn starting at stage `start` (its re-rolls) is scored on roll r carrying
-    c saved rolls, following the widget's keeps Y.best."""
-    small, keep_add, n_rolls = M.L.small, M.D.keep_add, M.D.n_rolls
-    cap = M.space.n_saved - 1
-    odds, m, mass = Y.odds, Y.m, Y.mass
-    odds[:, :] = 0.0
-    m[:] = M.D.roll_prob
-    for L in range(start, 0, -1):
-        mass[:] = 0.0
-        c = min(L, cap)
-        for r in range(n_rolls):
-            k = Y.best[L, r]
-            if k == small + r:
-                odds[c, r] += m[r]  # keep every die: score now
-            else:
-                mass[k] += m[r]
-        for k in range(small):
-            x = mass[k]
-            if x != 0.0:
-                x *= _SIXTH
-                for f in range(6):
-                    mass[keep_add[k, f]] += x
-        for r in range(n_rolls):
-            m[r] = mass[small + r]
-    for r in range(n_rolls):
-        odds[0, r] += m[r]
-
-
-@nb.njit(cache=True)
-def saved_stats(M, u, Y, V, A, idx):
-    """A[idx] = (E[future^2], upper bonuses, Yacht = 50 boxes, extra Yachts) to come, following the scoring odds
-    Y.odds (`saved_odds`) and boxes Y.choice0 at upper total u (as `backward._state_stats` without saved rolls)."""
-    ns = M.space.n_saved
-    yacht_points, yacht_box = M.space.yacht_points, M.T.yacht_box
-    gain = M.L.gain
-    opts, extra, NX = Y.opts, Y.extra, Y.NX
-    e2 = pub = py = ex = 0.0
-    for c in range(ns):
-        for r in range(M.D.n_rolls):
-            p = Y.odds[c, r]
-            if p == 0.0:
-                continue
-            b = Y.choice0[c, r]
-            pts = opts[r, b]
-            ub = gain[b, u, pts]
-            g = float(pts + ub + extra[r])
-            s2 = NX[b, pts] * ns + c
-            a = A[s2]
-            e2 += p * (g * g + 2.0 * g * V[s2] + a[0])
-            pub += p * ((ub > 0) + a[1])
-            py += p * ((b == yacht_box and pts == yacht_points and pts > 0) + a[2])
-            ex += p * ((extra[r] > 0) + a[3])
-    A[idx, 0] = e2
-    A[idx, 1] = pub
-    A[idx, 2] = py
-    A[idx, 3] = ex
-
-
 @nb.njit(cache=True, parallel=True)
 def solve_layer_saved(T, D, space, L, masks, reach, rolls_per_turn, V, A, stats):
     """`backward.solve_layer` under saved rolls: fill V (and, with `stats`, the moments A) for every saved count of
@@ -171,8 +112,8 @@ def solve_layer_saved(T, D, space, L, masks, reach, rolls_per_turn, V, A, stats)
             for s in range(ns):
                 V[base + s] = start_value(M, Y.S[rolls_per_turn - 1 + s])
                 if stats:
-                    saved_odds(M, Y, rolls_per_turn - 1 + s)
-                    saved_stats(M, u, Y, V, A, base + s)
+                    scored_odds(M, Y.best, rolls_per_turn - 1 + s, ns - 1, Y.odds, Y.m, Y.mass)
+                    scored_stats(M, u, Y.odds, Y.choice0, Y.opts, Y.extra, Y.NX, V, A, base + s)
 
 
 @nb.njit(cache=True, inline="always")

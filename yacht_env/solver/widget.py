@@ -279,18 +279,20 @@ def start_value(M, S_first):
 
 
 @nb.njit(cache=True)
-def final_roll_odds(M, best, n_stages, out, mass):
-    """out[r] = probability that the turn is scored on roll r, following the argmax keeps `best`."""
+def scored_odds(M, best, start, cap, odds, m, mass):
+    """odds[c, r] = the chance that a turn entered with `start` re-rolls left is scored on roll r carrying c saved
+    rolls (a turn scored with L re-rolls left carries min(L, cap): `solver.saved`; cap 0 puts every turn in
+    odds[0]), following the argmax keeps `best`; m[r] and mass[k] are scratch."""
     small, keep_add, n_rolls = M.L.small, M.D.keep_add, M.D.n_rolls
-    for r in range(n_rolls):
-        out[r] = 0.0
-    m = M.D.roll_prob.copy()
-    for L in range(n_stages, 0, -1):
+    odds[:, :] = 0.0
+    m[:] = M.D.roll_prob
+    for L in range(start, 0, -1):
         mass[:] = 0.0
+        c = min(L, cap)
         for r in range(n_rolls):
             k = best[L, r]
             if k == small + r:
-                out[r] += m[r]  # keep every die: score now
+                odds[c, r] += m[r]  # keep every die: score now
             else:
                 mass[k] += m[r]
         for k in range(small):
@@ -302,4 +304,11 @@ def final_roll_odds(M, best, n_stages, out, mass):
         for r in range(n_rolls):
             m[r] = mass[small + r]
     for r in range(n_rolls):
-        out[r] += m[r]
+        odds[0, r] += m[r]
+
+
+@nb.njit(cache=True)
+def final_roll_odds(M, best, n_stages, out, mass):
+    """out[r] = probability that the turn is scored on roll r, following the argmax keeps `best` (`scored_odds`
+    without saved rolls)."""
+    scored_odds(M, best, n_stages, 0, out[np.newaxis, :], np.empty(M.D.n_rolls), mass)
