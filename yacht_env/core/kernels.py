@@ -105,8 +105,7 @@ def box_options(T, filled, yacht50, r, out):
 
     A call, not inlined: its callers loop over rolls or tables, and an inlined copy takes and drops a reference
     to every array of T (the dice tables' too) at each pass, atomic operations that two threads then contend
-    for. As a call it is 4x faster in the solver's box table and 10-20% faster in the batched env's step
-    (`bench.py env`, `bench.py solver`).
+    for (BENCHMARKS.md, "Agents at engine speed").
     """
     nbox = T.n_boxes
     face = T.roll_yacht[r]
