@@ -97,13 +97,26 @@ def play(driver, turns):
         if s.get("result"):
             return
         if s["phase"] == "roll":
-            driver.execute_script("move({type: 'roll', seat: state.turn, hold: []})")
-            wait(lambda q=s["seq"]: driver.execute_script("return state.seq") > q, what="the roll")
+            made(driver, s["seq"], "the roll", "move({type: 'roll', seat: state.turn, hold: []})")
             s = driver.execute_script("return state")
         box, col = min(s["preview"]).split("@")
-        driver.execute_script("move({type: 'score', seat: state.turn, box: arguments[0], "
-                              "column: Number(arguments[1])})", box, col)
-        wait(lambda q=s["seq"]: driver.execute_script("return state.seq") > q, what="the score")
+        made(driver, s["seq"], "the score", "move({type: 'score', seat: state.turn, box: arguments[0], "
+             "column: Number(arguments[1])})", box, col)
+
+
+def made(driver, seq, what, script, *args):
+    """Run the move `script` on the state numbered `seq` and wait until the table has moved on from it. As a
+    person clicks again, the move is made again when the page is not waiting for an answer and the table has
+    not moved (a move the page could not send while its connection was re-opened, on a loaded machine); the
+    server refuses a repeat of a move it played (its `seq` is stale)."""
+    def moved():
+        if driver.execute_script("return state.seq") > seq:
+            return True
+        if not driver.execute_script("return busy"):
+            driver.execute_script(script, *args)
+        return False
+    driver.execute_script(script, *args)
+    wait(moved, what=what)
 
 
 @pytest.fixture(scope="module")
